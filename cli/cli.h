@@ -1,0 +1,11 @@
+/* cli.h - the `redcrawl` subcommands. Each takes argv with argv[0] = the subcommand name and
+ * returns the process exit status. */
+#ifndef RC_CLI_H
+#define RC_CLI_H
+
+int rc_cli_crawl(int argc, char **argv);
+int rc_cli_submit(int argc, char **argv);
+int rc_cli_info(int argc, char **argv);
+int rc_cli_stop(int argc, char **argv);
+
+#endif

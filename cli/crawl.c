@@ -1,0 +1,488 @@
+/* crawl.c - `redcrawl crawl`: the embedded single-machine run. Starts a private Redis (unless
+ * --redis), submits the job, runs the scheduler and N workers as child processes, restarts a
+ * worker that dies, shows progress, stops when the job has nothing pending, prints a summary. */
+#include <errno.h>
+#include <hiredis/hiredis.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "frontier.h"
+#include "job.h"
+#include "log.h"
+#include "netguard.h"
+#include "proc.h"
+#include "redis.h"
+#include "util.h"
+
+typedef struct crawl_conf {
+    int64_t workers;
+    int64_t max_pages;
+    int64_t maxdepth;
+    int64_t concurrency;
+    int64_t priority;
+    double delay;
+    double timeout;
+    char *out;
+    char *redis;
+    char *prefix;
+    char *crawlid;
+    char *useragent;
+    char *log_level;
+    rc_strlist connect_to;
+    rc_strlist allow_net;
+    rc_strlist allowed_domains;
+    int quiet;
+} crawl_conf;
+
+static const rc_conf_row rows[] = {
+    {"workers", RC_CONF_INT, offsetof(crawl_conf, workers), "2", 1, 256, NULL, "worker processes"},
+    {"max-pages", RC_CONF_INT, offsetof(crawl_conf, max_pages), "0", 0, 1e12, NULL, "stop after this many pages (0 = no limit)"},
+    {"maxdepth", RC_CONF_INT, offsetof(crawl_conf, maxdepth), "5", -1, 1000, NULL, "follow links this deep (-1 = no limit)"},
+    {"concurrency", RC_CONF_INT, offsetof(crawl_conf, concurrency), "64", 1, 10000, NULL, "transfers at once per worker"},
+    {"priority", RC_CONF_INT, offsetof(crawl_conf, priority), "50", 0, 1000, NULL, "job priority"},
+    {"delay", RC_CONF_DOUBLE, offsetof(crawl_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY", "seconds between hits on one domain"},
+    {"timeout", RC_CONF_DOUBLE, offsetof(crawl_conf, timeout), "30", 0.1, 3600, NULL, "whole-transfer timeout, seconds"},
+    {"out", RC_CONF_STR, offsetof(crawl_conf, out), NULL, 0, 0, NULL, "output directory (default ./redcrawl-out/CRAWLID)"},
+    {"redis", RC_CONF_STR, offsetof(crawl_conf, redis), NULL, 0, 0, NULL, "use this Redis instead of a private one"},
+    {"prefix", RC_CONF_STR, offsetof(crawl_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX", "Redis key prefix"},
+    {"crawlid", RC_CONF_STR, offsetof(crawl_conf, crawlid), NULL, 0, 0, NULL, "job id (default crawl-TIMESTAMP)"},
+    {"useragent", RC_CONF_STR, offsetof(crawl_conf, useragent), NULL, 0, 0, "REDCRAWL_USERAGENT", "User-Agent header"},
+    {"log-level", RC_CONF_STR, offsetof(crawl_conf, log_level), "info", 0, 0, "REDCRAWL_LOG_LEVEL", "daemons' log level"},
+    {"connect-to", RC_CONF_LIST, offsetof(crawl_conf, connect_to), NULL, 0, 0, NULL, "HOST:PORT:ADDR:PORT (curl's semantics; empty HOST or PORT matches any)"},
+    {"allow-net", RC_CONF_LIST, offsetof(crawl_conf, allow_net), NULL, 0, 0, NULL, "CIDR allowed for private and loopback targets"},
+    {"allowed-domain", RC_CONF_LIST, offsetof(crawl_conf, allowed_domains), NULL, 0, 0, NULL, "follow links only into this domain (default: the seeds' registrable domains)"},
+    {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
+};
+#define NROWS (sizeof rows / sizeof rows[0])
+
+static volatile sig_atomic_t interrupted; /* set by SIGINT/SIGTERM: the only thing a handler may do */
+
+static void on_signal(int sig)
+{
+    interrupted++;
+}
+
+typedef struct crawl_run {
+    crawl_conf *c;
+    rc_redis *r;
+    char *worker_bin, *sched_bin;
+    char logdir[600];
+    pid_t sched;
+    pid_t *workers;
+    int restarts;
+    char **wargv, **sargv;
+} crawl_run;
+
+typedef struct job_stats {
+    char state[16];
+    int64_t pending, started, fetched, errors, failed, dropped, retries, seeds, queued;
+} job_stats;
+
+static void read_stats(crawl_run *run, const char *crawlid, job_stats *st)
+{
+    char key[200];
+    memset(st, 0, sizeof *st);
+    redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries",
+                                   rc_redis_key(run->r, key, sizeof key, "job:%s", crawlid));
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 8) {
+        if (rep->element[0]->type == REDIS_REPLY_STRING)
+            snprintf(st->state, sizeof st->state, "%s", rep->element[0]->str);
+        int64_t *f[] = {&st->pending, &st->started, &st->fetched, &st->errors, &st->failed, &st->dropped, &st->retries};
+        for (int i = 0; i < 7; i++)
+            *f[i] = rc_reply_int(rep->element[i + 1], 0);
+    }
+    if (rep)
+        freeReplyObject(rep);
+    rep = rc_redis_cmd(run->r, "ZCARD %s", rc_redis_key(run->r, key, sizeof key, "seeds"));
+    st->seeds = rc_reply_int(rep, 0);
+    if (rep)
+        freeReplyObject(rep);
+    /* Queued in workers' domain queues: their `queued` counters, kept by the Lua scripts. */
+    rep = rc_redis_cmd(run->r, "ZRANGE %s 0 -1", rc_redis_key(run->r, key, sizeof key, "workers"));
+    if (rep && rep->type == REDIS_REPLY_ARRAY) {
+        for (size_t i = 0; i < rep->elements; i++) {
+            redisReply *q = rc_redis_cmd(run->r, "HGET %s queued",
+                                         rc_redis_key(run->r, key, sizeof key, "worker:%s", rep->element[i]->str));
+            st->queued += rc_reply_int(q, 0);
+            if (q)
+                freeReplyObject(q);
+        }
+    }
+    if (rep)
+        freeReplyObject(rep);
+}
+
+static pid_t start_worker(crawl_run *run, int i)
+{
+    char logf[700];
+    snprintf(logf, sizeof logf, "%s/worker-%d.log", run->logdir, i + 1);
+    return rc_proc_spawn((const char *const *)run->wargv, logf);
+}
+
+static void add_arg(char ***v, size_t *n, const char *s)
+{
+    *v = rc_xrealloc(*v, (*n + 2) * sizeof(char *));
+    (*v)[(*n)++] = rc_xstrdup(s);
+    (*v)[*n] = NULL;
+}
+
+static void free_args(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void build_argv(crawl_run *run, const char *redis_url, const char *outdir)
+{
+    crawl_conf *c = run->c;
+    char num[64];
+    size_t n = 0;
+    add_arg(&run->wargv, &n, run->worker_bin);
+    const char *common[] = {"--redis", redis_url, "--prefix", c->prefix, "--log-level", c->log_level, "--out", outdir};
+    for (size_t i = 0; i < RC_ARRAY_LEN(common); i++)
+        add_arg(&run->wargv, &n, common[i]);
+    add_arg(&run->wargv, &n, "--delay");
+    snprintf(num, sizeof num, "%.6f", c->delay);
+    add_arg(&run->wargv, &n, num);
+    add_arg(&run->wargv, &n, "--timeout");
+    snprintf(num, sizeof num, "%.3f", c->timeout);
+    add_arg(&run->wargv, &n, num);
+    add_arg(&run->wargv, &n, "--concurrency");
+    snprintf(num, sizeof num, "%lld", (long long)c->concurrency);
+    add_arg(&run->wargv, &n, num);
+    /* Crawl-local workers heartbeat often so a dead one is noticed quickly. */
+    add_arg(&run->wargv, &n, "--heartbeat");
+    add_arg(&run->wargv, &n, "0.5");
+    if (c->useragent) {
+        add_arg(&run->wargv, &n, "--useragent");
+        add_arg(&run->wargv, &n, c->useragent);
+    }
+    for (size_t i = 0; i < c->connect_to.n; i++) {
+        add_arg(&run->wargv, &n, "--connect-to");
+        add_arg(&run->wargv, &n, c->connect_to.v[i]);
+    }
+    for (size_t i = 0; i < c->allow_net.n; i++) {
+        add_arg(&run->wargv, &n, "--allow-net");
+        add_arg(&run->wargv, &n, c->allow_net.v[i]);
+    }
+    n = 0;
+    add_arg(&run->sargv, &n, run->sched_bin);
+    for (size_t i = 0; i < 6; i++)
+        add_arg(&run->sargv, &n, common[i]);
+    add_arg(&run->sargv, &n, "--worker-timeout");
+    add_arg(&run->sargv, &n, "3");
+}
+
+/* Children that exited: a worker or the scheduler is restarted (the work it held is recovered
+ * by the scheduler's reaper). */
+static void check_children(crawl_run *run)
+{
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        const char *what = NULL;
+        int idx = -1;
+        for (int i = 0; i < run->c->workers; i++)
+            if (run->workers[i] == pid)
+                idx = i, what = "worker";
+        if (pid == run->sched)
+            what = "scheduler";
+        if (!what)
+            continue;
+        char how[64];
+        if (WIFSIGNALED(status))
+            snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(status));
+        else
+            snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
+        if (interrupted)
+            continue;
+        run->restarts++;
+        fprintf(stderr, "\r\033[Kredcrawl: %s %s; restarting it (logs in %s)\n", what, how, run->logdir);
+        if (run->restarts > 100) {
+            fprintf(stderr, "redcrawl: too many restarts; giving up (see %s)\n", run->logdir);
+            interrupted = 2;
+            return;
+        }
+        if (idx >= 0)
+            run->workers[idx] = start_worker(run, idx);
+        else {
+            char logf[700];
+            snprintf(logf, sizeof logf, "%s/scheduler.log", run->logdir);
+            run->sched = rc_proc_spawn((const char *const *)run->sargv, logf);
+        }
+    }
+}
+
+static void stop_job(crawl_run *run, const char *crawlid)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, crawlid);
+    rc_argv_add(&a, "stopped");
+    redisReply *rep = rc_redis_eval(run->r, RC_LUA_STOP, rc_now_ms(), &a);
+    rc_argv_release(&a);
+    if (rep)
+        freeReplyObject(rep);
+}
+
+static void summary_statuses(const char *pages, rc_buf *out)
+{
+    FILE *f = fopen(pages, "r");
+    if (!f)
+        return;
+    int64_t counts[600] = {0}, other = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
+        json_t *o = json_loads(line, 0, NULL);
+        int64_t s = o ? json_integer_value(json_object_get(o, "status_code")) : -1;
+        if (s >= 0 && s < 600)
+            counts[s]++;
+        else
+            other++;
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+    for (int s = 0; s < 600; s++)
+        if (counts[s])
+            rc_buf_printf(out, "%s%d: %lld", out->len ? ", " : "", s, (long long)counts[s]);
+    if (other)
+        rc_buf_printf(out, "%sunreadable: %lld", out->len ? ", " : "", (long long)other);
+}
+
+int rc_cli_crawl(int argc, char **argv)
+{
+    crawl_conf c;
+    char err[512];
+    int optind = 0, rc = 1;
+    memset(&c, 0, sizeof c);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: redcrawl crawl [options] URL...\n\nCrawls from the URLs on this machine: a private Redis, a "
+                   "scheduler and N workers;\npage records go to OUT/pages.jsonl.\n\n");
+            rc_conf_usage(stdout, rows, NROWS);
+            return 0;
+        }
+    }
+    if (rc_conf_init(rows, NROWS, &c, err, sizeof err) < 0 ||
+        rc_conf_argv(rows, NROWS, &c, argc, argv, &optind, err, sizeof err) < 0) {
+        fprintf(stderr, "redcrawl crawl: %s\n", err);
+        rc_conf_release(rows, NROWS, &c);
+        return 2;
+    }
+    crawl_run run;
+    memset(&run, 0, sizeof run);
+    run.c = &c;
+    rc_private_redis pr;
+    memset(&pr, 0, sizeof pr);
+    rc_job job;
+    memset(&job, 0, sizeof job);
+    char *outdir = NULL;
+    uint64_t t0 = rc_mono_ms();
+
+    if (optind >= argc) {
+        fprintf(stderr, "redcrawl crawl: give at least one URL (see --help)\n");
+        rc = 2;
+        goto out;
+    }
+    for (size_t i = 0; i < c.connect_to.n; i++)
+        if (rc_netguard_check_connect_to(c.connect_to.v[i], err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl crawl: --connect-to: %s\n", err);
+            rc = 2;
+            goto out;
+        }
+    for (size_t i = 0; i < c.allow_net.n; i++)
+        if (rc_netguard_check_cidr(c.allow_net.v[i], err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl crawl: --allow-net: %s\n", err);
+            rc = 2;
+            goto out;
+        }
+
+    /* The job, validated by the same code that validates submitted requests. */
+    char cid[64];
+    if (!c.crawlid) {
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        snprintf(cid, sizeof cid, "crawl-%04d%02d%02d-%02d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                 tm.tm_hour, tm.tm_min, tm.tm_sec);
+    }
+    json_t *req = json_object();
+    json_object_set_new(req, "crawlid", json_string(c.crawlid ? c.crawlid : cid));
+    json_object_set_new(req, "appid", json_string("redcrawl-cli"));
+    json_t *urls = json_array();
+    for (int i = optind; i < argc; i++)
+        json_array_append_new(urls, json_string(argv[i]));
+    json_object_set_new(req, "urls", urls);
+    json_object_set_new(req, "maxdepth", json_integer(c.maxdepth));
+    json_object_set_new(req, "max_pages", json_integer(c.max_pages));
+    json_object_set_new(req, "priority", json_integer(c.priority));
+    if (c.allowed_domains.n) {
+        json_t *ad = json_array();
+        for (size_t i = 0; i < c.allowed_domains.n; i++)
+            json_array_append_new(ad, json_string(c.allowed_domains.v[i]));
+        json_object_set_new(req, "allowed_domains", ad);
+    }
+    char *reqs = json_dumps(req, JSON_COMPACT);
+    json_decref(req);
+    int pr_ok = rc_job_parse(reqs, strlen(reqs), &job, err, sizeof err);
+    free(reqs);
+    if (pr_ok < 0) {
+        fprintf(stderr, "redcrawl crawl: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+
+    outdir = c.out ? rc_xstrdup(c.out) : rc_xasprintf("redcrawl-out/%s", job.crawlid);
+    snprintf(run.logdir, sizeof run.logdir, "%s/logs", outdir);
+    {
+        char path[600];
+        snprintf(path, sizeof path, "%s", run.logdir);
+        for (char *p = path + 1; *p; p++)
+            if (*p == '/') {
+                *p = '\0';
+                mkdir(path, 0755);
+                *p = '/';
+            }
+        if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+            fprintf(stderr, "redcrawl crawl: cannot create %s: %s\n", path, strerror(errno));
+            goto out;
+        }
+    }
+    run.worker_bin = rc_proc_find("redcrawl-worker");
+    run.sched_bin = rc_proc_find("redcrawl-scheduler");
+    if (!run.worker_bin || !run.sched_bin) {
+        fprintf(stderr, "redcrawl crawl: cannot find redcrawl-worker / redcrawl-scheduler next to this program or on "
+                        "PATH (build with scripts/setup.sh)\n");
+        goto out;
+    }
+
+    const char *redis_url = c.redis;
+    if (!redis_url) {
+        if (rc_private_redis_start(&pr, err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl crawl: %s\n", err);
+            goto out;
+        }
+        redis_url = pr.url;
+    }
+    run.r = rc_redis_new(redis_url, c.prefix, err, sizeof err);
+    if (!run.r) {
+        fprintf(stderr, "redcrawl crawl: %s\n", err);
+        goto out;
+    }
+    int64_t added = 0;
+    if (rc_frontier_submit(run.r, &job, &added, err, sizeof err) < 0) {
+        fprintf(stderr, "redcrawl crawl: %s\n", err);
+        goto out;
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    build_argv(&run, redis_url, outdir);
+    char logf[700];
+    snprintf(logf, sizeof logf, "%s/scheduler.log", run.logdir);
+    run.sched = rc_proc_spawn((const char *const *)run.sargv, logf);
+    run.workers = rc_xcalloc((size_t)c.workers, sizeof(pid_t));
+    for (int i = 0; i < c.workers; i++)
+        run.workers[i] = start_worker(&run, i);
+    int tty = isatty(STDERR_FILENO) && !c.quiet;
+    fprintf(stderr, "redcrawl: crawling %zu seed(s) as job %s with %lld workers, output in %s/\n", job.n_seeds,
+            job.crawlid, (long long)c.workers, outdir);
+
+    job_stats st;
+    uint64_t last_line = 0, stop_sent = 0;
+    int stopped_by_user = 0, hit_max = 0;
+    for (;;) {
+        struct timespec ts = {0, 200 * 1000000};
+        nanosleep(&ts, NULL);
+        check_children(&run);
+        read_stats(&run, job.crawlid, &st);
+        uint64_t now = rc_mono_ms();
+        double secs = (double)(now - t0) / 1000.0;
+        int64_t inflight = st.pending - st.seeds - st.queued;
+        if (inflight < 0)
+            inflight = 0;
+        if (tty || now - last_line >= 5000) {
+            fprintf(stderr, "%spages %lld (%.1f/s) | queued %lld | in flight %lld | errors %lld | %.0fs%s",
+                    tty ? "\r\033[K" : "", (long long)st.fetched, secs > 0 ? (double)st.fetched / secs : 0.0,
+                    (long long)(st.seeds + st.queued), (long long)inflight, (long long)(st.errors + st.failed), secs,
+                    tty ? "" : "\n");
+            last_line = now;
+        }
+        if (strcmp(st.state, "done") == 0)
+            break;
+        if ((strcmp(st.state, "stopped") == 0 || strcmp(st.state, "expired") == 0) && st.pending <= 0)
+            break;
+        if (interrupted && !stop_sent) {
+            stopped_by_user = 1;
+            fprintf(stderr, "%sredcrawl: stopping: finishing pages in flight (Ctrl-C again to quit at once)\n",
+                    tty ? "\r\033[K" : "");
+            stop_job(&run, job.crawlid);
+            stop_sent = now;
+        }
+        if (c.max_pages > 0 && st.started >= c.max_pages && !stop_sent) {
+            hit_max = 1;
+            stop_job(&run, job.crawlid);
+            stop_sent = now;
+        }
+        if (interrupted > 1 || (stop_sent && now - stop_sent > (uint64_t)(c.timeout * 1000) + 10000))
+            break;
+    }
+    if (tty)
+        fputc('\n', stderr);
+    interrupted = interrupted ? interrupted : 1; /* children exiting now are not restarted */
+    for (int i = 0; i < c.workers; i++)
+        rc_proc_stop(run.workers[i], SIGTERM, (int)(c.timeout * 1000) + 5000);
+    rc_proc_stop(run.sched, SIGTERM, 10000);
+    read_stats(&run, job.crawlid, &st);
+
+    double secs = (double)(rc_mono_ms() - t0) / 1000.0;
+    char *pages = rc_xasprintf("%s/pages.jsonl", outdir);
+    rc_buf statuses;
+    rc_buf_init(&statuses);
+    summary_statuses(pages, &statuses);
+    printf("\nredcrawl: job %s %s\n", job.crawlid,
+           stopped_by_user ? "stopped by user" : hit_max ? "reached --max-pages" : "finished");
+    printf("  pages      %lld in %.1f s (%.1f pages/s)\n", (long long)st.fetched, secs,
+           secs > 0 ? (double)st.fetched / secs : 0.0);
+    printf("  statuses   %s\n", statuses.len ? statuses.ptr : "-");
+    printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st.errors, (long long)st.retries,
+           (long long)st.dropped);
+    printf("  restarts   %d\n", run.restarts);
+    printf("  output     %s\n", pages);
+    printf("  logs       %s/\n", run.logdir);
+    rc_buf_release(&statuses);
+    free(pages);
+    rc = stopped_by_user ? 130 : 0;
+out:
+    if (run.r)
+        rc_redis_free(run.r);
+    if (pr.pid)
+        rc_private_redis_stop(&pr);
+    free(run.worker_bin);
+    free(run.sched_bin);
+    free(run.workers);
+    free_args(run.wargv);
+    free_args(run.sargv);
+    free(outdir);
+    rc_job_release(&job);
+    rc_conf_release(rows, NROWS, &c);
+    return rc;
+}

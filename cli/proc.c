@@ -1,0 +1,185 @@
+/* proc.c - see proc.h. */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hiredis/hiredis.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static int executable(const char *path)
+{
+    return access(path, X_OK) == 0;
+}
+
+char *rc_proc_find(const char *name)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *dir = dirname(self);
+        /* Installed side by side, or the build tree: build/cli/redcrawl and build/worker/... */
+        const char *subdirs[] = {"", "/../worker", "/../scheduler"};
+        for (size_t i = 0; i < RC_ARRAY_LEN(subdirs); i++) {
+            char *p = rc_xasprintf("%s%s/%s", dir, subdirs[i], name);
+            if (executable(p))
+                return p;
+            free(p);
+        }
+    }
+    const char *path = getenv("PATH");
+    if (!path)
+        return NULL;
+    char *copy = rc_xstrdup(path), *save = NULL;
+    for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        char *p = rc_xasprintf("%s/%s", d, name);
+        if (executable(p)) {
+            free(copy);
+            return p;
+        }
+        free(p);
+    }
+    free(copy);
+    return NULL;
+}
+
+pid_t rc_proc_spawn(const char *const argv[], const char *log_path)
+{
+    int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    if (pid == 0) {
+        /* Child: a process group of its own so a terminal's Ctrl-C reaches only us, the parent,
+         * which then stops the children in order. */
+        setpgid(0, 0);
+        /* ... and they go when we go, even if we are SIGKILLed. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul >= 0)
+            dup2(nul, STDIN_FILENO);
+        signal(SIGPIPE, SIG_DFL);
+        execv(argv[0], (char *const *)argv); /* execv's prototype predates const */
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(fd);
+    return pid;
+}
+
+int rc_proc_stop(pid_t pid, int sig, int timeout_ms)
+{
+    int status;
+    if (pid <= 0)
+        return -1;
+    kill(pid, sig);
+    for (int waited = 0; waited < timeout_ms; waited += 20) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            return status;
+        if (r < 0)
+            return -1;
+        struct timespec ts = {0, 20 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    return waitpid(pid, &status, 0) == pid ? status : -1;
+}
+
+static int ping(const char *sock)
+{
+    struct timeval tv = {1, 0};
+    redisContext *c = redisConnectUnixWithTimeout(sock, tv);
+    int ok = 0;
+    if (c && !c->err) {
+        redisReply *rep = redisCommand(c, "PING");
+        ok = rep && rep->type == REDIS_REPLY_STATUS;
+        if (rep)
+            freeReplyObject(rep);
+    }
+    if (c)
+        redisFree(c);
+    return ok;
+}
+
+int rc_private_redis_start(rc_private_redis *r, char *err, size_t cap)
+{
+    memset(r, 0, sizeof *r);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(r->dir, sizeof r->dir, "%s/redcrawl-redis-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(r->dir)) {
+        snprintf(err, cap, "cannot create a temporary directory in %s: %s", tmp ? tmp : "/tmp", strerror(errno));
+        return -errno;
+    }
+    char *bin = rc_proc_find("redis-server");
+    if (!bin) {
+        snprintf(err, cap, "redis-server not found: install it (apt-get install redis-server, or scripts/setup.sh) "
+                           "or pass --redis URL");
+        rmdir(r->dir);
+        return -ENOENT;
+    }
+    char sock[300], logf[300 + 16];
+    snprintf(sock, sizeof sock, "%s/redis.sock", r->dir);
+    snprintf(logf, sizeof logf, "%s/redis.log", r->dir);
+    const char *argv[] = {bin, "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700", "--save", "",
+                    "--appendonly", "no", "--dir", r->dir, "--daemonize", "no", NULL};
+    r->pid = rc_proc_spawn(argv, logf);
+    free(bin);
+    if (r->pid < 0) {
+        snprintf(err, cap, "cannot start redis-server: %s", strerror((int)-r->pid));
+        return (int)r->pid;
+    }
+    for (int i = 0; i < 500; i++) { /* up to 10 s */
+        if (ping(sock)) {
+            snprintf(r->url, sizeof r->url, "unix://%s", sock);
+            return 0;
+        }
+        int status;
+        if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
+            snprintf(err, cap, "redis-server exited at start: see %s", logf);
+            r->pid = 0;
+            return -EIO;
+        }
+        struct timespec ts = {0, 20 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    snprintf(err, cap, "redis-server did not answer within 10 s: see %s", logf);
+    rc_private_redis_stop(r);
+    return -ETIMEDOUT;
+}
+
+void rc_private_redis_stop(rc_private_redis *r)
+{
+    if (r->pid > 0)
+        rc_proc_stop(r->pid, SIGTERM, 10000);
+    r->pid = 0;
+    if (r->dir[0]) {
+        char p[400];
+        const char *files[] = {"redis.sock", "redis.log", "dump.rdb"};
+        for (size_t i = 0; i < RC_ARRAY_LEN(files); i++) {
+            snprintf(p, sizeof p, "%s/%s", r->dir, files[i]);
+            unlink(p);
+        }
+        rmdir(r->dir);
+        r->dir[0] = '\0';
+    }
+}

@@ -1,0 +1,32 @@
+/* proc.h - child processes of the command line: spawning the daemons with their output in a
+ * log file, finding them next to this executable, and a private redis-server. */
+#ifndef RC_PROC_H
+#define RC_PROC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Path of a sibling executable (redcrawl-worker, redcrawl-scheduler): looked up next to this
+ * program, in the build tree layout, then on PATH. malloc'd, or NULL when not found. */
+char *rc_proc_find(const char *name);
+
+/* Starts argv (NULL-terminated) with stdout and stderr appended to log_path. Returns the pid
+ * or a negative errno. */
+pid_t rc_proc_spawn(const char *const argv[], const char *log_path);
+
+/* Sends sig, then waits up to timeout_ms for the child; SIGKILLs it after that. Returns its
+ * wait status, or -1. */
+int rc_proc_stop(pid_t pid, int sig, int timeout_ms);
+
+/* A private redis-server on a unix socket in a fresh temporary directory. */
+typedef struct rc_private_redis {
+    pid_t pid;
+    char dir[256];
+    char url[320];
+} rc_private_redis;
+
+/* 0, or a negative errno with a message in err (e.g. redis-server is not installed). */
+int rc_private_redis_start(rc_private_redis *r, char *err, size_t cap);
+void rc_private_redis_stop(rc_private_redis *r);
+
+#endif

@@ -1,0 +1,459 @@
+/* scheduler.c - see scheduler.h.
+ * Each tick: refresh the worker table (heartbeats, weights, budgets; reap the dead, expire hung
+ * leases), then dispatch one batch of the frontier with a single `assign` Lua call. The Redis
+ * client is synchronous: this process talks only to Redis, on loopback or a LAN, and every
+ * step is one round trip. */
+#include "scheduler.h"
+
+#include <errno.h>
+#include <ev.h>
+#include <hiredis/hiredis.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "argv.h"
+#include "job.h"
+#include "log.h"
+#include "record.h"
+#include "redis.h"
+#include "strmap.h"
+#include "url.h"
+#include "util.h"
+#include "wrr.h"
+
+#define MOD "scheduler"
+
+typedef struct worker_info {
+    char *id;
+    int64_t queued;
+    double per_minute; /* measured completions per minute */
+    int64_t budget;    /* URLs it may still be handed this tick */
+} worker_info;
+
+typedef struct job_info {
+    int running;
+    int maxdepth;
+    int64_t expires;
+    uint64_t loaded_ms;
+} job_info;
+
+struct rc_scheduler {
+    struct ev_loop *loop;
+    const rc_sched_conf *conf;
+    rc_redis *r;
+    char id[128];
+    int leader;
+    ev_timer tick;
+    rc_wrr *wrr;
+    rc_strmap *owners;  /* host -> worker id (char *, owned) */
+    rc_strmap *workers; /* id -> worker_info */
+    rc_strmap *jobs;    /* crawlid -> job_info */
+    rc_strmap *blacklist; /* domain -> (void *)1 */
+    uint64_t last_refresh_ms;
+    uint64_t dispatched, dropped;
+};
+
+static void free_worker(void *p)
+{
+    worker_info *w = p;
+    if (w) {
+        free(w->id);
+        free(w);
+    }
+}
+
+static uint64_t lock_ttl_ms(const rc_scheduler *s)
+{
+    return (uint64_t)(s->conf->lock_ttl * 1000);
+}
+
+/* Leader lease: take or renew; a standby polls until the lock is free. */
+static int hold_lock(rc_scheduler *s)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, s->id);
+    rc_argv_addu(&a, lock_ttl_ms(s));
+    redisReply *rep = rc_redis_eval(s->r, RC_LUA_LOCK, rc_now_ms(), &a);
+    rc_argv_release(&a);
+    int held = rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 1;
+    if (rep)
+        freeReplyObject(rep);
+    if (held != s->leader)
+        rc_info(MOD, "%s id=%s", held ? "leading: this scheduler dispatches" : "standby: another scheduler leads",
+                s->id);
+    s->leader = held;
+    return held;
+}
+
+static void reap(rc_scheduler *s, const char *wid, const char *why)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, wid);
+    rc_argv_addi(&a, s->conf->max_attempts);
+    redisReply *rep = rc_redis_eval(s->r, RC_LUA_REAP, rc_now_ms(), &a);
+    rc_argv_release(&a);
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2)
+        rc_warn(MOD, "worker gone: its work goes back to the frontier worker=%s reason=%s queued=%lld inflight=%lld",
+                wid, why, (long long)rc_reply_int(rep->element[0], 0), (long long)rc_reply_int(rep->element[1], 0));
+    else
+        rc_error(MOD, "reap failed worker=%s error=%s", wid, rep && rep->str ? rep->str : "no reply");
+    if (rep)
+        freeReplyObject(rep);
+    /* Forget the domains it owned: they get new owners on their next URL. */
+    size_t it = 0;
+    const char *host;
+    void *owner;
+    while (rc_strmap_next(s->owners, &it, &host, &owner)) {
+        if (strcmp(owner, wid) == 0) {
+            char *copy = rc_xstrdup(host);
+            free(rc_strmap_del(s->owners, copy));
+            free(copy);
+            it = 0; /* deletion reshuffles slots: restart (rare path) */
+        }
+    }
+}
+
+static void expire_leases(rc_scheduler *s, const char *wid)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, wid);
+    rc_argv_addi(&a, s->conf->max_attempts);
+    redisReply *rep = rc_redis_eval(s->r, RC_LUA_EXPIRE, rc_now_ms(), &a);
+    rc_argv_release(&a);
+    if (rep && rep->type == REDIS_REPLY_INTEGER && rep->integer > 0)
+        rc_warn(MOD, "leases expired: URLs go back to the frontier worker=%s count=%lld", wid, rep->integer);
+    if (rep)
+        freeReplyObject(rep);
+}
+
+/* Completions per minute averaged over the last k minutes the worker has lived. */
+static double worker_rate(rc_scheduler *s, const char *wid, uint64_t now_ms, uint64_t started_ms)
+{
+    char key[256];
+    redisReply *rep = rc_redis_cmd(s->r, "HGETALL %s", rc_redis_key(s->r, key, sizeof key, "wstat:%s", wid));
+    if (!rep || rep->type != REDIS_REPLY_ARRAY) {
+        if (rep)
+            freeReplyObject(rep);
+        return 0;
+    }
+    int64_t cur = (int64_t)(now_ms / 60000), k = s->conf->weight_minutes;
+    int64_t total = 0;
+    for (size_t i = 0; i + 1 < rep->elements; i += 2) {
+        int64_t minute = rc_reply_int(rep->element[i], -1);
+        if (minute > cur - k && minute <= cur)
+            total += rc_reply_int(rep->element[i + 1], 0);
+    }
+    freeReplyObject(rep);
+    double alive_min = started_ms && now_ms > started_ms ? (double)(now_ms - started_ms) / 60000.0 : 1.0;
+    double window = alive_min < (double)k ? alive_min : (double)k;
+    if (window < 1.0 / 6) /* ten seconds: too young to measure */
+        window = 1.0 / 6;
+    return (double)total / window;
+}
+
+static void refresh_workers(rc_scheduler *s)
+{
+    char key[256];
+    uint64_t now = rc_now_ms();
+    redisReply *rep = rc_redis_cmd(s->r, "ZRANGE %s 0 -1 WITHSCORES", rc_redis_key(s->r, key, sizeof key, "workers"));
+    if (!rep || rep->type != REDIS_REPLY_ARRAY) {
+        rc_error(MOD, "cannot read workers from Redis at %s", rc_redis_url(s->r));
+        if (rep)
+            freeReplyObject(rep);
+        return;
+    }
+    rc_strmap *fresh = rc_strmap_new();
+    for (size_t i = 0; i + 1 < rep->elements; i += 2) {
+        const char *wid = rep->element[i]->str;
+        uint64_t hb = (uint64_t)rc_reply_int(rep->element[i + 1], 0);
+        if (now > hb && (double)(now - hb) > s->conf->worker_timeout * 1000) {
+            reap(s, wid, "heartbeat timeout");
+            continue;
+        }
+        expire_leases(s, wid);
+        redisReply *h = rc_redis_cmd(s->r, "HMGET %s queued started_ms",
+                                     rc_redis_key(s->r, key, sizeof key, "worker:%s", wid));
+        worker_info *w = rc_xcalloc(1, sizeof *w);
+        w->id = rc_xstrdup(wid);
+        if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 2) {
+            w->queued = rc_reply_int(h->element[0], 0);
+            w->per_minute = worker_rate(s, wid, now, (uint64_t)rc_reply_int(h->element[1], 0));
+        }
+        if (h)
+            freeReplyObject(h);
+        double cap = w->per_minute * s->conf->backlog_seconds / 60.0;
+        if (cap < (double)s->conf->backlog_floor)
+            cap = (double)s->conf->backlog_floor;
+        w->budget = (int64_t)cap - w->queued;
+        /* Weight = measured throughput; a new worker counts as the floor rate so it gets domains. */
+        double weight = w->per_minute > 1 ? w->per_minute : 1;
+        rc_wrr_set(s->wrr, wid, (int64_t)(weight * 100));
+        if (!rc_strmap_get(s->workers, wid))
+            rc_info(MOD, "worker joined worker=%s", wid);
+        rc_strmap_put(fresh, wid, w);
+    }
+    freeReplyObject(rep);
+    /* Workers that left the table (deregistered or reaped) leave the rotation. */
+    size_t it = 0;
+    const char *wid;
+    while (rc_strmap_next(s->workers, &it, &wid, NULL)) {
+        if (!rc_strmap_get(fresh, wid)) {
+            rc_info(MOD, "worker left worker=%s", wid);
+            rc_wrr_remove(s->wrr, wid);
+        }
+    }
+    rc_strmap_free(s->workers, free_worker);
+    s->workers = fresh;
+
+    /* The blacklist is small and changes rarely: reload it with the worker table. */
+    rc_strmap_free(s->blacklist, NULL);
+    s->blacklist = rc_strmap_new();
+    rep = rc_redis_cmd(s->r, "SMEMBERS %s", rc_redis_key(s->r, key, sizeof key, "blacklist"));
+    if (rep && rep->type == REDIS_REPLY_ARRAY)
+        for (size_t i = 0; i < rep->elements; i++)
+            rc_strmap_put(s->blacklist, rep->element[i]->str, (void *)1);
+    if (rep)
+        freeReplyObject(rep);
+    s->last_refresh_ms = now;
+}
+
+static job_info *job_get(rc_scheduler *s, const char *crawlid)
+{
+    uint64_t now = rc_now_ms();
+    job_info *j = rc_strmap_get(s->jobs, crawlid);
+    if (j && now - j->loaded_ms < 1000)
+        return j;
+    char key[128];
+    redisReply *rep = rc_redis_cmd(s->r, "HMGET %s state spec", rc_redis_key(s->r, key, sizeof key, "job:%s", crawlid));
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 2 || rep->element[0]->type != REDIS_REPLY_STRING) {
+        if (rep)
+            freeReplyObject(rep);
+        return NULL;
+    }
+    if (!j) {
+        j = rc_xcalloc(1, sizeof *j);
+        rc_strmap_put(s->jobs, crawlid, j);
+    }
+    j->running = strcmp(rep->element[0]->str, "running") == 0;
+    j->loaded_ms = now;
+    rc_job spec;
+    char err[256];
+    if (rep->element[1]->type == REDIS_REPLY_STRING &&
+        rc_job_parse(rep->element[1]->str, rep->element[1]->len, &spec, err, sizeof err) == 0) {
+        j->maxdepth = spec.maxdepth;
+        j->expires = spec.expires;
+        rc_job_release(&spec);
+    }
+    freeReplyObject(rep);
+    return j;
+}
+
+/* A host is blacklisted when it or one of its parent domains is. */
+static int blacklisted(const rc_scheduler *s, const char *host)
+{
+    for (const char *p = host; p; p = strchr(p, '.')) {
+        if (*p == '.')
+            p++;
+        if (rc_strmap_get(s->blacklist, p))
+            return 1;
+    }
+    return 0;
+}
+
+/* Picks the worker for a host: its owner while the owner lives, else the next by SWRR. */
+static worker_info *owner_for(rc_scheduler *s, const char *host)
+{
+    const char *owner = rc_strmap_get(s->owners, host);
+    worker_info *w = owner ? rc_strmap_get(s->workers, owner) : NULL;
+    if (w)
+        return w;
+    const char *pick = rc_wrr_next(s->wrr);
+    w = pick ? rc_strmap_get(s->workers, pick) : NULL;
+    if (w)
+        free(rc_strmap_put(s->owners, host, rc_xstrdup(w->id)));
+    return w;
+}
+
+static const char *check(rc_scheduler *s, const rc_record *rec, const char *host)
+{
+    job_info *j = job_get(s, rec->crawlid);
+    if (!j)
+        return "nojob";
+    if (!j->running)
+        return "stopped";
+    if (j->expires && (int64_t)(rc_now_ms() / 1000) > j->expires)
+        return "expired";
+    if (j->maxdepth >= 0 && rec->depth > j->maxdepth)
+        return "depth";
+    if (blacklisted(s, host))
+        return "blacklist";
+    return NULL;
+}
+
+/* One dispatch round. Returns the number of records handled (assigned + dropped). */
+static int64_t dispatch(rc_scheduler *s)
+{
+    char key[128];
+    redisReply *rep = rc_redis_cmd(s->r, "ZRANGE %s 0 %lld WITHSCORES", rc_redis_key(s->r, key, sizeof key, "seeds"),
+                                   (long long)s->conf->batch - 1);
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements == 0) {
+        if (rep)
+            freeReplyObject(rep);
+        return 0;
+    }
+    rc_argv assign, drop;
+    rc_argv_init(&assign);
+    rc_argv_init(&drop);
+    int64_t na = 0, nd = 0;
+    for (size_t i = 0; i + 1 < rep->elements; i += 2) {
+        redisReply *m = rep->element[i], *score = rep->element[i + 1];
+        rc_record rec;
+        char host[300];
+        const char *reason = NULL;
+        if (rc_record_parse(m->str, m->len, &rec) < 0) {
+            rc_argv_addn(&drop, m->str, m->len);
+            rc_argv_add(&drop, "invalid");
+            nd++;
+            continue;
+        }
+        if (rc_url_host_key(rec.url, host, sizeof host) < 0)
+            reason = "badurl";
+        else
+            reason = check(s, &rec, host);
+        if (reason) {
+            rc_argv_addn(&drop, m->str, m->len);
+            rc_argv_add(&drop, reason);
+            nd++;
+        } else {
+            worker_info *w = owner_for(s, host);
+            if (w && w->budget > 0) {
+                w->budget--;
+                rc_argv_addn(&assign, m->str, m->len);
+                rc_argv_addn(&assign, score->str, score->len);
+                rc_argv_add(&assign, w->id);
+                rc_argv_add(&assign, host);
+                na++;
+            }
+        }
+        rc_record_release(&rec);
+    }
+    freeReplyObject(rep);
+    int64_t handled = 0;
+    if (na + nd > 0) {
+        rc_argv a;
+        rc_argv_init(&a);
+        rc_argv_addi(&a, na);
+        rc_argv_addi(&a, nd);
+        for (int i = 0; i < assign.n; i++)
+            rc_argv_addn(&a, assign.v[i], assign.len[i]);
+        for (int i = 0; i < drop.n; i++)
+            rc_argv_addn(&a, drop.v[i], drop.len[i]);
+        redisReply *res = rc_redis_eval(s->r, RC_LUA_ASSIGN, rc_now_ms(), &a);
+        rc_argv_release(&a);
+        if (res && res->type == REDIS_REPLY_ARRAY && res->elements == 2) {
+            int64_t as = rc_reply_int(res->element[0], 0), dr = rc_reply_int(res->element[1], 0);
+            s->dispatched += (uint64_t)as;
+            s->dropped += (uint64_t)dr;
+            handled = as + dr;
+            rc_debug(MOD, "dispatch assigned=%lld dropped=%lld", (long long)as, (long long)dr);
+        } else {
+            rc_error(MOD, "assign failed: %s", res && res->str ? res->str : "no reply");
+        }
+        if (res)
+            freeReplyObject(res);
+    }
+    rc_argv_release(&assign);
+    rc_argv_release(&drop);
+    return handled;
+}
+
+static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    rc_scheduler *s = t->data;
+    uint64_t now = rc_now_ms();
+    double next = (double)s->conf->tick_ms / 1000.0;
+    if (now - s->last_refresh_ms >= 1000) {
+        if (!hold_lock(s)) {
+            s->last_refresh_ms = now;
+            ev_timer_set(t, 1.0, 0);
+            ev_timer_start(loop, t);
+            return;
+        }
+        refresh_workers(s);
+    }
+    if (s->leader && rc_strmap_count(s->workers) > 0) {
+        int64_t handled = dispatch(s);
+        if (handled >= s->conf->batch / 2)
+            next = 0; /* more is waiting: go again at once */
+    }
+    ev_timer_set(t, next, 0);
+    ev_timer_start(loop, t);
+}
+
+rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, char *err, size_t cap)
+{
+    rc_redis *r = rc_redis_new(conf->redis, conf->prefix, err, cap);
+    if (!r)
+        return NULL;
+    rc_scheduler *s = rc_xcalloc(1, sizeof *s);
+    s->loop = loop;
+    s->conf = conf;
+    s->r = r;
+    char host[64] = "localhost";
+    gethostname(host, sizeof host - 1);
+    snprintf(s->id, sizeof s->id, "%s-%d-%llu", host, (int)getpid(), (unsigned long long)(rc_now_us() % 1000000));
+    s->wrr = rc_wrr_new();
+    s->owners = rc_strmap_new();
+    s->workers = rc_strmap_new();
+    s->jobs = rc_strmap_new();
+    s->blacklist = rc_strmap_new();
+    /* Domain owners survive a scheduler restart: load them. */
+    char key[128];
+    redisReply *rep = rc_redis_cmd(r, "HGETALL %s", rc_redis_key(r, key, sizeof key, "owner"));
+    if (rep && rep->type == REDIS_REPLY_ARRAY)
+        for (size_t i = 0; i + 1 < rep->elements; i += 2)
+            free(rc_strmap_put(s->owners, rep->element[i]->str, rc_xstrdup(rep->element[i + 1]->str)));
+    if (rep)
+        freeReplyObject(rep);
+    ev_timer_init(&s->tick, on_tick, 0, 0);
+    s->tick.data = s;
+    return s;
+}
+
+void rc_scheduler_start(rc_scheduler *s)
+{
+    rc_info(MOD, "started id=%s redis=%s prefix=%s", s->id, rc_redis_url(s->r), rc_redis_prefix(s->r));
+    ev_timer_start(s->loop, &s->tick);
+}
+
+void rc_scheduler_stop(rc_scheduler *s)
+{
+    ev_timer_stop(s->loop, &s->tick);
+    if (s->leader) {
+        /* Hand over at once instead of making a standby wait for the lease to run out. */
+        char key[128];
+        redisReply *rep = rc_redis_cmd(s->r, "DEL %s", rc_redis_key(s->r, key, sizeof key, "lock:scheduler"));
+        if (rep)
+            freeReplyObject(rep);
+    }
+    rc_info(MOD, "stopped dispatched=%llu dropped=%llu", (unsigned long long)s->dispatched,
+            (unsigned long long)s->dropped);
+}
+
+void rc_scheduler_free(rc_scheduler *s)
+{
+    if (!s)
+        return;
+    rc_wrr_free(s->wrr);
+    rc_strmap_free(s->owners, free);
+    rc_strmap_free(s->workers, free_worker);
+    rc_strmap_free(s->jobs, free);
+    rc_strmap_free(s->blacklist, NULL);
+    rc_redis_free(s->r);
+    free(s);
+}

@@ -1,0 +1,34 @@
+/* scheduler.h - the dispatcher: frontier -> per-worker, per-domain queues. One active at a time
+ * (a Redis lease lock); it owns nothing that Redis does not also hold, so a restart or a
+ * standby taking over loses no work. */
+#ifndef RC_SCHEDULER_H
+#define RC_SCHEDULER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ev_loop;
+
+typedef struct rc_sched_conf {
+    char *redis;
+    char *prefix;
+    char *log_level;
+    int64_t tick_ms;          /* dispatch period when idle */
+    int64_t batch;            /* frontier records examined per dispatch */
+    double worker_timeout;    /* seconds without heartbeat before a worker is dead */
+    int64_t weight_minutes;   /* k: completions per minute averaged over the last k minutes */
+    double backlog_seconds;   /* hand a worker at most this much of its measured throughput */
+    int64_t backlog_floor;    /* ... but at least this many URLs (new workers) */
+    int64_t max_attempts;     /* fetch attempts before a URL lands in failed */
+    double lock_ttl;          /* seconds: leader lease */
+} rc_sched_conf;
+
+typedef struct rc_scheduler rc_scheduler;
+
+/* NULL with a message in err when Redis is unreachable. conf is borrowed for the lifetime. */
+rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, char *err, size_t cap);
+void rc_scheduler_start(rc_scheduler *s);
+void rc_scheduler_stop(rc_scheduler *s);
+void rc_scheduler_free(rc_scheduler *s);
+
+#endif

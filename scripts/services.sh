@@ -1,0 +1,566 @@
+#!/usr/bin/env bash
+# Start/stop the real servers redcrawl's integration tests and demo use:
+# Redis, an Apache Kafka 3.9.1 broker (KRaft) and FerretDB 1.24.2 (MongoDB
+# wire protocol over SQLite). Everything binds 127.0.0.1 only, on free ports,
+# and is stopped by pid. See shared/SERVICES.md for the facts behind this.
+#
+# Usage:
+#   scripts/services.sh start   redis|kafka|mongo|all [--dir DIR] [--aof] [--keep-data]
+#   scripts/services.sh stop    redis|kafka|mongo|all [--dir DIR]
+#   scripts/services.sh restart redis|kafka|mongo|all [--dir DIR]
+#   scripts/services.sh status  [redis|kafka|mongo|all] [--dir DIR]
+#
+#   eval "$(scripts/services.sh start redis)"   # sets REDCRAWL_REDIS
+#
+# start   On success prints exactly one line per service to stdout, e.g.
+#         `export REDCRAWL_REDIS=redis://127.0.0.1:PORT`; everything else goes
+#         to stderr. If the service already runs, prints its line again.
+#         A fresh start wipes that service's previous data in DIR unless
+#         --keep-data is given. --aof: Redis with appendonly/everysec.
+# restart Stops and starts again on the SAME ports with the SAME data
+#         (Kafka topics/offsets, FerretDB databases, Redis AOF if enabled).
+# stop    SIGTERM, wait up to 20 s, then SIGKILL. No-op if not running.
+# status  Prints export lines of the running services to stdout and a
+#         summary to stderr; for a single service exits 1 if it is not running.
+#
+# Environment:
+#   REDCRAWL_SERVICES_DIR  state dir (default /tmp/redcrawl-services-$UID)
+#   REDCRAWL_CACHE         download/build cache (default ~/.cache/redcrawl)
+#   REDCRAWL_KAFKA_WAIT    seconds to wait for Kafka readiness (default 120)
+#   REDCRAWL_KAFKA_HEAP    Kafka heap size (default 512m)
+set -euo pipefail
+
+readonly KAFKA_VERSION=3.9.1
+readonly SLF4J_RELOAD4J_VERSION=1.7.36
+readonly RELOAD4J_VERSION=1.2.25
+readonly FERRETDB_VERSION=1.24.2
+readonly DEPENDENCY_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:3.6.1
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
+readonly SCRIPT_DIR REPO_DIR
+
+STATE_DIR=${REDCRAWL_SERVICES_DIR:-/tmp/redcrawl-services-${UID}}
+CACHE_DIR=${REDCRAWL_CACHE:-${HOME:-/tmp}/.cache/redcrawl}
+OPT_AOF=""
+OPT_KEEP=0
+
+log() { printf 'services.sh: %s\n' "$*" >&2; }
+die() {
+	log "error: $*"
+	exit 1
+}
+
+usage() {
+	sed -n '/^# Usage:/,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+now() { date +%s; }
+
+# Print one free TCP port on 127.0.0.1 per argument count (all distinct).
+free_ports() {
+	python3 - "$1" <<'EOF'
+import socket, sys
+socks = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    socks.append(s)
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+for s in socks:
+    s.close()
+EOF
+}
+
+# True if 127.0.0.1:PORT can be bound right now.
+port_free() {
+	python3 - "$1" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try:
+    s.bind(("127.0.0.1", int(sys.argv[1])))
+except OSError:
+    sys.exit(1)
+finally:
+    s.close()
+EOF
+}
+
+# Wait (bounded) until every given port is bindable again, e.g. on restart.
+wait_ports_free() {
+	local deadline=$(($(now) + 30)) p
+	for p in "$@"; do
+		until port_free "$p"; do
+			if (($(now) >= deadline)); then
+				die "port 127.0.0.1:$p is still in use by another process (check: ss -ltnp | grep :$p)"
+			fi
+			sleep 0.5
+		done
+	done
+}
+
+svc_dir() { printf '%s/%s' "$STATE_DIR" "$1"; }
+
+# Expected substring of /proc/PID/cmdline for each service (guards pid reuse).
+svc_signature() {
+	case $1 in
+	redis) printf 'redis-server' ;;
+	kafka) printf 'kafka.Kafka' ;;
+	mongo) printf 'ferretdb' ;;
+	esac
+}
+
+# Print the pid of the running service, or fail.
+svc_pid() {
+	local d pid
+	d=$(svc_dir "$1")
+	[[ -s $d/pid ]] || return 1
+	pid=$(<"$d/pid")
+	[[ $pid =~ ^[0-9]+$ ]] || return 1
+	kill -0 "$pid" 2>/dev/null || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$(svc_signature "$1")" || return 1
+	# A zombie is not running.
+	[[ $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) != Z ]] || return 1
+	printf '%s' "$pid"
+}
+
+svc_running() { svc_pid "$1" >/dev/null; }
+
+export_line() {
+	local port
+	port=$(<"$(svc_dir "$1")/port")
+	case $1 in
+	redis) printf 'export REDCRAWL_REDIS=redis://127.0.0.1:%s\n' "$port" ;;
+	kafka) printf 'export REDCRAWL_KAFKA=127.0.0.1:%s\n' "$port" ;;
+	mongo) printf 'export REDCRAWL_MONGO=mongodb://127.0.0.1:%s/\n' "$port" ;;
+	esac
+}
+
+# Run "$@" detached (own session, no inherited stdio) and record its pid.
+launch() {
+	local svc=$1 logfile=$2
+	shift 2
+	local d
+	d=$(svc_dir "$svc")
+	setsid "$@" </dev/null >>"$logfile" 2>&1 &
+	printf '%s\n' "$!" >"$d/pid"
+}
+
+# Take an exclusive lock on FILE for the rest of this process (bounded wait).
+lock_file() {
+	local file=$1 what=$2 fd
+	mkdir -p "$(dirname "$file")"
+	exec {fd}>>"$file"
+	flock -w 900 "$fd" || die "timed out waiting for lock $file ($what in progress elsewhere?)"
+}
+
+fail_start() {
+	local svc=$1 msg=$2 logfile=$3
+	log "error: $svc: $msg"
+	log "---- last lines of $logfile ----"
+	tail -n 30 "$logfile" >&2 2>/dev/null || true
+	log "---- see $logfile (state in $(svc_dir "$svc")) ----"
+	stop_svc "$svc" >/dev/null 2>&1 || true
+	exit 1
+}
+
+# ---------------------------------------------------------------- stop ----
+
+stop_svc() {
+	local svc=$1 d pid deadline
+	d=$(svc_dir "$svc")
+	if ! pid=$(svc_pid "$svc"); then
+		rm -f "$d/pid"
+		log "$svc: not running"
+		return 0
+	fi
+	log "$svc: stopping pid $pid (SIGTERM)"
+	kill -TERM "$pid" 2>/dev/null || true
+	deadline=$(($(now) + 20))
+	while kill -0 "$pid" 2>/dev/null; do
+		if (($(now) >= deadline)); then
+			log "$svc: pid $pid still alive after 20 s, sending SIGKILL"
+			kill -KILL "$pid" 2>/dev/null || true
+			sleep 0.5
+			break
+		fi
+		sleep 0.2
+	done
+	rm -f "$d/pid"
+	log "$svc: stopped"
+}
+
+# --------------------------------------------------------------- redis ----
+
+start_redis() {
+	local reuse=$1 d port aof logfile deadline
+	d=$(svc_dir redis)
+	logfile=$d/redis.log
+	if [[ $reuse == 1 && -s $d/port ]]; then
+		port=$(<"$d/port")
+		wait_ports_free "$port"
+	else
+		port=$(free_ports 1)
+		if [[ $OPT_KEEP == 0 ]]; then rm -rf "$d/data"; fi
+	fi
+	mkdir -p "$d/data"
+	printf '%s\n' "$port" >"$d/port"
+	# --aof given now wins; otherwise a restart keeps the previous choice.
+	if [[ -n $OPT_AOF ]]; then
+		aof=$OPT_AOF
+	elif [[ $reuse == 1 && -s $d/aof ]]; then
+		aof=$(<"$d/aof")
+	else
+		aof=no
+	fi
+	printf '%s\n' "$aof" >"$d/aof"
+	local args=(--port "$port" --bind 127.0.0.1 --save '' --daemonize no
+		--dir "$d/data" --logfile '' --protected-mode yes)
+	if [[ $aof == yes ]]; then
+		args+=(--appendonly yes --appendfsync everysec)
+	else
+		args+=(--appendonly no)
+	fi
+	log "redis: starting on 127.0.0.1:$port (aof=$aof, log $logfile)"
+	printf '\n==== %s start port=%s aof=%s\n' "$(date -Is)" "$port" "$aof" >>"$logfile"
+	launch redis "$logfile" redis-server "${args[@]}"
+	deadline=$(($(now) + 30))
+	until [[ $(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null) == PONG ]]; do
+		svc_running redis || fail_start redis "redis-server exited during startup" "$logfile"
+		(($(now) < deadline)) || fail_start redis "no PONG from 127.0.0.1:$port within 30 s" "$logfile"
+		sleep 0.1
+	done
+	# With AOF on, wait until the initial load is done (ping answers during loading).
+	deadline=$(($(now) + 60))
+	until redis-cli -h 127.0.0.1 -p "$port" info persistence 2>/dev/null | grep -q '^loading:0'; do
+		(($(now) < deadline)) || fail_start redis "still loading data after 60 s" "$logfile"
+		sleep 0.1
+	done
+	log "redis: ready (pid $(<"$d/pid"))"
+}
+
+# --------------------------------------------------------------- kafka ----
+
+kafka_libs() { printf '%s/kafka-%s/libs' "$CACHE_DIR" "$KAFKA_VERSION"; }
+
+# Resolve the broker's jars from Maven Central once; reuse while complete.
+ensure_kafka_jars() {
+	local base libs marker t0
+	base=$CACHE_DIR/kafka-$KAFKA_VERSION
+	libs=$base/libs
+	marker=$base/.complete
+	[[ -f $marker ]] && return 0
+	lock_file "$base.lock" "Kafka jar download"
+	[[ -f $marker ]] && return 0
+	command -v mvn >/dev/null || die "mvn not found: install Maven (needed once to fetch the Kafka jars)"
+	t0=$(now)
+	log "kafka: resolving kafka_2.13:$KAFKA_VERSION jars from Maven Central into $libs (once)"
+	rm -rf "$libs" "$base/pom"
+	mkdir -p "$base/pom"
+	cat >"$base/pom/pom.xml" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<!-- Throwaway POM written by redcrawl scripts/services.sh to fetch a Kafka broker. -->
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>redcrawl</groupId>
+  <artifactId>kafka-broker-runtime</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency>
+      <groupId>org.apache.kafka</groupId>
+      <artifactId>kafka_2.13</artifactId>
+      <version>$KAFKA_VERSION</version>
+    </dependency>
+    <dependency>
+      <groupId>org.slf4j</groupId>
+      <artifactId>slf4j-reload4j</artifactId>
+      <version>$SLF4J_RELOAD4J_VERSION</version>
+    </dependency>
+    <dependency>
+      <groupId>ch.qos.reload4j</groupId>
+      <artifactId>reload4j</artifactId>
+      <version>$RELOAD4J_VERSION</version>
+    </dependency>
+  </dependencies>
+</project>
+EOF
+	if ! mvn -B -q -f "$base/pom/pom.xml" "$DEPENDENCY_PLUGIN:copy-dependencies" \
+		-DoutputDirectory="$libs" -DincludeScope=runtime >"$base/mvn.log" 2>&1; then
+		tail -n 30 "$base/mvn.log" >&2 || true
+		die "kafka: Maven could not resolve the broker jars; see $base/mvn.log"
+	fi
+	[[ -f $libs/kafka_2.13-$KAFKA_VERSION.jar && -f $libs/reload4j-$RELOAD4J_VERSION.jar ]] ||
+		die "kafka: jars incomplete in $libs; see $base/mvn.log"
+	touch "$marker"
+	log "kafka: $(find "$libs" -name '*.jar' | wc -l) jars ready in $(($(now) - t0)) s"
+}
+
+write_kafka_config() {
+	local d=$1 port=$2 cport=$3
+	cat >"$d/server.properties" <<EOF
+# Written by redcrawl scripts/services.sh: single-node KRaft broker for tests.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$cport
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
+advertised.listeners=PLAINTEXT://127.0.0.1:$port
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$d/data
+num.network.threads=2
+num.io.threads=4
+num.recovery.threads.per.data.dir=1
+auto.create.topics.enable=true
+delete.topic.enable=true
+num.partitions=1
+default.replication.factor=1
+min.insync.replicas=1
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=1
+group.initial.rebalance.delay.ms=0
+# Let tests use short consumer session timeouts (client session.timeout.ms >= this).
+group.min.session.timeout.ms=1000
+log.retention.hours=24
+log.segment.bytes=67108864
+log.retention.check.interval.ms=300000
+EOF
+	cat >"$d/log4j.properties" <<EOF
+# Written by redcrawl scripts/services.sh
+log4j.rootLogger=INFO, file
+log4j.appender.file=org.apache.log4j.FileAppender
+log4j.appender.file.File=$d/logs/server.log
+log4j.appender.file.Append=true
+log4j.appender.file.layout=org.apache.log4j.PatternLayout
+log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.kafka.request.logger=WARN
+log4j.logger.org.apache.kafka.controller=INFO
+log4j.logger.kafka.log.LogCleaner=WARN
+log4j.logger.state.change.logger=WARN
+log4j.logger.kafka.authorizer.logger=WARN
+EOF
+}
+
+start_kafka() {
+	local reuse=$1 d port cport logfile deadline libs heap cluster_id
+	d=$(svc_dir kafka)
+	logfile=$d/logs/server.log
+	ensure_kafka_jars
+	libs=$(kafka_libs)
+	command -v java >/dev/null || die "java not found: install a JDK 17"
+	command -v kcat >/dev/null || die "kcat not found: apt-get install -y kcat"
+	if [[ $reuse == 1 && -s $d/port && -s $d/cport && -f $d/data/meta.properties ]]; then
+		port=$(<"$d/port")
+		cport=$(<"$d/cport")
+		wait_ports_free "$port" "$cport"
+		log "kafka: reusing ports $port/$cport and data in $d/data"
+	else
+		read -r port cport < <(free_ports 2)
+		if [[ $OPT_KEEP == 0 ]]; then rm -rf "$d/data" "$d/logs"; fi
+	fi
+	mkdir -p "$d/data" "$d/logs"
+	printf '%s\n' "$port" >"$d/port"
+	printf '%s\n' "$cport" >"$d/cport"
+	write_kafka_config "$d" "$port" "$cport"
+	if [[ ! -f $d/data/meta.properties ]]; then
+		cluster_id=$(java -cp "$libs/*" kafka.tools.StorageTool random-uuid 2>>"$d/logs/storage-tool.log") ||
+			die "kafka: StorageTool random-uuid failed; see $d/logs/storage-tool.log"
+		java -Dlog4j.configuration="file:$d/log4j.properties" -cp "$libs/*" kafka.tools.StorageTool \
+			format -t "$cluster_id" -c "$d/server.properties" >>"$d/logs/storage-tool.log" 2>&1 ||
+			die "kafka: StorageTool format failed; see $d/logs/storage-tool.log"
+		log "kafka: formatted storage (cluster id $cluster_id)"
+	fi
+	heap=${REDCRAWL_KAFKA_HEAP:-512m}
+	log "kafka: starting broker on 127.0.0.1:$port (controller $cport, log $logfile)"
+	printf '\n==== %s start port=%s cport=%s\n' "$(date -Is)" "$port" "$cport" >>"$d/logs/kafka.out"
+	launch kafka "$d/logs/kafka.out" java \
+		"-Xms$heap" "-Xmx$heap" \
+		-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
+		-XX:+ExplicitGCInvokesConcurrent -XX:+ExitOnOutOfMemoryError \
+		"-Xlog:gc*:file=$d/logs/gc.log:time,tags:filecount=2,filesize=10M" \
+		-Djava.awt.headless=true \
+		"-Dlog4j.configuration=file:$d/log4j.properties" \
+		"-Dkafka.logs.dir=$d/logs" \
+		-cp "$libs/*" kafka.Kafka "$d/server.properties"
+	deadline=$(($(now) + ${REDCRAWL_KAFKA_WAIT:-120}))
+	until kcat -b "127.0.0.1:$port" -L -m 2 >/dev/null 2>&1; do
+		svc_running kafka || fail_start kafka "broker exited during startup (also see $d/logs/kafka.out)" "$logfile"
+		(($(now) < deadline)) ||
+			fail_start kafka "no metadata from 127.0.0.1:$port within ${REDCRAWL_KAFKA_WAIT:-120} s" "$logfile"
+		sleep 0.5
+	done
+	log "kafka: ready (pid $(<"$d/pid"))"
+}
+
+# --------------------------------------------------------------- mongo ----
+
+ferretdb_bin() { printf '%s/ferretdb-%s/ferretdb' "$CACHE_DIR" "$FERRETDB_VERSION"; }
+
+# Build the embedded FerretDB once; rebuild only when its source changes.
+ensure_ferretdb() {
+	local src=$REPO_DIR/deploy/ferretdb bin stamp want t0
+	bin=$(ferretdb_bin)
+	stamp=$bin.src-sha256
+	[[ -f $src/main.go && -f $src/go.mod && -f $src/go.sum ]] || die "mongo: missing $src/{main.go,go.mod,go.sum}"
+	want=$(cat "$src/main.go" "$src/go.mod" "$src/go.sum" | sha256sum | cut -d' ' -f1)
+	if [[ -x $bin && -f $stamp && $(<"$stamp") == "$want" ]]; then return 0; fi
+	lock_file "$bin.lock" "FerretDB build"
+	if [[ -x $bin && -f $stamp && $(<"$stamp") == "$want" ]]; then return 0; fi
+	command -v go >/dev/null || die "go not found: install Go (needed once to build FerretDB)"
+	t0=$(now)
+	log "mongo: building FerretDB v$FERRETDB_VERSION into $bin (once; the first build takes minutes)"
+	if ! (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$bin.tmp" .) >"$bin.build.log" 2>&1; then
+		tail -n 30 "$bin.build.log" >&2 || true
+		die "mongo: FerretDB build failed; see $bin.build.log"
+	fi
+	mv -f "$bin.tmp" "$bin"
+	printf '%s\n' "$want" >"$stamp"
+	log "mongo: FerretDB built in $(($(now) - t0)) s"
+}
+
+start_mongo() {
+	local reuse=$1 d port logfile deadline bin
+	d=$(svc_dir mongo)
+	logfile=$d/ferretdb.log
+	ensure_ferretdb
+	bin=$(ferretdb_bin)
+	if [[ $reuse == 1 && -s $d/port ]]; then
+		port=$(<"$d/port")
+		wait_ports_free "$port"
+	else
+		port=$(free_ports 1)
+		if [[ $OPT_KEEP == 0 ]]; then rm -rf "$d/data"; fi
+	fi
+	mkdir -p "$d/data"
+	printf '%s\n' "$port" >"$d/port"
+	log "mongo: starting FerretDB on 127.0.0.1:$port (data $d/data, log $logfile)"
+	printf '\n==== %s start port=%s\n' "$(date -Is)" "$port" >>"$logfile"
+	launch mongo "$logfile" "$bin" -listen "127.0.0.1:$port" -dir "$d/data"
+	deadline=$(($(now) + 60))
+	until python3 "$SCRIPT_DIR/mongo_ping.py" --quiet --timeout 2 "127.0.0.1:$port" 2>/dev/null; do
+		svc_running mongo || fail_start mongo "FerretDB exited during startup" "$logfile"
+		(($(now) < deadline)) || fail_start mongo "no ping reply from 127.0.0.1:$port within 60 s" "$logfile"
+		sleep 0.2
+	done
+	log "mongo: ready (pid $(<"$d/pid"))"
+}
+
+# ------------------------------------------------------------- commands ----
+
+# start_one SERVICE REUSE: start unless running; print the export line.
+start_one() {
+	local svc=$1 reuse=$2
+	mkdir -p "$(svc_dir "$svc")"
+	lock_file "$(svc_dir "$svc").lock" "$svc start/stop"
+	if svc_running "$svc"; then
+		log "$svc: already running (pid $(svc_pid "$svc"))"
+	else
+		"start_$svc" "$reuse"
+	fi
+	export_line "$svc"
+}
+
+stop_one() {
+	local svc=$1
+	[[ -d $(svc_dir "$svc") ]] || {
+		log "$svc: not running"
+		return 0
+	}
+	lock_file "$(svc_dir "$svc").lock" "$svc start/stop"
+	stop_svc "$svc"
+}
+
+restart_one() {
+	local svc=$1
+	mkdir -p "$(svc_dir "$svc")"
+	lock_file "$(svc_dir "$svc").lock" "$svc start/stop"
+	stop_svc "$svc"
+	"start_$svc" 1
+	export_line "$svc"
+}
+
+status_one() {
+	local svc=$1 pid
+	if pid=$(svc_pid "$svc"); then
+		log "$svc: running pid=$pid port=$(<"$(svc_dir "$svc")/port") dir=$(svc_dir "$svc")"
+		export_line "$svc"
+	else
+		log "$svc: not running"
+		return 1
+	fi
+}
+
+main() {
+	local cmd="" svc="" s rc=0
+	(($# > 0)) || usage
+	cmd=$1
+	shift
+	while (($# > 0)); do
+		case $1 in
+		--dir)
+			(($# >= 2)) || die "--dir needs a value"
+			STATE_DIR=$2
+			shift 2
+			;;
+		--dir=*)
+			STATE_DIR=${1#--dir=}
+			shift
+			;;
+		--aof)
+			OPT_AOF=yes
+			shift
+			;;
+		--no-aof)
+			OPT_AOF=no
+			shift
+			;;
+		--keep-data)
+			OPT_KEEP=1
+			shift
+			;;
+		-h | --help) usage ;;
+		redis | kafka | mongo | all)
+			[[ -z $svc ]] || die "only one service at a time (or 'all')"
+			svc=$1
+			shift
+			;;
+		*) die "unknown argument '$1' (try --help)" ;;
+		esac
+	done
+	mkdir -p "$STATE_DIR"
+	STATE_DIR=$(cd "$STATE_DIR" && pwd)
+	local services=("$svc")
+	if [[ $svc == all || ($cmd == status && -z $svc) ]]; then
+		services=(redis kafka mongo)
+	fi
+	case $cmd in
+	start | restart | stop)
+		[[ -n $svc ]] || die "$cmd needs a service: redis, kafka, mongo or all"
+		for s in "${services[@]}"; do
+			# Each service in its own subshell so its locks are released after it.
+			case $cmd in
+			start) (start_one "$s" "$OPT_KEEP") ;;
+			restart) (restart_one "$s") ;;
+			stop) (stop_one "$s") ;;
+			esac
+		done
+		;;
+	status)
+		for s in "${services[@]}"; do
+			(status_one "$s") || rc=1
+		done
+		if ((${#services[@]} > 1)); then rc=0; fi
+		return "$rc"
+		;;
+	-h | --help | help) usage ;;
+	*) die "unknown command '$cmd' (try --help)" ;;
+	esac
+}
+
+main "$@"

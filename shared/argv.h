@@ -1,0 +1,23 @@
+/* argv.h - an argument vector for Redis commands (hiredis *Argv calls): every argument is
+ * copied into the vector, so callers may pass stack buffers. Embedded: init/release. */
+#ifndef RC_ARGV_H
+#define RC_ARGV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rc_argv {
+    char **v;
+    size_t *len;
+    int n, cap;
+} rc_argv;
+
+void rc_argv_init(rc_argv *a);
+void rc_argv_release(rc_argv *a);
+void rc_argv_reset(rc_argv *a);
+void rc_argv_addn(rc_argv *a, const char *s, size_t n);
+void rc_argv_add(rc_argv *a, const char *s);
+void rc_argv_addi(rc_argv *a, int64_t x);
+void rc_argv_addu(rc_argv *a, uint64_t x);
+
+#endif

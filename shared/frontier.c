@@ -1,0 +1,88 @@
+/* frontier.c - see frontier.h. */
+#include "frontier.h"
+
+#include <errno.h>
+#include <hiredis/hiredis.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job.h"
+#include "record.h"
+#include "redis.h"
+#include "util.h"
+
+void rc_frontier_bloom_args(rc_argv *a, const rc_bloom_params *bp, const char *url, size_t len)
+{
+    uint32_t shard[RC_BLOOM_MAX_K];
+    uint64_t bit[RC_BLOOM_MAX_K];
+    rc_bloom_positions(bp, url, len, shard, bit);
+    for (uint32_t i = 0; i < bp->k; i++) {
+        rc_argv_addu(a, shard[i]);
+        rc_argv_addu(a, bit[i]);
+    }
+}
+
+int rc_frontier_job_bloom(rc_redis *r, const char *crawlid, rc_bloom_params *ret)
+{
+    char key[128];
+    redisReply *rep = rc_redis_cmd(r, "HGET %s bloom", rc_redis_key(r, key, sizeof key, "job:%s", crawlid));
+    if (!rep)
+        return -EIO;
+    int res = -ENOENT;
+    if (rep->type == REDIS_REPLY_STRING)
+        res = rc_bloom_params_parse(rep->str, ret) == 0 ? 0 : -EINVAL;
+    freeReplyObject(rep);
+    return res;
+}
+
+int rc_frontier_submit(rc_redis *r, const rc_job *job, int64_t *ret_added, char *err, size_t cap)
+{
+    rc_bloom_params bp;
+    int res = rc_frontier_job_bloom(r, job->crawlid, &bp);
+    if (res == -EIO) {
+        snprintf(err, cap, "Redis at %s does not answer", rc_redis_url(r));
+        return -EIO;
+    }
+    if (res < 0)
+        rc_bloom_params_for(RC_BLOOM_DEFAULT_N, RC_BLOOM_DEFAULT_FP, 0, &bp);
+    char bloom[96];
+    rc_bloom_params_encode(&bp, bloom, sizeof bloom);
+
+    char *spec = rc_job_encode(job);
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, job->crawlid);
+    rc_argv_add(&a, spec);
+    rc_argv_addi(&a, job->max_pages);
+    rc_argv_add(&a, bloom);
+    rc_argv_addu(&a, bp.k);
+    rc_argv_addu(&a, job->n_seeds);
+    for (size_t i = 0; i < job->n_seeds; i++) {
+        rc_record rec = {.url = job->seeds[i], .crawlid = job->crawlid, .depth = 0, .priority = job->priority};
+        char *m = rc_record_encode(&rec);
+        rc_argv_add(&a, m);
+        free(m);
+        rc_frontier_bloom_args(&a, &bp, job->seeds[i], strlen(job->seeds[i]));
+    }
+    redisReply *rep = rc_redis_eval(r, RC_LUA_SUBMIT, rc_now_ms(), &a);
+    rc_argv_release(&a);
+    free(spec);
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements < 2) {
+        snprintf(err, cap, "submit to Redis at %s failed: %s", rc_redis_url(r),
+                 rep && rep->type == REDIS_REPLY_ERROR ? rep->str : "no reply");
+        if (rep)
+            freeReplyObject(rep);
+        return -EIO;
+    }
+    int64_t added = rc_reply_int(rep->element[0], 0);
+    if (added < 0) {
+        snprintf(err, cap, "job %s is %s: it takes no new URLs", job->crawlid,
+                 rep->element[1]->type == REDIS_REPLY_STRING ? rep->element[1]->str : "closed");
+        freeReplyObject(rep);
+        return -EPERM;
+    }
+    freeReplyObject(rep);
+    *ret_added = added;
+    return 0;
+}

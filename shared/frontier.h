@@ -1,0 +1,29 @@
+/* frontier.h - client side of the frontier shared by the command line, the scheduler and the
+ * worker: the bloom arguments of a URL and job submission. */
+#ifndef RC_FRONTIER_H
+#define RC_FRONTIER_H
+
+#include <stdint.h>
+
+#include "argv.h"
+#include "bloom.h"
+
+struct rc_redis;
+struct rc_job;
+
+/* Default bloom sizing for a job: expected URLs and false-positive rate. */
+#define RC_BLOOM_DEFAULT_N 1000000
+#define RC_BLOOM_DEFAULT_FP 1e-6
+
+/* Appends the k (shard, bit) pairs of url. */
+void rc_frontier_bloom_args(rc_argv *a, const rc_bloom_params *bp, const char *url, size_t len);
+
+/* Creates the job (or extends one with that crawlid) and puts its seeds in the frontier.
+ * *ret_added = seeds that were new. -EPERM when the job was stopped, -EIO on Redis errors;
+ * err says why. */
+int rc_frontier_submit(struct rc_redis *r, const struct rc_job *job, int64_t *ret_added, char *err, size_t cap);
+
+/* The bloom params of a job as stored in Redis; -ENOENT when the job does not exist. */
+int rc_frontier_job_bloom(struct rc_redis *r, const char *crawlid, rc_bloom_params *ret);
+
+#endif

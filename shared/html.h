@@ -1,0 +1,72 @@
+/* html.h - parse a page once with gumbo and hand the tree to every consumer: title, <base href>,
+ * meta robots, meta refresh and links are recorded in one iterative walk at parse time; the gumbo
+ * tree itself stays available for extractors (XPath later converts it).
+ *
+ * Hostile pages: gumbo 0.10.1 is quadratic in nesting depth (100,000 nested <div>s take ~30 s)
+ * and formatting-element reconstruction can turn 34 KB into 1 GB of nodes. So every parse runs
+ * under a memory and CPU-time budget (gumbo allocates from a per-document arena; the allocator
+ * checks both and abandons the parse). A page that blows the budget is re-parsed "degraded": only
+ * its a/area/base/meta/title tags and text are kept, which gumbo parses in linear time, so links,
+ * title and robots flags survive but the element structure does not (rc_html_degraded() says so).
+ * If even that fails the document is empty. */
+#ifndef RC_HTML_H
+#define RC_HTML_H
+
+#include <stddef.h>
+
+struct GumboInternalOutput;
+
+typedef struct rc_html rc_html;
+
+/* Budget for one parse attempt (the degraded re-parse gets a fresh one). 0 = default. */
+typedef struct rc_html_limits {
+    size_t max_mem;      /* bytes gumbo may allocate; default 8 MiB + 32 x len (pages use 7-14 x) */
+    unsigned max_cpu_ms; /* thread CPU time; default 100 ms + 100 ms per MiB (gumbo: ~30 MiB/s) */
+} rc_html_limits;
+
+/* Parses LEN bytes of UTF-8 HTML (caller guarantees UTF-8; invalid bytes become U+FFFD in gumbo).
+ * DATA is copied, so it need not outlive the document. Never NULL (aborts on out of memory). */
+rc_html *rc_html_parse(const char *data, size_t len);
+/* Same with explicit limits (NULL = defaults). */
+rc_html *rc_html_parse_limited(const char *data, size_t len, const rc_html_limits *lim);
+/* Accepts NULL. Invalidates every pointer borrowed from DOC and the gumbo tree. */
+void rc_html_free(rc_html *doc);
+
+/* 1 when the page exceeded its parse budget and the tree only holds a/area/base/meta/title. */
+int rc_html_degraded(const rc_html *doc);
+
+/* The first HTML <title>'s text (head or body, not SVG's), ASCII whitespace collapsed and trimmed;
+ * "" when the element is empty, NULL when there is none. Borrowed: lives as long as DOC. */
+const char *rc_html_title(rc_html *doc);
+
+/* The first <base> element's href value, raw (entities decoded, not resolved); NULL when absent.
+ * Borrowed. */
+const char *rc_html_base_href(rc_html *doc);
+
+/* OR of the content tokens of every <meta name="robots"> and <meta name="redcrawl"> (names and
+ * tokens ASCII case-insensitive, tokens separated by commas or whitespace): "noindex", "nofollow",
+ * "none" (= both). */
+#define RC_HTML_AGENT "redcrawl"
+enum { RC_HTML_NOINDEX = 1, RC_HTML_NOFOLLOW = 2 };
+int rc_html_robots_flags(rc_html *doc);
+
+/* Calls cb(ud, href, len) for each HTML <a href> and <area href> in document order (contents of
+ * <template> excluded), skipping links whose rel has a "nofollow" token when SKIP_NOFOLLOW, and
+ * stopping after MAX calls (0 = none, SIZE_MAX = all) or as soon as cb returns non-zero.
+ * One call per source tag: the copies of an open <a> that the tree builder clones into later
+ * elements (misnested markup) are skipped. Returns the number of calls made. HREF is the raw
+ * attribute value (entities decoded, not resolved, not trimmed, possibly empty), NUL-terminated
+ * and borrowed for the call only. */
+typedef int (*rc_html_link_cb)(void *ud, const char *href, size_t len);
+size_t rc_html_links(rc_html *doc, int skip_nofollow, size_t max, rc_html_link_cb cb, void *ud);
+
+/* The URL of the first <meta http-equiv="refresh"> (content "5; url='...'" per the HTML spec's
+ * declarative refresh parsing, quotes stripped, trailing whitespace trimmed, not resolved); NULL
+ * when absent, unparsable or a refresh of the page itself. Borrowed. */
+const char *rc_html_meta_refresh(rc_html *doc);
+
+/* The gumbo tree, borrowed for the life of DOC, for extractors. Do not gumbo_destroy_output() it:
+ * it lives in the document's arena. */
+const struct GumboInternalOutput *rc_html_gumbo(const rc_html *doc);
+
+#endif

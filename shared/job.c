@@ -1,0 +1,251 @@
+/* job.c - see job.h. */
+#include "job.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "domain.h"
+#include "url.h"
+#include "util.h"
+
+static int fail(char *err, size_t cap, const char *field, const char *why)
+{
+    snprintf(err, cap, "%s: %s", field, why);
+    return -EINVAL;
+}
+
+static int id_ok(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n < 1 || n > max)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c <= 0x20 || c == 0x7f || c == ':' || c == '"' || c == '\\')
+            return 0;
+    }
+    return 1;
+}
+
+static void add_unique(char ***list, size_t *n, const char *s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*list)[i], s) == 0)
+            return;
+    *list = rc_xrealloc(*list, (*n + 1) * sizeof(char *));
+    (*list)[(*n)++] = rc_xstrdup(s);
+}
+
+static int get_int(json_t *root, const char *key, int64_t min, int64_t max, int64_t def, int64_t *out, char *err,
+                   size_t cap)
+{
+    json_t *v = json_object_get(root, key);
+    if (!v || json_is_null(v)) {
+        *out = def;
+        return 0;
+    }
+    if (!json_is_integer(v))
+        return fail(err, cap, key, "must be an integer");
+    int64_t x = json_integer_value(v);
+    if (x < min || x > max) {
+        char why[96];
+        snprintf(why, sizeof why, "must be between %lld and %lld", (long long)min, (long long)max);
+        return fail(err, cap, key, why);
+    }
+    *out = x;
+    return 0;
+}
+
+static int get_str(json_t *root, const char *key, size_t max, char **out, char *err, size_t cap)
+{
+    json_t *v = json_object_get(root, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_string(v))
+        return fail(err, cap, key, "must be a string");
+    if (json_string_length(v) > max)
+        return fail(err, cap, key, "too long");
+    *out = rc_xstrdup(json_string_value(v));
+    return 0;
+}
+
+static int add_seed(rc_job *j, const char *url, char *err, size_t cap)
+{
+    char *norm = NULL;
+    int r = rc_url_normalize(url, &norm);
+    if (r < 0) {
+        char why[160];
+        snprintf(why, sizeof why, "%s: %s", url, rc_url_strerror(r));
+        return fail(err, cap, "url", why);
+    }
+    add_unique(&j->seeds, &j->n_seeds, norm);
+    free(norm);
+    return 0;
+}
+
+int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t cap)
+{
+    json_error_t jerr;
+    rc_job j;
+    memset(&j, 0, sizeof j);
+    int r = -EINVAL;
+    json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        snprintf(err, cap, "not valid JSON: %s at line %d column %d", jerr.text, jerr.line, jerr.column);
+        return -EINVAL;
+    }
+    if (!json_is_object(root)) {
+        r = fail(err, cap, "request", "must be a JSON object");
+        goto fail;
+    }
+    json_t *v = json_object_get(root, "crawlid");
+    if (!json_is_string(v) || !id_ok(json_string_value(v), RC_JOB_ID_MAX)) {
+        r = fail(err, cap, "crawlid", "required: 1-40 printable characters without spaces, ':' or quotes");
+        goto fail;
+    }
+    j.crawlid = rc_xstrdup(json_string_value(v));
+    if ((r = get_str(root, "appid", 40, &j.appid, err, cap)) < 0 ||
+        (r = get_str(root, "spiderid", 40, &j.spiderid, err, cap)) < 0 ||
+        (r = get_str(root, "useragent", 512, &j.useragent, err, cap)) < 0 ||
+        (r = get_str(root, "cookie", 8192, &j.cookie, err, cap)) < 0)
+        goto fail;
+    if (!j.appid)
+        j.appid = rc_xstrdup("redcrawl");
+    if (!j.spiderid)
+        j.spiderid = rc_xstrdup("link");
+
+    v = json_object_get(root, "url");
+    if (v && !json_is_string(v)) {
+        r = fail(err, cap, "url", "must be a string");
+        goto fail;
+    }
+    if (v && (r = add_seed(&j, json_string_value(v), err, cap)) < 0)
+        goto fail;
+    json_t *urls = json_object_get(root, "urls");
+    if (urls) {
+        size_t i;
+        json_t *u;
+        if (!json_is_array(urls) || json_array_size(urls) > RC_JOB_MAX_SEEDS) {
+            r = fail(err, cap, "urls", "must be an array of at most 1000 URL strings");
+            goto fail;
+        }
+        json_array_foreach(urls, i, u) {
+            if (!json_is_string(u)) {
+                r = fail(err, cap, "urls", "must contain only strings");
+                goto fail;
+            }
+            if ((r = add_seed(&j, json_string_value(u), err, cap)) < 0)
+                goto fail;
+        }
+    }
+    if (j.n_seeds == 0) {
+        r = fail(err, cap, "url", "required: at least one http(s) URL");
+        goto fail;
+    }
+
+    int64_t x;
+    if ((r = get_int(root, "maxdepth", -1, 1000, 0, &x, err, cap)) < 0)
+        goto fail;
+    j.maxdepth = (int)x;
+    if ((r = get_int(root, "priority", 0, 1000, 50, &x, err, cap)) < 0)
+        goto fail;
+    j.priority = (int)x;
+    if ((r = get_int(root, "max_pages", 0, INT64_C(1) << 50, 0, &j.max_pages, err, cap)) < 0 ||
+        (r = get_int(root, "expires", 0, INT64_C(1) << 40, 0, &j.expires, err, cap)) < 0)
+        goto fail;
+
+    json_t *ad = json_object_get(root, "allowed_domains");
+    if (ad && !json_is_null(ad)) {
+        size_t i;
+        json_t *d;
+        if (!json_is_array(ad) || json_array_size(ad) > RC_JOB_MAX_DOMAINS) {
+            r = fail(err, cap, "allowed_domains", "must be an array of at most 1000 domain names");
+            goto fail;
+        }
+        json_array_foreach(ad, i, d) {
+            const char *s = json_string_value(d);
+            if (!s || !*s || strlen(s) > 253 || strchr(s, '/') || strchr(s, ' ')) {
+                r = fail(err, cap, "allowed_domains", "must contain only domain names");
+                goto fail;
+            }
+            char *low = rc_xstrdup(s);
+            rc_ascii_lower(low, strlen(low));
+            add_unique(&j.scope, &j.n_scope, low);
+            free(low);
+        }
+    }
+    if (j.n_scope == 0) {
+        /* Default scope: the registrable domains of every seed. */
+        for (size_t i = 0; i < j.n_seeds; i++) {
+            char host[256], reg[256];
+            if (rc_url_host(j.seeds[i], host, sizeof host) == 0 &&
+                rc_domain_registrable(host, reg, sizeof reg) == 0)
+                add_unique(&j.scope, &j.n_scope, reg);
+        }
+    }
+    json_decref(root);
+    *ret = j;
+    return 0;
+fail:
+    json_decref(root);
+    rc_job_release(&j);
+    return r;
+}
+
+static json_t *str_array(char **list, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(list[i]));
+    return a;
+}
+
+char *rc_job_encode(const rc_job *j)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "crawlid", json_string(j->crawlid));
+    json_object_set_new(o, "appid", json_string(j->appid));
+    json_object_set_new(o, "spiderid", json_string(j->spiderid));
+    json_object_set_new(o, "urls", str_array(j->seeds, j->n_seeds));
+    json_object_set_new(o, "allowed_domains", str_array(j->scope, j->n_scope));
+    json_object_set_new(o, "maxdepth", json_integer(j->maxdepth));
+    json_object_set_new(o, "priority", json_integer(j->priority));
+    json_object_set_new(o, "max_pages", json_integer(j->max_pages));
+    json_object_set_new(o, "expires", json_integer(j->expires));
+    if (j->useragent)
+        json_object_set_new(o, "useragent", json_string(j->useragent));
+    if (j->cookie)
+        json_object_set_new(o, "cookie", json_string(j->cookie));
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!s)
+        abort();
+    return s;
+}
+
+static void free_list(char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+void rc_job_release(rc_job *j)
+{
+    free(j->crawlid);
+    free(j->appid);
+    free(j->spiderid);
+    free_list(j->seeds, j->n_seeds);
+    free_list(j->scope, j->n_scope);
+    free(j->useragent);
+    free(j->cookie);
+    memset(j, 0, sizeof *j);
+}
+
+int rc_job_in_scope(const rc_job *j, const char *host)
+{
+    return rc_domain_in_scope(host, (const char *const *)j->scope, j->n_scope);
+}

@@ -1,0 +1,38 @@
+/* job.h - a crawl job: what was asked (seeds, scope, depth, limits). Stored in Redis as the
+ * canonical JSON "spec" field of job:{crawlid}; workers and the scheduler parse it from there. */
+#ifndef RC_JOB_H
+#define RC_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RC_JOB_MAX_SEEDS 1000
+#define RC_JOB_MAX_DOMAINS 1000
+#define RC_JOB_ID_MAX 40
+
+typedef struct rc_job {
+    char *crawlid;
+    char *appid;
+    char *spiderid;
+    char **seeds; /* normalised URLs */
+    size_t n_seeds;
+    char **scope; /* registrable domains links may stay in (from allowed_domains, else the seeds) */
+    size_t n_scope;
+    int maxdepth;      /* links deeper than this are not followed; -1 = unlimited */
+    int priority;      /* 0..1000 */
+    int64_t max_pages; /* 0 = unlimited */
+    int64_t expires;   /* unix seconds, 0 = never */
+    char *useragent;   /* NULL = the worker's */
+    char *cookie;      /* NULL = none */
+} rc_job;
+
+/* Parses and validates a job spec (JSON object). On failure returns -EINVAL and writes a message
+ * naming the field into err; *ret is untouched. "url" (string) or "urls" (array) give the seeds. */
+int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t errcap);
+/* The canonical spec JSON (scope computed); malloc'd. */
+char *rc_job_encode(const rc_job *job);
+void rc_job_release(rc_job *job);
+/* True when host (lower-case) is inside the job's scope. */
+int rc_job_in_scope(const rc_job *job, const char *host);
+
+#endif

@@ -1,0 +1,63 @@
+-- common.lua: prepended to every script at build time (Redis 7.0 scripts cannot share code).
+-- Every script takes ARGV[1] = key prefix (e.g. "rc:") and ARGV[2] = now in ms.
+local P = ARGV[1]
+local NOW = tonumber(ARGV[2])
+local function K(...)
+  return P .. table.concat({...}, ':')
+end
+
+-- Frontier order: higher priority first, FIFO within a priority (a global sequence number).
+local SEQ_SCALE = 1099511627776 -- 2^40: 1000 priorities x 2^40 stays inside a double's 53 bits
+local function seed_score(priority)
+  local p = tonumber(priority) or 0
+  if p < 0 then p = 0 elseif p > 1000 then p = 1000 end
+  return (1000 - p) * SEQ_SCALE + redis.call('INCR', K('seq'))
+end
+
+-- The job's pending counter: +1 when a URL enters the frontier, -1 when it is done for good.
+-- A running job whose counter reaches 0 is finished: nothing queued, nothing in flight.
+local function job_pending(crawlid, delta)
+  local jk = K('job', crawlid)
+  local left = redis.call('HINCRBY', jk, 'pending', delta)
+  if delta < 0 and left <= 0 and redis.call('HGET', jk, 'state') == 'running' then
+    redis.call('HSET', jk, 'state', 'done', 'finished_ms', NOW)
+  end
+  return left
+end
+
+-- Bloom check-and-set: ARGV[i..i+2k-1] hold k (shard, bit) pairs computed by the client
+-- (xxh3 double hashing). SETBIT returns the old bit, so one call both checks and sets.
+-- New when any bit was clear.
+local function bloom_add(crawlid, i, k)
+  local new = false
+  for j = 0, k - 1 do
+    local key = K('bloom', crawlid, ARGV[i + 2 * j])
+    if redis.call('SETBIT', key, ARGV[i + 2 * j + 1], 1) == 0 then
+      new = true
+    end
+  end
+  return new
+end
+
+-- A URL whose fetch was lost (lease expired, worker died) goes back to the frontier with one
+-- more attempt, or to `failed` when it has used them all. Returns 1 when requeued.
+local function requeue_or_fail(member, max_attempts, reason)
+  local rec = cjson.decode(member)
+  rec.attempt = (tonumber(rec.attempt) or 0) + 1
+  if rec.attempt >= max_attempts then
+    redis.call('ZADD', K('failed'), NOW,
+      cjson.encode({url = rec.url, crawlid = rec.crawlid, reason = reason, attempts = rec.attempt}))
+    local jk = K('job', rec.crawlid)
+    redis.call('HINCRBY', jk, 'failed', 1)
+    job_pending(rec.crawlid, -1)
+    return 0
+  end
+  redis.call('ZADD', K('seeds'), seed_score(rec.priority), cjson.encode(rec))
+  return 1
+end
+
+-- Lease members are "host<TAB>record".
+local function split_lease(lm)
+  local tab = string.find(lm, '\t', 1, true)
+  return string.sub(lm, 1, tab - 1), string.sub(lm, tab + 1)
+end

@@ -1,0 +1,57 @@
+-- complete: one call per fetched page. Acks the lease, schedules the domain's next fetch,
+-- pushes the page's new links through the bloom into the frontier and updates the job.
+-- ARGV: prefix, now, worker, lease member, host, next_ms, outcome (done|retry|fail), reason,
+--       k, n, then n x (link record, k x (shard, bit)).
+-- Returns {1, links added, pending} or {-1} when the lease was lost (reaped): then nothing
+-- changes and the caller drops its result, the URL having gone back to the frontier.
+local w, lm, host, next_ms = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local outcome, reason = ARGV[7], ARGV[8]
+local k, n = tonumber(ARGV[9]), tonumber(ARGV[10])
+if redis.call('ZREM', K('lease', w), lm) == 0 then
+  return {-1, 0, 0}
+end
+redis.call('SREM', K('busy', w), host)
+local _, member = split_lease(lm)
+local rec = cjson.decode(member)
+local crawlid = rec.crawlid
+local jk = K('job', crawlid)
+if outcome == 'retry' then
+  rec.attempt = (tonumber(rec.attempt) or 0) + 1
+  redis.call('ZADD', K('q', w, host), seed_score(rec.priority), cjson.encode(rec))
+  redis.call('HINCRBY', K('worker', w), 'queued', 1)
+  redis.call('HINCRBY', jk, 'retries', 1)
+end
+-- The domain keeps its next allowed time even with an empty queue; take drops it once due.
+redis.call('ZADD', K('ready', w), next_ms, host)
+local added = 0
+if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
+  local i = 11
+  for _ = 1, n do
+    if bloom_add(crawlid, i + 1, k) then
+      redis.call('ZADD', K('seeds'), seed_score(rec.priority), ARGV[i])
+      added = added + 1
+    end
+    i = i + 1 + 2 * k
+  end
+  -- Count the new links before the page itself leaves, so pending never touches 0 early.
+  if added > 0 then
+    redis.call('HINCRBY', jk, 'pending', added)
+  end
+end
+local minute = math.floor(NOW / 60000)
+redis.call('HINCRBY', K('wstat', w), minute, 1)
+redis.call('HDEL', K('wstat', w), minute - 60)
+local left
+if outcome == 'retry' then
+  left = tonumber(redis.call('HGET', jk, 'pending'))
+else
+  redis.call('HINCRBY', jk, 'fetched', 1)
+  if outcome == 'fail' then
+    redis.call('HINCRBY', jk, 'errors', 1)
+    redis.call('HINCRBY', jk, 'failed', 1)
+    redis.call('ZADD', K('failed'), NOW,
+      cjson.encode({url = rec.url, crawlid = crawlid, reason = reason, attempts = (tonumber(rec.attempt) or 0) + 1}))
+  end
+  left = job_pending(crawlid, -1)
+end
+return {1, added, left}

@@ -1,0 +1,36 @@
+-- submit: create (or extend) a job and put its seeds in the frontier, through the bloom.
+-- ARGV: prefix, now, crawlid, spec, max_pages, bloom params ("m:k:shards:shard_bits"), k, n,
+--       then n x (record, k x (shard, bit)).
+-- Idempotent: a redelivered request finds its seeds in the bloom and adds nothing.
+local crawlid, spec, max_pages, bloom = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local k, n = tonumber(ARGV[7]), tonumber(ARGV[8])
+local jk = K('job', crawlid)
+local state = redis.call('HGET', jk, 'state')
+if state == 'stopped' or state == 'expired' then
+  return {-1, state}
+end
+if not state then
+  redis.call('HSET', jk, 'spec', spec, 'state', 'running', 'created_ms', NOW, 'max_pages', max_pages, 'bloom', bloom,
+    'pending', 0, 'started', 0, 'fetched', 0, 'errors', 0, 'failed', 0, 'dropped', 0, 'retries', 0)
+  redis.call('SADD', K('jobs'), crawlid)
+end
+local added = 0
+local i = 9
+for _ = 1, n do
+  local member = ARGV[i]
+  if bloom_add(crawlid, i + 1, k) then
+    local rec = cjson.decode(member)
+    redis.call('ZADD', K('seeds'), seed_score(rec.priority), member)
+    added = added + 1
+  end
+  i = i + 1 + 2 * k
+end
+if added > 0 then
+  redis.call('HINCRBY', jk, 'pending', added)
+  redis.call('HSET', jk, 'state', 'running')
+end
+local pending = tonumber(redis.call('HGET', jk, 'pending'))
+if pending <= 0 and redis.call('HGET', jk, 'state') == 'running' then
+  redis.call('HSET', jk, 'state', 'done', 'finished_ms', NOW)
+end
+return {added, pending}

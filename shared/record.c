@@ -1,0 +1,67 @@
+/* record.c - see record.h. */
+#include "record.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+int rc_record_parse(const char *json, size_t len, rc_record *ret)
+{
+    if (len > RC_RECORD_MAX)
+        return -EINVAL;
+    json_t *root = json_loadb(json, len, 0, NULL);
+    if (!root)
+        return -EINVAL;
+    int r = -EINVAL;
+    const char *url = json_string_value(json_object_get(root, "url"));
+    const char *crawlid = json_string_value(json_object_get(root, "crawlid"));
+    json_t *depth = json_object_get(root, "depth");
+    if (!url || !crawlid || !json_is_integer(depth))
+        goto out;
+    ret->url = rc_xstrdup(url);
+    ret->crawlid = rc_xstrdup(crawlid);
+    ret->depth = (int)json_integer_value(depth);
+    ret->priority = (int)json_integer_value(json_object_get(root, "priority"));
+    ret->attempt = (int)json_integer_value(json_object_get(root, "attempt"));
+    r = 0;
+out:
+    json_decref(root);
+    return r;
+}
+
+char *rc_record_encode(const rc_record *r)
+{
+    /* json_pack steals nothing here: "s" copies strings. */
+    json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i}", "url", r->url, "crawlid", r->crawlid, "depth", r->depth,
+                          "priority", r->priority, "attempt", r->attempt);
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!s)
+        abort(); /* only fails on OOM */
+    return s;
+}
+
+void rc_record_release(rc_record *r)
+{
+    free(r->url);
+    free(r->crawlid);
+    r->url = r->crawlid = NULL;
+}
+
+void rc_record_doc_id(const char *crawlid, const char *url, char out[33])
+{
+    XXH3_state_t st;
+    XXH3_128bits_reset(&st);
+    XXH3_128bits_update(&st, crawlid, strlen(crawlid));
+    XXH3_128bits_update(&st, "\n", 1);
+    XXH3_128bits_update(&st, url, strlen(url));
+    XXH128_hash_t h = XXH3_128bits_digest(&st);
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
+}

@@ -1,0 +1,28 @@
+/* record.h - the frontier record: one URL to fetch, as it sits in Redis (seeds, q:*, lease:*).
+ * Compact JSON so that redis-cli shows it readably and the Lua scripts can cjson.decode it. */
+#ifndef RC_RECORD_H
+#define RC_RECORD_H
+
+#include <stddef.h>
+
+#define RC_RECORD_MAX 8192 /* bytes of JSON; a URL is at most RC_URL_MAX */
+
+typedef struct rc_record {
+    char *url;     /* normalised absolute URL */
+    char *crawlid; /* job id */
+    int depth;     /* 0 for a seed */
+    int priority;  /* 0..1000, higher first */
+    int attempt;   /* fetch attempts already made */
+} rc_record;
+
+/* Parses a record; on success fills *ret with malloc'd strings (rc_record_release them).
+ * -EINVAL when it is not a record. */
+int rc_record_parse(const char *json, size_t len, rc_record *ret);
+/* Encodes as compact JSON; malloc'd. */
+char *rc_record_encode(const rc_record *r);
+void rc_record_release(rc_record *r);
+/* The deterministic document id of (crawlid, url): 32 hex digits of XXH3-128, so a page that
+ * is stored twice (redelivery) lands on the same _id. */
+void rc_record_doc_id(const char *crawlid, const char *url, char out[33]);
+
+#endif

@@ -1,0 +1,239 @@
+/* redis.c - see redis.h. */
+#include "redis.h"
+
+#include <errno.h>
+#include <hiredis/hiredis.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+struct rc_redis {
+    redisContext *c;
+    char *url;
+    char *prefix;
+    rc_redis_addr addr;
+    char sha[RC_LUA_COUNT][41];
+};
+
+int rc_redis_parse_url(const char *url, rc_redis_addr *ret, char *err, size_t cap)
+{
+    rc_redis_addr a;
+    memset(&a, 0, sizeof a);
+    a.port = 6379;
+    if (strncmp(url, "unix://", 7) == 0 || strncmp(url, "unix:", 5) == 0) {
+        const char *p = url + (strncmp(url, "unix://", 7) == 0 ? 7 : 5);
+        if (*p != '/' || strlen(p) >= sizeof a.path) {
+            snprintf(err, cap, "redis URL %s: want unix:///absolute/path.sock", url);
+            return -EINVAL;
+        }
+        snprintf(a.path, sizeof a.path, "%s", p);
+        *ret = a;
+        return 0;
+    }
+    if (strncmp(url, "redis://", 8) != 0) {
+        snprintf(err, cap, "redis URL %s: want redis://HOST:PORT[/DB] or unix:///PATH", url);
+        return -EINVAL;
+    }
+    const char *h = url + 8;
+    const char *at = strchr(h, '@'); /* credentials are not supported yet: refuse rather than ignore */
+    if (at) {
+        snprintf(err, cap, "redis URL %s: passwords are not supported yet", url);
+        return -EINVAL;
+    }
+    size_t hl = strcspn(h, ":/");
+    if (hl == 0 || hl >= sizeof a.host) {
+        snprintf(err, cap, "redis URL %s: missing host", url);
+        return -EINVAL;
+    }
+    memcpy(a.host, h, hl);
+    const char *p = h + hl;
+    if (*p == ':') {
+        char num[16];
+        size_t pl = strcspn(p + 1, "/");
+        int64_t port;
+        if (pl == 0 || pl >= sizeof num) {
+            snprintf(err, cap, "redis URL %s: bad port", url);
+            return -EINVAL;
+        }
+        memcpy(num, p + 1, pl);
+        num[pl] = '\0';
+        if (rc_parse_i64(num, 1, 65535, &port) < 0) {
+            snprintf(err, cap, "redis URL %s: bad port", url);
+            return -EINVAL;
+        }
+        a.port = (int)port;
+        p += 1 + pl;
+    }
+    if (*p == '/' && p[1]) {
+        int64_t db;
+        if (rc_parse_i64(p + 1, 0, 15, &db) < 0) {
+            snprintf(err, cap, "redis URL %s: bad database number", url);
+            return -EINVAL;
+        }
+        a.db = (int)db;
+    }
+    *ret = a;
+    return 0;
+}
+
+static int do_connect(rc_redis *r, char *err, size_t cap)
+{
+    struct timeval tv = {5, 0};
+    if (r->c)
+        redisFree(r->c);
+    r->c = r->addr.path[0] ? redisConnectUnixWithTimeout(r->addr.path, tv)
+                           : redisConnectWithTimeout(r->addr.host, r->addr.port, tv);
+    if (!r->c || r->c->err) {
+        snprintf(err, cap, "cannot connect to Redis at %s: %s (is redis-server running? see scripts/services.sh)",
+                 r->url, r->c ? r->c->errstr : "out of memory");
+        return -ECONNREFUSED;
+    }
+    redisSetTimeout(r->c, tv);
+    if (r->addr.db) {
+        redisReply *rep = redisCommand(r->c, "SELECT %d", r->addr.db);
+        int bad = !rep || rep->type == REDIS_REPLY_ERROR;
+        if (rep)
+            freeReplyObject(rep);
+        if (bad) {
+            snprintf(err, cap, "Redis at %s: SELECT %d failed", r->url, r->addr.db);
+            return -EIO;
+        }
+    }
+    for (int i = 0; i < RC_LUA_COUNT; i++) {
+        redisReply *rep = redisCommand(r->c, "SCRIPT LOAD %s", rc_lua_scripts[i].source);
+        if (!rep || rep->type != REDIS_REPLY_STRING || rep->len != 40) {
+            snprintf(err, cap, "Redis at %s: loading script %s failed: %s", r->url, rc_lua_scripts[i].name,
+                     rep && rep->type == REDIS_REPLY_ERROR ? rep->str : "no reply");
+            if (rep)
+                freeReplyObject(rep);
+            return -EIO;
+        }
+        memcpy(r->sha[i], rep->str, 41);
+        freeReplyObject(rep);
+    }
+    return 0;
+}
+
+rc_redis *rc_redis_new(const char *url, const char *prefix, char *err, size_t cap)
+{
+    rc_redis *r = rc_xcalloc(1, sizeof *r);
+    r->url = rc_xstrdup(url);
+    r->prefix = rc_xstrdup(prefix ? prefix : RC_DEFAULT_PREFIX);
+    if (rc_redis_parse_url(url, &r->addr, err, cap) < 0 || do_connect(r, err, cap) < 0) {
+        rc_redis_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void rc_redis_free(rc_redis *r)
+{
+    if (!r)
+        return;
+    if (r->c)
+        redisFree(r->c);
+    free(r->url);
+    free(r->prefix);
+    free(r);
+}
+
+const char *rc_redis_prefix(const rc_redis *r)
+{
+    return r->prefix;
+}
+
+const char *rc_redis_url(const rc_redis *r)
+{
+    return r->url;
+}
+
+const char *rc_redis_sha(const rc_redis *r, rc_lua_id id)
+{
+    return r->sha[id];
+}
+
+static int reconnect(rc_redis *r)
+{
+    char err[256];
+    return do_connect(r, err, sizeof err);
+}
+
+redisReply *rc_redis_cmdv(rc_redis *r, const rc_argv *a)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        redisReply *rep = redisCommandArgv(r->c, a->n, (const char **)a->v, a->len);
+        if (rep)
+            return rep;
+        if (reconnect(r) < 0)
+            return NULL;
+    }
+    return NULL;
+}
+
+redisReply *rc_redis_cmd(rc_redis *r, const char *fmt, ...)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        va_list ap;
+        va_start(ap, fmt);
+        redisReply *rep = redisvCommand(r->c, fmt, ap);
+        va_end(ap);
+        if (rep)
+            return rep;
+        if (reconnect(r) < 0)
+            return NULL;
+    }
+    return NULL;
+}
+
+redisReply *rc_redis_eval(rc_redis *r, rc_lua_id id, uint64_t now_ms, const rc_argv *args)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, "EVALSHA");
+    rc_argv_add(&a, r->sha[id]);
+    rc_argv_add(&a, "0");
+    rc_argv_add(&a, r->prefix);
+    rc_argv_addu(&a, now_ms);
+    for (int i = 0; i < args->n; i++)
+        rc_argv_addn(&a, args->v[i], args->len[i]);
+    redisReply *rep = rc_redis_cmdv(r, &a);
+    /* NOSCRIPT: Redis restarted without our scripts; reload them (reconnect does) and retry. */
+    if (rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0) {
+        freeReplyObject(rep);
+        rep = reconnect(r) == 0 ? rc_redis_cmdv(r, &a) : NULL;
+    }
+    rc_argv_release(&a);
+    return rep;
+}
+
+const char *rc_redis_key(const rc_redis *r, char *buf, size_t cap, const char *fmt, ...)
+{
+    int n = snprintf(buf, cap, "%s", r->prefix);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < cap)
+        vsnprintf(buf + n, cap - (size_t)n, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+int64_t rc_reply_int(const redisReply *rep, int64_t def)
+{
+    if (!rep)
+        return def;
+    if (rep->type == REDIS_REPLY_INTEGER)
+        return rep->integer;
+    if (rep->type == REDIS_REPLY_STRING) {
+        int64_t v;
+        if (rc_parse_i64(rep->str, INT64_MIN, INT64_MAX, &v) == 0)
+            return v;
+        char *end;
+        double d = strtod(rep->str, &end);
+        if (*end == '\0')
+            return (int64_t)d;
+    }
+    return def;
+}

@@ -1,0 +1,52 @@
+/* redis.h - the synchronous Redis client used by the scheduler and the command line:
+ * connects by URL, loads the Lua scripts and runs them by SHA (reloading after a Redis restart).
+ * The worker uses hiredis' async API on its libev loop instead (worker/frontier.c). */
+#ifndef RC_REDIS_H
+#define RC_REDIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "argv.h"
+#include "scripts.h"
+
+struct redisContext;
+struct redisReply;
+
+#define RC_DEFAULT_PREFIX "rc:"
+
+/* A parsed Redis address: redis://HOST:PORT[/DB] or unix:///PATH (unix:PATH) */
+typedef struct rc_redis_addr {
+    char host[256];
+    int port;
+    char path[512];
+    int db;
+} rc_redis_addr;
+
+/* -EINVAL with a message in err when the URL is not one of the forms above. */
+int rc_redis_parse_url(const char *url, rc_redis_addr *ret, char *err, size_t errcap);
+
+typedef struct rc_redis rc_redis;
+
+/* Connects and loads every script. NULL with a message in err on failure. */
+rc_redis *rc_redis_new(const char *url, const char *prefix, char *err, size_t errcap);
+void rc_redis_free(rc_redis *r);
+const char *rc_redis_prefix(const rc_redis *r);
+const char *rc_redis_url(const rc_redis *r);
+/* The SHA1 of a loaded script (hex, 40 chars). */
+const char *rc_redis_sha(const rc_redis *r, rc_lua_id id);
+
+/* Runs a command; returns the reply (freeReplyObject it) or NULL on a connection error, after
+ * one reconnect attempt. Error replies are returned as replies. */
+struct redisReply *rc_redis_cmd(rc_redis *r, const char *fmt, ...);
+struct redisReply *rc_redis_cmdv(rc_redis *r, const rc_argv *args);
+/* Runs script id with ARGV = prefix, now_ms, then args. NULL on connection error. */
+struct redisReply *rc_redis_eval(rc_redis *r, rc_lua_id id, uint64_t now_ms, const rc_argv *args);
+/* Formats a key under the prefix into buf: rc_redis_key(r, buf, cap, "job:%s", id). */
+const char *rc_redis_key(const rc_redis *r, char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Reply helpers: integer value of an integer or numeric string reply, else def. */
+int64_t rc_reply_int(const struct redisReply *rep, int64_t def);
+
+#endif

@@ -1,0 +1,20 @@
+/* seen.h - the worker-local seen-cache in front of the Redis bloom: a bounded set of 64-bit
+ * URL hashes. A hit means this worker already sent the URL through the bloom, so the link
+ * costs no Redis work. When full it starts over (a miss only costs a bloom check). */
+#ifndef RC_SEEN_H
+#define RC_SEEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rc_seen rc_seen;
+
+/* max_entries is rounded up to a power of two; the table holds at most 3/4 of its slots. */
+rc_seen *rc_seen_new(size_t max_entries);
+void rc_seen_free(rc_seen *s);
+int rc_seen_has(const rc_seen *s, uint64_t h);
+void rc_seen_add(rc_seen *s, uint64_t h);
+size_t rc_seen_count(const rc_seen *s);
+uint64_t rc_seen_resets(const rc_seen *s);
+
+#endif

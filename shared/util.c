@@ -1,0 +1,197 @@
+/* util.c - see util.h. */
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void oom(size_t n)
+{
+    fprintf(stderr, "redcrawl: out of memory allocating %zu bytes\n", n);
+    abort();
+}
+
+void *rc_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom(n);
+    return p;
+}
+
+void *rc_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom(n * size);
+    return p;
+}
+
+void *rc_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom(n);
+    return q;
+}
+
+char *rc_xstrdup(const char *s)
+{
+    return rc_xstrndup(s, strlen(s));
+}
+
+char *rc_xstrndup(const char *s, size_t n)
+{
+    char *p = rc_xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *rc_xasprintf(const char *fmt, ...)
+{
+    rc_buf b;
+    va_list ap;
+    rc_buf_init(&b);
+    char probe[1];
+    va_start(ap, fmt);
+    int n = vsnprintf(probe, sizeof probe, fmt, ap); /* measures; a NULL buffer upsets -Wformat-truncation */
+    va_end(ap);
+    if (n < 0)
+        return rc_xstrdup("");
+    b.ptr = rc_xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(b.ptr, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return b.ptr;
+}
+
+void rc_buf_init(rc_buf *b)
+{
+    b->ptr = NULL;
+    b->len = 0;
+    b->cap = 0;
+}
+
+void rc_buf_release(rc_buf *b)
+{
+    free(b->ptr);
+    rc_buf_init(b);
+}
+
+void rc_buf_reset(rc_buf *b)
+{
+    b->len = 0;
+    if (b->ptr)
+        b->ptr[0] = '\0';
+}
+
+static void buf_reserve(rc_buf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    b->ptr = rc_xrealloc(b->ptr, cap);
+    b->cap = cap;
+}
+
+void rc_buf_append(rc_buf *b, const void *data, size_t n)
+{
+    buf_reserve(b, n);
+    if (n)
+        memcpy(b->ptr + b->len, data, n);
+    b->len += n;
+    b->ptr[b->len] = '\0';
+}
+
+void rc_buf_puts(rc_buf *b, const char *s)
+{
+    rc_buf_append(b, s, strlen(s));
+}
+
+void rc_buf_printf(rc_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    char probe[1];
+    va_start(ap, fmt);
+    int n = vsnprintf(probe, sizeof probe, fmt, ap);
+    va_end(ap);
+    if (n <= 0)
+        return;
+    buf_reserve(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+char *rc_buf_steal(rc_buf *b)
+{
+    char *p = b->ptr ? b->ptr : rc_xstrdup("");
+    rc_buf_init(b);
+    return p;
+}
+
+uint64_t rc_now_ms(void)
+{
+    return rc_now_us() / 1000;
+}
+
+uint64_t rc_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t rc_mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int rc_parse_i64(const char *s, int64_t min, int64_t max, int64_t *ret)
+{
+    char *end;
+    if (!s || !*s)
+        return -EINVAL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno == ERANGE)
+        return -ERANGE;
+    if (*end != '\0')
+        return -EINVAL;
+    if (v < min || v > max)
+        return -ERANGE;
+    *ret = v;
+    return 0;
+}
+
+int rc_parse_double(const char *s, double min, double max, double *ret)
+{
+    char *end;
+    if (!s || !*s)
+        return -EINVAL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno == ERANGE)
+        return -ERANGE;
+    if (*end != '\0' || v != v)
+        return -EINVAL;
+    if (v < min || v > max)
+        return -ERANGE;
+    *ret = v;
+    return 0;
+}
+
+void rc_ascii_lower(char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        s[i] = (char)tolower((unsigned char)s[i]);
+}

@@ -1,0 +1,49 @@
+/* util.h - allocation that aborts on OOM, growable buffers, clocks. */
+#ifndef RC_UTIL_H
+#define RC_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#define RC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define RC_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define RC_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Allocation never returns NULL: out of memory aborts with the size (redis zmalloc). */
+void *rc_xmalloc(size_t n);
+void *rc_xcalloc(size_t n, size_t size);
+void *rc_xrealloc(void *p, size_t n);
+char *rc_xstrdup(const char *s);
+char *rc_xstrndup(const char *s, size_t n);
+char *rc_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable byte buffer, always NUL-terminated once anything was appended. Embedded: init/release. */
+typedef struct rc_buf {
+    char *ptr;
+    size_t len;
+    size_t cap;
+} rc_buf;
+
+void rc_buf_init(rc_buf *b);
+void rc_buf_release(rc_buf *b);
+void rc_buf_reset(rc_buf *b);
+void rc_buf_append(rc_buf *b, const void *data, size_t n);
+void rc_buf_puts(rc_buf *b, const char *s);
+void rc_buf_printf(rc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hands the bytes to the caller (free() them) and leaves b empty. */
+char *rc_buf_steal(rc_buf *b);
+
+/* Wall clock in ms / µs since the epoch, and a monotonic clock in ms. */
+uint64_t rc_now_ms(void);
+uint64_t rc_now_us(void);
+uint64_t rc_mono_ms(void);
+
+/* Strict number parsing: the whole string must be a number in [min, max]. 0 or -EINVAL/-ERANGE. */
+int rc_parse_i64(const char *s, int64_t min, int64_t max, int64_t *ret);
+int rc_parse_double(const char *s, double min, double max, double *ret);
+
+/* Lower-case ASCII in place. */
+void rc_ascii_lower(char *s, size_t n);
+
+#endif

@@ -1,0 +1,98 @@
+/* test_config.c - the configuration table: defaults, environment, argv, errors naming keys. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "rc_test.h"
+
+typedef struct conf {
+    int64_t workers;
+    double delay;
+    char *redis;
+    rc_strlist connect_to;
+    int verbose;
+} conf;
+
+static const rc_conf_row rows[] = {
+    {"workers", RC_CONF_INT, offsetof(conf, workers), "2", 1, 64, NULL, "worker processes"},
+    {"delay", RC_CONF_DOUBLE, offsetof(conf, delay), "1.0", 0, 3600, "TEST_RC_DELAY", "seconds"},
+    {"redis", RC_CONF_STR, offsetof(conf, redis), NULL, 0, 0, "TEST_RC_REDIS", "url"},
+    {"connect-to", RC_CONF_LIST, offsetof(conf, connect_to), NULL, 0, 0, NULL, "mapping"},
+    {"verbose", RC_CONF_BOOL, offsetof(conf, verbose), "0", 0, 1, NULL, "chatty"},
+};
+#define NROWS (sizeof rows / sizeof rows[0])
+
+/* -Wwrite-strings makes literals const; argv wants mutable strings, as main's are. */
+static char *pool[64];
+static int pooled;
+
+static char **mkargv(const char *const *in, int n)
+{
+    char **out = calloc((size_t)n + 1, sizeof(char *));
+    for (int i = 0; i < n; i++)
+        out[i] = strdup(in[i]);
+    pool[pooled++] = (char *)out;
+    return out;
+}
+
+static void free_pool(void)
+{
+    for (int i = 0; i < pooled; i++) {
+        char **v = (char **)pool[i];
+        for (int j = 0; v[j]; j++)
+            free(v[j]);
+        free(v);
+    }
+}
+
+int main(void)
+{
+    conf c;
+    char err[256];
+    memset(&c, 0, sizeof c);
+    setenv("TEST_RC_DELAY", "0.25", 1);
+    setenv("TEST_RC_REDIS", "redis://127.0.0.1:1/", 1);
+    RC_CHECK_INT_EQ(rc_conf_init(rows, NROWS, &c, err, sizeof err), 0);
+    RC_CHECK_INT_EQ(c.workers, 2);
+    RC_CHECK(c.delay == 0.25);
+    RC_CHECK_STR_EQ(c.redis, "redis://127.0.0.1:1/");
+
+    const char *args[] = {"prog", "--workers", "4", "--delay=0.5", "--connect-to", "a:80:b:81", "--connect-to=::c:1",
+                          "--verbose", "http://x.test/"};
+    char **argv = mkargv(args, 9);
+    int optind = 0;
+    RC_CHECK_INT_EQ(rc_conf_argv(rows, NROWS, &c, 9, argv, &optind, err, sizeof err), 0);
+    RC_CHECK_INT_EQ(optind, 8);
+    RC_CHECK_INT_EQ(c.workers, 4);
+    RC_CHECK(c.delay == 0.5);
+    RC_CHECK_INT_EQ(c.connect_to.n, 2);
+    RC_CHECK_STR_EQ(c.connect_to.v[1], "::c:1");
+    RC_CHECK_INT_EQ(c.verbose, 1);
+
+    const char *bad1_[] = {"prog", "--workers", "0"};
+    char **bad1 = mkargv(bad1_, 3);
+    RC_CHECK_INT_EQ(rc_conf_argv(rows, NROWS, &c, 3, bad1, &optind, err, sizeof err), -22);
+    RC_CHECK(strstr(err, "--workers") != NULL);
+    const char *bad2_[] = {"prog", "--nope"};
+    char **bad2 = mkargv(bad2_, 2);
+    RC_CHECK_INT_EQ(rc_conf_argv(rows, NROWS, &c, 2, bad2, &optind, err, sizeof err), -2);
+    RC_CHECK(strstr(err, "--nope") != NULL);
+    const char *bad3_[] = {"prog", "--delay"};
+    char **bad3 = mkargv(bad3_, 2);
+    RC_CHECK_INT_EQ(rc_conf_argv(rows, NROWS, &c, 2, bad3, &optind, err, sizeof err), -22);
+    RC_CHECK(strstr(err, "needs a value") != NULL);
+    const char *bad4_[] = {"prog", "--delay", "fast"};
+    char **bad4 = mkargv(bad4_, 3);
+    RC_CHECK_INT_EQ(rc_conf_argv(rows, NROWS, &c, 3, bad4, &optind, err, sizeof err), -22);
+    setenv("TEST_RC_DELAY", "soon", 1);
+    conf d;
+    memset(&d, 0, sizeof d);
+    RC_CHECK_INT_EQ(rc_conf_init(rows, NROWS, &d, err, sizeof err), -22);
+    RC_CHECK(strstr(err, "TEST_RC_DELAY") != NULL);
+    rc_conf_release(rows, NROWS, &d);
+    rc_conf_release(rows, NROWS, &c);
+    RC_CHECK(c.redis == NULL && c.connect_to.n == 0);
+    free_pool();
+    return rc_test_done("test_config");
+}

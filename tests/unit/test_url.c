@@ -1,0 +1,292 @@
+/* test_url.c - table-driven tests for shared/url.c. Usage: test_url DATA_DIR, where DATA_DIR holds
+ * url_normalize.tsv (input, expected) and url_resolve.tsv (base, ref, expected).
+ *
+ * Fields are tab-separated; '#' starts a comment line. Expected is a URL, "ERR" (any error) or
+ * "ERR:<code>" (EINVAL, ESCHEME, ETOOLONG, EHOST). Escapes in fields: \t \n \r \\ \xHH, and
+ * \{N}c for the character c repeated N times (over-long URLs). */
+#include "rc_test.h"
+#include "url.h"
+#include "util.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FIELDS 3
+
+static const char *err_name(int err)
+{
+    switch (err) {
+    case RC_URL_EINVAL:
+        return "ERR:EINVAL";
+    case RC_URL_ESCHEME:
+        return "ERR:ESCHEME";
+    case RC_URL_ETOOLONG:
+        return "ERR:ETOOLONG";
+    case RC_URL_EHOST:
+        return "ERR:EHOST";
+    default:
+        return "ERR:?";
+    }
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes the escapes of one field into B. Returns -1 on a malformed escape. */
+static int unescape(const char *s, size_t n, rc_buf *b)
+{
+    rc_buf_reset(b);
+    rc_buf_append(b, "", 0);
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c != '\\') {
+            rc_buf_append(b, &c, 1);
+            continue;
+        }
+        if (++i == n)
+            return -1;
+        switch (s[i]) {
+        case 't': c = '\t'; break;
+        case 'n': c = '\n'; break;
+        case 'r': c = '\r'; break;
+        case '\\': c = '\\'; break;
+        case 'x':
+            if (i + 2 >= n || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
+                return -1;
+            c = (char)(hexval(s[i + 1]) << 4 | hexval(s[i + 2]));
+            i += 2;
+            break;
+        case '{': {
+            char *end;
+            long count = strtol(s + i + 1, &end, 10);
+            if (*end != '}' || count < 0 || (size_t)(end + 1 - s) >= n)
+                return -1;
+            i = (size_t)(end + 1 - s);
+            for (long k = 0; k < count; k++)
+                rc_buf_append(b, s + i, 1);
+            continue;
+        }
+        default:
+            return -1;
+        }
+        rc_buf_append(b, &c, 1);
+    }
+    return 0;
+}
+
+static bool expect_matches(const char *expected, int err, const char *got)
+{
+    if (err)
+        return strcmp(expected, "ERR") == 0 || strcmp(expected, err_name(err)) == 0;
+    return strcmp(expected, got) == 0;
+}
+
+/* The second application of normalisation must change nothing. */
+static void check_idempotent(const char *where, const char *url)
+{
+    char *again = NULL;
+    int err = rc_url_normalize(url, &again);
+    rc_test_checks++;
+    if (err || strcmp(again, url) != 0) {
+        rc_test_failures++;
+        fprintf(stderr, "%s: not idempotent: \"%s\" -> \"%s\"\n", where, url, err ? err_name(err) : again);
+    }
+    free(again);
+}
+
+/* Runs every case of one file; NF is 2 (normalize) or 3 (resolve). Returns the number of cases. */
+static int run_file(const char *dir, const char *name, int nf)
+{
+    char *path = rc_xasprintf("%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    rc_buf fields[MAX_FIELDS];
+    char *line = NULL;
+    size_t line_cap = 0;
+    int cases = 0, lineno = 0;
+    ssize_t len;
+
+    rc_test_checks++;
+    if (!f) {
+        rc_test_failures++;
+        fprintf(stderr, "%s: cannot open\n", path);
+        free(path);
+        return 0;
+    }
+    for (int i = 0; i < MAX_FIELDS; i++)
+        rc_buf_init(&fields[i]);
+    while ((len = getline(&line, &line_cap, f)) >= 0) {
+        lineno++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        if (len == 0 || line[0] == '#')
+            continue;
+        int k = 0;
+        const char *s = line;
+        bool bad = false;
+        for (; k < MAX_FIELDS; k++) {
+            const char *tab = strchr(s, '\t');
+            size_t n = tab ? (size_t)(tab - s) : strlen(s);
+            bad |= unescape(s, n, &fields[k]) < 0;
+            if (!tab) {
+                k++;
+                break;
+            }
+            s = tab + 1;
+        }
+        rc_test_checks++;
+        if (bad || k != nf) {
+            rc_test_failures++;
+            fprintf(stderr, "%s:%d: malformed line (%d fields)\n", path, lineno, k);
+            continue;
+        }
+        cases++;
+
+        const char *expected = fields[nf - 1].ptr;
+        char *got = NULL;
+        int err;
+        if (nf == 2) {
+            err = rc_url_normalize(fields[0].ptr, &got);
+        } else {
+            /* An exact-size copy without NUL, so ASan catches reads past ref_len. */
+            size_t rn = fields[1].len;
+            char *ref = rc_xmalloc(rn);
+            memcpy(ref, fields[1].ptr, rn);
+            err = rc_url_resolve(fields[0].ptr, ref, rn, &got);
+            free(ref);
+        }
+        rc_test_checks++;
+        if (!expect_matches(expected, err, got)) {
+            rc_test_failures++;
+            if (nf == 2)
+                fprintf(stderr, "%s:%d: normalize(\"%s\")\n    got:      %s\n    expected: %s\n", path, lineno,
+                        fields[0].ptr, err ? err_name(err) : got, expected);
+            else
+                fprintf(stderr, "%s:%d: resolve(\"%s\", \"%s\")\n    got:      %s\n    expected: %s\n", path,
+                        lineno, fields[0].ptr, fields[1].ptr, err ? err_name(err) : got, expected);
+        }
+        rc_test_checks++;
+        if (err && got) {
+            rc_test_failures++;
+            fprintf(stderr, "%s:%d: output written on error\n", path, lineno);
+        }
+        if (!err) {
+            char where[64];
+            snprintf(where, sizeof where, "%s:%d", name, lineno);
+            check_idempotent(where, got);
+        }
+        free(got);
+    }
+    free(line);
+    fclose(f);
+    for (int i = 0; i < MAX_FIELDS; i++)
+        rc_buf_release(&fields[i]);
+    free(path);
+    return cases;
+}
+
+static void test_host_functions(void)
+{
+    static const struct {
+        const char *url, *key, *host;
+    } cases[] = {
+        {"http://example.com/", "example.com", "example.com"},
+        {"https://Example.COM/a?b", "example.com", "example.com"},
+        {"http://example.com:8080/x", "example.com:8080", "example.com"},
+        {"http://example.com:80/x", "example.com", "example.com"},
+        {"https://example.com:443", "example.com", "example.com"},
+        {"https://example.com:80/", "example.com:80", "example.com"},
+        {"http://u:p@example.com:81/", "example.com:81", "example.com"},
+        {"http://[2001:db8::1]/", "[2001:db8::1]", "2001:db8::1"},
+        {"http://[2001:DB8::1]:8000/", "[2001:db8::1]:8000", "2001:db8::1"},
+        {"http://10.0.0.1:8080?q", "10.0.0.1:8080", "10.0.0.1"},
+        {"http://example.com#f", "example.com", "example.com"},
+    };
+    char buf[300];
+    for (size_t i = 0; i < RC_ARRAY_LEN(cases); i++) {
+        RC_CHECK_INT_EQ(rc_url_host_key(cases[i].url, buf, sizeof buf), 0);
+        RC_CHECK_STR_EQ(buf, cases[i].key);
+        RC_CHECK_INT_EQ(rc_url_host(cases[i].url, buf, sizeof buf), 0);
+        RC_CHECK_STR_EQ(buf, cases[i].host);
+    }
+
+    static const struct {
+        const char *url;
+        int err;
+    } bad[] = {
+        {"ftp://example.com/", RC_URL_ESCHEME},
+        {"example.com/", RC_URL_EINVAL},
+        {"http:example.com", RC_URL_EINVAL},
+        {"http:///x", RC_URL_EHOST},
+        {"http://:80/", RC_URL_EHOST},
+        {"http://a:99999/", RC_URL_EINVAL},
+        {"http://a:8x/", RC_URL_EINVAL},
+        {"http://[::1/", RC_URL_EINVAL},
+    };
+    for (size_t i = 0; i < RC_ARRAY_LEN(bad); i++) {
+        snprintf(buf, sizeof buf, "untouched");
+        RC_CHECK_INT_EQ(rc_url_host_key(bad[i].url, buf, sizeof buf), bad[i].err);
+        RC_CHECK_INT_EQ(rc_url_host(bad[i].url, buf, sizeof buf), bad[i].err);
+        RC_CHECK_STR_EQ(buf, "untouched");
+    }
+
+    /* Exactly fitting, one byte short, and a zero-sized buffer. */
+    char small[17];
+    RC_CHECK_INT_EQ(rc_url_host_key("http://example.com:81/", small, 17), 0);
+    RC_CHECK_STR_EQ(small, "example.com:81");
+    RC_CHECK_INT_EQ(rc_url_host_key("http://example.com:81/", small, 12), RC_URL_ETOOLONG);
+    RC_CHECK_INT_EQ(rc_url_host("http://example.com/", small, 11), RC_URL_ETOOLONG);
+    RC_CHECK_INT_EQ(rc_url_host("http://example.com/", small, 0), RC_URL_ETOOLONG);
+}
+
+static void test_misc(void)
+{
+    for (int e = RC_URL_EHOST; e <= RC_URL_OK; e++)
+        RC_CHECK(rc_url_strerror(e) != NULL && strcmp(rc_url_strerror(e), rc_url_strerror(1)) != 0);
+
+    /* ref_len is honoured: the bytes after it are not part of the reference. */
+    char *got = NULL;
+    RC_CHECK_INT_EQ(rc_url_resolve("http://a/b/c", "d#zz/../e", 1, &got), 0);
+    RC_CHECK_STR_EQ(got, "http://a/b/d");
+    free(got);
+    got = NULL;
+    RC_CHECK_INT_EQ(rc_url_resolve("http://a/b/c", "xyz", 0, &got), 0);
+    RC_CHECK_STR_EQ(got, "http://a/b/c");
+    free(got);
+
+    /* Exactly RC_URL_MAX bytes passes, one more does not. */
+    rc_buf b;
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "http://a/");
+    while (b.len < RC_URL_MAX)
+        rc_buf_append(&b, "x", 1);
+    got = NULL;
+    RC_CHECK_INT_EQ(rc_url_normalize(b.ptr, &got), 0);
+    RC_CHECK(got && strlen(got) == RC_URL_MAX);
+    free(got);
+    rc_buf_append(&b, "x", 1);
+    got = NULL;
+    RC_CHECK_INT_EQ(rc_url_normalize(b.ptr, &got), RC_URL_ETOOLONG);
+    RC_CHECK(got == NULL);
+    rc_buf_release(&b);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : "tests/data";
+    int n = run_file(dir, "url_normalize.tsv", 2);
+    int r = run_file(dir, "url_resolve.tsv", 3);
+    fprintf(stderr, "test_url: %d normalize cases, %d resolve cases\n", n, r);
+    test_host_functions();
+    test_misc();
+    return rc_test_done("test_url");
+}

@@ -1,0 +1,608 @@
+/* fetch.c - see fetch.h. The libev glue follows curl's evhiperfifo.c: curl tells us which sockets
+ * to watch (CURLMOPT_SOCKETFUNCTION, an ev_io each, found again through curl_multi_assign) and
+ * when to call it back (CURLMOPT_TIMERFUNCTION, one ev_timer); libev events go back in through
+ * curl_multi_socket_action. Neither curl callback calls into curl or into user code: finished
+ * transfers are collected with curl_multi_info_read after socket_action returned, removed from
+ * the multi handle, and only then handed to the user callbacks. */
+#include "fetch.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <ev.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util.h"
+
+/* A socket curl asked us to watch. */
+typedef struct fetch_sock {
+    ev_io io;
+    rc_fetcher *f;
+    struct fetch_sock *prev, *next;
+} fetch_sock;
+
+/* IDLE (in f->idle) -> RUNNING (in f->running, added to the multi) -> DONE (removed from the
+ * multi, waiting for / inside its callback) -> IDLE. */
+enum xfer_state { XFER_IDLE = 0, XFER_RUNNING, XFER_DONE };
+
+/* One transfer; the easy handle is recycled through the idle list. */
+typedef struct fetch_xfer {
+    rc_fetcher *f;
+    CURL *easy;
+    enum xfer_state state;
+    struct fetch_xfer *prev, *next;
+    char *url;
+    struct curl_slist *headers; /* the Cookie header, if any */
+    rc_fetch_cb cb;
+    void *ud;
+    rc_buf body;
+    int truncated;
+    size_t header_bytes;
+    int header_overflow;
+    char *content_type; /* of the last response seen so far */
+    char *retry_after;
+    CURLcode code;
+    char errbuf[CURL_ERROR_SIZE];
+} fetch_xfer;
+
+struct rc_fetcher {
+    struct ev_loop *loop; /* borrowed */
+    CURLM *multi;
+    ev_timer timer;
+    rc_fetch_opts opts;        /* useragent points to the copy below, connect_to is NULL */
+    char *useragent;
+    struct curl_slist *connect_to;
+    fetch_xfer *running;       /* doubly linked */
+    fetch_xfer *idle;          /* singly linked through next */
+    int n_running;
+    int n_idle;
+    fetch_sock *socks;         /* doubly linked, so leftovers can be freed after multi cleanup */
+    int in_callback;           /* depth of user callbacks on the stack */
+    int free_pending;          /* rc_fetcher_free was called from a callback */
+    int curl_inited;
+};
+
+void rc_fetch_opts_init(rc_fetch_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->max_transfers = 64;
+    o->connect_timeout_ms = 10000;
+    o->timeout_ms = 30000;
+    o->max_body = 10u * 1024 * 1024;
+    o->max_redirects = 5;
+    o->useragent = RC_FETCH_DEFAULT_UA;
+    o->connect_to = NULL;
+    o->n_connect_to = 0;
+    o->verbose = 0;
+}
+
+/* ---- transfer state ---------------------------------------------------------------------- */
+
+/* The single state setter; it only checks the transition (log.c is not linked into this module). */
+static void xfer_set_state(fetch_xfer *x, enum xfer_state to)
+{
+    static const unsigned char allowed[3][3] = {
+        /* from IDLE */ {0, 1, 0},
+        /* from RUNNING */ {0, 0, 1},
+        /* from DONE */ {1, 0, 0},
+    };
+    if (!allowed[x->state][to]) {
+        fprintf(stderr, "redcrawl: fetch: bad transfer transition %d -> %d\n", (int)x->state,
+                (int)to);
+        abort();
+    }
+    x->state = to;
+}
+
+static void running_link(rc_fetcher *f, fetch_xfer *x)
+{
+    x->prev = NULL;
+    x->next = f->running;
+    if (f->running)
+        f->running->prev = x;
+    f->running = x;
+    f->n_running++;
+}
+
+static void running_unlink(rc_fetcher *f, fetch_xfer *x)
+{
+    if (x->prev)
+        x->prev->next = x->next;
+    else
+        f->running = x->next;
+    if (x->next)
+        x->next->prev = x->prev;
+    x->prev = x->next = NULL;
+    f->n_running--;
+}
+
+/* Drops everything a request owns; the easy handle forgets its options (keeps nothing pointing
+ * into freed memory) but keeps nothing else either: connections live in the multi handle. */
+static void xfer_clear(fetch_xfer *x)
+{
+    free(x->url);
+    x->url = NULL;
+    curl_slist_free_all(x->headers);
+    x->headers = NULL;
+    free(x->content_type);
+    x->content_type = NULL;
+    free(x->retry_after);
+    x->retry_after = NULL;
+    rc_buf_release(&x->body);
+    x->cb = NULL;
+    x->ud = NULL;
+    x->truncated = 0;
+    x->header_bytes = 0;
+    x->header_overflow = 0;
+    x->code = CURLE_OK;
+    x->errbuf[0] = '\0';
+    if (x->easy)
+        curl_easy_reset(x->easy);
+}
+
+static void xfer_destroy(fetch_xfer *x)
+{
+    if (!x)
+        return;
+    xfer_clear(x);
+    if (x->easy)
+        curl_easy_cleanup(x->easy);
+    free(x);
+}
+
+/* Back to the idle list, or gone when enough handles are idle already. */
+static void xfer_recycle(rc_fetcher *f, fetch_xfer *x)
+{
+    if (f->n_idle >= f->opts.max_transfers) {
+        xfer_destroy(x);
+        return;
+    }
+    xfer_clear(x);
+    xfer_set_state(x, XFER_IDLE);
+    x->prev = NULL;
+    x->next = f->idle;
+    f->idle = x;
+    f->n_idle++;
+}
+
+/* ---- curl data callbacks ----------------------------------------------------------------- */
+
+static size_t on_curl_write(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    fetch_xfer *x = userdata;
+    size_t n = size * nmemb;
+    size_t max = x->f->opts.max_body;
+    size_t room = x->body.len < max ? max - x->body.len : 0;
+
+    if (n > room) {
+        /* Keep what fits and stop: anything but n makes curl fail with CURLE_WRITE_ERROR, which
+         * the completion turns back into ok + truncated. */
+        if (room)
+            rc_buf_append(&x->body, ptr, room);
+        x->truncated = 1;
+        return 0;
+    }
+    rc_buf_append(&x->body, ptr, n);
+    return n;
+}
+
+/* If the header line [p, p+n) is "name: value", returns a copy of the trimmed value. */
+static char *header_value(const char *p, size_t n, const char *name)
+{
+    size_t nl = strlen(name);
+    if (n <= nl || p[nl] != ':' || strncasecmp(p, name, nl) != 0)
+        return NULL;
+    const char *v = p + nl + 1, *end = p + n;
+    while (v < end && (*v == ' ' || *v == '\t'))
+        v++;
+    while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    return rc_xstrndup(v, (size_t)(end - v));
+}
+
+static size_t on_curl_header(char *ptr, size_t size, size_t nitems, void *userdata)
+{
+    fetch_xfer *x = userdata;
+    size_t n = size * nitems;
+    char *v;
+
+    x->header_bytes += n;
+    if (x->header_bytes > RC_FETCH_MAX_HEADER_BYTES) {
+        x->header_overflow = 1;
+        return 0; /* curl fails the transfer with CURLE_WRITE_ERROR */
+    }
+    if (n >= 5 && memcmp(ptr, "HTTP/", 5) == 0) {
+        /* A new response (after a redirect or a 1xx): forget the previous one's headers. */
+        free(x->content_type);
+        x->content_type = NULL;
+        free(x->retry_after);
+        x->retry_after = NULL;
+    } else if ((v = header_value(ptr, n, "content-type"))) {
+        free(x->content_type);
+        x->content_type = v;
+    } else if ((v = header_value(ptr, n, "retry-after"))) {
+        free(x->retry_after);
+        x->retry_after = v;
+    }
+    return n;
+}
+
+/* ---- completion -------------------------------------------------------------------------- */
+
+static double us_to_ms(curl_off_t us)
+{
+    return (double)us / 1000.0;
+}
+
+static void xfer_deliver(fetch_xfer *x)
+{
+    rc_fetch_result r;
+    CURL *e = x->easy;
+    long status = 0, redirects = 0;
+    char *eff = NULL, *ip = NULL;
+    curl_off_t total = 0, connect = 0, ttfb = 0;
+
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(e, CURLINFO_EFFECTIVE_URL, &eff);
+    curl_easy_getinfo(e, CURLINFO_PRIMARY_IP, &ip);
+    curl_easy_getinfo(e, CURLINFO_TOTAL_TIME_T, &total);
+    curl_easy_getinfo(e, CURLINFO_CONNECT_TIME_T, &connect);
+    curl_easy_getinfo(e, CURLINFO_STARTTRANSFER_TIME_T, &ttfb);
+    curl_easy_getinfo(e, CURLINFO_REDIRECT_COUNT, &redirects);
+
+    memset(&r, 0, sizeof(r));
+    r.url = x->url;
+    r.effective_url = eff ? eff : x->url;
+    r.status = status;
+    r.content_type = x->content_type;
+    r.retry_after = x->retry_after;
+    r.body = x->body.ptr ? x->body.ptr : "";
+    r.body_len = x->body.len;
+    r.truncated = x->truncated;
+    r.curl_code = (int)x->code;
+    r.total_ms = us_to_ms(total);
+    r.connect_ms = us_to_ms(connect);
+    r.ttfb_ms = us_to_ms(ttfb);
+    r.redirects = redirects;
+    r.remote_ip = ip && *ip ? ip : NULL;
+
+    if (x->code == CURLE_OK ||
+        (x->code == CURLE_WRITE_ERROR && x->truncated && !x->header_overflow)) {
+        r.ok = 1;
+    } else {
+        r.ok = 0;
+        if (x->header_overflow)
+            snprintf(x->errbuf, sizeof(x->errbuf), "response headers exceed %d bytes",
+                     RC_FETCH_MAX_HEADER_BYTES);
+        r.error = x->errbuf[0] ? x->errbuf : curl_easy_strerror(x->code);
+    }
+    x->cb(x->ud, &r);
+}
+
+static void fetcher_destroy(rc_fetcher *f);
+
+/* Runs after every curl_multi_socket_action: collect finished transfers first, then call back.
+ * May free f (a deferred rc_fetcher_free); callers must not touch f afterwards. */
+static void fetcher_process(rc_fetcher *f)
+{
+    fetch_xfer *done = NULL, **tail = &done;
+    CURLMsg *msg;
+    int left;
+
+    while ((msg = curl_multi_info_read(f->multi, &left))) {
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        CURL *easy = msg->easy_handle;
+        CURLcode code = msg->data.result; /* msg dies with remove_handle */
+        char *priv = NULL;
+        curl_easy_getinfo(easy, CURLINFO_PRIVATE, &priv);
+        fetch_xfer *x = (fetch_xfer *)(void *)priv;
+        curl_multi_remove_handle(f->multi, easy);
+        x->code = code;
+        running_unlink(f, x);
+        xfer_set_state(x, XFER_DONE);
+        *tail = x;
+        tail = &x->next;
+    }
+
+    f->in_callback++;
+    while (done) {
+        fetch_xfer *x = done;
+        done = x->next;
+        x->next = NULL;
+        if (!f->free_pending)
+            xfer_deliver(x);
+        xfer_recycle(f, x);
+    }
+    f->in_callback--;
+
+    if (f->free_pending && f->in_callback == 0)
+        fetcher_destroy(f);
+}
+
+/* ---- libev <-> curl ---------------------------------------------------------------------- */
+
+static void sock_free(rc_fetcher *f, fetch_sock *s)
+{
+    ev_io_stop(f->loop, &s->io);
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        f->socks = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    free(s);
+}
+
+static void on_ev_io(struct ev_loop *loop, ev_io *w, int revents)
+{
+    fetch_sock *s = w->data;
+    rc_fetcher *f = s->f;
+    int fd = w->fd; /* curl may free s (CURL_POLL_REMOVE) inside socket_action */
+    int action = ((revents & EV_READ) ? CURL_CSELECT_IN : 0) |
+                 ((revents & EV_WRITE) ? CURL_CSELECT_OUT : 0);
+    int running;
+
+    if (revents & EV_ERROR)
+        action |= CURL_CSELECT_ERR;
+    curl_multi_socket_action(f->multi, fd, action, &running);
+    fetcher_process(f);
+}
+
+static void on_ev_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    rc_fetcher *f = w->data;
+    int running;
+
+    curl_multi_socket_action(f->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    fetcher_process(f);
+}
+
+/* CURLMOPT_SOCKETFUNCTION: only (re)configures watchers, never calls back into curl's actions. */
+static int on_curl_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
+{
+    rc_fetcher *f = userp;
+    fetch_sock *s = socketp;
+
+    if (what == CURL_POLL_REMOVE) {
+        if (s)
+            sock_free(f, s);
+        return 0;
+    }
+    int events = ((what & CURL_POLL_IN) ? EV_READ : 0) | ((what & CURL_POLL_OUT) ? EV_WRITE : 0);
+    if (!s) {
+        s = rc_xcalloc(1, sizeof(*s));
+        s->f = f;
+        ev_io_init(&s->io, on_ev_io, fd, events);
+        s->io.data = s;
+        s->next = f->socks;
+        if (f->socks)
+            f->socks->prev = s;
+        f->socks = s;
+        if (curl_multi_assign(f->multi, fd, s) != CURLM_OK) {
+            sock_free(f, s);
+            return -1;
+        }
+    } else {
+        ev_io_stop(f->loop, &s->io);
+        ev_io_set(&s->io, fd, events);
+    }
+    ev_io_start(f->loop, &s->io);
+    return 0;
+}
+
+/* CURLMOPT_TIMERFUNCTION: curl must not be called from here (it may be inside add_handle), so a
+ * timeout of 0 becomes a timer firing on the next loop iteration. */
+static int on_curl_timer(CURLM *multi, long timeout_ms, void *userp)
+{
+    rc_fetcher *f = userp;
+
+    ev_timer_stop(f->loop, &f->timer);
+    if (timeout_ms >= 0) {
+        ev_timer_set(&f->timer, (double)timeout_ms / 1000.0, 0.);
+        ev_timer_start(f->loop, &f->timer);
+    }
+    return 0;
+}
+
+/* ---- lifecycle --------------------------------------------------------------------------- */
+
+static void fetcher_destroy(rc_fetcher *f)
+{
+    while (f->running) {
+        fetch_xfer *x = f->running;
+        curl_multi_remove_handle(f->multi, x->easy);
+        running_unlink(f, x);
+        xfer_destroy(x);
+    }
+    while (f->idle) {
+        fetch_xfer *x = f->idle;
+        f->idle = x->next;
+        xfer_destroy(x);
+    }
+    if (f->multi)
+        curl_multi_cleanup(f->multi); /* may still report sockets removed */
+    while (f->socks)
+        sock_free(f, f->socks);
+    ev_timer_stop(f->loop, &f->timer);
+    curl_slist_free_all(f->connect_to);
+    free(f->useragent);
+    if (f->curl_inited)
+        curl_global_cleanup();
+    free(f);
+}
+
+rc_fetcher *rc_fetcher_new(struct ev_loop *loop, const rc_fetch_opts *opts)
+{
+    rc_fetch_opts defaults;
+    rc_fetcher *f = NULL;
+
+    if (!opts) {
+        rc_fetch_opts_init(&defaults);
+        opts = &defaults;
+    }
+    if (!loop || opts->max_transfers < 1 || opts->max_transfers > 100000 ||
+        opts->connect_timeout_ms <= 0 || opts->timeout_ms <= 0 || opts->max_redirects < 0 ||
+        opts->max_redirects > 100)
+        return NULL;
+
+    f = rc_xcalloc(1, sizeof(*f));
+    f->loop = loop;
+    ev_timer_init(&f->timer, on_ev_timer, 0., 0.);
+    f->timer.data = f;
+    f->opts = *opts;
+    f->useragent = rc_xstrdup(opts->useragent && *opts->useragent ? opts->useragent
+                                                                  : RC_FETCH_DEFAULT_UA);
+    f->opts.useragent = f->useragent;
+    f->opts.connect_to = NULL;
+    f->opts.n_connect_to = 0;
+
+    for (size_t i = 0; opts->connect_to; i++) {
+        const char *ct = opts->connect_to[i];
+        if (opts->n_connect_to ? i == opts->n_connect_to : ct == NULL)
+            break;
+        if (!ct)
+            goto fail;
+        struct curl_slist *l = curl_slist_append(f->connect_to, ct);
+        if (!l)
+            goto fail;
+        f->connect_to = l;
+    }
+
+    /* Reference counted and thread-safe since curl 7.84. */
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        goto fail;
+    f->curl_inited = 1;
+
+    f->multi = curl_multi_init();
+    if (!f->multi)
+        goto fail;
+    if (curl_multi_setopt(f->multi, CURLMOPT_SOCKETFUNCTION, on_curl_socket) != CURLM_OK ||
+        curl_multi_setopt(f->multi, CURLMOPT_SOCKETDATA, f) != CURLM_OK ||
+        curl_multi_setopt(f->multi, CURLMOPT_TIMERFUNCTION, on_curl_timer) != CURLM_OK ||
+        curl_multi_setopt(f->multi, CURLMOPT_TIMERDATA, f) != CURLM_OK ||
+        curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, (long)opts->max_transfers) != CURLM_OK)
+        goto fail;
+    return f;
+
+fail:
+    fetcher_destroy(f);
+    return NULL;
+}
+
+void rc_fetcher_free(rc_fetcher *f)
+{
+    if (!f)
+        return;
+    if (f->in_callback) {
+        f->free_pending = 1; /* fetcher_process finishes the job once the callback returned */
+        return;
+    }
+    fetcher_destroy(f);
+}
+
+/* ---- starting ---------------------------------------------------------------------------- */
+
+static int has_crlf(const char *s)
+{
+    return s && strpbrk(s, "\r\n") != NULL;
+}
+
+/* Every option, every time: handles come back from curl_easy_reset. */
+static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent)
+{
+    CURL *e = x->easy;
+    const rc_fetch_opts *o = &f->opts;
+    CURLcode c;
+
+#define SET(opt, val)                                                                              \
+    if ((c = curl_easy_setopt(e, opt, val)) != CURLE_OK)                                           \
+        return c;
+    SET(CURLOPT_URL, x->url)
+    SET(CURLOPT_PRIVATE, (void *)x)
+    SET(CURLOPT_ERRORBUFFER, x->errbuf)
+    SET(CURLOPT_NOSIGNAL, 1L)
+    SET(CURLOPT_VERBOSE, o->verbose ? 1L : 0L)
+    SET(CURLOPT_PROTOCOLS_STR, "http,https")
+    SET(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+    SET(CURLOPT_FOLLOWLOCATION, 1L)
+    SET(CURLOPT_MAXREDIRS, o->max_redirects)
+    SET(CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms)
+    SET(CURLOPT_TIMEOUT_MS, o->timeout_ms)
+    SET(CURLOPT_ACCEPT_ENCODING, "") /* everything this libcurl can decode */
+    SET(CURLOPT_TCP_NODELAY, 1L)
+    SET(CURLOPT_USERAGENT, useragent && *useragent ? useragent : f->useragent)
+    SET(CURLOPT_WRITEFUNCTION, on_curl_write)
+    SET(CURLOPT_WRITEDATA, (void *)x)
+    SET(CURLOPT_HEADERFUNCTION, on_curl_header)
+    SET(CURLOPT_HEADERDATA, (void *)x)
+    if (f->connect_to)
+        SET(CURLOPT_CONNECT_TO, f->connect_to)
+    if (x->headers)
+        SET(CURLOPT_HTTPHEADER, x->headers)
+#undef SET
+    return CURLE_OK;
+}
+
+int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const char *useragent,
+                   rc_fetch_cb cb, void *ud)
+{
+    fetch_xfer *x = NULL;
+    int r;
+
+    if (!f || !url || !cb || has_crlf(cookie) || has_crlf(useragent))
+        return -EINVAL;
+    if (f->free_pending)
+        return -ECANCELED;
+    if (f->n_running >= f->opts.max_transfers)
+        return -EBUSY;
+
+    if (f->idle) {
+        x = f->idle;
+        f->idle = x->next;
+        x->next = NULL;
+        f->n_idle--;
+    } else {
+        x = rc_xcalloc(1, sizeof(*x));
+        x->f = f;
+        rc_buf_init(&x->body);
+        x->easy = curl_easy_init();
+        if (!x->easy) {
+            r = -ENOMEM;
+            goto fail;
+        }
+    }
+    x->url = rc_xstrdup(url);
+    x->cb = cb;
+    x->ud = ud;
+    if (cookie && *cookie) {
+        /* A custom Cookie header rather than CURLOPT_COOKIE: curl does not pass it on to
+         * another host or port when following a redirect. */
+        char *h = rc_xasprintf("Cookie: %s", cookie);
+        x->headers = curl_slist_append(NULL, h);
+        free(h);
+        if (!x->headers) {
+            r = -ENOMEM;
+            goto fail;
+        }
+    }
+    if (xfer_setup(f, x, useragent) != CURLE_OK ||
+        curl_multi_add_handle(f->multi, x->easy) != CURLM_OK) {
+        r = -EIO;
+        goto fail;
+    }
+    xfer_set_state(x, XFER_RUNNING);
+    running_link(f, x);
+    return 0;
+
+fail:
+    xfer_destroy(x);
+    return r;
+}
+
+int rc_fetch_active(const rc_fetcher *f)
+{
+    return f ? f->n_running : 0;
+}

@@ -1,0 +1,81 @@
+/* fetch.h - asynchronous HTTP fetcher: libcurl's multi socket API driven by one libev loop.
+ *
+ * One rc_fetcher owns one CURLM attached to the caller's loop (an ev_timer for curl's timeout,
+ * one ev_io per socket, as curl's evhiperfifo.c example does). Connections are kept alive in the
+ * multi handle's connection cache (about max_transfers of them) and easy handles are recycled.
+ * Single-threaded: every call must come from the thread running the loop. */
+#ifndef RC_FETCH_H
+#define RC_FETCH_H
+
+#include <stddef.h>
+
+struct ev_loop;
+
+typedef struct rc_fetcher rc_fetcher;
+
+typedef struct rc_fetch_opts {
+    int max_transfers;             /* at once, default 64; also the connection cache size */
+    long connect_timeout_ms;       /* default 10000 */
+    long timeout_ms;               /* whole transfer, default 30000 */
+    size_t max_body;               /* decoded bytes kept; larger bodies are cut, marked truncated
+                                      and the transfer stopped (default 10 MiB) */
+    long max_redirects;            /* default 5 (followed by curl) */
+    const char *useragent;         /* copied; default RC_FETCH_DEFAULT_UA */
+    const char *const *connect_to; /* curl CONNECT_TO strings "HOST:PORT:ADDR:PORT", copied; the
+                                      first n_connect_to, or up to a NULL when n_connect_to is 0 */
+    size_t n_connect_to;
+    int verbose;                   /* CURLOPT_VERBOSE on stderr */
+} rc_fetch_opts;
+
+#define RC_FETCH_DEFAULT_UA "redcrawl/0.1 (+https://example.invalid/redcrawl)"
+/* Total bytes of response headers (all redirect hops together) before a transfer is failed. */
+#define RC_FETCH_MAX_HEADER_BYTES (64 * 1024)
+
+/* Fills defaults. */
+void rc_fetch_opts_init(rc_fetch_opts *o);
+
+/* Everything is borrowed: valid only during the callback. */
+typedef struct rc_fetch_result {
+    int ok;                    /* 1 when a complete HTTP response arrived (any status), including
+                                  one whose body was cut at max_body */
+    long status;               /* HTTP status of the last response, 0 if none (may be set when
+                                  !ok, e.g. 301 after too many redirects) */
+    const char *url;           /* requested URL */
+    const char *effective_url; /* after redirects */
+    const char *content_type;  /* last response's Content-Type, may be NULL */
+    const char *retry_after;   /* last response's raw Retry-After value, may be NULL */
+    const char *body;          /* never NULL, NUL-terminated (the body itself may hold NULs) */
+    size_t body_len;
+    int truncated;             /* body was cut at max_body */
+    const char *error;         /* human-readable error when !ok (curl's error buffer), else NULL */
+    int curl_code;             /* CURLcode (CURLE_WRITE_ERROR when truncated) */
+    double total_ms, connect_ms, ttfb_ms;
+    long redirects;
+    const char *remote_ip; /* may be NULL */
+} rc_fetch_result;
+
+typedef void (*rc_fetch_cb)(void *ud, const rc_fetch_result *res);
+
+/* loop is borrowed and must outlive the fetcher; opts (NULL = defaults) is copied.
+ * NULL on invalid options or when curl cannot be set up. */
+rc_fetcher *rc_fetcher_new(struct ev_loop *loop, const rc_fetch_opts *opts);
+
+/* Aborts running transfers without calling their callbacks; accepts NULL. Called from inside a
+ * fetch callback, the free is deferred until the callback returns and no further callback runs. */
+void rc_fetcher_free(rc_fetcher *f);
+
+/* Starts fetching url (copied). cookie: optional Cookie header value, sent to the first host only
+ * (curl drops it on a redirect to another host or port); useragent: optional override of the
+ * default; both copied, NULL or "" = none/default.
+ * Returns 0, -EINVAL (NULL url/cb, CR or LF in cookie/useragent), -EBUSY when max_transfers are
+ * running, -ECANCELED after rc_fetcher_free was called from a callback, -EIO when curl refuses.
+ * On 0 cb is called exactly once, later, from the loop, never from inside rc_fetch_start; on
+ * error it is never called. A callback may call rc_fetch_start (its own transfer no longer counts
+ * as active) and rc_fetcher_free. */
+int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const char *useragent,
+                   rc_fetch_cb cb, void *ud);
+
+/* Transfers running in curl; a finished one stops counting just before its callback runs. */
+int rc_fetch_active(const rc_fetcher *f);
+
+#endif

@@ -1,0 +1,108 @@
+/* redcrawl-worker: fetches, parses and stores pages. See worker.h. */
+#include <curl/curl.h>
+#include <ev.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "netguard.h"
+#include "redis.h"
+#include "worker.h"
+
+static const rc_conf_row rows[] = {
+    {"redis", RC_CONF_STR, offsetof(rc_worker_conf, redis), NULL, 0, 0, "REDCRAWL_REDIS", "Redis URL (redis://HOST:PORT or unix:///PATH)"},
+    {"prefix", RC_CONF_STR, offsetof(rc_worker_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX", "key prefix"},
+    {"log-level", RC_CONF_STR, offsetof(rc_worker_conf, log_level), "info", 0, 0, "REDCRAWL_LOG_LEVEL", "debug|info|warn|error"},
+    {"id", RC_CONF_STR, offsetof(rc_worker_conf, id), NULL, 0, 0, "REDCRAWL_WORKER_ID", "worker id (default HOST-PID-RANDOM)"},
+    {"out", RC_CONF_STR, offsetof(rc_worker_conf, out), "redcrawl-out/{crawlid}", 0, 0, "REDCRAWL_OUT", "JSON Lines output directory; {crawlid} is replaced"},
+    {"useragent", RC_CONF_STR, offsetof(rc_worker_conf, useragent), NULL, 0, 0, "REDCRAWL_USERAGENT", "User-Agent header"},
+    {"concurrency", RC_CONF_INT, offsetof(rc_worker_conf, concurrency), "64", 1, 10000, NULL, "transfers at once"},
+    {"max-body", RC_CONF_INT, offsetof(rc_worker_conf, max_body), "10485760", 1024, 1073741824, NULL, "bytes kept of a body"},
+    {"max-links", RC_CONF_INT, offsetof(rc_worker_conf, max_links), "2000", 0, 1000000, NULL, "links taken from one page"},
+    {"seen-cache", RC_CONF_INT, offsetof(rc_worker_conf, seen_cache), "1000000", 1024, 1000000000, NULL, "URLs remembered locally in front of the Redis bloom"},
+    {"max-attempts", RC_CONF_INT, offsetof(rc_worker_conf, max_attempts), "3", 1, 100, NULL, "fetch attempts before a URL fails"},
+    {"delay", RC_CONF_DOUBLE, offsetof(rc_worker_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY", "seconds between hits on one domain"},
+    {"connect-timeout", RC_CONF_DOUBLE, offsetof(rc_worker_conf, connect_timeout), "10", 0.1, 600, NULL, "connect timeout, seconds"},
+    {"timeout", RC_CONF_DOUBLE, offsetof(rc_worker_conf, timeout), "30", 0.1, 3600, NULL, "whole-transfer timeout, seconds"},
+    {"lease-seconds", RC_CONF_DOUBLE, offsetof(rc_worker_conf, lease_seconds), "120", 5, 86400, NULL, "in-flight lease before a URL is handed out again"},
+    {"heartbeat", RC_CONF_DOUBLE, offsetof(rc_worker_conf, heartbeat), "1", 0.1, 60, NULL, "heartbeat period, seconds"},
+    {"connect-to", RC_CONF_LIST, offsetof(rc_worker_conf, connect_to), NULL, 0, 0, "REDCRAWL_CONNECT_TO", "HOST:PORT:ADDR:PORT, curl's --connect-to (empty HOST or PORT matches any)"},
+    {"allow-net", RC_CONF_LIST, offsetof(rc_worker_conf, allow_net), NULL, 0, 0, "REDCRAWL_ALLOW_NET", "CIDR allowed for private/loopback targets"},
+};
+#define NROWS (sizeof rows / sizeof rows[0])
+
+static rc_worker *the_worker;
+
+static void on_signal(struct ev_loop *loop, ev_signal *s, int revents)
+{
+    rc_worker_drain(the_worker);
+}
+
+int main(int argc, char **argv)
+{
+    rc_worker_conf conf;
+    char err[512];
+    int optind = 0;
+    memset(&conf, 0, sizeof conf);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: redcrawl-worker [options]\n\nFetches, parses and stores pages from its Redis queues.\n\n");
+            rc_conf_usage(stdout, rows, NROWS);
+            return 0;
+        }
+    }
+    if (rc_conf_init(rows, NROWS, &conf, err, sizeof err) < 0 ||
+        rc_conf_argv(rows, NROWS, &conf, argc, argv, &optind, err, sizeof err) < 0) {
+        fprintf(stderr, "redcrawl-worker: %s\n", err);
+        return 2;
+    }
+    int rc = 2;
+    if (optind < argc) {
+        fprintf(stderr, "redcrawl-worker: unexpected argument '%s' (see --help)\n", argv[optind]);
+        goto out;
+    }
+    if (!conf.redis) {
+        fprintf(stderr, "redcrawl-worker: no Redis: pass --redis URL or set REDCRAWL_REDIS\n");
+        goto out;
+    }
+    if (rc_log_set_level(conf.log_level) < 0) {
+        fprintf(stderr, "redcrawl-worker: --log-level: '%s' is not debug, info, warn or error\n", conf.log_level);
+        goto out;
+    }
+    for (size_t i = 0; i < conf.allow_net.n; i++) {
+        if (rc_netguard_check_cidr(conf.allow_net.v[i], err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl-worker: --allow-net: %s\n", err);
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < conf.connect_to.n; i++) {
+        if (rc_netguard_check_connect_to(conf.connect_to.v[i], err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl-worker: --connect-to: %s\n", err);
+            goto out;
+        }
+    }
+    signal(SIGPIPE, SIG_IGN);
+    struct ev_loop *loop = EV_DEFAULT;
+    the_worker = rc_worker_new(loop, &conf, err, sizeof err);
+    if (!the_worker) {
+        fprintf(stderr, "redcrawl-worker: %s\n", err);
+        rc = 1;
+        goto out;
+    }
+    ev_signal sigterm, sigint;
+    ev_signal_init(&sigterm, on_signal, SIGTERM);
+    ev_signal_init(&sigint, on_signal, SIGINT);
+    ev_signal_start(loop, &sigterm);
+    ev_signal_start(loop, &sigint);
+    rc_worker_start(the_worker);
+    ev_run(loop, 0);
+    rc_worker_free(the_worker);
+    rc = 0;
+out:
+    rc_conf_release(rows, NROWS, &conf);
+    return rc;
+}

@@ -1,0 +1,767 @@
+/* worker.c - see worker.h. */
+#include "worker.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <ev.h>
+#include <hiredis/adapters/libev.h>
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "argv.h"
+#include "bloom.h"
+#include "fetch.h"
+#include "frontier.h"
+#include "html.h"
+#include "job.h"
+#include "log.h"
+#include "record.h"
+#include "redis.h"
+#include "scripts.h"
+#include "seen.h"
+#include "sink.h"
+#include "strmap.h"
+#include "url.h"
+#include "util.h"
+
+#define MOD "worker"
+
+enum job_state { JOB_LOADING, JOB_READY, JOB_MISSING };
+
+typedef struct task task;
+
+typedef struct job_entry {
+    enum job_state state;
+    rc_job job;
+    rc_bloom_params bp;
+    task *waiting; /* tasks parked until the spec arrives */
+} job_entry;
+
+/* One leased URL from take to the ack of its complete. */
+struct task {
+    rc_worker *w;
+    task *next;
+    char *lease; /* "host<TAB>record", exactly as in lease:{w} */
+    char *host;
+    rc_record rec;
+    job_entry *job;
+    rc_argv complete; /* complete's arguments after prefix and now, kept for resends */
+    uint64_t *hashes; /* seen-cache hashes of the links sent, added once Redis took them */
+    size_t n_hashes;
+};
+
+struct rc_worker {
+    struct ev_loop *loop;
+    const rc_worker_conf *conf;
+    char id[160];
+    rc_redis *sync; /* startup, shutdown and script SHAs */
+    rc_redis_addr addr;
+    redisAsyncContext *ac;
+    rc_fetcher *fetcher;
+    rc_sink *sink;
+    rc_seen *seen;
+    rc_strmap *jobs; /* crawlid -> job_entry */
+    task *resend;    /* completes waiting for Redis to come back */
+    ev_timer pump_timer, hb_timer, reconnect_timer, drain_timer;
+    int take_outstanding;
+    int draining;
+    int64_t active; /* tasks alive */
+    uint64_t fetched, errors, links_sent, links_new, started_ms;
+    char **connect_to;
+};
+
+/* ---------- Redis plumbing ---------- */
+
+typedef void (*eval_cb)(rc_worker *w, redisReply *rep, void *ud);
+
+typedef struct eval_req {
+    rc_worker *w;
+    rc_lua_id id;
+    rc_argv argv;
+    eval_cb cb;
+    void *ud;
+    int resent;
+} eval_req;
+
+static void on_eval_reply(redisAsyncContext *ac, void *reply, void *privdata);
+
+static int send_req(rc_worker *w, eval_req *q)
+{
+    if (!w->ac)
+        return -ENOTCONN;
+    if (redisAsyncCommandArgv(w->ac, on_eval_reply, q, q->argv.n, (const char **)q->argv.v, q->argv.len) != REDIS_OK)
+        return -EIO;
+    return 0;
+}
+
+static void on_eval_reply(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    eval_req *q = privdata;
+    redisReply *rep = reply;
+    if (rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0 && !q->resent) {
+        /* Redis restarted and lost the script cache: send the source once, it caches it again. */
+        free(q->argv.v[0]);
+        free(q->argv.v[1]);
+        q->argv.v[0] = rc_xstrdup("EVAL");
+        q->argv.len[0] = 4;
+        q->argv.v[1] = rc_xstrdup(rc_lua_scripts[q->id].source);
+        q->argv.len[1] = strlen(q->argv.v[1]);
+        q->resent = 1;
+        if (send_req(q->w, q) == 0)
+            return;
+        rep = NULL;
+    }
+    if (rep && rep->type == REDIS_REPLY_ERROR)
+        rc_error(MOD, "script %s failed: %s", rc_lua_scripts[q->id].name, rep->str);
+    q->cb(q->w, rep, q->ud);
+    rc_argv_release(&q->argv);
+    free(q);
+}
+
+/* Runs script id with ARGV = prefix, now, args. The callback always runs, with NULL when the
+ * connection is gone; -ENOTCONN (callback not called) when there is no connection now. */
+static int async_eval(rc_worker *w, rc_lua_id id, const rc_argv *args, eval_cb cb, void *ud)
+{
+    if (!w->ac)
+        return -ENOTCONN;
+    eval_req *q = rc_xcalloc(1, sizeof *q);
+    q->w = w;
+    q->id = id;
+    q->cb = cb;
+    q->ud = ud;
+    rc_argv_init(&q->argv);
+    rc_argv_add(&q->argv, "EVALSHA");
+    rc_argv_add(&q->argv, rc_redis_sha(w->sync, id));
+    rc_argv_add(&q->argv, "0");
+    rc_argv_add(&q->argv, w->conf->prefix);
+    rc_argv_addu(&q->argv, rc_now_ms());
+    for (int i = 0; i < args->n; i++)
+        rc_argv_addn(&q->argv, args->v[i], args->len[i]);
+    int r = send_req(w, q);
+    if (r < 0) {
+        rc_argv_release(&q->argv);
+        free(q);
+    }
+    return r;
+}
+
+static void connect_redis(rc_worker *w);
+static void pump(rc_worker *w);
+static void send_complete(rc_worker *w, task *t);
+
+static void on_connect(const redisAsyncContext *ac, int status)
+{
+    rc_worker *w = ac->data;
+    if (status != REDIS_OK) {
+        rc_warn(MOD, "cannot reach Redis: %s (retrying every second)", ac->errstr);
+        w->ac = NULL; /* hiredis frees the context after this callback */
+        ev_timer_start(w->loop, &w->reconnect_timer);
+        return;
+    }
+    rc_info(MOD, "connected to Redis");
+    /* Completes that could not be delivered go first: their pages are already stored. */
+    task *t = w->resend;
+    w->resend = NULL;
+    while (t) {
+        task *next = t->next;
+        t->next = NULL;
+        send_complete(w, t);
+        t = next;
+    }
+    pump(w);
+}
+
+static void on_disconnect(const redisAsyncContext *ac, int status)
+{
+    rc_worker *w = ac->data;
+    w->ac = NULL;
+    if (status != REDIS_OK)
+        rc_warn(MOD, "lost Redis: %s (reconnecting)", ac->errstr);
+    if (!w->draining || w->active > 0)
+        ev_timer_start(w->loop, &w->reconnect_timer);
+}
+
+static void on_reconnect_timer(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    connect_redis(t->data);
+}
+
+static void connect_redis(rc_worker *w)
+{
+    redisAsyncContext *ac = w->addr.path[0] ? redisAsyncConnectUnix(w->addr.path)
+                                            : redisAsyncConnect(w->addr.host, w->addr.port);
+    if (!ac || ac->err) {
+        rc_warn(MOD, "cannot connect to Redis: %s", ac ? ac->errstr : "out of memory");
+        if (ac)
+            redisAsyncFree(ac);
+        ev_timer_start(w->loop, &w->reconnect_timer);
+        return;
+    }
+    ac->data = w;
+    redisLibevAttach(w->loop, ac);
+    redisAsyncSetConnectCallback(ac, on_connect);
+    redisAsyncSetDisconnectCallback(ac, on_disconnect);
+    if (w->addr.db)
+        redisAsyncCommand(ac, NULL, NULL, "SELECT %d", w->addr.db);
+    w->ac = ac;
+}
+
+/* ---------- tasks ---------- */
+
+static void task_free(task *t)
+{
+    free(t->lease);
+    free(t->host);
+    rc_record_release(&t->rec);
+    rc_argv_release(&t->complete);
+    free(t->hashes);
+    free(t);
+}
+
+static void task_done(rc_worker *w, task *t)
+{
+    task_free(t);
+    w->active--;
+    pump(w);
+}
+
+static void on_complete_reply(rc_worker *w, redisReply *rep, void *ud)
+{
+    task *t = ud;
+    if (!rep) {
+        /* Connection lost before the ack: keep the task and resend after reconnecting. The
+         * script is idempotent per lease (a second run finds no lease and does nothing). */
+        t->next = w->resend;
+        w->resend = t;
+        return;
+    }
+    if (rep->type == REDIS_REPLY_ARRAY && rep->elements >= 3) {
+        int64_t ok = rc_reply_int(rep->element[0], -1);
+        if (ok == 1) {
+            for (size_t i = 0; i < t->n_hashes; i++)
+                rc_seen_add(w->seen, t->hashes[i]);
+            w->links_new += (uint64_t)rc_reply_int(rep->element[1], 0);
+        } else {
+            rc_warn(MOD, "lease lost before completion url=%s (the URL went back to the frontier)", t->rec.url);
+        }
+    }
+    task_done(w, t);
+}
+
+static void send_complete(rc_worker *w, task *t)
+{
+    if (async_eval(w, RC_LUA_COMPLETE, &t->complete, on_complete_reply, t) < 0) {
+        t->next = w->resend;
+        w->resend = t;
+    }
+}
+
+/* ---------- page processing ---------- */
+
+typedef struct link_ctx {
+    rc_worker *w;
+    task *t;
+    const char *base;
+    rc_argv *links; /* record + bloom args per link */
+    size_t n_links;  /* links sent */
+    size_t n_found;  /* in-scope links on the page */
+    rc_buf key;
+} link_ctx;
+
+static uint64_t seen_key(rc_buf *b, const char *crawlid, const char *url)
+{
+    rc_buf_reset(b);
+    rc_buf_puts(b, crawlid);
+    rc_buf_append(b, "\n", 1);
+    rc_buf_puts(b, url);
+    return rc_bloom_hash64(b->ptr, b->len);
+}
+
+static int on_link(void *ud, const char *href, size_t len)
+{
+    link_ctx *c = ud;
+    task *t = c->t;
+    char *abs = NULL;
+    char host[300];
+    if (rc_url_resolve(c->base, href, len, &abs) < 0)
+        return 0;
+    if (rc_url_host(abs, host, sizeof host) < 0 || !rc_job_in_scope(&t->job->job, host)) {
+        free(abs);
+        return 0;
+    }
+    c->n_found++;
+    uint64_t h = seen_key(&c->key, t->rec.crawlid, abs);
+    int dup = rc_seen_has(c->w->seen, h);
+    for (size_t i = 0; !dup && i < t->n_hashes; i++)
+        dup = t->hashes[i] == h;
+    if (!dup) {
+        t->hashes = rc_xrealloc(t->hashes, (t->n_hashes + 1) * sizeof(uint64_t));
+        t->hashes[t->n_hashes++] = h;
+        rc_record lr = {.url = abs, .crawlid = t->rec.crawlid, .depth = t->rec.depth + 1,
+                        .priority = t->rec.priority, .attempt = 0};
+        char *m = rc_record_encode(&lr);
+        rc_argv_add(c->links, m);
+        free(m);
+        rc_frontier_bloom_args(c->links, &t->job->bp, abs, strlen(abs));
+        c->n_links++;
+    }
+    free(abs);
+    return 0;
+}
+
+static int is_html(const rc_fetch_result *res)
+{
+    if (!res->content_type)
+        return res->body_len > 0 && memchr(res->body, '<', RC_MIN(res->body_len, 512)) != NULL;
+    return strstr(res->content_type, "html") != NULL;
+}
+
+static void iso_time(uint64_t ms, char *buf, size_t cap)
+{
+    time_t s = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+/* Retry-After: delay-seconds or an HTTP date; capped at an hour. */
+static uint64_t retry_after_ms(const char *v, uint64_t now_ms)
+{
+    if (!v)
+        return 0;
+    int64_t secs;
+    if (rc_parse_i64(v, 0, 3600, &secs) == 0)
+        return (uint64_t)secs * 1000;
+    time_t when = curl_getdate(v, NULL);
+    if (when > 0 && (uint64_t)when * 1000 > now_ms)
+        return RC_MIN((uint64_t)when * 1000 - now_ms, 3600000u);
+    return 0;
+}
+
+static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, const char *reason)
+{
+    rc_argv *a = &t->complete;
+    rc_argv_add(a, t->w->id);
+    rc_argv_add(a, t->lease);
+    rc_argv_add(a, t->host);
+    rc_argv_addu(a, next_ms);
+    rc_argv_add(a, outcome);
+    rc_argv_add(a, reason ? reason : "");
+}
+
+static void on_fetched(void *ud, const rc_fetch_result *res)
+{
+    task *t = ud;
+    rc_worker *w = t->w;
+    const rc_worker_conf *conf = w->conf;
+    uint64_t now = rc_now_ms();
+    uint64_t delay_ms = (uint64_t)(conf->delay * 1000);
+    int can_retry = t->rec.attempt + 1 < conf->max_attempts;
+    int transient = !res->ok || res->status == 429 || res->status >= 500;
+
+    if (transient && can_retry) {
+        /* Back off this domain: Retry-After when given, else exponential on the delay. */
+        uint64_t back = retry_after_ms(res->retry_after, now);
+        if (!back)
+            back = RC_MAX(delay_ms, 250) << RC_MIN(t->rec.attempt + 1, 6);
+        rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url,
+                t->rec.attempt + 1, res->status, res->error ? res->error : "-", (unsigned long long)back);
+        add_complete_head(t, now + back, "retry", res->error ? res->error : "http status");
+        rc_argv_addu(&t->complete, t->job->bp.k);
+        rc_argv_addu(&t->complete, 0);
+        send_complete(w, t);
+        return;
+    }
+
+    /* Final: the page record is stored before the frontier hears of it. */
+    rc_html *doc = NULL;
+    const char *title = NULL;
+    rc_argv links;
+    rc_argv_init(&links);
+    link_ctx lc = {.w = w, .t = t, .links = &links};
+    rc_buf_init(&lc.key);
+    char *base_resolved = NULL;
+    int follow = t->job->job.maxdepth < 0 || t->rec.depth + 1 <= t->job->job.maxdepth;
+    if (res->ok && res->status >= 200 && res->status < 300 && is_html(res)) {
+        doc = rc_html_parse(res->body, res->body_len);
+        title = rc_html_title(doc);
+        const char *base = res->effective_url ? res->effective_url : t->rec.url;
+        const char *bh = rc_html_base_href(doc);
+        if (bh && rc_url_resolve(base, bh, strlen(bh), &base_resolved) == 0)
+            base = base_resolved;
+        lc.base = base;
+        if (follow && !(rc_html_robots_flags(doc) & RC_HTML_NOFOLLOW))
+            rc_html_links(doc, 1, (size_t)conf->max_links, on_link, &lc);
+    }
+
+    char id[33], ts[40];
+    rc_record_doc_id(t->rec.crawlid, t->rec.url, id);
+    iso_time(now, ts, sizeof ts);
+    json_t *o = json_object();
+    json_object_set_new(o, "_id", json_string(id));
+    json_object_set_new(o, "crawlid", json_string(t->rec.crawlid));
+    json_object_set_new(o, "appid", json_string(t->job->job.appid));
+    json_object_set_new(o, "spiderid", json_string(t->job->job.spiderid));
+    json_object_set_new(o, "url", json_string(t->rec.url));
+    json_object_set_new(o, "response_url", res->effective_url ? json_string(res->effective_url) : json_null());
+    json_object_set_new(o, "status_code", json_integer(res->status));
+    json_object_set_new(o, "depth", json_integer(t->rec.depth));
+    json_object_set_new(o, "title", title ? json_string(title) : json_null());
+    json_object_set_new(o, "content_type", res->content_type ? json_string(res->content_type) : json_null());
+    json_object_set_new(o, "length", json_integer((json_int_t)res->body_len));
+    json_object_set_new(o, "truncated", json_boolean(res->truncated));
+    json_object_set_new(o, "links", json_integer((json_int_t)lc.n_found));
+    json_object_set_new(o, "timestamp", json_string(ts));
+    json_object_set_new(o, "fetch_ms", json_real(res->total_ms));
+    json_object_set_new(o, "attempt", json_integer(t->rec.attempt + 1));
+    json_object_set_new(o, "worker", json_string(w->id));
+    if (!res->ok)
+        json_object_set_new(o, "error", json_string(res->error ? res->error : "fetch failed"));
+    char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    rc_html_free(doc);
+    free(base_resolved);
+    rc_buf_release(&lc.key);
+
+    char err[512];
+    int r = line ? rc_sink_write_page(w->sink, t->rec.crawlid, id, line, strlen(line), t->rec.attempt > 0, err,
+                                      sizeof err)
+                 : -ENOMEM;
+    free(line);
+    if (r < 0) {
+        /* Not stored, so not acknowledged: the URL is tried again later. */
+        rc_error(MOD, "sink write failed, page will be retried url=%s error=%s", t->rec.url, err);
+        add_complete_head(t, now + RC_MAX(delay_ms, 1000), "retry", "sink write failed");
+        rc_argv_addu(&t->complete, t->job->bp.k);
+        rc_argv_addu(&t->complete, 0);
+        rc_argv_release(&links);
+        free(t->hashes);
+        t->hashes = NULL;
+        t->n_hashes = 0;
+        send_complete(w, t);
+        return;
+    }
+    w->fetched++;
+    if (!res->ok)
+        w->errors++;
+    w->links_sent += lc.n_links;
+    add_complete_head(t, now + delay_ms, res->ok ? "done" : "fail", res->error);
+    rc_argv_addu(&t->complete, t->job->bp.k);
+    rc_argv_addu(&t->complete, lc.n_links);
+    for (int i = 0; i < links.n; i++)
+        rc_argv_addn(&t->complete, links.v[i], links.len[i]);
+    rc_argv_release(&links);
+    send_complete(w, t);
+}
+
+static void start_task(rc_worker *w, task *t)
+{
+    if (t->job->state != JOB_READY) {
+        /* The job is gone: complete without fetching so the frontier stays consistent. */
+        add_complete_head(t, rc_now_ms(), "fail", "job not found");
+        rc_argv_addu(&t->complete, 1);
+        rc_argv_addu(&t->complete, 0);
+        send_complete(w, t);
+        return;
+    }
+    const rc_job *j = &t->job->job;
+    int r = rc_fetch_start(w->fetcher, t->rec.url, j->cookie, j->useragent, on_fetched, t);
+    if (r < 0) {
+        rc_error(MOD, "cannot start fetch url=%s error=%s", t->rec.url, strerror(-r));
+        add_complete_head(t, rc_now_ms() + 1000, "retry", "fetch start failed");
+        rc_argv_addu(&t->complete, t->job->bp.k);
+        rc_argv_addu(&t->complete, 0);
+        send_complete(w, t);
+    }
+}
+
+static void on_job_reply(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    rc_worker *w = ac->data;
+    const char *crawlid = privdata;
+    job_entry *e = rc_strmap_get(w->jobs, crawlid);
+    redisReply *rep = reply;
+    if (!e)
+        return;
+    if (!rep) { /* connection lost: tasks stay parked; asked again on the next take */
+        e->state = JOB_MISSING;
+    } else if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 && rep->element[0]->type == REDIS_REPLY_STRING &&
+               rep->element[1]->type == REDIS_REPLY_STRING) {
+        char err[256];
+        if (rc_job_parse(rep->element[0]->str, rep->element[0]->len, &e->job, err, sizeof err) == 0 &&
+            rc_bloom_params_parse(rep->element[1]->str, &e->bp) == 0)
+            e->state = JOB_READY;
+        else {
+            rc_error(MOD, "job %s has a bad spec in Redis: %s", crawlid, err);
+            e->state = JOB_MISSING;
+        }
+    } else {
+        e->state = JOB_MISSING;
+    }
+    task *t = e->waiting;
+    e->waiting = NULL;
+    while (t) {
+        task *next = t->next;
+        t->next = NULL;
+        start_task(w, t);
+        t = next;
+    }
+}
+
+static void free_job_entry(void *p)
+{
+    job_entry *e = p;
+    if (!e)
+        return;
+    if (e->state == JOB_READY)
+        rc_job_release(&e->job);
+    free(e);
+}
+
+static void dispatch_task(rc_worker *w, task *t)
+{
+    job_entry *e = rc_strmap_get(w->jobs, t->rec.crawlid);
+    if (!e) {
+        e = rc_xcalloc(1, sizeof *e);
+        e->state = JOB_LOADING;
+        rc_strmap_put(w->jobs, t->rec.crawlid, e);
+        char key[160];
+        snprintf(key, sizeof key, "%sjob:%s", w->conf->prefix, t->rec.crawlid);
+        /* privdata: the map's own key copy would move on rehash; pass a stable string. */
+        redisAsyncCommand(w->ac, on_job_reply, t->rec.crawlid, "HMGET %s spec bloom", key);
+    }
+    t->job = e;
+    if (e->state == JOB_LOADING) {
+        t->next = e->waiting;
+        e->waiting = t;
+        return;
+    }
+    start_task(w, t);
+}
+
+/* ---------- take / pump ---------- */
+
+static void schedule_pump(rc_worker *w, double after)
+{
+    ev_timer_stop(w->loop, &w->pump_timer);
+    ev_timer_set(&w->pump_timer, after, 0);
+    ev_timer_start(w->loop, &w->pump_timer);
+}
+
+static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
+{
+    w->take_outstanding = 0;
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
+        schedule_pump(w, 0.5);
+        return;
+    }
+    redisReply *list = rep->element[0];
+    size_t got = list->type == REDIS_REPLY_ARRAY ? list->elements : 0;
+    for (size_t i = 0; i < got; i++) {
+        redisReply *m = list->element[i];
+        const char *tab = memchr(m->str, '\t', m->len);
+        task *t = rc_xcalloc(1, sizeof *t);
+        t->w = w;
+        rc_argv_init(&t->complete);
+        t->lease = rc_xstrndup(m->str, m->len);
+        w->active++;
+        if (!tab || rc_record_parse(tab + 1, m->len - (size_t)(tab + 1 - m->str), &t->rec) < 0) {
+            rc_error(MOD, "unreadable lease member, dropping it: %.*s", (int)RC_MIN(m->len, 200), m->str);
+            task_done(w, t);
+            continue;
+        }
+        t->host = rc_xstrndup(m->str, (size_t)(tab - m->str));
+        dispatch_task(w, t);
+    }
+    /* Next take: at once if that filled up or more is due, else when the next domain is due
+     * (at most 100 ms, since the scheduler may hand us new domains any time). */
+    int64_t due = rc_reply_int(rep->element[1], -1);
+    int64_t now = (int64_t)rc_now_ms();
+    double after = 0.1;
+    if (due >= 0 && due <= now)
+        after = got ? 0 : 0.005;
+    else if (due > now)
+        after = RC_MIN(0.1, (double)(due - now) / 1000.0);
+    schedule_pump(w, after);
+}
+
+static void pump(rc_worker *w)
+{
+    if (w->draining) {
+        if (w->active == 0 && !w->take_outstanding)
+            ev_break(w->loop, EVBREAK_ALL);
+        return;
+    }
+    if (w->take_outstanding || !w->ac)
+        return;
+    int64_t free_slots = w->conf->concurrency - w->active;
+    if (free_slots <= 0)
+        return;
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, w->id);
+    rc_argv_addi(&a, free_slots);
+    rc_argv_addu(&a, (uint64_t)(w->conf->lease_seconds * 1000));
+    if (async_eval(w, RC_LUA_TAKE, &a, on_take_reply, NULL) == 0)
+        w->take_outstanding = 1;
+    rc_argv_release(&a);
+}
+
+static void on_pump_timer(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    pump(t->data);
+}
+
+/* ---------- heartbeat, lifecycle ---------- */
+
+static void heartbeat(rc_worker *w)
+{
+    if (!w->ac)
+        return;
+    char k1[200], k2[200];
+    uint64_t now = rc_now_ms();
+    snprintf(k1, sizeof k1, "%sworkers", w->conf->prefix);
+    snprintf(k2, sizeof k2, "%sworker:%s", w->conf->prefix, w->id);
+    redisAsyncCommand(w->ac, NULL, NULL, "ZADD %s %llu %s", k1, (unsigned long long)now, w->id);
+    redisAsyncCommand(w->ac, NULL, NULL,
+                      "HSET %s hb %llu started_ms %llu pid %d inflight %lld fetched %llu errors %llu links_new %llu",
+                      k2, (unsigned long long)now, (unsigned long long)w->started_ms, (int)getpid(),
+                      (long long)w->active, (unsigned long long)w->fetched, (unsigned long long)w->errors,
+                      (unsigned long long)w->links_new);
+}
+
+static void on_hb_timer(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    heartbeat(t->data);
+}
+
+static void on_drain_timer(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    rc_worker *w = t->data;
+    rc_warn(MOD, "drain grace time over with %lld pages in flight: leaving them to lease recovery",
+            (long long)w->active);
+    ev_break(loop, EVBREAK_ALL);
+}
+
+rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char *err, size_t cap)
+{
+    rc_worker *w = rc_xcalloc(1, sizeof *w);
+    w->loop = loop;
+    w->conf = conf;
+    if (conf->id && *conf->id) {
+        snprintf(w->id, sizeof w->id, "%s", conf->id);
+    } else {
+        char host[64] = "localhost";
+        gethostname(host, sizeof host - 1);
+        snprintf(w->id, sizeof w->id, "%s-%d-%04llx", host, (int)getpid(),
+                 (unsigned long long)(rc_now_us() & 0xffff));
+    }
+    if (rc_redis_parse_url(conf->redis, &w->addr, err, cap) < 0)
+        goto fail;
+    w->sync = rc_redis_new(conf->redis, conf->prefix, err, cap);
+    if (!w->sync)
+        goto fail;
+    w->sink = rc_sink_jsonl_new(conf->out, err, cap);
+    if (!w->sink)
+        goto fail;
+    rc_fetch_opts fo;
+    rc_fetch_opts_init(&fo);
+    fo.max_transfers = (int)conf->concurrency;
+    fo.connect_timeout_ms = (long)(conf->connect_timeout * 1000);
+    fo.timeout_ms = (long)(conf->timeout * 1000);
+    fo.max_body = (size_t)conf->max_body;
+    if (conf->useragent)
+        fo.useragent = conf->useragent;
+    w->connect_to = rc_xcalloc(conf->connect_to.n + 1, sizeof(char *));
+    for (size_t i = 0; i < conf->connect_to.n; i++)
+        w->connect_to[i] = conf->connect_to.v[i];
+    fo.connect_to = (const char *const *)w->connect_to;
+    fo.n_connect_to = conf->connect_to.n;
+    w->fetcher = rc_fetcher_new(loop, &fo);
+    if (!w->fetcher) {
+        snprintf(err, cap, "cannot create the HTTP fetcher (libcurl)");
+        goto fail;
+    }
+    w->seen = rc_seen_new((size_t)conf->seen_cache);
+    w->jobs = rc_strmap_new();
+    w->started_ms = rc_now_ms();
+    ev_timer_init(&w->pump_timer, on_pump_timer, 0, 0);
+    ev_timer_init(&w->hb_timer, on_hb_timer, 0, conf->heartbeat);
+    ev_timer_init(&w->reconnect_timer, on_reconnect_timer, 1.0, 0);
+    ev_timer_init(&w->drain_timer, on_drain_timer, conf->timeout + 5, 0);
+    w->pump_timer.data = w->hb_timer.data = w->reconnect_timer.data = w->drain_timer.data = w;
+    return w;
+fail:
+    rc_worker_free(w);
+    return NULL;
+}
+
+void rc_worker_start(rc_worker *w)
+{
+    rc_info(MOD, "started id=%s redis=%s concurrency=%lld delay=%.3fs out=%s", w->id, w->conf->redis,
+            (long long)w->conf->concurrency, w->conf->delay, w->conf->out);
+    connect_redis(w);
+    heartbeat(w);
+    ev_timer_start(w->loop, &w->hb_timer);
+}
+
+void rc_worker_drain(rc_worker *w)
+{
+    if (w->draining)
+        return;
+    w->draining = 1;
+    rc_info(MOD, "stopping: finishing %lld pages in flight", (long long)w->active);
+    ev_timer_stop(w->loop, &w->pump_timer);
+    ev_timer_start(w->loop, &w->drain_timer);
+    pump(w);
+}
+
+void rc_worker_free(rc_worker *w)
+{
+    if (!w)
+        return;
+    if (w->sync && w->started_ms) {
+        /* Deregister: queued URLs return to the frontier for other workers. */
+        rc_argv a;
+        rc_argv_init(&a);
+        rc_argv_add(&a, w->id);
+        rc_argv_addi(&a, w->conf->max_attempts);
+        redisReply *rep = rc_redis_eval(w->sync, RC_LUA_REAP, rc_now_ms(), &a);
+        rc_argv_release(&a);
+        if (rep)
+            freeReplyObject(rep);
+        rc_info(MOD, "deregistered id=%s fetched=%llu errors=%llu links_new=%llu", w->id,
+                (unsigned long long)w->fetched, (unsigned long long)w->errors, (unsigned long long)w->links_new);
+    }
+    if (w->loop) {
+        ev_timer_stop(w->loop, &w->pump_timer);
+        ev_timer_stop(w->loop, &w->hb_timer);
+        ev_timer_stop(w->loop, &w->reconnect_timer);
+        ev_timer_stop(w->loop, &w->drain_timer);
+    }
+    rc_fetcher_free(w->fetcher);
+    if (w->ac) {
+        redisAsyncContext *ac = w->ac;
+        w->ac = NULL;
+        ac->data = w;
+        redisAsyncFree(ac); /* pending callbacks run with NULL replies */
+    }
+    while (w->resend) {
+        task *t = w->resend;
+        w->resend = t->next;
+        task_free(t);
+    }
+    rc_strmap_free(w->jobs, free_job_entry);
+    rc_seen_free(w->seen);
+    rc_sink_free(w->sink);
+    rc_redis_free(w->sync);
+    free(w->connect_to);
+    free(w);
+}

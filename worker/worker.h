@@ -1,0 +1,46 @@
+/* worker.h - a stateless crawl worker: one libev loop drives the Redis client (hiredis async),
+ * the fetcher (libcurl multi) and the timers. It takes ready domains from its queues, fetches,
+ * parses each page once, writes the page record to the sink, and completes the page (ack,
+ * links through the bloom into the frontier) in one Lua call. */
+#ifndef RC_WORKER_H
+#define RC_WORKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+struct ev_loop;
+
+typedef struct rc_worker_conf {
+    char *redis;
+    char *prefix;
+    char *log_level;
+    char *id;
+    char *out;
+    char *useragent;
+    int64_t concurrency;
+    int64_t max_body;
+    int64_t max_links;
+    int64_t seen_cache;
+    int64_t max_attempts;
+    double delay;
+    double connect_timeout;
+    double timeout;
+    double lease_seconds;
+    double heartbeat;
+    rc_strlist connect_to;
+    rc_strlist allow_net;
+} rc_worker_conf;
+
+typedef struct rc_worker rc_worker;
+
+/* Registers with Redis. NULL with a message in err on failure. conf is borrowed. */
+rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char *err, size_t cap);
+void rc_worker_start(rc_worker *w);
+/* Stops taking work; the loop ends once in-flight pages are completed (or after a grace time). */
+void rc_worker_drain(rc_worker *w);
+/* Deregisters (its queued URLs go back to the frontier) and frees. */
+void rc_worker_free(rc_worker *w);
+
+#endif
