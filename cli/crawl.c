@@ -452,6 +452,8 @@ int rc_cli_crawl(int argc, char **argv)
         rc_proc_stop(run.workers[i], SIGTERM, (int)(c.timeout * 1000) + 5000);
     rc_proc_stop(run.sched, SIGTERM, 10000);
     read_stats(&run, job.crawlid, &st);
+    if (c.max_pages > 0 && st.started >= c.max_pages)
+        hit_max = 1; /* the cap may also show as "done": the takes dropped what was left */
 
     double secs = (double)(rc_mono_ms() - t0) / 1000.0;
     char *pages = rc_xasprintf("%s/pages.jsonl", outdir);

@@ -44,6 +44,7 @@ STATE_DIR=${REDCRAWL_SERVICES_DIR:-/tmp/redcrawl-services-${UID}}
 CACHE_DIR=${REDCRAWL_CACHE:-${HOME:-/tmp}/.cache/redcrawl}
 OPT_AOF=""
 OPT_KEEP=0
+LOCK_FDS=()
 
 log() { printf 'services.sh: %s\n' "$*" >&2; }
 die() {
@@ -144,7 +145,11 @@ launch() {
 	shift 2
 	local d
 	d=$(svc_dir "$svc")
-	setsid "$@" </dev/null >>"$logfile" 2>&1 &
+	(
+		# The daemon must not inherit our flock fds, or it would hold the locks forever.
+		for fd in "${LOCK_FDS[@]}"; do exec {fd}>&-; done
+		exec setsid "$@" </dev/null >>"$logfile" 2>&1
+	) &
 	printf '%s\n' "$!" >"$d/pid"
 }
 
@@ -153,6 +158,7 @@ lock_file() {
 	local file=$1 what=$2 fd
 	mkdir -p "$(dirname "$file")"
 	exec {fd}>>"$file"
+	LOCK_FDS+=("$fd")
 	flock -w 900 "$fd" || die "timed out waiting for lock $file ($what in progress elsewhere?)"
 }
 

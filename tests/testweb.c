@@ -388,8 +388,8 @@ static bool scheme_ok(const char *s, size_t n)
         return false;
     for (size_t i = 1; i < n; i++) {
         char ch = s[i];
-        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                  ch == '+' || ch == '-' || ch == '.';
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                  (ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '.';
         if (!ok)
             return false;
     }
@@ -721,7 +721,8 @@ static void page_links(const struct cfg *c, long s, long i, struct links *ls)
     if (rule(c, i, 19, 4))
         links_add(ls, "private", "/private/%ld", i);
     if (rule(c, i, 23, 8))
-        links_add(ls, "broken", "/status/%d", (((uint64_t)i + (uint64_t)c->seed) / 23) % 2 ? 410 : 404);
+        links_add(ls, "broken", "/status/%d",
+                  (((uint64_t)i + (uint64_t)c->seed) / 23) % 2 ? 410 : 404);
     links_add(ls, "mail", "mailto:webmaster@s%ld.site.test", s);
     if (v == 1)
         links_add(ls, "script", "javascript:void(0)");
@@ -858,7 +859,8 @@ static void route(const struct cfg *c, const char *host, const char *path, size_
         if (parse_id(rest.p, rest.n, 599, &code) == 0 && code >= 200)
             res_set(r, RES_STATUS, (int)code, 0);
     } else if (r->site == SITE_OTHER) {
-        if (path_prefix(path, n, "/o/", &rest) && parse_id(rest.p, rest.n, TW_OTHER_PAGES - 1, &k) == 0)
+        if (path_prefix(path, n, "/o/", &rest) &&
+            parse_id(rest.p, rest.n, TW_OTHER_PAGES - 1, &k) == 0)
             res_set(r, RES_OTHER, 200, k);
     } else {
         route_site(c, path, n, r);
@@ -985,7 +987,8 @@ static void render_html(const struct cfg *c, const struct res *r, struct buf *b)
         render_anchor(b, &ls.v[k], (unsigned)(k + (int)v) % 5, k);
         buf_adds(b, "</li>\n");
     }
-    buf_adds(b, "</ul>\n</nav>\n<!-- <a href=\"/p/999999999\">not a link</a> -->\n<main id=\"main\">\n");
+    buf_adds(b, "</ul>\n</nav>\n<!-- <a href=\"/p/999999999\">not a link</a> -->\n"
+                "<main id=\"main\">\n");
     for (int k = 0; k < 3; k++) {
         buf_adds(b, "<p>");
         add_filler(b, &rng, 60 + splitmix64(&rng) % 120);
@@ -1031,7 +1034,9 @@ static const char *reason(int status)
     case 505: return "HTTP Version Not Supported";
     default: break;
     }
-    return status < 300 ? "OK" : status < 400 ? "Redirect" : status < 500 ? "Client Error" : "Server Error";
+    if (status < 400)
+        return status < 300 ? "OK" : "Redirect";
+    return status < 500 ? "Client Error" : "Server Error";
 }
 
 static void render_status(int status, struct buf *b)
@@ -1047,7 +1052,8 @@ static bool status_has_body(int status)
 }
 
 /* The body for a resource answered normally. ret_ctype: a static string. */
-static void render_body(const struct cfg *c, const struct res *r, struct buf *b, const char **ret_ctype)
+static void render_body(const struct cfg *c, const struct res *r, struct buf *b,
+                        const char **ret_ctype)
 {
     *ret_ctype = "text/html; charset=utf-8";
     switch (r->kind) {
@@ -1600,7 +1606,8 @@ static bool fail_inject(struct server *sv, const struct res *r)
     const struct cfg *c = sv->cfg;
     if (!c->fail_every || !r->fail_able)
         return false;
-    uint64_t bit = ((uint64_t)r->site * (uint64_t)c->pages + (uint64_t)r->id) * 2 + (r->kind == RES_TEXT);
+    uint64_t bit = ((uint64_t)r->site * (uint64_t)c->pages + (uint64_t)r->id) * 2 +
+                   (r->kind == RES_TEXT);
     uint8_t mask = (uint8_t)(1u << (bit % 8));
     if (sv->failed[bit / 8] & mask) {
         sv->failed[bit / 8] &= (uint8_t)~mask;
@@ -1669,7 +1676,8 @@ static void conn_flush(struct conn *cn)
     struct server *sv = cn->sv;
     size_t before = cn->out_sent;
     while (cn->out_sent < cn->out.len) {
-        ssize_t w = send(cn->fd, cn->out.p + cn->out_sent, cn->out.len - cn->out_sent, MSG_NOSIGNAL);
+        ssize_t w =
+            send(cn->fd, cn->out.p + cn->out_sent, cn->out.len - cn->out_sent, MSG_NOSIGNAL);
         if (w > 0) {
             cn->out_sent += (size_t)w;
             continue;
@@ -1703,8 +1711,8 @@ static void conn_flush(struct conn *cn)
 
 static void conn_update_read(struct conn *cn)
 {
-    bool want = !cn->eof && (cn->state == CS_LINGER || ((cn->state == CS_READING || cn->state == CS_DELAYED) &&
-                                                         cn->in.len < TW_IN_CAP));
+    bool serving = cn->state == CS_READING || cn->state == CS_DELAYED;
+    bool want = !cn->eof && (cn->state == CS_LINGER || (serving && cn->in.len < TW_IN_CAP));
     if (want)
         ev_io_start(cn->sv->loop, &cn->rio);
     else
@@ -1716,13 +1724,15 @@ static bool conn_backlogged(const struct conn *cn)
     return cn->pend_n >= TW_MAX_INFLIGHT || cn->out.len - cn->out_sent >= TW_OUT_HIGH;
 }
 
-/* Answers complete buffered requests until one is delayed, the backlog is full, or input
- * runs out; then flushes. */
-static void conn_process(struct conn *cn)
+/* Answers complete buffered requests until one is delayed, input runs out or the backlog is
+ * full. Returns true only in the last case. */
+static bool conn_answer_buffered(struct conn *cn)
 {
-    while (cn->state == CS_READING && !conn_backlogged(cn)) {
+    while (cn->state == CS_READING) {
         size_t skip = 0, used = 0;
         struct req rq;
+        if (conn_backlogged(cn))
+            return true;
         while (skip < cn->in.len && (cn->in.p[skip] == '\r' || cn->in.p[skip] == '\n'))
             skip++;
         buf_consume(&cn->in, skip);
@@ -1730,20 +1740,33 @@ static void conn_process(struct conn *cn)
         if (st < 0) {
             if (cn->eof)
                 conn_set_state(cn, CS_CLOSING);
-            break;
+            return false;
         }
         rq.start_us = now_us();
         buf_consume(&cn->in, used);
         if (st > 0) {
             conn_error(cn, &rq, st);
             req_release(&rq);
-            break;
+            return false;
         }
         conn_start_request(cn, &rq);
     }
-    conn_flush(cn);
-    if (cn->state != CS_DEAD)
-        conn_update_read(cn);
+    return false;
+}
+
+/* Answers and flushes until nothing more can be done now. A flush that drains the backlog at
+ * once raises no write event, so loop here rather than wait for one. */
+static void conn_process(struct conn *cn)
+{
+    for (;;) {
+        bool backlogged = conn_answer_buffered(cn);
+        conn_flush(cn);
+        if (cn->state == CS_DEAD)
+            return;
+        if (!backlogged || cn->state != CS_READING || conn_backlogged(cn))
+            break;
+    }
+    conn_update_read(cn);
 }
 
 static void conn_drain_linger(struct conn *cn)

@@ -424,7 +424,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     json_object_set_new(o, "worker", json_string(w->id));
     if (!res->ok)
         json_object_set_new(o, "error", json_string(res->error ? res->error : "fetch failed"));
-    char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     json_decref(o);
     rc_html_free(doc);
     free(base_resolved);

@@ -6,12 +6,17 @@ local function K(...)
   return P .. table.concat({...}, ':')
 end
 
--- Frontier order: higher priority first, FIFO within a priority (a global sequence number).
-local SEQ_SCALE = 1099511627776 -- 2^40: 1000 priorities x 2^40 stays inside a double's 53 bits
-local function seed_score(priority)
+-- Frontier order: higher priority first, then shallower first (breadth-first, so a page is
+-- usually reached by its shortest path), then FIFO (a global sequence number, mod 2^32).
+-- 1000 priorities x 2^40 stays inside a double's 53 bits.
+local PRIO_SCALE = 1099511627776 -- 2^40
+local DEPTH_SCALE = 4294967296 -- 2^32
+local function seed_score(priority, depth)
   local p = tonumber(priority) or 0
   if p < 0 then p = 0 elseif p > 1000 then p = 1000 end
-  return (1000 - p) * SEQ_SCALE + redis.call('INCR', K('seq'))
+  local d = tonumber(depth) or 0
+  if d < 0 then d = 0 elseif d > 255 then d = 255 end
+  return (1000 - p) * PRIO_SCALE + d * DEPTH_SCALE + (redis.call('INCR', K('seq')) % DEPTH_SCALE)
 end
 
 -- The job's pending counter: +1 when a URL enters the frontier, -1 when it is done for good.
@@ -52,7 +57,7 @@ local function requeue_or_fail(member, max_attempts, reason)
     job_pending(rec.crawlid, -1)
     return 0
   end
-  redis.call('ZADD', K('seeds'), seed_score(rec.priority), cjson.encode(rec))
+  redis.call('ZADD', K('seeds'), seed_score(rec.priority, rec.depth), cjson.encode(rec))
   return 1
 end
 

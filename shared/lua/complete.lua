@@ -17,7 +17,7 @@ local crawlid = rec.crawlid
 local jk = K('job', crawlid)
 if outcome == 'retry' then
   rec.attempt = (tonumber(rec.attempt) or 0) + 1
-  redis.call('ZADD', K('q', w, host), seed_score(rec.priority), cjson.encode(rec))
+  redis.call('ZADD', K('q', w, host), seed_score(rec.priority, rec.depth), cjson.encode(rec))
   redis.call('HINCRBY', K('worker', w), 'queued', 1)
   redis.call('HINCRBY', jk, 'retries', 1)
 end
@@ -26,9 +26,10 @@ redis.call('ZADD', K('ready', w), next_ms, host)
 local added = 0
 if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
   local i = 11
+  local child_depth = (tonumber(rec.depth) or 0) + 1
   for _ = 1, n do
     if bloom_add(crawlid, i + 1, k) then
-      redis.call('ZADD', K('seeds'), seed_score(rec.priority), ARGV[i])
+      redis.call('ZADD', K('seeds'), seed_score(rec.priority, child_depth), ARGV[i])
       added = added + 1
     end
     i = i + 1 + 2 * k

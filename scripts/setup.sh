@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what redcrawl needs (Debian packages) and builds it with meson/ninja:
+#   build/       optimised binaries (the demo, benchmarks, daily use)
+#   build-asan/  the same with AddressSanitizer + UBSan (what the tests run)
+# Idempotent: packages already there are not reinstalled; builds are incremental.
+#   scripts/setup.sh            both builds
+#   scripts/setup.sh --release  only build/
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PACKAGES=(
+  meson ninja-build pkg-config gcc python3
+  libhiredis-dev libcurl4-openssl-dev libev-dev libgumbo-dev libpcre2-dev libjansson-dev
+  libmongoc-dev libbson-dev librdkafka-dev libxml2-dev libpsl-dev liburiparser-dev
+  libxxhash-dev libuchardet-dev libidn2-dev zlib1g-dev
+  redis-server redis-tools kcat
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build() { # dir, meson options...
+  local dir=$1
+  shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" "$@" >/dev/null
+  fi
+  ninja -C "$dir" >/dev/null
+  echo "setup: built $dir/" >&2
+}
+
+build build --buildtype=release
+if [ "${1:-}" != "--release" ]; then
+  build build-asan --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
+fi

@@ -1,0 +1,250 @@
+"""Shared pieces of the integration tests: real servers started per test in a temp dir
+(redis-server, the project's test web server), the expected page set from the web server's
+own link graph, and readers for the crawler's output and the server's request log.
+
+Everything binds loopback only, is bounded in time, and is stopped by pid."""
+import collections
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+BUILD = os.environ.get("REDCRAWL_BUILD") or os.path.join(os.path.dirname(__file__), "..", "..", "build")
+BUILD = os.path.abspath(BUILD)
+REDCRAWL = os.path.join(BUILD, "cli", "redcrawl")
+WORKER = os.path.join(BUILD, "worker", "redcrawl-worker")
+SCHEDULER = os.path.join(BUILD, "scheduler", "redcrawl-scheduler")
+TESTWEB = os.path.join(BUILD, "tests", "testweb")
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+class Procs:
+    """Processes started by a test; all stopped (by pid) when the test ends."""
+
+    def __init__(self):
+        self.procs = []
+
+    def start(self, argv, log_path, env=None):
+        log = open(log_path, "ab")
+        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                             env=env, start_new_session=True)
+        log.close()
+        self.procs.append(p)
+        return p
+
+    def stop(self, p, sig=signal.SIGTERM, timeout=20):
+        if p.poll() is None:
+            try:
+                p.send_signal(sig)
+                p.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+    def stop_all(self):
+        for p in reversed(self.procs):
+            self.stop(p)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def start_redis(procs, tmp):
+    port = free_port()
+    p = procs.start(["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "",
+                     "--appendonly", "no", "--dir", tmp], os.path.join(tmp, "redis.log"))
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if redis_cmd(port, "PING") == "PONG":
+            return port, p
+        time.sleep(0.05)
+    raise Failure("redis-server did not start: see %s/redis.log" % tmp)
+
+
+def redis_cmd(port, *args):
+    """A tiny RESP client (no dependencies): one command, one reply."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            out = "*%d\r\n" % len(args) + "".join("$%d\r\n%s\r\n" % (len(str(a).encode()), a) for a in args)
+            s.sendall(out.encode())
+            f = s.makefile("rb")
+            return _read_reply(f)
+    except OSError:
+        return None
+
+
+def _read_reply(f):
+    line = f.readline().rstrip(b"\r\n")
+    kind, rest = line[:1], line[1:]
+    if kind == b"+":
+        return rest.decode()
+    if kind == b"-":
+        return Failure(rest.decode())
+    if kind == b":":
+        return int(rest)
+    if kind == b"$":
+        n = int(rest)
+        if n < 0:
+            return None
+        data = f.read(n + 2)[:-2]
+        return data.decode()
+    if kind == b"*":
+        n = int(rest)
+        return None if n < 0 else [_read_reply(f) for _ in range(n)]
+    raise Failure("bad RESP reply %r" % line)
+
+
+def start_web(procs, tmp, *args):
+    log = os.path.join(tmp, "requests.log")
+    out = os.path.join(tmp, "web.out")
+    p = procs.start([TESTWEB, "--port", "0", "--log", log, "--max-seconds", "300"] + list(args), out)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        with open(out) as f:
+            first = f.readline()
+        if first.startswith("PORT "):
+            return int(first.split()[1]), log, p
+        time.sleep(0.05)
+    raise Failure("testweb did not start: see %s" % out)
+
+
+def graph(*args):
+    """The web server's link graph: url -> (kind, target, [links])."""
+    out = subprocess.run([TESTWEB, "--print-graph"] + list(args), check=True, capture_output=True,
+                         text=True, timeout=30).stdout
+    g = {}
+    for line in out.splitlines():
+        parts = line.split("\t")
+        links = parts[3].split() if len(parts) > 3 and parts[3] else []
+        g[parts[0]] = (parts[1], parts[2], links)
+    return g
+
+
+def host_of(url):
+    return urllib.parse.urlsplit(url).hostname
+
+
+def in_scope(url, domains):
+    h = host_of(url)
+    return any(h == d or h.endswith("." + d) for d in domains)
+
+
+def expected_pages(g, seeds, maxdepth, domains, skip=lambda url: False):
+    """BFS over the graph as the crawler sees it: a redirect shows its target's links; a URL
+    with no node (e.g. a 404 path) is fetched but has no links."""
+    depth = {}
+    queue = collections.deque()
+    for s in seeds:
+        depth[s] = 0
+        queue.append(s)
+    while queue:
+        url = queue.popleft()
+        d = depth[url]
+        if maxdepth >= 0 and d >= maxdepth:
+            continue
+        kind, target, links = g.get(url, ("none", "-", []))
+        if kind == "redirect":
+            links = g.get(target, ("none", "-", []))[2]
+        if kind not in ("html", "redirect"):
+            continue
+        for link in links:
+            if link not in depth and in_scope(link, domains) and not skip(link):
+                depth[link] = d + 1
+                queue.append(link)
+    return depth
+
+
+def read_pages(path):
+    pages = []
+    with open(path) as f:
+        for line in f:
+            pages.append(json.loads(line))
+    return pages
+
+
+def read_requests(path):
+    """Request log rows: (start_us, end_us, host, path, status)."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            p = line.rstrip("\n").split("\t")
+            if len(p) >= 5:
+                rows.append((int(p[0]), int(p[1]), p[2].split(":")[0].lower(), p[3], int(p[4])))
+    return rows
+
+
+def overlaps(rows):
+    """Pairs of requests to one host whose [start, end] intervals overlap."""
+    by_host = collections.defaultdict(list)
+    for r in rows:
+        by_host[r[2]].append(r)
+    bad = []
+    for host, rs in by_host.items():
+        rs.sort()
+        for a, b in zip(rs, rs[1:]):
+            if b[0] < a[1]:
+                bad.append((host, a, b))
+    return bad
+
+
+def sanitizer_reports(tmp):
+    """Daemons built with ASan/UBSan report into their logs; any report fails the test."""
+    found = []
+    for root, _, files in os.walk(tmp):
+        for name in files:
+            if name.endswith((".log", ".out")):
+                path = os.path.join(root, name)
+                with open(path, errors="replace") as f:
+                    text = f.read()
+                for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+                    if marker in text:
+                        found.append("%s: %s" % (path, marker))
+    return found
+
+
+def run_tests(tests):
+    """Runs test functions (each gets a fresh temp dir); prints a summary line that the CI
+    reads, and exits non-zero on any failure."""
+    passed = failed = 0
+    only = sys.argv[1:]
+    for t in tests:
+        if only and t.__name__ not in only:
+            continue
+        tmp = tempfile.mkdtemp(prefix="rc-it-")
+        procs = Procs()
+        t0 = time.time()
+        try:
+            t(tmp, procs)
+            procs.stop_all()
+            reports = sanitizer_reports(tmp)
+            check(not reports, "sanitizer reports: %s" % reports)
+            passed += 1
+            print("PASS %s (%.1fs)" % (t.__name__, time.time() - t0), flush=True)
+            shutil.rmtree(tmp, ignore_errors=True)
+        except Exception as e:  # a failing test reports and the others still run
+            failed += 1
+            print("FAIL %s (%.1fs): %s: %s\n  files kept in %s" % (t.__name__, time.time() - t0,
+                  type(e).__name__, e, tmp), flush=True)
+        finally:
+            procs.stop_all()
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed or not passed else 0)

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""End-to-end crawls against a real redis-server and the project's test web server:
+exact page sets, maxdepth, allowed domains, load sharing, a worker SIGKILLed mid-crawl,
+politeness (no two requests at once to one host), --max-pages, Ctrl-C, bad input, and a fleet
+started by hand with the daemons."""
+import collections
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, expected_pages, graph, overlaps,  # noqa: E402
+                     read_pages, read_requests, redis_cmd, run_tests, start_redis, start_web)
+
+
+def crawl(tmp, port, seeds, *args, timeout=120, expect_rc=0):
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port,
+           "--allow-net", "127.0.0.0/8", "--quiet"] + list(args) + list(seeds)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if r.returncode != expect_rc:
+        raise Failure("redcrawl crawl exited %d (want %d)\nstdout:\n%s\nstderr:\n%s" %
+                      (r.returncode, expect_rc, r.stdout, r.stderr[-3000:]))
+    return out, r
+
+
+def check_page_set(pages, want, label):
+    urls = [p["url"] for p in pages]
+    dups = [u for u, n in collections.Counter(urls).items() if n > 1]
+    check(not dups, "%s: %d URLs fetched more than once, e.g. %s" % (label, len(dups), dups[:3]))
+    got = set(urls)
+    missing, extra = set(want) - got, got - set(want)
+    check(not missing and not extra, "%s: %d missing (e.g. %s), %d unexpected (e.g. %s)" %
+          (label, len(missing), sorted(missing)[:3], len(extra), sorted(extra)[:3]))
+
+
+def test_exact_page_set_unlimited_depth(tmp, procs):
+    """Several hosts, every reachable page exactly once, nothing outside the seed's domain."""
+    args = ["--sites", "4", "--pages", "40"]
+    port, log, _ = start_web(procs, tmp, *args)
+    g = graph(*args)
+    want = expected_pages(g, ["http://s0.site.test/"], -1, ["site.test"])
+    out, r = crawl(tmp, port, ["http://s0.site.test/"], "--maxdepth", "-1", "--delay", "0.01", "--workers", "2")
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check_page_set(pages, want, "unlimited depth")
+    check(len({p["url"].split("/")[2] for p in pages}) >= 4, "expected pages from all 4 hosts")
+    for p in pages:
+        want_status = int(p["url"].rsplit("/", 1)[1]) if "/status/" in p["url"] else 200
+        check(p["status_code"] == want_status, "status %d for %s" % (p["status_code"], p["url"]))
+    check(not any("other.test" in p["url"] for p in pages), "followed a link out of scope")
+    for p in pages:
+        for field in ("crawlid", "url", "response_url", "status_code", "depth", "title", "content_type",
+                      "length", "timestamp"):
+            check(field in p, "page record lacks %s: %s" % (field, p))
+    redirected = [p for p in pages if "/redirect/" in p["url"]]
+    check(redirected and all("/p/" in p["response_url"] for p in redirected), "redirects not followed")
+    titled = [p for p in pages if p["url"].endswith("/p/3")]
+    check(titled and titled[0]["title"].endswith("page 3"), "title missing: %s" % titled[:1])
+    bad = overlaps(read_requests(log))
+    check(not bad, "overlapping requests to one host: %s" % bad[:2])
+    check("finished" in r.stdout and "pages" in r.stdout, "no summary printed: %s" % r.stdout)
+
+
+def test_maxdepth(tmp, procs):
+    """One site is a tree, so each page's depth is well defined: exactly the pages within it."""
+    args = ["--sites", "1", "--pages", "200"]
+    port, _, _ = start_web(procs, tmp, *args)
+    g = graph(*args)
+    want = expected_pages(g, ["http://s0.site.test/"], 3, ["site.test"])
+    out, _ = crawl(tmp, port, ["http://s0.site.test/"], "--maxdepth", "3", "--delay", "0")
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check_page_set(pages, want, "maxdepth 3")
+    check(max(p["depth"] for p in pages) == 3, "deepest page is not at depth 3")
+    for p in pages:
+        check(p["depth"] == want[p["url"]], "depth of %s is %d, want %d" % (p["url"], p["depth"], want[p["url"]]))
+
+
+def test_allowed_domains(tmp, procs):
+    """allowed_domains overrides the default scope."""
+    args = ["--sites", "4", "--pages", "30"]
+    port, _, _ = start_web(procs, tmp, *args)
+    g = graph(*args)
+    scope = ["s0.site.test", "s1.site.test"]
+    want = expected_pages(g, ["http://s0.site.test/"], -1, scope)
+    out, _ = crawl(tmp, port, ["http://s0.site.test/"], "--maxdepth", "-1", "--delay", "0",
+                   "--allowed-domain", "s0.site.test", "--allowed-domain", "s1.site.test")
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check_page_set(pages, want, "allowed domains")
+    check({p["url"].split("/")[2] for p in pages} == set(scope), "hosts outside allowed_domains fetched")
+
+
+def test_two_workers_share_load(tmp, procs):
+    """Domains are spread over both workers by weighted round-robin."""
+    args = ["--sites", "6", "--pages", "20", "--latency-ms", "5"]
+    port, log, _ = start_web(procs, tmp, *args)
+    seeds = ["http://s%d.site.test/" % i for i in range(6)]
+    out, _ = crawl(tmp, port, seeds, "--maxdepth", "-1", "--delay", "0.01", "--workers", "2")
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    by_worker = collections.Counter(p["worker"] for p in pages)
+    check(len(by_worker) == 2, "want pages from 2 workers, got %s" % dict(by_worker))
+    check(min(by_worker.values()) >= len(pages) // 6, "load badly shared: %s" % dict(by_worker))
+    hosts_by_worker = collections.defaultdict(set)
+    for p in pages:
+        hosts_by_worker[p["url"].split("/")[2]].add(p["worker"])
+    check(all(len(w) == 1 for w in hosts_by_worker.values()), "a host moved between live workers")
+    check(not overlaps(read_requests(log)), "overlapping requests to one host")
+
+
+def test_worker_sigkill_mid_crawl(tmp, procs):
+    """A worker killed with SIGKILL mid-crawl: its queued and in-flight URLs are recovered and
+    the crawl still ends with the full page set, each page once."""
+    args = ["--sites", "4", "--pages", "40", "--latency-ms", "20"]
+    port, log, _ = start_web(procs, tmp, *args)
+    g = graph(*args)
+    want = expected_pages(g, ["http://s0.site.test/"], -1, ["site.test"])
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet",
+           "--maxdepth", "-1", "--delay", "0.02", "--workers", "2", "http://s0.site.test/"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        pages_path = os.path.join(out, "pages.jsonl")
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if os.path.exists(pages_path) and len(open(pages_path).readlines()) >= 20:
+                break
+            time.sleep(0.05)
+        workers = subprocess.run(["pgrep", "-f", "redcrawl-worker.*%s" % out], capture_output=True,
+                                 text=True).stdout.split()
+        check(len(workers) == 2, "want 2 worker processes, found %s" % workers)
+        os.kill(int(workers[0]), signal.SIGKILL)
+        stdout, stderr = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(p.returncode == 0, "crawl exited %d: %s" % (p.returncode, stderr[-2000:]))
+    check("restarting" in stderr, "the dead worker was not noticed/restarted: %s" % stderr[-1000:])
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check_page_set(pages, want, "after SIGKILL")
+    check(not overlaps(read_requests(log)), "overlapping requests to one host")
+
+
+def test_max_pages(tmp, procs):
+    args = ["--sites", "3", "--pages", "50"]
+    port, _, _ = start_web(procs, tmp, *args)
+    out, r = crawl(tmp, port, ["http://s0.site.test/"], "--maxdepth", "-1", "--delay", "0", "--max-pages", "25")
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check(len(pages) == 25, "want exactly 25 pages, got %d" % len(pages))
+    check(len({p["url"] for p in pages}) == 25, "duplicates")
+    check("max-pages" in r.stdout, "summary does not say why it stopped: %s" % r.stdout)
+
+
+def test_retry_on_503(tmp, procs):
+    """503 + Retry-After is retried after the delay it asks for; the page set is complete."""
+    args = ["--sites", "2", "--pages", "20", "--fail-every", "7"]
+    port, log, _ = start_web(procs, tmp, *args)
+    g = graph("--sites", "2", "--pages", "20")
+    want = expected_pages(g, ["http://s0.site.test/"], -1, ["site.test"])
+    out, _ = crawl(tmp, port, ["http://s0.site.test/"], "--maxdepth", "-1", "--delay", "0", timeout=180)
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check_page_set(pages, want, "with 503s")
+    check(all(p["status_code"] != 503 for p in pages), "a 503 was stored instead of retried")
+    rows = read_requests(log)
+    check(any(r[4] == 503 for r in rows), "the server sent no 503: the test tests nothing")
+    # Retry-After: 1 -> the retry of that host waits at least ~1 s.
+    by_host = collections.defaultdict(list)
+    for r in rows:
+        by_host[r[2]].append(r)
+    for host, rs in by_host.items():
+        rs.sort()
+        for a, b in zip(rs, rs[1:]):
+            if a[4] == 503:
+                check(b[0] - a[1] >= 950000, "host %s hit again %.3f s after a 503 with Retry-After: 1" %
+                      (host, (b[0] - a[1]) / 1e6))
+
+
+def test_sigint_stops_cleanly(tmp, procs):
+    args = ["--sites", "2", "--pages", "400", "--latency-ms", "50"]
+    port, _, _ = start_web(procs, tmp, *args)
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet",
+           "--maxdepth", "-1", "--delay", "0.05", "http://s0.site.test/"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        time.sleep(2.0)
+        p.send_signal(signal.SIGINT)
+        stdout, stderr = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(p.returncode == 130, "want exit 130 after Ctrl-C, got %d: %s" % (p.returncode, stderr[-1000:]))
+    check("stopped by user" in stdout, "summary missing: %s" % stdout)
+    left = subprocess.run(["pgrep", "-f", "redcrawl-(worker|scheduler).*%s" % out], capture_output=True, text=True)
+    check(not left.stdout.strip(), "children left running: %s" % left.stdout)
+    left = subprocess.run(["pgrep", "-f", "redis-server.*redcrawl-redis"], capture_output=True, text=True)
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check(len(pages) > 0 and len({x["url"] for x in pages}) == len(pages), "pages missing or duplicated")
+
+
+def test_bad_input(tmp, procs):
+    cases = [
+        (["ftp://example.test/"], "url"),
+        (["--connect-to", "nonsense", "http://a.test/"], "--connect-to"),
+        (["--allow-net", "300.1.1.1/8", "http://a.test/"], "--allow-net"),
+        (["--workers", "0", "http://a.test/"], "--workers"),
+        (["--delay", "soon", "http://a.test/"], "--delay"),
+        (["--no-such-option", "http://a.test/"], "--no-such-option"),
+        ([], "URL"),
+    ]
+    for args, word in cases:
+        r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "never")] + args,
+                           capture_output=True, text=True, timeout=30)
+        check(r.returncode == 2, "%s: want exit 2, got %d" % (args, r.returncode))
+        check(word in r.stderr, "%s: error does not mention %s: %s" % (args, word, r.stderr))
+    check(not os.path.exists(os.path.join(tmp, "never", "pages.jsonl")), "bad input wrote output")
+
+
+def test_fleet_by_hand(tmp, procs):
+    """The daemons started by hand against one Redis, a job submitted with `redcrawl submit`."""
+    args = ["--sites", "3", "--pages", "30"]
+    web_port, log, _ = start_web(procs, tmp, *args)
+    redis_port, _ = start_redis(procs, tmp)
+    url = "redis://127.0.0.1:%d" % redis_port
+    env = dict(os.environ, REDCRAWL_REDIS=url)
+    procs.start([SCHEDULER, "--worker-timeout", "3"], os.path.join(tmp, "scheduler.log"), env=env)
+    out = os.path.join(tmp, "fleet-out")
+    for i in range(2):
+        procs.start([WORKER, "--out", out, "--delay", "0", "--connect-to", "::127.0.0.1:%d" % web_port,
+                     "--allow-net", "127.0.0.0/8"], os.path.join(tmp, "worker%d.log" % i), env=env)
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", "hand", "--maxdepth", "-1", "http://s1.site.test/"],
+                       capture_output=True, text=True, env=env, timeout=30)
+    check(r.returncode == 0 and "1 new URL" in r.stdout, "submit failed: %s %s" % (r.stdout, r.stderr))
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", "hand", "--maxdepth", "-1", "http://s1.site.test/"],
+                       capture_output=True, text=True, env=env, timeout=30)
+    check(r.returncode == 0 and "0 new URL" in r.stdout, "a resubmitted seed was added again: %s" % r.stdout)
+    deadline = time.time() + 90
+    while time.time() < deadline and redis_cmd(redis_port, "HGET", "rc:job:hand", "state") != "done":
+        time.sleep(0.2)
+    check(redis_cmd(redis_port, "HGET", "rc:job:hand", "state") == "done", "job did not finish")
+    info = subprocess.run([REDCRAWL, "info", "--json", "hand"], capture_output=True, text=True, env=env, timeout=30)
+    doc = json.loads(info.stdout)
+    g = graph(*args)
+    want = expected_pages(g, ["http://s1.site.test/"], -1, ["site.test"])
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check_page_set(pages, want, "fleet by hand")
+    check(doc["fetched"] == len(want) and doc["pending"] == 0, "info disagrees: %s" % doc)
+    check(redis_cmd(redis_port, "ZCARD", "rc:seeds") == 0, "frontier not empty")
+
+
+if __name__ == "__main__":
+    run_tests([test_bad_input, test_exact_page_set_unlimited_depth, test_maxdepth, test_allowed_domains,
+               test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
+               test_sigint_stops_cleanly, test_fleet_by_hand])
