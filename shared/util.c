@@ -53,20 +53,14 @@ char *rc_xstrndup(const char *s, size_t n)
 
 char *rc_xasprintf(const char *fmt, ...)
 {
-    rc_buf b;
+    char *p = NULL;
     va_list ap;
-    rc_buf_init(&b);
-    char probe[1];
     va_start(ap, fmt);
-    int n = vsnprintf(probe, sizeof probe, fmt, ap); /* measures; a NULL buffer upsets -Wformat-truncation */
+    int n = vasprintf(&p, fmt, ap); /* glibc's: measures and allocates in one go */
     va_end(ap);
     if (n < 0)
-        return rc_xstrdup("");
-    b.ptr = rc_xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(b.ptr, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return b.ptr;
+        oom(strlen(fmt));
+    return p;
 }
 
 void rc_buf_init(rc_buf *b)

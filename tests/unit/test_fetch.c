@@ -154,7 +154,7 @@ static int handle(int fd, const char *req, size_t len)
         return r;
     }
     if (strncmp(path, "/redir/", 7) == 0) {
-        int n = atoi(path + 7);
+        int n = (int)strtol(path + 7, NULL, 10);
         if (n <= 0)
             return respond(fd, 200, "OK", "Content-Type: text/plain\r\n", "end of chain", 12);
         char *loc = rc_xasprintf("Location: /redir/%d\r\n", n - 1);
