@@ -27,6 +27,7 @@
 
 typedef struct worker_info {
     char *id;
+    int64_t domains; /* hosts it owns */
     int64_t queued;
     double per_minute; /* measured completions per minute */
     int64_t budget;    /* URLs it may still be handed this tick */
@@ -180,6 +181,10 @@ static void refresh_workers(rc_scheduler *s)
                                      rc_redis_key(s->r, key, sizeof key, "worker:%s", wid));
         worker_info *w = rc_xcalloc(1, sizeof *w);
         w->id = rc_xstrdup(wid);
+        redisReply *d = rc_redis_cmd(s->r, "SCARD %s", rc_redis_key(s->r, key, sizeof key, "wdoms:%s", wid));
+        w->domains = rc_reply_int(d, 0);
+        if (d)
+            freeReplyObject(d);
         if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 2) {
             w->queued = rc_reply_int(h->element[0], 0);
             w->per_minute = worker_rate(s, wid, now, (uint64_t)rc_reply_int(h->element[1], 0));
@@ -220,6 +225,45 @@ static void refresh_workers(rc_scheduler *s)
     if (rep)
         freeReplyObject(rep);
     s->last_refresh_ms = now;
+}
+
+/* A worker that joins late (or a fleet whose first dispatch saw one worker) owns fewer hosts:
+ * move idle hosts from the worker with the most to the one with the fewest, a few per second,
+ * until they differ by at most one. Hosts with a fetch in flight never move. */
+static void rebalance(rc_scheduler *s)
+{
+    worker_info *most = NULL, *fewest = NULL;
+    size_t it = 0;
+    void *v;
+    while (rc_strmap_next(s->workers, &it, NULL, &v)) {
+        worker_info *w = v;
+        if (!most || w->domains > most->domains)
+            most = w;
+        if (!fewest || w->domains < fewest->domains)
+            fewest = w;
+    }
+    if (!most || most == fewest || most->domains - fewest->domains < 2)
+        return;
+    int64_t n = (most->domains - fewest->domains) / 2;
+    if (n > 50)
+        n = 50;
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, most->id);
+    rc_argv_add(&a, fewest->id);
+    rc_argv_addi(&a, n);
+    redisReply *rep = rc_redis_eval(s->r, RC_LUA_MOVE, rc_now_ms(), &a);
+    rc_argv_release(&a);
+    if (rep && rep->type == REDIS_REPLY_ARRAY) {
+        for (size_t i = 0; i < rep->elements; i++)
+            free(rc_strmap_put(s->owners, rep->element[i]->str, rc_xstrdup(fewest->id)));
+        if (rep->elements)
+            rc_info(MOD, "rebalanced hosts=%zu from=%s to=%s", rep->elements, most->id, fewest->id);
+        most->domains -= (int64_t)rep->elements;
+        fewest->domains += (int64_t)rep->elements;
+    }
+    if (rep)
+        freeReplyObject(rep);
 }
 
 static job_info *job_get(rc_scheduler *s, const char *crawlid)
@@ -274,8 +318,10 @@ static worker_info *owner_for(rc_scheduler *s, const char *host)
         return w;
     const char *pick = rc_wrr_next(s->wrr);
     w = pick ? rc_strmap_get(s->workers, pick) : NULL;
-    if (w)
+    if (w) {
         free(rc_strmap_put(s->owners, host, rc_xstrdup(w->id)));
+        w->domains++;
+    }
     return w;
 }
 
@@ -385,6 +431,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
             return;
         }
         refresh_workers(s);
+        rebalance(s);
     }
     if (s->leader && rc_strmap_count(s->workers) > 0) {
         int64_t handled = dispatch(s);

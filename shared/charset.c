@@ -97,7 +97,7 @@ static const encoding encodings[] = {
     {"windows-1256", "CP1256", K_ICONV, 1, "windows-1256 cp1256 x-cp1256"},
     {"windows-1257", "CP1257", K_ICONV, 1, "windows-1257 cp1257 x-cp1257"},
     {"windows-1258", "CP1258", K_ICONV, 1, "windows-1258 cp1258 x-cp1258"},
-    {"x-mac-cyrillic", "MAC-CYRILLIC", K_ICONV, 1, "x-mac-cyrillic x-mac-ukrainian mac-cyrillic"},
+    {"x-mac-cyrillic", "MAC-CYRILLIC", K_ICONV, 1, "x-mac-cyrillic x-mac-ukrainian"},
     {"x-user-defined", NULL, K_USER_DEFINED, 1, "x-user-defined"},
     {"replacement", NULL, K_REPLACEMENT, 1,
      "replacement csiso2022kr hz-gb-2312 iso-2022-cn iso-2022-cn-ext iso-2022-kr"},
@@ -310,26 +310,32 @@ size_t rc_charset_utf8_scrub(char *str, size_t len)
     return fixed;
 }
 
-/* 1 when S is valid UTF-8 containing at least one non-ASCII character, allowing a sequence cut
- * short by the end of the buffer (bodies are often truncated at a size limit). */
+/* 1 when S reads as UTF-8: it has non-ASCII characters, all valid but for at most one bad
+ * sequence in twenty (a stray Latin-1 byte in a UTF-8 page should not turn the whole page into
+ * mojibake; GBK, Big5, Shift_JIS or Latin text is almost never valid UTF-8 by accident) and but
+ * for a sequence cut short at the end (bodies are often truncated at a size limit). */
 static int utf8_plausible(const unsigned char *s, size_t len)
 {
-    int non_ascii = 0;
-    size_t i = 0;
+    size_t good = 0, bad = 0, i = 0;
     while (i < len) {
         if (s[i] < 0x80) {
             i++;
             continue;
         }
-        size_t bad;
+        size_t bad_len;
         int trunc;
-        size_t n = utf8_seq(s + i, len - i, &bad, &trunc);
-        if (n == 0)
-            return trunc && non_ascii;
-        non_ascii = 1;
+        size_t n = utf8_seq(s + i, len - i, &bad_len, &trunc);
+        if (n == 0) {
+            if (trunc)
+                break;
+            bad++;
+            n = bad_len;
+        } else {
+            good++;
+        }
         i += n;
     }
-    return non_ascii;
+    return good > 0 && bad * 20 <= good;
 }
 
 /* ---- Content-Type and the <meta> prescan --------------------------------------------------- */
@@ -602,12 +608,17 @@ static void strip_markup(rc_buf *out, const unsigned char *s, size_t len, size_t
             for (; k + n <= len; k++)
                 if (strncasecmp((const char *)s + k, skip_to, n) == 0)
                     break;
+            if (k + n > len)
+                return;
             k += n;
         }
-        const unsigned char *gt = k < len ? memchr(s + k, '>', len - k) : NULL;
-        if (!gt)
-            return;
-        i = (size_t)(gt - s) + 1;
+        if (skip_to[0] != '-') { /* a tag, or the end tag closing a script or style */
+            const unsigned char *gt = k < len ? memchr(s + k, '>', len - k) : NULL;
+            if (!gt)
+                return;
+            k = (size_t)(gt - s) + 1;
+        }
+        i = k;
         rc_buf_append(out, " ", 1);
     }
 }
@@ -616,6 +627,33 @@ static int has_non_ascii(const unsigned char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++)
         if (s[i] >= 0x80)
+            return 1;
+    return 0;
+}
+
+/* Names uchardet reports that are not WHATWG labels. */
+static const struct {
+    const char *uchardet, *label;
+} uchardet_names[] = {
+    {"UHC", "euc-kr"},
+    {"MAC-CYRILLIC", "x-mac-cyrillic"},
+};
+
+/* ISO-8859-x verdicts whose windows-125x superset uses 0x80..0x9F for letters and punctuation:
+ * those bytes are C1 controls in ISO-8859-x and never occur in real ISO text, so their presence
+ * means the page is really windows-125x (uchardet 0.0.7 calls Czech windows-1250 "ISO-8859-2"). */
+static const struct {
+    const char *iso, *windows;
+} c1_supersets[] = {
+    {"ISO-8859-2", "windows-1250"}, {"ISO-8859-4", "windows-1257"},
+    {"ISO-8859-6", "windows-1256"}, {"ISO-8859-7", "windows-1253"},
+    {"ISO-8859-8", "windows-1255"}, {"ISO-8859-13", "windows-1257"},
+};
+
+static int has_c1(const unsigned char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (s[i] >= 0x80 && s[i] <= 0x9F)
             return 1;
     return 0;
 }
@@ -630,12 +668,20 @@ static const encoding *uchardet_guess(const char *s, size_t len)
     if (uchardet_handle_data(ud, s, len) == 0) {
         uchardet_data_end(ud);
         const char *name = uchardet_get_charset(ud);
+        for (size_t i = 0; name && i < RC_ARRAY_LEN(uchardet_names); i++)
+            if (strcasecmp(name, uchardet_names[i].uchardet) == 0)
+                name = uchardet_names[i].label;
         if (name && *name)
             e = find_label(name, strlen(name));
     }
     uchardet_delete(ud);
-    if (e && e->kind == K_REPLACEMENT) /* a guess is no reason to discard the page */
-        e = NULL;
+    /* A guess is no reason to discard the page; and we already know S is not UTF-8 (uchardet
+     * 0.0.7 answers "UTF-8" for some short GBK and windows-1251 texts). */
+    if (e && (e->kind == K_REPLACEMENT || e->kind == K_UTF8))
+        return NULL;
+    for (size_t i = 0; e && i < RC_ARRAY_LEN(c1_supersets); i++)
+        if (strcmp(e->name, c1_supersets[i].iso) == 0 && has_c1((const unsigned char *)s, len))
+            e = find_label(c1_supersets[i].windows, strlen(c1_supersets[i].windows));
     return e;
 }
 

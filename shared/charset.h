@@ -31,9 +31,11 @@ typedef enum rc_charset_source {
  * BOM, then the Content-Type header's charset (CONTENT_TYPE may be NULL; an unknown label is
  * ignored), then <meta charset> / <meta http-equiv="Content-Type"> found by the HTML5 prescan
  * over the first RC_CHARSET_PRESCAN bytes (utf-16 labels there mean UTF-8, x-user-defined means
- * windows-1252, as in the spec), then sniffing (a body that is valid UTF-8 with non-ASCII bytes,
- * allowing a sequence truncated at the end, is UTF-8; otherwise uchardet on the text outside
- * tags), then windows-1252. Writes the canonical name NUL-terminated into NAME and returns the
+ * windows-1252, as in the spec), then sniffing, then windows-1252. Sniffing: a body with
+ * non-ASCII characters that is valid UTF-8 but for a sequence cut short at the end and at most
+ * one bad sequence in twenty good ones is UTF-8; otherwise uchardet judges the text outside tags,
+ * scripts and styles (a "UTF-8" verdict is then discarded as impossible, an ISO-8859-x verdict
+ * on text using bytes 0x80..0x9F becomes the windows-125x superset). Writes the canonical name NUL-terminated into NAME and returns the
  * rc_charset_source that decided, or -ERANGE (NAME untouched) if CAP < RC_CHARSET_NAME_MAX. */
 int rc_charset_detect(const char *body, size_t len, const char *content_type, char *name,
                       size_t cap);

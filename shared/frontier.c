@@ -17,7 +17,7 @@ void rc_frontier_bloom_args(rc_argv *a, const rc_bloom_params *bp, const char *u
     uint32_t shard[RC_BLOOM_MAX_K];
     uint64_t bit[RC_BLOOM_MAX_K];
     rc_bloom_positions(bp, url, len, shard, bit);
-    for (uint32_t i = 0; i < bp->k; i++) {
+    for (uint32_t i = 0; i < rc_bloom_npos(bp); i++) {
         rc_argv_addu(a, shard[i]);
         rc_argv_addu(a, bit[i]);
     }
@@ -56,7 +56,7 @@ int rc_frontier_submit(rc_redis *r, const rc_job *job, int64_t *ret_added, char 
     rc_argv_add(&a, spec);
     rc_argv_addi(&a, job->max_pages);
     rc_argv_add(&a, bloom);
-    rc_argv_addu(&a, bp.k);
+    rc_argv_addu(&a, rc_bloom_npos(&bp));
     rc_argv_addu(&a, job->n_seeds);
     for (size_t i = 0; i < job->n_seeds; i++) {
         rc_record rec = {.url = job->seeds[i], .crawlid = job->crawlid, .depth = 0, .priority = job->priority};

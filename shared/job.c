@@ -72,6 +72,30 @@ static int get_str(json_t *root, const char *key, size_t max, char **out, char *
     return 0;
 }
 
+/* An optional array of strings; each must pass ok() when given. */
+static int get_str_list(json_t *root, const char *key, size_t max_n, char ***out, size_t *n, int *present, char *err,
+                        size_t cap)
+{
+    json_t *v = json_object_get(root, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_array(v) || json_array_size(v) > max_n) {
+        char why[96];
+        snprintf(why, sizeof why, "must be an array of at most %zu strings", max_n);
+        return fail(err, cap, key, why);
+    }
+    if (present)
+        *present = 1;
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+        if (!json_is_string(e) || json_string_length(e) == 0 || json_string_length(e) > 1024)
+            return fail(err, cap, key, "must contain only non-empty strings of at most 1024 bytes");
+        add_unique(out, n, json_string_value(e));
+    }
+    return 0;
+}
+
 static int add_seed(rc_job *j, const char *url, char *err, size_t cap)
 {
     char *norm = NULL;
@@ -157,6 +181,13 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         (r = get_int(root, "expires", 0, INT64_C(1) << 40, 0, &j.expires, err, cap)) < 0)
         goto fail;
 
+    if ((r = get_int(root, "domain_max_pages", 0, INT64_C(1) << 50, 0, &j.domain_max_pages, err, cap)) < 0 ||
+        (r = get_str_list(root, "allow_regex", 100, &j.allow_regex, &j.n_allow_regex, NULL, err, cap)) < 0 ||
+        (r = get_str_list(root, "deny_regex", 100, &j.deny_regex, &j.n_deny_regex, NULL, err, cap)) < 0 ||
+        (r = get_str_list(root, "deny_extensions", 1000, &j.deny_extensions, &j.n_deny_extensions,
+                          &j.has_deny_extensions, err, cap)) < 0)
+        goto fail;
+
     json_t *ad = json_object_get(root, "allowed_domains");
     if (ad && !json_is_null(ad)) {
         size_t i;
@@ -219,6 +250,14 @@ char *rc_job_encode(const rc_job *j)
         json_object_set_new(o, "useragent", json_string(j->useragent));
     if (j->cookie)
         json_object_set_new(o, "cookie", json_string(j->cookie));
+    if (j->domain_max_pages)
+        json_object_set_new(o, "domain_max_pages", json_integer(j->domain_max_pages));
+    if (j->n_allow_regex)
+        json_object_set_new(o, "allow_regex", str_array(j->allow_regex, j->n_allow_regex));
+    if (j->n_deny_regex)
+        json_object_set_new(o, "deny_regex", str_array(j->deny_regex, j->n_deny_regex));
+    if (j->has_deny_extensions)
+        json_object_set_new(o, "deny_extensions", str_array(j->deny_extensions, j->n_deny_extensions));
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)
@@ -242,6 +281,9 @@ void rc_job_release(rc_job *j)
     free_list(j->scope, j->n_scope);
     free(j->useragent);
     free(j->cookie);
+    free_list(j->allow_regex, j->n_allow_regex);
+    free_list(j->deny_regex, j->n_deny_regex);
+    free_list(j->deny_extensions, j->n_deny_extensions);
     memset(j, 0, sizeof *j);
 }
 

@@ -24,6 +24,14 @@ typedef struct rc_job {
     int64_t expires;   /* unix seconds, 0 = never */
     char *useragent;   /* NULL = the worker's */
     char *cookie;      /* NULL = none */
+    char **allow_regex; /* links must match one of these (when any) */
+    size_t n_allow_regex;
+    char **deny_regex; /* links matching one are dropped */
+    size_t n_deny_regex;
+    char **deny_extensions; /* NULL (n = 0, has_deny_extensions = 0) = the default list */
+    size_t n_deny_extensions;
+    int has_deny_extensions;
+    int64_t domain_max_pages; /* pages per host, 0 = unlimited */
 } rc_job;
 
 /* Parses and validates a job spec (JSON object). On failure returns -EINVAL and writes a message

@@ -125,15 +125,16 @@ static const struct field domain_fields[] = {
 
 struct kind_table {
     const char *name;
+    const char *a_name; /* with its article, for sentences */
     const struct field *fields;
     size_t n;
 };
 
 static const struct kind_table kinds[] = {
-    [RC_MSG_CRAWL] = {"crawl", crawl_fields, RC_ARRAY_LEN(crawl_fields)},
-    [RC_MSG_ACTION] = {"action", action_fields, RC_ARRAY_LEN(action_fields)},
-    [RC_MSG_STATS] = {"stats", stats_fields, RC_ARRAY_LEN(stats_fields)},
-    [RC_MSG_DOMAIN] = {"domain", domain_fields, RC_ARRAY_LEN(domain_fields)},
+    [RC_MSG_CRAWL] = {"crawl", "a crawl", crawl_fields, RC_ARRAY_LEN(crawl_fields)},
+    [RC_MSG_ACTION] = {"action", "an action", action_fields, RC_ARRAY_LEN(action_fields)},
+    [RC_MSG_STATS] = {"stats", "a stats", stats_fields, RC_ARRAY_LEN(stats_fields)},
+    [RC_MSG_DOMAIN] = {"domain", "a domain", domain_fields, RC_ARRAY_LEN(domain_fields)},
 };
 
 /* ---- UTF-8 helpers ---------------------------------------------------------------------------- */
@@ -238,7 +239,7 @@ static const char *echo(struct echo *buf, const char *s)
 {
     size_t n = strlen(s);
     if (!copy_utf8(buf->s, ECHO_MAX + 1, s, n))
-        strcat(buf->s, "...");
+        memcpy(buf->s + strlen(buf->s), "...", 4);
     return buf->s;
 }
 
@@ -607,8 +608,9 @@ static void not_json(rc_msg_error *e, const json_error_t *jerr)
         break;
     case json_error_null_character:
     case json_error_null_byte_in_key:
-        what = "a string holds a NUL character";
-        break;
+        fail(e, "(root)", "a string holds \\u0000, which requests may not contain (line %d, column %d)", jerr->line,
+             jerr->column);
+        return;
     case json_error_premature_end_of_input:
         what = "the JSON text is cut short";
         break;
@@ -683,7 +685,6 @@ int rc_msg_parse(const char *data, size_t len, rc_msg *ret, rc_msg_error *err)
     rc_msg m;
     json_t *root = NULL;
     json_error_t jerr;
-    int r = -EINVAL;
 
     memset(e, 0, sizeof *e);
     memset(&m, 0, sizeof m);
@@ -730,11 +731,11 @@ int rc_msg_parse(const char *data, size_t len, rc_msg *ret, rc_msg_error *err)
         while (i < t->n && strcmp(t->fields[i].name, key) != 0)
             i++;
         if (i == t->n) {
-            char allowed[RC_MSG_REASON_BUF / 2];
+            char allowed[256];
             size_t o = 0;
             for (size_t k = 0; k < t->n && o < sizeof allowed; k++)
                 o += (size_t)snprintf(allowed + o, sizeof allowed - o, "%s%s", k ? ", " : "", t->fields[k].name);
-            fail(e, key, "unknown field in a %s request (known: %s)", t->name, allowed);
+            fail(e, key, "is an unknown field in %s request (known: %s)", t->a_name, allowed);
             goto fail;
         }
     }
@@ -743,15 +744,14 @@ int rc_msg_parse(const char *data, size_t len, rc_msg *ret, rc_msg_error *err)
         v = json_object_get(root, f->name);
         if (!v) {
             if (f->required) {
-                fail(e, f->name, "is required in a %s request", t->name);
+                fail(e, f->name, "is required in %s request", t->a_name);
                 goto fail;
             }
             continue;
         }
-        if ((r = check_field(e, f, v, &m)) < 0)
+        if (check_field(e, f, v, &m) < 0)
             goto fail;
     }
-    r = -EINVAL;
 
     /* Rules across fields. */
     const char *action = json_string_value(json_object_get(root, "action"));
@@ -814,7 +814,7 @@ int rc_msg_parse(const char *data, size_t len, rc_msg *ret, rc_msg_error *err)
 fail:
     json_decref(root);
     free(m.url);
-    return r;
+    return -EINVAL;
 }
 
 void rc_msg_release(rc_msg *m)
@@ -842,7 +842,15 @@ char *rc_msg_error_answer(const rc_msg_error *err)
         json_object_set_new(o, "crawlid", json_string(err->crawlid));
     if (err->kind_known)
         json_object_set_new(o, "kind", json_string(rc_msg_kind_name(err->kind)));
-    char *text = rc_xasprintf("%s: %s", err->field, err->reason);
+    /* Reasons are predicates of the field ("must be ...", "is required ..."), or whole sentences
+     * about the message when the field is "(root)". */
+    char *text;
+    const char *kind = err->kind_known ? rc_msg_kind_name(err->kind) : NULL;
+    if (strcmp(err->field, "(root)") == 0)
+        text = rc_xasprintf("invalid %s%srequest: %s", kind ? kind : "", kind ? " " : "", err->reason);
+    else
+        text = rc_xasprintf("invalid %s%srequest: %s %s", kind ? kind : "", kind ? " " : "", err->field,
+                            err->reason);
     json_object_set_new(o, "error", json_string(text));
     free(text);
     json_object_set_new(o, "field", json_string(err->field));

@@ -60,7 +60,7 @@ typedef struct rc_msg {
     char uuid[RC_MSG_ID_BUF];    /* "" when absent (only crawl requests may omit it) */
     char appid[RC_MSG_ID_BUF];   /* always set */
     char crawlid[RC_MSG_ID_BUF]; /* crawl: always; action: "" when absent; stats, domain: "" */
-    char spiderid[RC_MSG_ID_BUF];/* crawl (default "link") and action; "" otherwise */
+    char spiderid[RC_MSG_ID_BUF]; /* crawl (default "link") and action; "" otherwise */
     /* crawl */
     char *url;                /* the seed, normalised (rc_url_normalize); owned. doc keeps it as sent */
     int priority;             /* 1..100 */
@@ -102,9 +102,10 @@ int rc_msg_parse(const char *data, size_t len, rc_msg *ret, rc_msg_error *err);
 void rc_msg_release(rc_msg *m);
 
 /* The error answer, Scrapy Cluster style with redcrawl's fields:
- * {"uuid": ..., "appid": ..., ["crawlid": ...,] ["kind": "crawl",] "error": "<field>: <reason>",
- *  "field": ..., "reason": ..., "server_time": <unix seconds>}; uuid and appid are null when unknown.
- * malloc'd, compact JSON. */
+ * {"uuid": ..., "appid": ..., ["crawlid": ...,] ["kind": "crawl",] "error": "invalid crawl request: url
+ *  must be ...", "field": ..., "reason": ..., "server_time": <unix seconds>}; uuid and appid are null
+ * when unknown, crawlid and kind absent. The reason is a predicate of the field ("must be ...",
+ * "is required ...") or, for "(root)", a sentence of its own. malloc'd, compact JSON. */
 char *rc_msg_error_answer(const rc_msg_error *err);
 
 /* The crawl job spec (job.h) for a validated crawl request: crawlid, appid, spiderid, url (normalised),

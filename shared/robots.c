@@ -259,7 +259,7 @@ static void add_sitemap(rc_robots *r, const char *v, size_t n)
         if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
             return; /* binary junk, and it could not be serialised line by line */
     for (size_t i = 0; i < r->nsitemaps; i++)
-        if (strlen(r->sitemaps[i]) == n && memcmp(r->sitemaps[i], v, n) == 0)
+        if (strncmp(r->sitemaps[i], v, n) == 0 && r->sitemaps[i][n] == '\0') /* v has no NUL */
             return;
     if ((r->nsitemaps & (r->nsitemaps - 1)) == 0) /* 0, 1, 2, 4...: grow to the next power */
         r->sitemaps = rc_xrealloc(r->sitemaps, (r->nsitemaps ? 2 * r->nsitemaps : 1) * sizeof(char *));
@@ -337,6 +337,26 @@ static void handle_agent(struct parser *p, const char *v, size_t n)
         p->cur_specific = p->ever_specific = true;
 }
 
+/* Splits S (N bytes, trimmed) into exactly two words: key of *KN bytes and value V, *VN. */
+static bool two_words(const char *s, size_t n, size_t *kn, const char **v, size_t *vn)
+{
+    size_t i = 0;
+    while (i < n && !is_space((unsigned char)s[i]))
+        i++;
+    size_t j = i;
+    while (j < n && is_space((unsigned char)s[j]))
+        j++;
+    if (j == n)
+        return false;
+    for (size_t m = j; m < n; m++)
+        if (is_space((unsigned char)s[m]))
+            return false;
+    *kn = i;
+    *v = s + j;
+    *vn = n - j;
+    return true;
+}
+
 /* One line, without its end-of-line, at most RC_ROBOTS_MAX_LINE bytes; may hold any byte. */
 static void parse_line(struct parser *p, const char *s, size_t n)
 {
@@ -352,40 +372,28 @@ static void parse_line(struct parser *p, const char *s, size_t n)
     if (n == 0)
         return;
 
-    const char *k = s, *v;
-    size_t kn, vn;
+    const char *k = s, *v = NULL;
+    size_t kn = 0, vn = 0;
+    enum key key = KEY_UNKNOWN;
     const char *colon = memchr(s, ':', n);
     if (colon) {
         kn = (size_t)(colon - s);
+        while (kn && is_space((unsigned char)k[kn - 1]))
+            kn--;
+        key = classify(k, kn);
         v = colon + 1;
-        vn = n - kn - 1;
-    } else {
-        /* As Google: a forgotten colon is fine when the line is exactly two words. */
-        kn = 0;
-        while (kn < n && !is_space((unsigned char)s[kn]))
-            kn++;
-        if (kn == n)
-            return;
-        v = s + kn;
-        vn = n - kn;
-        while (vn && is_space((unsigned char)v[0])) {
-            v++;
-            vn--;
-        }
-        for (size_t i = 0; i < vn; i++)
-            if (is_space((unsigned char)v[i]))
-                return;
+        vn = n - (size_t)(v - s);
     }
-    while (kn && is_space((unsigned char)k[kn - 1]))
-        kn--;
+    if (key == KEY_UNKNOWN && two_words(s, n, &kn, &v, &vn)) {
+        /* As Google, a forgotten colon is fine when the line is exactly two words; unlike
+         * Google, also when the value holds a colon ("Sitemap https://...", "Disallow /a:b"). */
+        key = classify(k, kn);
+    }
     while (vn && is_space((unsigned char)v[0])) {
         v++;
         vn--;
     }
-    if (kn == 0)
-        return;
 
-    enum key key = classify(k, kn);
     switch (key) {
     case KEY_AGENT:
         handle_agent(p, v, vn);

@@ -28,6 +28,7 @@
 #include "sink.h"
 #include "strmap.h"
 #include "url.h"
+#include "urlfilter.h"
 #include "util.h"
 
 #define MOD "worker"
@@ -40,6 +41,7 @@ typedef struct job_entry {
     enum job_state state;
     rc_job job;
     rc_bloom_params bp;
+    rc_urlfilter *filter;
     task *waiting; /* tasks parked until the spec arrives */
 } job_entry;
 
@@ -271,6 +273,7 @@ typedef struct link_ctx {
     rc_argv *links; /* record + bloom args per link */
     size_t n_links;  /* links sent */
     size_t n_found;  /* in-scope links on the page */
+    size_t n_filtered; /* dropped by filters and trap guards */
     rc_buf key;
 } link_ctx;
 
@@ -292,6 +295,18 @@ static int on_link(void *ud, const char *href, size_t len)
     if (rc_url_resolve(c->base, href, len, &abs) < 0)
         return 0;
     if (rc_url_host(abs, host, sizeof host) < 0 || !rc_job_in_scope(&t->job->job, host)) {
+        free(abs);
+        return 0;
+    }
+    char *stripped = rc_urlfilter_strip_session(t->job->filter, abs);
+    if (stripped) {
+        free(abs);
+        abs = stripped;
+    }
+    const char *why = rc_urlfilter_check(t->job->filter, abs);
+    if (why) {
+        c->n_filtered++;
+        rc_debug(MOD, "link filtered url=%s reason=%s", abs, why);
         free(abs);
         return 0;
     }
@@ -374,7 +389,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url,
                 t->rec.attempt + 1, res->status, res->error ? res->error : "-", (unsigned long long)back);
         add_complete_head(t, now + back, "retry", res->error ? res->error : "http status");
-        rc_argv_addu(&t->complete, t->job->bp.k);
+        rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
         return;
@@ -418,6 +433,8 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     json_object_set_new(o, "length", json_integer((json_int_t)res->body_len));
     json_object_set_new(o, "truncated", json_boolean(res->truncated));
     json_object_set_new(o, "links", json_integer((json_int_t)lc.n_found));
+    if (lc.n_filtered)
+        json_object_set_new(o, "links_filtered", json_integer((json_int_t)lc.n_filtered));
     json_object_set_new(o, "timestamp", json_string(ts));
     json_object_set_new(o, "fetch_ms", json_real(res->total_ms));
     json_object_set_new(o, "attempt", json_integer(t->rec.attempt + 1));
@@ -439,7 +456,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         /* Not stored, so not acknowledged: the URL is tried again later. */
         rc_error(MOD, "sink write failed, page will be retried url=%s error=%s", t->rec.url, err);
         add_complete_head(t, now + RC_MAX(delay_ms, 1000), "retry", "sink write failed");
-        rc_argv_addu(&t->complete, t->job->bp.k);
+        rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
         rc_argv_addu(&t->complete, 0);
         rc_argv_release(&links);
         free(t->hashes);
@@ -453,11 +470,20 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         w->errors++;
     w->links_sent += lc.n_links;
     add_complete_head(t, now + delay_ms, res->ok ? "done" : "fail", res->error);
-    rc_argv_addu(&t->complete, t->job->bp.k);
+    rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
     rc_argv_addu(&t->complete, lc.n_links);
     for (int i = 0; i < links.n; i++)
         rc_argv_addn(&t->complete, links.v[i], links.len[i]);
     rc_argv_release(&links);
+    send_complete(w, t);
+}
+
+/* The URL goes back to its host's queue as it was: this worker could not try it. */
+static void release_task(rc_worker *w, task *t, const char *why)
+{
+    add_complete_head(t, rc_now_ms() + 1000, "release", why);
+    rc_argv_addu(&t->complete, 1);
+    rc_argv_addu(&t->complete, 0);
     send_complete(w, t);
 }
 
@@ -475,11 +501,19 @@ static void start_task(rc_worker *w, task *t)
     int r = rc_fetch_start(w->fetcher, t->rec.url, j->cookie, j->useragent, on_fetched, t);
     if (r < 0) {
         rc_error(MOD, "cannot start fetch url=%s error=%s", t->rec.url, strerror(-r));
-        add_complete_head(t, rc_now_ms() + 1000, "retry", "fetch start failed");
-        rc_argv_addu(&t->complete, t->job->bp.k);
-        rc_argv_addu(&t->complete, 0);
-        send_complete(w, t);
+        release_task(w, t, "fetch start failed");
     }
+}
+
+static void free_job_entry(void *p)
+{
+    job_entry *e = p;
+    if (!e)
+        return;
+    if (e->state == JOB_READY)
+        rc_job_release(&e->job);
+    rc_urlfilter_free(e->filter);
+    free(e);
 }
 
 static void on_job_reply(redisAsyncContext *ac, void *reply, void *privdata)
@@ -490,16 +524,45 @@ static void on_job_reply(redisAsyncContext *ac, void *reply, void *privdata)
     redisReply *rep = reply;
     if (!e)
         return;
-    if (!rep) { /* connection lost: tasks stay parked; asked again on the next take */
-        e->state = JOB_MISSING;
+    if (!rep) {
+        /* Connection lost: hand the parked URLs back untouched and forget the entry, so the
+         * spec is asked for again next time. */
+        task *t = e->waiting;
+        e->waiting = NULL;
+        rc_strmap_del(w->jobs, crawlid);
+        free_job_entry(e);
+        while (t) {
+            task *next = t->next;
+            t->next = NULL;
+            t->job = NULL;
+            release_task(w, t, "job spec not loaded");
+            t = next;
+        }
+        return;
     } else if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 && rep->element[0]->type == REDIS_REPLY_STRING &&
                rep->element[1]->type == REDIS_REPLY_STRING) {
-        char err[256];
-        if (rc_job_parse(rep->element[0]->str, rep->element[0]->len, &e->job, err, sizeof err) == 0 &&
-            rc_bloom_params_parse(rep->element[1]->str, &e->bp) == 0)
-            e->state = JOB_READY;
-        else {
+        char err[256] = "bad bloom parameters";
+        if (rc_job_parse(rep->element[0]->str, rep->element[0]->len, &e->job, err, sizeof err) == 0) {
+            rc_urlfilter_conf fc;
+            rc_urlfilter_conf_init(&fc);
+            fc.allow_re = (const char *const *)e->job.allow_regex;
+            fc.n_allow_re = e->job.n_allow_regex;
+            fc.deny_re = (const char *const *)e->job.deny_regex;
+            fc.n_deny_re = e->job.n_deny_regex;
+            if (e->job.has_deny_extensions) {
+                fc.deny_ext = (const char *const *)e->job.deny_extensions;
+                fc.n_deny_ext = e->job.n_deny_extensions;
+            }
+            e->filter = rc_urlfilter_new(&fc, err, sizeof err);
+            if (e->filter && rc_bloom_params_parse(rep->element[1]->str, &e->bp) == 0)
+                e->state = JOB_READY;
+            else
+                rc_job_release(&e->job);
+        }
+        if (e->state != JOB_READY) {
             rc_error(MOD, "job %s has a bad spec in Redis: %s", crawlid, err);
+            rc_urlfilter_free(e->filter);
+            e->filter = NULL;
             e->state = JOB_MISSING;
         }
     } else {
@@ -513,16 +576,6 @@ static void on_job_reply(redisAsyncContext *ac, void *reply, void *privdata)
         start_task(w, t);
         t = next;
     }
-}
-
-static void free_job_entry(void *p)
-{
-    job_entry *e = p;
-    if (!e)
-        return;
-    if (e->state == JOB_READY)
-        rc_job_release(&e->job);
-    free(e);
 }
 
 static void dispatch_task(rc_worker *w, task *t)

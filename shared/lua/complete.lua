@@ -1,7 +1,9 @@
 -- complete: one call per fetched page. Acks the lease, schedules the domain's next fetch,
 -- pushes the page's new links through the bloom into the frontier and updates the job.
--- ARGV: prefix, now, worker, lease member, host, next_ms, outcome (done|retry|fail), reason,
+-- ARGV: prefix, now, worker, lease member, host, next_ms, outcome, reason,
 --       k, n, then n x (link record, k x (shard, bit)).
+-- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
+-- the host's queue with one more attempt), release (back untouched: the worker could not try).
 -- Returns {1, links added, pending} or {-1} when the lease was lost (reaped): then nothing
 -- changes and the caller drops its result, the URL having gone back to the frontier.
 local w, lm, host, next_ms = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
@@ -15,11 +17,14 @@ local _, member = split_lease(lm)
 local rec = cjson.decode(member)
 local crawlid = rec.crawlid
 local jk = K('job', crawlid)
-if outcome == 'retry' then
-  rec.attempt = (tonumber(rec.attempt) or 0) + 1
+local back = outcome == 'retry' or outcome == 'release'
+if back then
+  if outcome == 'retry' then
+    rec.attempt = (tonumber(rec.attempt) or 0) + 1
+    redis.call('HINCRBY', jk, 'retries', 1)
+  end
   redis.call('ZADD', K('q', w, host), seed_score(rec.priority, rec.depth), cjson.encode(rec))
   redis.call('HINCRBY', K('worker', w), 'queued', 1)
-  redis.call('HINCRBY', jk, 'retries', 1)
 end
 -- The domain keeps its next allowed time even with an empty queue; take drops it once due.
 redis.call('ZADD', K('ready', w), next_ms, host)
@@ -43,7 +48,7 @@ local minute = math.floor(NOW / 60000)
 redis.call('HINCRBY', K('wstat', w), minute, 1)
 redis.call('HDEL', K('wstat', w), minute - 60)
 local left
-if outcome == 'retry' then
+if back then
   left = tonumber(redis.call('HGET', jk, 'pending'))
 else
   redis.call('HINCRBY', jk, 'fetched', 1)

@@ -9,11 +9,19 @@
 #include "rc_test.h"
 #include "util.h"
 
+static double measured_fp_params(const rc_bloom_params *pp, uint64_t n);
+
 static double measured_fp(uint64_t n, double fp, uint64_t shard_bits)
 {
     rc_bloom_params p;
     if (rc_bloom_params_for(n, fp, shard_bits, &p) < 0)
         return -1;
+    return measured_fp_params(&p, n);
+}
+
+static double measured_fp_params(const rc_bloom_params *pp, uint64_t n)
+{
+    rc_bloom_params p = *pp;
     uint8_t *bits = rc_xcalloc(p.shards * p.shard_bits / 8 + 1, 1);
     uint32_t shard[RC_BLOOM_MAX_K];
     uint64_t bit[RC_BLOOM_MAX_K];
@@ -22,7 +30,7 @@ static double measured_fp(uint64_t n, double fp, uint64_t shard_bits)
         int len = snprintf(key, sizeof key, "http://s%llu.site.test/p/%llu", (unsigned long long)(i % 97),
                            (unsigned long long)i);
         rc_bloom_positions(&p, key, (size_t)len, shard, bit);
-        for (uint32_t j = 0; j < p.k; j++) {
+        for (uint32_t j = 0; j < rc_bloom_npos(&p); j++) {
             uint64_t pos = shard[j] * p.shard_bits + bit[j];
             bits[pos / 8] |= (uint8_t)(1u << (pos % 8));
         }
@@ -33,7 +41,7 @@ static double measured_fp(uint64_t n, double fp, uint64_t shard_bits)
                            (unsigned long long)i * 7);
         rc_bloom_positions(&p, key, (size_t)len, shard, bit);
         int all = 1;
-        for (uint32_t j = 0; j < p.k && all; j++) {
+        for (uint32_t j = 0; j < rc_bloom_npos(&p) && all; j++) {
             uint64_t pos = shard[j] * p.shard_bits + bit[j];
             all = (bits[pos / 8] >> (pos % 8)) & 1;
         }
@@ -97,5 +105,37 @@ int main(void)
     RC_CHECK(fp2 > 0.005 && fp2 < 0.015);
     RC_CHECK(fp3 > 0.0003 && fp3 < 0.002);
     RC_CHECK(fabs(rc_bloom_expected_fp(&p, 1000) - 0.01) < 0.003);
+
+    /* Multi-group: h groups of k hashes over the same memory; each group's positions stay in
+     * its own m/h range; measured false positives follow the formula. */
+    rc_bloom_params g;
+    RC_CHECK_INT_EQ(rc_bloom_params_groups(1 << 20, 3, 2, 1 << 16, &g), 0);
+    RC_CHECK_INT_EQ(rc_bloom_npos(&g), 6);
+    RC_CHECK_INT_EQ(rc_bloom_params_groups(1 << 20, 0, 2, 0, &g), -22);
+    RC_CHECK_INT_EQ(rc_bloom_params_groups(1 << 20, 9, 2, 0, &g), -22);
+    RC_CHECK_INT_EQ(rc_bloom_params_groups(1 << 20, 3, 2, 1 << 16, &g), 0);
+    int confined = 1;
+    for (int i = 0; i < 1000; i++) {
+        char key[32];
+        int len = snprintf(key, sizeof key, "http://g.test/%d", i);
+        rc_bloom_positions(&g, key, (size_t)len, s1, b1);
+        for (uint32_t j = 0; j < rc_bloom_npos(&g); j++) {
+            uint64_t pos = s1[j] * g.shard_bits + b1[j];
+            confined &= pos / (g.m / g.groups) == j / g.k;
+        }
+    }
+    RC_CHECK(confined);
+    for (uint32_t h = 1; h <= 4; h++) {
+        rc_bloom_params q4;
+        RC_CHECK_INT_EQ(rc_bloom_params_groups(958506, h, 8 / h, 0, &q4), 0);
+        double want = rc_bloom_expected_fp(&q4, 100000), got = measured_fp_params(&q4, 100000);
+        fprintf(stderr, "h=%u k=%u: expected fp %.4f measured %.4f\n", h, q4.k, want, got);
+        RC_CHECK(got > want * 0.7 && got < want * 1.3);
+    }
+    rc_bloom_params_encode(&g, txt, sizeof txt);
+    RC_CHECK_INT_EQ(rc_bloom_params_parse(txt, &q), 0);
+    RC_CHECK(q.groups == 3 && q.k == 2 && q.m == g.m);
+    RC_CHECK_INT_EQ(rc_bloom_params_parse("1000:3:1:1000", &q), 0); /* the 4-field form: one group */
+    RC_CHECK_INT_EQ(q.groups, 1);
     return rc_test_done("test_bloom");
 }

@@ -1,0 +1,52 @@
+-- move: rebalancing. Gives up to n of worker `from`'s hosts to worker `to`: only hosts with
+-- nothing in flight (not busy), each with its queue, its ready time (so the delay since the
+-- last hit still holds) and its queued count. Hosts with queued URLs go first.
+-- ARGV: prefix, now, from, to, n.  Returns the moved hosts.
+local from, to, n = ARGV[3], ARGV[4], tonumber(ARGV[5])
+if not redis.call('ZSCORE', K('workers'), to) or not redis.call('ZSCORE', K('workers'), from) then
+  return {}
+end
+local hosts = redis.call('SMEMBERS', K('wdoms', from))
+local with_work, idle = {}, {}
+for _, host in ipairs(hosts) do
+  if redis.call('SISMEMBER', K('busy', from), host) == 0 then
+    if redis.call('EXISTS', K('q', from, host)) == 1 then
+      with_work[#with_work + 1] = host
+    else
+      idle[#idle + 1] = host
+    end
+  end
+end
+local moved = {}
+local function move(host)
+  local qf, qt = K('q', from, host), K('q', to, host)
+  local count = 0
+  if redis.call('EXISTS', qf) == 1 then
+    count = redis.call('ZCARD', qf)
+    redis.call('RENAME', qf, qt)
+  end
+  local due = redis.call('ZSCORE', K('ready', from), host)
+  redis.call('ZREM', K('ready', from), host)
+  if due then
+    redis.call('ZADD', K('ready', to), due, host)
+  elseif count > 0 then
+    redis.call('ZADD', K('ready', to), NOW, host)
+  end
+  redis.call('SREM', K('wdoms', from), host)
+  redis.call('SADD', K('wdoms', to), host)
+  redis.call('HSET', K('owner'), host, to)
+  if count > 0 then
+    redis.call('HINCRBY', K('worker', from), 'queued', -count)
+    redis.call('HINCRBY', K('worker', to), 'queued', count)
+  end
+  moved[#moved + 1] = host
+end
+for _, host in ipairs(with_work) do
+  if #moved >= n then break end
+  move(host)
+end
+for _, host in ipairs(idle) do
+  if #moved >= n then break end
+  move(host)
+end
+return moved

@@ -1,0 +1,107 @@
+/* test_urlfilter.c - trap guards, extensions, regexes and session-id stripping. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rc_test.h"
+#include "urlfilter.h"
+
+static void expect(const rc_urlfilter *f, const char *url, const char *reason)
+{
+    const char *got = rc_urlfilter_check(f, url);
+    rc_test_checks++;
+    if ((got == NULL) != (reason == NULL) || (got && strcmp(got, reason) != 0)) {
+        rc_test_failures++;
+        fprintf(stderr, "%s: want %s, got %s\n", url, reason ? reason : "allowed", got ? got : "allowed");
+    }
+}
+
+static void strip(const rc_urlfilter *f, const char *url, const char *want)
+{
+    char *got = rc_urlfilter_strip_session(f, url);
+    rc_test_checks++;
+    if ((got == NULL) != (want == NULL) || (got && strcmp(got, want) != 0)) {
+        rc_test_failures++;
+        fprintf(stderr, "strip %s: want %s, got %s\n", url, want ? want : "(unchanged)", got ? got : "(unchanged)");
+    }
+    free(got);
+}
+
+int main(void)
+{
+    rc_urlfilter_conf c;
+    char err[256];
+    rc_urlfilter_conf_init(&c);
+    rc_urlfilter *f = rc_urlfilter_new(&c, err, sizeof err);
+    RC_CHECK(f != NULL);
+    expect(f, "http://a.test/", NULL);
+    expect(f, "http://a.test/p/1?x=1&y=2", NULL);
+    expect(f, "http://a.test/img/logo.PNG", "extension");
+    expect(f, "http://a.test/a.tar.gz", "extension");
+    expect(f, "http://a.test/doc.pdf?download=1", "extension");
+    expect(f, "http://a.test/png", NULL);
+    expect(f, "http://a.test/x.html", NULL);
+    expect(f, "http://a.test/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17", "path-depth");
+    expect(f, "http://a.test/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16", NULL);
+    expect(f, "http://a.test/a/b/a/b/a/b", "repeated-segments");
+    expect(f, "http://a.test/a/b/a/b", NULL);
+    expect(f, "http://a.test/?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9&j=10&k=11&l=12&m=13&n=14&o=15&p=16&q=17",
+           "query-params");
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    int year = tm.tm_year + 1900;
+    char url[128];
+    snprintf(url, sizeof url, "http://a.test/calendar/%d/01", year + 1);
+    expect(f, url, NULL);
+    snprintf(url, sizeof url, "http://a.test/calendar/%d/01", year + 4);
+    expect(f, url, "calendar");
+    snprintf(url, sizeof url, "http://a.test/cal?month=%d-03", year - 5);
+    expect(f, url, "calendar");
+    expect(f, "http://a.test/item/20991", NULL);   /* five digits: not a year */
+    expect(f, "http://a.test/item/1234", NULL);    /* not 19xx/20xx */
+    char longurl[2100];
+    memset(longurl, 'a', sizeof longurl - 1);
+    memcpy(longurl, "http://a.test/", 14);
+    longurl[sizeof longurl - 1] = '\0';
+    expect(f, longurl, "too-long");
+
+    strip(f, "http://a.test/p;jsessionid=ABC123?x=1", "http://a.test/p?x=1");
+    strip(f, "http://a.test/p;JSESSIONID=ABC/next", "http://a.test/p/next");
+    strip(f, "http://a.test/p?PHPSESSID=abc&x=1", "http://a.test/p?x=1");
+    strip(f, "http://a.test/p?x=1&sid=9&y=2", "http://a.test/p?x=1&y=2");
+    strip(f, "http://a.test/p?sid=9", "http://a.test/p");
+    strip(f, "http://a.test/p?ASPSESSIONIDQQGGQGPP=x&a=b", "http://a.test/p?a=b");
+    strip(f, "http://a.test/p?x=1", NULL);
+    strip(f, "http://a.test/p?s=search", NULL);
+    strip(f, "http://a.test/p", NULL);
+    rc_urlfilter_free(f);
+
+    /* Job regexes and extension lists. */
+    const char *allow[] = {"/news/", "/p/\\d+$"};
+    const char *deny[] = {"\\?print=1"};
+    const char *ext[] = {".html"};
+    c.allow_re = allow;
+    c.n_allow_re = 2;
+    c.deny_re = deny;
+    c.n_deny_re = 1;
+    c.deny_ext = ext;
+    c.n_deny_ext = 1;
+    f = rc_urlfilter_new(&c, err, sizeof err);
+    RC_CHECK(f != NULL);
+    expect(f, "http://a.test/news/today", NULL);
+    expect(f, "http://a.test/p/12", NULL);
+    expect(f, "http://a.test/p/12x", "not-allowed");
+    expect(f, "http://a.test/news/today?print=1", "denied");
+    expect(f, "http://a.test/news/x.html", "extension");
+    expect(f, "http://a.test/news/x.png", NULL); /* the job's list replaces the default */
+    rc_urlfilter_free(f);
+
+    const char *bad[] = {"(unclosed"};
+    c.deny_re = bad;
+    f = rc_urlfilter_new(&c, err, sizeof err);
+    RC_CHECK(f == NULL);
+    RC_CHECK(strstr(err, "deny_regex[0]") != NULL);
+    return rc_test_done("test_urlfilter");
+}
