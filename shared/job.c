@@ -133,7 +133,7 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
     j.crawlid = rc_xstrdup(json_string_value(v));
     if ((r = get_str(root, "appid", 40, &j.appid, err, cap)) < 0 ||
         (r = get_str(root, "spiderid", 40, &j.spiderid, err, cap)) < 0 ||
-        (r = get_str(root, "useragent", 512, &j.useragent, err, cap)) < 0 ||
+        (r = get_str(root, "useragent", 1000, &j.useragent, err, cap)) < 0 ||
         (r = get_str(root, "cookie", 8192, &j.cookie, err, cap)) < 0)
         goto fail;
     if (!j.appid)

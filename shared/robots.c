@@ -4,7 +4,8 @@
  * control character, which canonical paths never hold raw) and a flag for a final '$'. Matching
  * is the classic greedy algorithm for globs with only '*': the first literal segment is a prefix,
  * each middle segment is taken at its leftmost occurrence (memmem), the last one is a suffix when
- * anchored. Leftmost is always safe, so there is no backtracking: O(segments x path) per rule.
+ * anchored. Leftmost is always safe, so there is no backtracking, and each search resumes where
+ * the previous one stopped: time linear in path plus pattern per rule.
  * Rules are sorted by priority (pattern length) with allow first among equals, so the first rule
  * that matches decides. */
 #include "robots.h"
@@ -310,7 +311,7 @@ static enum key classify(const char *k, size_t n)
         unsigned char c = (unsigned char)k[i];
         if (c == '-' || c == '_' || is_space(c))
             continue;
-        if (m == sizeof buf - 1)
+        if (c < 0x20 || c >= 0x7f || m == sizeof buf - 1)
             return KEY_UNKNOWN;
         buf[m++] = (char)lower(c);
     }

@@ -360,7 +360,7 @@ static uint64_t retry_after_ms(const char *v, uint64_t now_ms)
     return 0;
 }
 
-static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, const char *reason)
+static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, const char *reason, long status)
 {
     rc_argv *a = &t->complete;
     rc_argv_add(a, t->w->id);
@@ -369,6 +369,7 @@ static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, co
     rc_argv_addu(a, next_ms);
     rc_argv_add(a, outcome);
     rc_argv_add(a, reason ? reason : "");
+    rc_argv_addi(a, status);
 }
 
 static void on_fetched(void *ud, const rc_fetch_result *res)
@@ -388,7 +389,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
             back = RC_MAX(delay_ms, 250) << RC_MIN(t->rec.attempt + 1, 6);
         rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url,
                 t->rec.attempt + 1, res->status, res->error ? res->error : "-", (unsigned long long)back);
-        add_complete_head(t, now + back, "retry", res->error ? res->error : "http status");
+        add_complete_head(t, now + back, "retry", res->error ? res->error : "http status", res->status);
         rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
@@ -455,7 +456,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     if (r < 0) {
         /* Not stored, so not acknowledged: the URL is tried again later. */
         rc_error(MOD, "sink write failed, page will be retried url=%s error=%s", t->rec.url, err);
-        add_complete_head(t, now + RC_MAX(delay_ms, 1000), "retry", "sink write failed");
+        add_complete_head(t, now + RC_MAX(delay_ms, 1000), "retry", "sink write failed", res->status);
         rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
         rc_argv_addu(&t->complete, 0);
         rc_argv_release(&links);
@@ -469,7 +470,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     if (!res->ok)
         w->errors++;
     w->links_sent += lc.n_links;
-    add_complete_head(t, now + delay_ms, res->ok ? "done" : "fail", res->error);
+    add_complete_head(t, now + delay_ms, res->ok ? "done" : "fail", res->error, res->status);
     rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
     rc_argv_addu(&t->complete, lc.n_links);
     for (int i = 0; i < links.n; i++)
@@ -481,7 +482,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
 /* The URL goes back to its host's queue as it was: this worker could not try it. */
 static void release_task(rc_worker *w, task *t, const char *why)
 {
-    add_complete_head(t, rc_now_ms() + 1000, "release", why);
+    add_complete_head(t, rc_now_ms() + 1000, "release", why, 0);
     rc_argv_addu(&t->complete, 1);
     rc_argv_addu(&t->complete, 0);
     send_complete(w, t);
@@ -491,7 +492,7 @@ static void start_task(rc_worker *w, task *t)
 {
     if (t->job->state != JOB_READY) {
         /* The job is gone: complete without fetching so the frontier stays consistent. */
-        add_complete_head(t, rc_now_ms(), "fail", "job not found");
+        add_complete_head(t, rc_now_ms(), "fail", "job not found", 0);
         rc_argv_addu(&t->complete, 1);
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);

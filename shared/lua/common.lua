@@ -66,3 +66,17 @@ local function split_lease(lm)
   local tab = string.find(lm, '\t', 1, true)
   return string.sub(lm, 1, tab - 1), string.sub(lm, tab + 1)
 end
+
+-- Rolling counters: hash stats:{name} with per-minute fields "m:<minute>" (kept a day),
+-- per-hour fields "h:<hour>" (kept 8 days) and "total". A reader sums the buckets inside a
+-- window: minutes for windows up to a day, hours beyond. Names are listed in stats:names.
+local function stat_incr(name, n)
+  local key = K('stats', name)
+  local minute = math.floor(NOW / 60000)
+  local hour = math.floor(NOW / 3600000)
+  redis.call('HINCRBY', key, 'm:' .. minute, n)
+  redis.call('HINCRBY', key, 'h:' .. hour, n)
+  redis.call('HINCRBY', key, 'total', n)
+  redis.call('HDEL', key, 'm:' .. (minute - 1441), 'h:' .. (hour - 193))
+  redis.call('SADD', K('stats', 'names'), name)
+end

@@ -1,14 +1,14 @@
 -- complete: one call per fetched page. Acks the lease, schedules the domain's next fetch,
 -- pushes the page's new links through the bloom into the frontier and updates the job.
--- ARGV: prefix, now, worker, lease member, host, next_ms, outcome, reason,
---       k, n, then n x (link record, k x (shard, bit)).
+-- ARGV: prefix, now, worker, lease member, host, next_ms, outcome, reason, status (HTTP
+--       status, 0 for none), k, n, then n x (link record, k x (shard, bit)).
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
 -- the host's queue with one more attempt), release (back untouched: the worker could not try).
 -- Returns {1, links added, pending} or {-1} when the lease was lost (reaped): then nothing
 -- changes and the caller drops its result, the URL having gone back to the frontier.
 local w, lm, host, next_ms = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-local outcome, reason = ARGV[7], ARGV[8]
-local k, n = tonumber(ARGV[9]), tonumber(ARGV[10])
+local outcome, reason, status = ARGV[7], ARGV[8], ARGV[9]
+local k, n = tonumber(ARGV[10]), tonumber(ARGV[11])
 if redis.call('ZREM', K('lease', w), lm) == 0 then
   return {-1, 0, 0}
 end
@@ -30,7 +30,7 @@ end
 redis.call('ZADD', K('ready', w), next_ms, host)
 local added = 0
 if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
-  local i = 11
+  local i = 12
   local child_depth = (tonumber(rec.depth) or 0) + 1
   for _ = 1, n do
     if bloom_add(crawlid, i + 1, k) then
@@ -47,6 +47,10 @@ end
 local minute = math.floor(NOW / 60000)
 redis.call('HINCRBY', K('wstat', w), minute, 1)
 redis.call('HDEL', K('wstat', w), minute - 60)
+if outcome ~= 'release' then
+  local spider = redis.call('HGET', jk, 'spiderid') or 'link'
+  stat_incr('pages:' .. spider .. ':' .. status, 1)
+end
 local left
 if back then
   left = tonumber(redis.call('HGET', jk, 'pending'))

@@ -13,6 +13,9 @@ if not state then
   redis.call('HSET', jk, 'spec', spec, 'state', 'running', 'created_ms', NOW, 'max_pages', max_pages, 'bloom', bloom,
     'pending', 0, 'started', 0, 'fetched', 0, 'errors', 0, 'failed', 0, 'dropped', 0, 'retries', 0)
   redis.call('SADD', K('jobs'), crawlid)
+  local ok, sp = pcall(cjson.decode, spec)
+  redis.call('HSET', jk, 'spiderid', (ok and type(sp) == 'table' and sp.spiderid) or 'link',
+    'appid', (ok and type(sp) == 'table' and sp.appid) or '')
 end
 local added = 0
 local i = 9
