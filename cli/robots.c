@@ -10,9 +10,6 @@
 #include "url.h"
 #include "util.h"
 
-/* Declared here as well until cli.h lists it; the two declarations agree. */
-int rc_cli_robots(int argc, char **argv);
-
 #define DEFAULT_AGENT "redcrawl"
 
 static void usage(FILE *f)
