@@ -85,20 +85,21 @@ typedef struct crawl_run {
 
 typedef struct job_stats {
     char state[16];
-    int64_t pending, started, fetched, errors, failed, dropped, retries, seeds, queued;
+    int64_t pending, started, fetched, errors, failed, dropped, retries, denied, seeds, queued;
 } job_stats;
 
 static void read_stats(crawl_run *run, const char *crawlid, job_stats *st)
 {
     char key[200];
     memset(st, 0, sizeof *st);
-    redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries",
+    redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries robots_denied",
                                    rc_redis_key(run->r, key, sizeof key, "job:%s", crawlid));
-    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 8) {
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 9) {
         if (rep->element[0]->type == REDIS_REPLY_STRING)
             snprintf(st->state, sizeof st->state, "%s", rep->element[0]->str);
-        int64_t *f[] = {&st->pending, &st->started, &st->fetched, &st->errors, &st->failed, &st->dropped, &st->retries};
-        for (int i = 0; i < 7; i++)
+        int64_t *f[] = {&st->pending, &st->started, &st->fetched, &st->errors,
+                        &st->failed,  &st->dropped, &st->retries, &st->denied};
+        for (int i = 0; i < 8; i++)
             *f[i] = rc_reply_int(rep->element[i + 1], 0);
     }
     if (rep)
@@ -467,6 +468,7 @@ int rc_cli_crawl(int argc, char **argv)
     printf("  statuses   %s\n", statuses.len ? statuses.ptr : "-");
     printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st.errors, (long long)st.retries,
            (long long)st.dropped);
+    printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st.denied);
     printf("  restarts   %d\n", run.restarts);
     printf("  output     %s\n", pages);
     printf("  logs       %s/\n", run.logdir);

@@ -361,28 +361,29 @@ static const encoding *header_charset(const char *ct)
         while (is_ws((unsigned char)*p))
             p++;
         char val[RC_CHARSET_NAME_MAX];
+        const char *v = val;
         size_t vlen = 0;
         if (*p == '"') {
             for (p++; *p && *p != '"'; p++) {
                 if (*p == '\\' && p[1])
                     p++;
-                if (vlen < sizeof val - 1)
+                if (vlen < sizeof val)
                     val[vlen++] = *p;
+                else
+                    v = NULL; /* longer than any label */
             }
             if (*p == '"')
                 p++;
             while (*p && *p != ';')
                 p++;
         } else {
-            const char *v = p;
+            v = p;
             while (*p && *p != ';')
                 p++;
-            size_t n = (size_t)(p - v);
-            vlen = RC_MIN(n, sizeof val - 1);
-            memcpy(val, v, vlen);
+            vlen = (size_t)(p - v);
         }
         if (nlen == 7 && strncasecmp(name, "charset", 7) == 0)
-            return find_label(val, vlen);
+            return v ? find_label(v, vlen) : NULL;
     }
     return NULL;
 }
@@ -421,13 +422,16 @@ typedef struct prescan {
     size_t n, pos;
     char name[ATTR_NAME_MAX];
     char value[ATTR_VALUE_MAX];
+    int cut; /* name or value was longer than its buffer */
 } prescan;
 
-static void put_lower(char *buf, size_t cap, size_t *len, unsigned char c)
+static void put_lower(prescan *p, char *buf, size_t cap, size_t *len, unsigned char c)
 {
     if (*len < cap - 1) {
         buf[(*len)++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
         buf[*len] = '\0';
+    } else {
+        p->cut = 1;
     }
 }
 
@@ -438,6 +442,7 @@ static int get_attribute(prescan *p)
     const unsigned char *s = p->s;
     size_t nlen = 0, vlen = 0;
     p->name[0] = p->value[0] = '\0';
+    p->cut = 0;
     while (p->pos < p->n && (is_ws(s[p->pos]) || s[p->pos] == '/'))
         p->pos++;
     if (p->pos >= p->n)
@@ -461,7 +466,7 @@ static int get_attribute(prescan *p)
         }
         if (c == '/' || c == '>')
             return 1;
-        put_lower(p->name, sizeof p->name, &nlen, c);
+        put_lower(p, p->name, sizeof p->name, &nlen, c);
         p->pos++;
     }
     p->pos++; /* the '=' */
@@ -476,7 +481,7 @@ static int get_attribute(prescan *p)
                 p->pos++;
                 return 1;
             }
-            put_lower(p->value, sizeof p->value, &vlen, s[p->pos]);
+            put_lower(p, p->value, sizeof p->value, &vlen, s[p->pos]);
         }
         return -1;
     }
@@ -485,7 +490,7 @@ static int get_attribute(prescan *p)
     for (; p->pos < p->n; p->pos++) {
         if (is_ws(s[p->pos]) || s[p->pos] == '>')
             return 1;
-        put_lower(p->value, sizeof p->value, &vlen, s[p->pos]);
+        put_lower(p, p->value, sizeof p->value, &vlen, s[p->pos]);
     }
     return -1;
 }
@@ -498,6 +503,8 @@ static const encoding *prescan_meta(prescan *p, int *ret_abort)
     int got_pragma = 0, need_pragma = -1, r;
     const encoding *charset = NULL;
     while ((r = get_attribute(p)) == 1) {
+        if (p->cut) /* no attribute we look at has a name or value that long */
+            continue;
         if (strcmp(p->name, "http-equiv") == 0 && !(seen & SEEN_HTTP_EQUIV)) {
             seen |= SEEN_HTTP_EQUIV;
             got_pragma = strcmp(p->value, "content-type") == 0;

@@ -15,7 +15,8 @@
 #include <stddef.h>
 
 #define RC_CHARSET_NAME_MAX 32      /* longest canonical name + NUL, with room to spare */
-#define RC_CHARSET_PRESCAN 4096     /* bytes searched for <meta charset> (WHATWG says 1024) */
+#define RC_CHARSET_PRESCAN 4096     /* bytes searched for <meta charset>; WHATWG says 1024, but
+                                     * heads often put scripts and links first */
 #define RC_CHARSET_SNIFF_MAX 262144 /* bytes of markup-stripped text fed to uchardet */
 
 /* Which step of rc_charset_detect() decided. */
@@ -35,8 +36,10 @@ typedef enum rc_charset_source {
  * non-ASCII characters that is valid UTF-8 but for a sequence cut short at the end and at most
  * one bad sequence in twenty good ones is UTF-8; otherwise uchardet judges the text outside tags,
  * scripts and styles (a "UTF-8" verdict is then discarded as impossible, an ISO-8859-x verdict
- * on text using bytes 0x80..0x9F becomes the windows-125x superset). Writes the canonical name NUL-terminated into NAME and returns the
- * rc_charset_source that decided, or -ERANGE (NAME untouched) if CAP < RC_CHARSET_NAME_MAX. */
+ * on text using bytes 0x80..0x9F becomes the windows-125x superset; short CJK snippets of a
+ * few characters are often missed, see tests/data/charset/generate.py). Writes the canonical
+ * name NUL-terminated into NAME and returns the rc_charset_source that decided, or -ERANGE
+ * (NAME untouched) if CAP < RC_CHARSET_NAME_MAX. */
 int rc_charset_detect(const char *body, size_t len, const char *content_type, char *name,
                       size_t cap);
 

@@ -30,7 +30,10 @@
  * "_second_page_url"; rc_extract_second_page() later merges the detail page's fields into the item.
  *
  * XPath work per call is capped (libxml2's operation limit), as are the nodes converted, the items
- * per page and the values per field; stats say when a cap cut something. */
+ * per page and the values per field; stats say when a cap cut something.
+ *
+ * Threads: libxml2 2.9 initialises its globals lazily; a threaded program calls xmlInitParser()
+ * once before the first rc_rules_parse() or rc_extract_doc_new(). */
 #ifndef RC_EXTRACT_H
 #define RC_EXTRACT_H
 
@@ -44,7 +47,7 @@ struct json_t;
 #define RC_EXTRACT_MAX_NODES ((size_t)1 << 21) /* nodes converted per page; the rest is cut */
 #define RC_EXTRACT_MAX_ITEMS 10000             /* items per page (list_from matches beyond) */
 #define RC_EXTRACT_MAX_VALUES 10000            /* values of one `all` field */
-#define RC_EXTRACT_MAX_XPATH_OPS 50000000ul    /* libxml2 XPath operations per call */
+#define RC_EXTRACT_MAX_XPATH_OPS 20000000ul    /* libxml2 XPath operations per call (~125 ms) */
 
 enum { RC_EXTRACT_DROPPED = 1 }; /* rc_extract_second_page(): the item lost a required field */
 

@@ -1,7 +1,10 @@
 /* redis.c - see redis.h. */
 #include "redis.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <hiredis/hiredis.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@ struct rc_redis {
     char *prefix;
     rc_redis_addr addr;
     char sha[RC_LUA_COUNT][41];
+    char ip[64];
 };
 
 int rc_redis_parse_url(const char *url, rc_redis_addr *ret, char *err, size_t cap)
@@ -236,4 +240,18 @@ int64_t rc_reply_int(const redisReply *rep, int64_t def)
             return (int64_t)d;
     }
     return def;
+}
+
+const char *rc_redis_local_ip(rc_redis *r)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    snprintf(r->ip, sizeof r->ip, "local");
+    if (r->c && getsockname(r->c->fd, (struct sockaddr *)&ss, &len) == 0) {
+        if (ss.ss_family == AF_INET)
+            inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, r->ip, sizeof r->ip);
+        else if (ss.ss_family == AF_INET6)
+            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, r->ip, sizeof r->ip);
+    }
+    return r->ip;
 }

@@ -46,6 +46,10 @@ struct redisReply *rc_redis_eval(rc_redis *r, rc_lua_id id, uint64_t now_ms, con
 const char *rc_redis_key(const rc_redis *r, char *buf, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The local address of the connection ("127.0.0.1", or "local" over a unix socket): the
+ * worker's ip for per-ip throttles. Borrowed, valid until the next call. */
+const char *rc_redis_local_ip(rc_redis *r);
+
 /* Reply helpers: integer value of an integer or numeric string reply, else def. */
 int64_t rc_reply_int(const struct redisReply *rep, int64_t def);
 

@@ -30,6 +30,12 @@ static const rc_conf_row rows[] = {
     {"timeout", RC_CONF_DOUBLE, offsetof(rc_worker_conf, timeout), "30", 0.1, 3600, NULL, "whole-transfer timeout, seconds"},
     {"lease-seconds", RC_CONF_DOUBLE, offsetof(rc_worker_conf, lease_seconds), "120", 5, 86400, NULL, "in-flight lease before a URL is handed out again"},
     {"heartbeat", RC_CONF_DOUBLE, offsetof(rc_worker_conf, heartbeat), "1", 0.1, 60, NULL, "heartbeat period, seconds"},
+    {"robots", RC_CONF_BOOL, offsetof(rc_worker_conf, robots), "1", 0, 1, "REDCRAWL_ROBOTS", "obey robots.txt (--robots=0 to ignore it)"},
+    {"robots-ttl", RC_CONF_DOUBLE, offsetof(rc_worker_conf, robots_ttl), "86400", 60, 2592000, NULL, "seconds a robots.txt is cached in Redis"},
+    {"max-crawl-delay", RC_CONF_DOUBLE, offsetof(rc_worker_conf, max_crawl_delay), "30", 0, 3600, NULL, "cap on a site's Crawl-delay, seconds"},
+    {"delay-factor", RC_CONF_DOUBLE, offsetof(rc_worker_conf, delay_factor), "2", 0, 100, NULL, "wait at least this many times the last response time between hits"},
+    {"max-delay", RC_CONF_DOUBLE, offsetof(rc_worker_conf, max_delay), "60", 0.1, 86400, NULL, "cap on adaptive delays and back-offs, seconds"},
+    {"park-after", RC_CONF_INT, offsetof(rc_worker_conf, park_after), "3", 1, 1000, NULL, "connection failures in a row before a host is parked"},
     {"connect-to", RC_CONF_LIST, offsetof(rc_worker_conf, connect_to), NULL, 0, 0, "REDCRAWL_CONNECT_TO", "HOST:PORT:ADDR:PORT, curl's --connect-to (empty HOST or PORT matches any)"},
     {"allow-net", RC_CONF_LIST, offsetof(rc_worker_conf, allow_net), NULL, 0, 0, "REDCRAWL_ALLOW_NET", "CIDR allowed for private/loopback targets"},
 };

@@ -3,6 +3,7 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <arpa/inet.h>
 #include <ev.h>
 #include <hiredis/adapters/libev.h>
 #include <hiredis/async.h>
@@ -23,6 +24,7 @@
 #include "log.h"
 #include "record.h"
 #include "redis.h"
+#include "robots.h"
 #include "scripts.h"
 #include "seen.h"
 #include "sink.h"
@@ -58,6 +60,23 @@ struct task {
     size_t n_hashes;
 };
 
+/* robots.txt of one origin (scheme://host[:port]): from Redis, else fetched once and shared. */
+enum robots_state { ROBOTS_NONE, ROBOTS_LOADING, ROBOTS_FETCHING, ROBOTS_READY };
+
+typedef struct robots_entry {
+    rc_worker *w;
+    char *origin;
+    enum robots_state state;
+    rc_robots *rules;
+    uint64_t expires_ms;
+    task *waiting;
+} robots_entry;
+
+/* Consecutive connection failures of a host this worker owns. */
+typedef struct host_health {
+    int64_t fails;
+} host_health;
+
 struct rc_worker {
     struct ev_loop *loop;
     const rc_worker_conf *conf;
@@ -69,12 +88,15 @@ struct rc_worker {
     rc_sink *sink;
     rc_seen *seen;
     rc_strmap *jobs; /* crawlid -> job_entry */
+    rc_strmap *robots; /* origin -> robots_entry */
+    rc_strmap *health; /* host -> host_health */
+    char ip[64];       /* this worker's address, for the per-ip throttles */
     task *resend;    /* completes waiting for Redis to come back */
     ev_timer pump_timer, hb_timer, reconnect_timer, drain_timer;
     int take_outstanding;
     int draining;
     int64_t active; /* tasks alive */
-    uint64_t fetched, errors, links_sent, links_new, started_ms;
+    uint64_t fetched, errors, links_sent, links_new, started_ms, denied;
     char **connect_to;
 };
 
@@ -154,6 +176,16 @@ static int async_eval(rc_worker *w, rc_lua_id id, const rc_argv *args, eval_cb c
 }
 
 static void connect_redis(rc_worker *w);
+
+/* One-shot timers must be re-armed with ev_timer_set: after firing, a plain restart would fire
+ * at once (libev keeps the absolute time). */
+static void start_reconnect(rc_worker *w)
+{
+    ev_timer_stop(w->loop, &w->reconnect_timer);
+    ev_timer_set(&w->reconnect_timer, 1.0, 0);
+    ev_timer_start(w->loop, &w->reconnect_timer);
+}
+
 static void pump(rc_worker *w);
 static void send_complete(rc_worker *w, task *t);
 
@@ -163,7 +195,7 @@ static void on_connect(const redisAsyncContext *ac, int status)
     if (status != REDIS_OK) {
         rc_warn(MOD, "cannot reach Redis: %s (retrying every second)", ac->errstr);
         w->ac = NULL; /* hiredis frees the context after this callback */
-        ev_timer_start(w->loop, &w->reconnect_timer);
+        start_reconnect(w);
         return;
     }
     rc_info(MOD, "connected to Redis");
@@ -186,7 +218,7 @@ static void on_disconnect(const redisAsyncContext *ac, int status)
     if (status != REDIS_OK)
         rc_warn(MOD, "lost Redis: %s (reconnecting)", ac->errstr);
     if (!w->draining || w->active > 0)
-        ev_timer_start(w->loop, &w->reconnect_timer);
+        start_reconnect(w);
 }
 
 static void on_reconnect_timer(struct ev_loop *loop, ev_timer *t, int revents)
@@ -202,7 +234,7 @@ static void connect_redis(rc_worker *w)
         rc_warn(MOD, "cannot connect to Redis: %s", ac ? ac->errstr : "out of memory");
         if (ac)
             redisAsyncFree(ac);
-        ev_timer_start(w->loop, &w->reconnect_timer);
+        start_reconnect(w);
         return;
     }
     ac->data = w;
@@ -372,13 +404,67 @@ static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, co
     rc_argv_addi(a, status);
 }
 
+static void origin_of(const char *url, const char *host, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s://%s", strncmp(url, "https:", 6) == 0 ? "https" : "http", host);
+}
+
+/* The wait before the next hit on this host: the configured delay, the site's Crawl-delay
+ * (capped), and delay_factor x the last response time (servers that slow down get more room). */
+static uint64_t host_delay_ms(rc_worker *w, const task *t, double fetch_ms)
+{
+    const rc_worker_conf *conf = w->conf;
+    double d = conf->delay * 1000;
+    char origin[320];
+    origin_of(t->rec.url, t->host, origin, sizeof origin);
+    robots_entry *e = rc_strmap_get(w->robots, origin);
+    if (e && e->state == ROBOTS_READY) {
+        double cd = rc_robots_crawl_delay(e->rules);
+        if (cd > 0)
+            d = RC_MAX(d, RC_MIN(cd, conf->max_crawl_delay) * 1000);
+    }
+    d = RC_MAX(d, RC_MIN(conf->delay_factor * fetch_ms, conf->max_delay * 1000));
+    return (uint64_t)d;
+}
+
+/* A host that refuses connections again and again is parked: its next fetch waits
+ * delay x 2^fails (capped by max_delay). Returns the back-off in ms, 0 when healthy. */
+static uint64_t host_failed(rc_worker *w, const char *host, int failed)
+{
+    host_health *h = rc_strmap_get(w->health, host);
+    if (!failed) {
+        if (h)
+            free(rc_strmap_del(w->health, host));
+        return 0;
+    }
+    if (!h) {
+        h = rc_xcalloc(1, sizeof *h);
+        rc_strmap_put(w->health, host, h);
+    }
+    h->fails++;
+    if (h->fails < w->conf->park_after)
+        return 0;
+    double back = RC_MAX(w->conf->delay, 1.0) * 1000 * (double)(1ull << RC_MIN(h->fails, 20));
+    back = RC_MIN(back, w->conf->max_delay * 1000);
+    if (h->fails == w->conf->park_after)
+        rc_warn(MOD, "host parked after %lld connection failures host=%s backoff_ms=%.0f", (long long)h->fails, host,
+                back);
+    if (w->ac) {
+        char key[200];
+        snprintf(key, sizeof key, "%sparked", w->conf->prefix);
+        redisAsyncCommand(w->ac, NULL, NULL, "ZADD %s %llu %s", key, (unsigned long long)(rc_now_ms() + back), host);
+    }
+    return (uint64_t)back;
+}
+
 static void on_fetched(void *ud, const rc_fetch_result *res)
 {
     task *t = ud;
     rc_worker *w = t->w;
     const rc_worker_conf *conf = w->conf;
     uint64_t now = rc_now_ms();
-    uint64_t delay_ms = (uint64_t)(conf->delay * 1000);
+    uint64_t delay_ms = host_delay_ms(w, t, res->total_ms);
+    uint64_t park_ms = host_failed(w, t->host, !res->ok && res->status == 0);
     int can_retry = t->rec.attempt + 1 < conf->max_attempts;
     int transient = !res->ok || res->status == 429 || res->status >= 500;
 
@@ -387,6 +473,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         uint64_t back = retry_after_ms(res->retry_after, now);
         if (!back)
             back = RC_MAX(delay_ms, 250) << RC_MIN(t->rec.attempt + 1, 6);
+        back = RC_MAX(back, park_ms);
         rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url,
                 t->rec.attempt + 1, res->status, res->error ? res->error : "-", (unsigned long long)back);
         add_complete_head(t, now + back, "retry", res->error ? res->error : "http status", res->status);
@@ -470,7 +557,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     if (!res->ok)
         w->errors++;
     w->links_sent += lc.n_links;
-    add_complete_head(t, now + delay_ms, res->ok ? "done" : "fail", res->error, res->status);
+    add_complete_head(t, now + RC_MAX(delay_ms, park_ms), res->ok ? "done" : "fail", res->error, res->status);
     rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
     rc_argv_addu(&t->complete, lc.n_links);
     for (int i = 0; i < links.n; i++)
@@ -479,16 +566,157 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     send_complete(w, t);
 }
 
-/* The URL goes back to its host's queue as it was: this worker could not try it. */
-static void release_task(rc_worker *w, task *t, const char *why)
+/* The URL goes back to its host's queue as it was: this worker could not try it (yet). */
+static void release_task_at(rc_worker *w, task *t, uint64_t next_ms, const char *why)
 {
-    add_complete_head(t, rc_now_ms() + 1000, "release", why, 0);
+    add_complete_head(t, next_ms, "release", why, 0);
     rc_argv_addu(&t->complete, 1);
     rc_argv_addu(&t->complete, 0);
     send_complete(w, t);
 }
 
+static void release_task(rc_worker *w, task *t, const char *why)
+{
+    release_task_at(w, t, rc_now_ms() + 1000, why);
+}
+
+static void fetch_task(rc_worker *w, task *t);
+static void robots_check(rc_worker *w, task *t);
+
 static void start_task(rc_worker *w, task *t)
+{
+    if (t->job->state == JOB_READY && w->conf->robots) {
+        robots_check(w, t);
+        return;
+    }
+    fetch_task(w, t);
+}
+
+/* A page robots.txt forbids is never requested; the host had no hit, so it is due at once. */
+static void deny_task(rc_worker *w, task *t)
+{
+    w->denied++;
+    rc_debug(MOD, "disallowed by robots.txt url=%s", t->rec.url);
+    add_complete_head(t, rc_now_ms(), "denied", "robots.txt", 0);
+    rc_argv_addu(&t->complete, 1);
+    rc_argv_addu(&t->complete, 0);
+    send_complete(w, t);
+}
+
+static void robots_ready(rc_worker *w, robots_entry *e, rc_robots *rules, uint64_t ttl_ms, int just_fetched)
+{
+    rc_robots_free(e->rules);
+    e->rules = rules;
+    e->state = ROBOTS_READY;
+    e->expires_ms = rc_now_ms() + ttl_ms;
+    task *t = e->waiting;
+    e->waiting = NULL;
+    while (t) {
+        task *next = t->next;
+        t->next = NULL;
+        if (!rc_robots_allowed_url(e->rules, t->rec.url))
+            deny_task(w, t);
+        else if (just_fetched)
+            /* Fetching robots.txt was a hit on the host: the page waits for the next slot. */
+            release_task_at(w, t, rc_now_ms() + host_delay_ms(w, t, 0), "after robots.txt");
+        else
+            fetch_task(w, t);
+        t = next;
+    }
+}
+
+static void on_robots_fetched(void *ud, const rc_fetch_result *res)
+{
+    robots_entry *e = ud;
+    rc_worker *w = e->w;
+    rc_robots *rules;
+    uint64_t ttl_ms = (uint64_t)(w->conf->robots_ttl * 1000);
+    /* RFC 9309 2.3.1: 2xx parse; 4xx (and too many redirects) "unavailable": allow all;
+     * 5xx or unreachable: "unreachable", disallow all for a while. */
+    if (res->ok && res->status >= 200 && res->status < 300)
+        rules = rc_robots_parse(res->body, res->body_len, w->conf->useragent ? w->conf->useragent : RC_FETCH_DEFAULT_UA);
+    else if ((res->ok && res->status >= 400 && res->status < 500) || res->curl_code == CURLE_TOO_MANY_REDIRECTS)
+        rules = rc_robots_allow_all();
+    else {
+        rules = rc_robots_disallow_all();
+        ttl_ms = RC_MIN(ttl_ms, 600000u);
+        rc_warn(MOD, "robots.txt unreachable, the site is off limits for %llu s origin=%s status=%ld error=%s",
+                (unsigned long long)(ttl_ms / 1000), e->origin, res->status, res->error ? res->error : "-");
+    }
+    char *ser = rc_robots_serialize(rules);
+    if (w->ac && ser) {
+        char key[400];
+        snprintf(key, sizeof key, "%srobots:%s", w->conf->prefix, e->origin);
+        redisAsyncCommand(w->ac, NULL, NULL, "SET %s %s PX %llu", key, ser, (unsigned long long)ttl_ms);
+    }
+    free(ser);
+    robots_ready(w, e, rules, ttl_ms, 1);
+}
+
+static void on_robots_cached(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    robots_entry *e = privdata;
+    rc_worker *w = e->w;
+    redisReply *rep = reply;
+    rc_robots *rules = NULL;
+    if (rep && rep->type == REDIS_REPLY_STRING)
+        rules = rc_robots_deserialize(rep->str, rep->len);
+    if (rules) {
+        robots_ready(w, e, rules, 3600 * 1000, 0); /* re-read from Redis at most hourly */
+        return;
+    }
+    if (!rep) { /* Redis went away: hand the URLs back and ask again later */
+        task *t = e->waiting;
+        e->waiting = NULL;
+        e->state = ROBOTS_NONE;
+        while (t) {
+            task *next = t->next;
+            t->next = NULL;
+            release_task(w, t, "robots.txt not loaded");
+            t = next;
+        }
+        return;
+    }
+    e->state = ROBOTS_FETCHING;
+    char *url = rc_xasprintf("%s/robots.txt", e->origin);
+    int r = rc_fetch_start(w->fetcher, url, NULL, NULL, on_robots_fetched, e);
+    free(url);
+    if (r < 0) {
+        rc_fetch_result fake = {.ok = 0, .error = "cannot start the robots.txt fetch"};
+        on_robots_fetched(e, &fake);
+    }
+}
+
+static void robots_check(rc_worker *w, task *t)
+{
+    char origin[320];
+    origin_of(t->rec.url, t->host, origin, sizeof origin);
+    robots_entry *e = rc_strmap_get(w->robots, origin);
+    if (e && e->state == ROBOTS_READY && e->expires_ms > rc_now_ms()) {
+        if (rc_robots_allowed_url(e->rules, t->rec.url))
+            fetch_task(w, t);
+        else
+            deny_task(w, t);
+        return;
+    }
+    if (!e) {
+        e = rc_xcalloc(1, sizeof *e);
+        e->w = w;
+        e->origin = rc_xstrdup(origin);
+        rc_strmap_put(w->robots, origin, e);
+    }
+    t->next = e->waiting;
+    e->waiting = t;
+    if (e->state == ROBOTS_NONE || e->state == ROBOTS_READY) { /* new or expired: ask Redis first */
+        e->state = ROBOTS_LOADING;
+        char key[400];
+        snprintf(key, sizeof key, "%srobots:%s", w->conf->prefix, origin);
+        if (!w->ac || redisAsyncCommand(w->ac, on_robots_cached, e, "GET %s", key) != REDIS_OK)
+            on_robots_cached(NULL, NULL, e);
+    }
+}
+
+static void fetch_task(rc_worker *w, task *t)
 {
     if (t->job->state != JOB_READY) {
         /* The job is gone: complete without fetching so the frontier stays consistent. */
@@ -504,6 +732,16 @@ static void start_task(rc_worker *w, task *t)
         rc_error(MOD, "cannot start fetch url=%s error=%s", t->rec.url, strerror(-r));
         release_task(w, t, "fetch start failed");
     }
+}
+
+static void free_robots_entry(void *p)
+{
+    robots_entry *e = p;
+    if (!e)
+        return;
+    rc_robots_free(e->rules);
+    free(e->origin);
+    free(e);
 }
 
 static void free_job_entry(void *p)
@@ -663,6 +901,7 @@ static void pump(rc_worker *w)
     rc_argv_add(&a, w->id);
     rc_argv_addi(&a, free_slots);
     rc_argv_addu(&a, (uint64_t)(w->conf->lease_seconds * 1000));
+    rc_argv_add(&a, w->ip);
     if (async_eval(w, RC_LUA_TAKE, &a, on_take_reply, NULL) == 0)
         w->take_outstanding = 1;
     rc_argv_release(&a);
@@ -685,10 +924,11 @@ static void heartbeat(rc_worker *w)
     snprintf(k2, sizeof k2, "%sworker:%s", w->conf->prefix, w->id);
     redisAsyncCommand(w->ac, NULL, NULL, "ZADD %s %llu %s", k1, (unsigned long long)now, w->id);
     redisAsyncCommand(w->ac, NULL, NULL,
-                      "HSET %s hb %llu started_ms %llu pid %d inflight %lld fetched %llu errors %llu links_new %llu",
-                      k2, (unsigned long long)now, (unsigned long long)w->started_ms, (int)getpid(),
+                      "HSET %s hb %llu started_ms %llu pid %d ip %s inflight %lld fetched %llu errors %llu links_new %llu "
+                      "robots_denied %llu",
+                      k2, (unsigned long long)now, (unsigned long long)w->started_ms, (int)getpid(), w->ip,
                       (long long)w->active, (unsigned long long)w->fetched, (unsigned long long)w->errors,
-                      (unsigned long long)w->links_new);
+                      (unsigned long long)w->links_new, (unsigned long long)w->denied);
 }
 
 static void on_hb_timer(struct ev_loop *loop, ev_timer *t, int revents)
@@ -745,6 +985,9 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     }
     w->seen = rc_seen_new((size_t)conf->seen_cache);
     w->jobs = rc_strmap_new();
+    w->robots = rc_strmap_new();
+    w->health = rc_strmap_new();
+    snprintf(w->ip, sizeof w->ip, "%s", rc_redis_local_ip(w->sync));
     w->started_ms = rc_now_ms();
     ev_timer_init(&w->pump_timer, on_pump_timer, 0, 0);
     ev_timer_init(&w->hb_timer, on_hb_timer, 0, conf->heartbeat);
@@ -813,6 +1056,8 @@ void rc_worker_free(rc_worker *w)
         task_free(t);
     }
     rc_strmap_free(w->jobs, free_job_entry);
+    rc_strmap_free(w->robots, free_robots_entry);
+    rc_strmap_free(w->health, free);
     rc_seen_free(w->seen);
     rc_sink_free(w->sink);
     rc_redis_free(w->sync);

@@ -29,6 +29,12 @@ typedef struct rc_worker_conf {
     double timeout;
     double lease_seconds;
     double heartbeat;
+    int robots;              /* obey robots.txt */
+    double robots_ttl;       /* seconds a fetched robots.txt is trusted (shared through Redis) */
+    double max_crawl_delay;  /* cap on a site's Crawl-delay, seconds */
+    double delay_factor;     /* adaptive delay: at least this many times the last response time */
+    double max_delay;        /* cap on the adaptive delay and on back-offs, seconds */
+    int64_t park_after;      /* consecutive connection failures before a host is parked */
     rc_strlist connect_to;
     rc_strlist allow_net;
 } rc_worker_conf;

@@ -3,7 +3,8 @@
 -- ARGV: prefix, now, worker, lease member, host, next_ms, outcome, reason, status (HTTP
 --       status, 0 for none), k, n, then n x (link record, k x (shard, bit)).
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
--- the host's queue with one more attempt), release (back untouched: the worker could not try).
+-- the host's queue with one more attempt), release (back untouched: the worker could not try),
+-- denied (robots.txt forbids it: never fetched, not stored).
 -- Returns {1, links added, pending} or {-1} when the lease was lost (reaped): then nothing
 -- changes and the caller drops its result, the URL having gone back to the frontier.
 local w, lm, host, next_ms = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
@@ -22,6 +23,13 @@ if back then
   if outcome == 'retry' then
     rec.attempt = (tonumber(rec.attempt) or 0) + 1
     redis.call('HINCRBY', jk, 'retries', 1)
+  elseif (tonumber(rec.attempt) or 0) == 0 then
+    -- released untried: take counted it as started (and against the host's cap); it will be
+    -- counted again when taken again
+    redis.call('HINCRBY', jk, 'started', -1)
+    if redis.call('HEXISTS', K('jobhosts', crawlid), host) == 1 then
+      redis.call('HINCRBY', K('jobhosts', crawlid), host, -1)
+    end
   end
   redis.call('ZADD', K('q', w, host), seed_score(rec.priority, rec.depth), cjson.encode(rec))
   redis.call('HINCRBY', K('worker', w), 'queued', 1)
@@ -47,13 +55,16 @@ end
 local minute = math.floor(NOW / 60000)
 redis.call('HINCRBY', K('wstat', w), minute, 1)
 redis.call('HDEL', K('wstat', w), minute - 60)
-if outcome ~= 'release' then
+if outcome == 'done' or outcome == 'fail' then
   local spider = redis.call('HGET', jk, 'spiderid') or 'link'
   stat_incr('pages:' .. spider .. ':' .. status, 1)
 end
 local left
 if back then
   left = tonumber(redis.call('HGET', jk, 'pending'))
+elseif outcome == 'denied' then
+  redis.call('HINCRBY', jk, 'robots_denied', 1)
+  left = job_pending(crawlid, -1)
 else
   redis.call('HINCRBY', jk, 'fetched', 1)
   if outcome == 'fail' then

@@ -14,8 +14,9 @@ if not state then
     'pending', 0, 'started', 0, 'fetched', 0, 'errors', 0, 'failed', 0, 'dropped', 0, 'retries', 0)
   redis.call('SADD', K('jobs'), crawlid)
   local ok, sp = pcall(cjson.decode, spec)
-  redis.call('HSET', jk, 'spiderid', (ok and type(sp) == 'table' and sp.spiderid) or 'link',
-    'appid', (ok and type(sp) == 'table' and sp.appid) or '')
+  local spec_t = (ok and type(sp) == 'table') and sp or {}
+  redis.call('HSET', jk, 'spiderid', spec_t.spiderid or 'link', 'appid', spec_t.appid or '',
+    'domain_max_pages', tonumber(spec_t.domain_max_pages) or 0)
 end
 local added = 0
 local i = 9

@@ -1,33 +1,118 @@
 -- take: a worker leases the next URL of each of its domains that may be fetched now.
--- ARGV: prefix, now, worker, max, lease_ms.  Returns {lease members, next due time or -1}.
+-- ARGV: prefix, now, worker, max, lease_ms, worker ip.
+-- Returns {lease members, next due time or -1}.
 -- A taken domain leaves ready:{w} and enters busy:{w}, so it is never fetched twice at once;
--- complete puts it back with its next allowed time.
-local w, maxn, lease_ms = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+-- complete puts it back with its next allowed time. Shared throttles (thesis 4.2.2): when
+-- domainconf has a rate for the host (or a parent domain, or "*"), a sliding-window log per
+-- spider x domain and per worker ip x domain is checked and recorded here, atomically; a host
+-- over its rate waits in ready:{w} until its window has room.
+local w, maxn, lease_ms, ip = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6] or 'local'
 local ready = K('ready', w)
 local hosts = redis.call('ZRANGEBYSCORE', ready, '-inf', NOW, 'LIMIT', 0, maxn)
 local out = {}
+
+-- The rate for a host: its own, a parent domain's, or the default "*". Scrapy Cluster's
+-- {"hits","window","scale"}: hits * scale requests per window seconds.
+local function rate_for(host)
+  local name = string.gsub(host, ':%d+$', '')
+  while true do
+    local conf = redis.call('HGET', K('domainconf'), name)
+    if conf then
+      return name, conf
+    end
+    local dot = string.find(name, '.', 1, true)
+    if not dot then
+      break
+    end
+    name = string.sub(name, dot + 1)
+  end
+  local conf = redis.call('HGET', K('domainconf'), '*')
+  if conf then
+    return '*', conf
+  end
+  return nil, nil
+end
+
+-- Sliding-window check of one log; returns 0 when there is room, else when there will be.
+local function window_wait(key, hits, window_ms)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', NOW - window_ms)
+  if redis.call('ZCARD', key) < hits then
+    return 0
+  end
+  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  return tonumber(oldest[2]) + window_ms
+end
+
+-- Returns 0 when the host may be fetched now (and records the hit), else the time it may.
+local function throttle(host, spider)
+  local domain, conf = rate_for(host)
+  if not conf then
+    return 0
+  end
+  local ok, c = pcall(cjson.decode, conf)
+  if not ok or type(c) ~= 'table' then
+    return 0
+  end
+  local hits = math.floor((tonumber(c.hits) or 0) * (tonumber(c.scale) or 1))
+  local window_ms = (tonumber(c.window) or 0) * 1000
+  if window_ms <= 0 then
+    return 0
+  end
+  if hits < 1 then
+    return NOW + window_ms -- a zero rate parks the domain
+  end
+  local d = domain == '*' and string.gsub(host, ':%d+$', '') or domain
+  local k1, k2 = K('throttle', spider, d), K('throttle', ip, d)
+  local wait = math.max(window_wait(k1, hits, window_ms), window_wait(k2, hits, window_ms))
+  if wait > 0 then
+    return wait
+  end
+  local member = NOW .. ':' .. redis.call('INCR', K('seq'))
+  redis.call('ZADD', k1, NOW, member)
+  redis.call('ZADD', k2, NOW, member)
+  redis.call('PEXPIRE', k1, window_ms + 1000)
+  redis.call('PEXPIRE', k2, window_ms + 1000)
+  return 0
+end
+
 for _, host in ipairs(hosts) do
   local q = K('q', w, host)
   while true do
-    local popped = redis.call('ZPOPMIN', q)
-    if #popped == 0 then
+    local head = redis.call('ZRANGE', q, 0, 0)
+    if #head == 0 then
       redis.call('ZREM', ready, host)
       break
     end
-    local member = popped[1]
-    redis.call('HINCRBY', K('worker', w), 'queued', -1)
+    local member = head[1]
     local rec = cjson.decode(member)
     local jk = K('job', rec.crawlid)
-    local st = redis.call('HMGET', jk, 'state', 'max_pages', 'started')
+    local st = redis.call('HMGET', jk, 'state', 'max_pages', 'started', 'domain_max_pages', 'spiderid')
     local first = (tonumber(rec.attempt) or 0) == 0
     local ok = st[1] == 'running'
     local cap = tonumber(st[2]) or 0
+    local why = 'stopped'
     if ok and first and cap > 0 and (tonumber(st[3]) or 0) >= cap then
-      ok = false -- max_pages reached: the page is dropped, never fetched
+      ok, why = false, 'max_pages' -- the job's page cap: dropped, never fetched
     end
+    local dcap = tonumber(st[4]) or 0
+    if ok and first and dcap > 0 and (tonumber(redis.call('HGET', K('jobhosts', rec.crawlid), host)) or 0) >= dcap then
+      ok, why = false, 'domain_max_pages'
+    end
+    if ok then
+      local wait = throttle(host, st[5] or 'link')
+      if wait > 0 then
+        redis.call('ZADD', ready, wait, host) -- stays queued; due when its window has room
+        break
+      end
+    end
+    redis.call('ZREM', q, member)
+    redis.call('HINCRBY', K('worker', w), 'queued', -1)
     if ok then
       if first then
         redis.call('HINCRBY', jk, 'started', 1)
+        if dcap > 0 then
+          redis.call('HINCRBY', K('jobhosts', rec.crawlid), host, 1)
+        end
       end
       local lm = host .. '\t' .. member
       redis.call('ZADD', K('lease', w), NOW + lease_ms, lm)
@@ -37,6 +122,7 @@ for _, host in ipairs(hosts) do
       break
     elseif st[1] then
       redis.call('HINCRBY', jk, 'dropped', 1)
+      redis.call('HINCRBY', K('stats', 'dropped'), why, 1)
       job_pending(rec.crawlid, -1)
     end
   end

@@ -246,6 +246,11 @@ static void test_header(void)
     CHECK_DETECT(html, n, "text/html", RC_CHARSET_DEFAULT, "windows-1252");
     CHECK_DETECT(html, n, "", RC_CHARSET_DEFAULT, "windows-1252");
     CHECK_DETECT(html, n, "text/html; charset=utf-16", RC_CHARSET_HEADER, "UTF-16LE");
+    /* a value longer than any label is not cut down to one */
+    CHECK_DETECT(html, n, "text/html; charset=\"gbk                                  x\"",
+                 RC_CHARSET_DEFAULT, "windows-1252");
+    CHECK_DETECT(html, n, "text/html; charset=gbk                                  x",
+                 RC_CHARSET_DEFAULT, "windows-1252");
 
     char small[8] = "keep";
     RC_CHECK_INT_EQ(rc_charset_detect(html, n, NULL, small, sizeof small), -ERANGE);
@@ -295,6 +300,13 @@ static void test_prescan(void)
         {"<meta charset=\"gbk", RC_CHARSET_DEFAULT, "windows-1252"},
         {"<div class='x><meta charset=gbk>", RC_CHARSET_DEFAULT, "windows-1252"},
         {"<meta charset=gbk", RC_CHARSET_DEFAULT, "windows-1252"},
+        /* over-long values are not truncated into a label */
+        {"<meta charset='gbk"
+         "                                                                                    "
+         "                                                                                    "
+         "                                                                                    "
+         "x'><meta charset=big5>",
+         RC_CHARSET_META, "Big5"},
         /* the replacement encoding is honoured when declared */
         {"<meta charset=iso-2022-kr>", RC_CHARSET_META, "replacement"},
     };

@@ -1,0 +1,398 @@
+/* test_maintext.c - rc_maintext: metadata of the article corpus in tests/data/maintext (exact,
+ * NAME.meta.json), metadata edge cases, extraction edge cases, and a regression floor on the
+ * corpus' token F1 for both methods (tests/bench/maintext_eval.c prints the full table).
+ *
+ * Measured (17 pages, K = 3, threshold = 86): line-block as published micro F1 0.824, macro 0.788;
+ * line-block + density micro F1 0.939, macro 0.926. The floors below sit about 0.04 under. */
+#include "html.h"
+#include "maintext.h"
+#include "rc_test.h"
+#include "util.h"
+
+#include "../bench/maintext_score.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+
+#define FLOOR_LINEBLOCK_MICRO 0.78
+#define FLOOR_LINEBLOCK_MACRO 0.75
+#define FLOOR_DENSITY_MICRO 0.90
+#define FLOOR_DENSITY_MACRO 0.88
+
+static const char *data_dir = "tests/data";
+
+/* Metadata of HTML as compact JSON with sorted keys (caller frees). */
+static char *meta_of(const char *html, const char *url)
+{
+    rc_html *doc = rc_html_parse(html, strlen(html));
+    json_t *o = json_object();
+    RC_CHECK_INT_EQ(rc_maintext_meta(doc, url, o), 0);
+    char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    rc_html_free(doc);
+    return s;
+}
+
+#define CHECK_META(html, url, expect)                                                              \
+    do {                                                                                           \
+        char *got_ = meta_of((html), (url));                                                       \
+        RC_CHECK_STR_EQ(got_, (expect));                                                           \
+        free(got_);                                                                                \
+    } while (0)
+
+static char *text_of(const char *html, rc_maintext_method m)
+{
+    rc_html *doc = rc_html_parse(html, strlen(html));
+    rc_maintext_opts o = {m, 0, 0};
+    char *s = rc_maintext_extract_opts(doc, &o);
+    rc_html_free(doc);
+    return s;
+}
+
+/* ---- the corpus ---------------------------------------------------------------------------- */
+
+static void test_corpus(void)
+{
+    char *dir = rc_xasprintf("%s/maintext", data_dir);
+    char *path = rc_xasprintf("%s/pages.tsv", dir);
+    FILE *f = fopen(path, "r");
+    free(path);
+    RC_CHECK(f != NULL);
+    if (!f) {
+        free(dir);
+        return;
+    }
+    mt_score tot[2] = {{0, 0, 0}, {0, 0, 0}};
+    double macro[2] = {0, 0};
+    int pages = 0;
+    char line[2048];
+    while (fgets(line, sizeof line, f)) {
+        const char *name, *url;
+        if (mt_parse_page(line, &name, &url) != 0)
+            continue;
+        char *file = rc_xasprintf("%s.html", name);
+        char *html = mt_read(dir, file);
+        free(file);
+        file = rc_xasprintf("%s.txt", name);
+        char *expect = mt_read(dir, file);
+        free(file);
+        file = rc_xasprintf("%s/%s.meta.json", dir, name);
+        json_error_t jerr;
+        json_t *want = json_load_file(file, 0, &jerr);
+        free(file);
+        RC_CHECK(html && expect && want);
+        if (!html || !expect || !want) {
+            fprintf(stderr, "%s: missing file (%s)\n", name, want ? "" : jerr.text);
+            free(html);
+            free(expect);
+            json_decref(want);
+            continue;
+        }
+        pages++;
+        rc_html *doc = rc_html_parse(html, strlen(html));
+
+        json_t *got = json_object();
+        RC_CHECK_INT_EQ(rc_maintext_meta(doc, url, got), 0);
+        rc_test_checks++;
+        if (!json_equal(got, want)) {
+            rc_test_failures++;
+            char *g = json_dumps(got, JSON_SORT_KEYS | JSON_INDENT(1));
+            char *w = json_dumps(want, JSON_SORT_KEYS | JSON_INDENT(1));
+            fprintf(stderr, "%s: metadata\n%s\nexpected\n%s\n", name, g, w);
+            free(g);
+            free(w);
+        }
+        json_decref(got);
+        json_decref(want);
+
+        for (int m = 0; m < 2; m++) {
+            rc_maintext_opts o = {m ? RC_MAINTEXT_LINEBLOCK : RC_MAINTEXT_DENSITY, 0, 0};
+            char *text = rc_maintext_extract_opts(doc, &o);
+            RC_CHECK(text[0] != '\n' && (text[0] == '\0' || text[strlen(text) - 1] != '\n'));
+            RC_CHECK(strstr(text, "\n\n") == NULL);
+            mt_score s;
+            mt_score_texts(text, expect, &s);
+            tot[m].got += s.got;
+            tot[m].expect += s.expect;
+            tot[m].match += s.match;
+            macro[m] += mt_f1(&s);
+            free(text);
+        }
+        char *def = rc_maintext_extract(doc), *dens = text_of(html, RC_MAINTEXT_DENSITY);
+        RC_CHECK_STR_EQ(def, dens); /* density is the default */
+        free(def);
+        free(dens);
+        rc_html_free(doc);
+        free(html);
+        free(expect);
+    }
+    fclose(f);
+    free(dir);
+    RC_CHECK(pages >= 12);
+    double dmic = mt_f1(&tot[0]), lmic = mt_f1(&tot[1]);
+    double dmac = pages ? macro[0] / pages : 0, lmac = pages ? macro[1] / pages : 0;
+    fprintf(stderr,
+            "maintext corpus: %d pages; line-block F1 micro %.3f macro %.3f; "
+            "line-block + density F1 micro %.3f macro %.3f\n",
+            pages, lmic, lmac, dmic, dmac);
+    RC_CHECK(lmic >= FLOOR_LINEBLOCK_MICRO);
+    RC_CHECK(lmac >= FLOOR_LINEBLOCK_MACRO);
+    RC_CHECK(dmic >= FLOOR_DENSITY_MICRO);
+    RC_CHECK(dmac >= FLOOR_DENSITY_MACRO);
+    RC_CHECK(dmic > lmic);
+}
+
+/* ---- metadata edge cases ------------------------------------------------------------------- */
+
+static void test_meta(void)
+{
+    const char *u = "https://example.com/a/b.html?x=1";
+
+    CHECK_META("", u, "{}");
+    CHECK_META("<p>no metadata at all</p>", NULL, "{}");
+
+    /* title: <title>, else og:title, else the first h1 (text of descendants, collapsed) */
+    CHECK_META("<title>  A \n title </title><meta property=og:title content=OG>", u,
+               "{\"og\":{\"title\":\"OG\"},\"title\":\"A title\"}");
+    CHECK_META("<meta property=og:title content=' OG  title '><h1>H</h1>", u,
+               "{\"og\":{\"title\":\"OG title\"},\"title\":\"OG title\"}");
+    CHECK_META("<h1> The <a href=x>linked</a>\n<b>headline</b> </h1><h1>second</h1>", u,
+               "{\"title\":\"The linked headline\"}");
+    CHECK_META("<title></title><h1>H</h1>", u, "{\"title\":\"H\"}");
+
+    /* description, then og:description; names are case-insensitive */
+    CHECK_META("<meta name=DESCRIPTION content='d1'><meta name=description content=d2>", u,
+               "{\"description\":\"d1\"}");
+    CHECK_META("<meta property=og:description content=od><meta name=description content=''>", u,
+               "{\"description\":\"od\",\"og\":{\"description\":\"od\"}}");
+
+    /* canonical: resolved against <base> and URL, normalised; unusable ones left out */
+    CHECK_META("<link rel=canonical href='../c?y=2#frag'>", u,
+               "{\"canonical\":\"https://example.com/c?y=2\"}");
+    CHECK_META("<base href='https://cdn.example.org/x/'><link rel=canonical href=' d '>", u,
+               "{\"canonical\":\"https://cdn.example.org/x/d\"}");
+    CHECK_META("<base href='/other/'><link rel=canonical href=d>", u,
+               "{\"canonical\":\"https://example.com/other/d\"}");
+    CHECK_META("<link rel='alternate CANONICAL' href='HTTPS://Example.COM:443/p'>", NULL,
+               "{\"canonical\":\"https://example.com/p\"}");
+    CHECK_META("<link rel=canonical href='/relative'>", NULL, "{}");
+    CHECK_META("<link rel=canonical href='javascript:void(0)'>", u, "{}");
+    CHECK_META("<link rel=canonical href='mailto:a@example.com'>", u, "{}");
+    CHECK_META("<link rel=canonical href=''>", u, "{}");
+    CHECK_META("<link rel=canonicalx href=/x><link rel=canonical href=/first>"
+               "<link rel=canonical href=/second>",
+               u, "{\"canonical\":\"https://example.com/first\"}");
+
+    /* language: <html lang>, else the first of content-language */
+    CHECK_META("<html lang=' pt-BR '><meta http-equiv=content-language content=fr>", u,
+               "{\"language\":\"pt-BR\"}");
+    CHECK_META("<html lang=''><meta http-equiv=Content-Language content='de-AT, de'>", u,
+               "{\"language\":\"de-AT\"}");
+
+    /* og: property= or name=, first occurrence wins, structured properties kept */
+    CHECK_META("<meta property=og:image content=a><meta property=og:image content=b>"
+               "<meta name=og:type content=article><meta property=og:image:width content=640>"
+               "<meta property=og: content=empty><meta property=ogx:title content=no>",
+               u, "{\"og\":{\"image\":\"a\",\"image:width\":\"640\",\"type\":\"article\"}}");
+
+    /* published: the documented order, values as found */
+    CHECK_META("<script type=application/ld+json>{\"datePublished\":\"2020-01-01\"}</script>"
+               "<meta property=article:published_time content='2021-02-03T04:05:06Z'>",
+               u, "{\"published\":\"2021-02-03T04:05:06Z\"}");
+    CHECK_META("<meta name=date content=2019-09-09>"
+               "<script type='application/ld+json'>[{\"@type\":\"WebPage\"},"
+               "{\"@graph\":[{\"datePublished\":7},{\"datePublished\":\"2020-05-06\"}]}]</script>",
+               u, "{\"published\":\"2020-05-06\"}");
+    CHECK_META("<script type=application/ld+json>{broken json</script>"
+               "<meta name=PubDate content='2018-01-02 03:04'>",
+               u, "{\"published\":\"2018-01-02 03:04\"}");
+    CHECK_META("<meta name=date content=2019-09-09><span itemprop=datePublished>"
+               "<time itemprop=datePublished datetime=2017-07-07>July</time></span>",
+               u, "{\"published\":\"2017-07-07\"}");
+    CHECK_META("<time datetime=2001-01-01>outside</time><article><p>x<time datetime=2002-02-02>"
+               "in</time><time datetime=2003-03-03></time></article>",
+               u, "{\"published\":\"2002-02-02\"}");
+    CHECK_META("<time datetime=2001-01-01>no article</time>", u, "{}");
+    CHECK_META("<script type=application/ld+json>\"just a string\"</script>", u, "{}");
+
+    /* entities decoded, whitespace collapsed, non-ASCII kept */
+    CHECK_META("<title>Caf&eacute; &amp; \xE4\xB8\xAD\xE6\x96\x87</title>", u,
+               "{\"title\":\"Caf\xC3\xA9 & \xE4\xB8\xAD\xE6\x96\x87\"}");
+
+    /* OUT must be an object; existing keys are replaced, others kept */
+    rc_html *doc = rc_html_parse("<title>T</title>", 16);
+    json_t *arr = json_array();
+    RC_CHECK_INT_EQ(rc_maintext_meta(doc, u, arr), -EINVAL);
+    RC_CHECK_INT_EQ(json_array_size(arr), 0);
+    json_decref(arr);
+    json_t *o = json_pack("{s:s,s:s}", "title", "old", "url", "kept");
+    RC_CHECK_INT_EQ(rc_maintext_meta(doc, u, o), 0);
+    char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    RC_CHECK_STR_EQ(s, "{\"title\":\"T\",\"url\":\"kept\"}");
+    free(s);
+    json_decref(o);
+    rc_html_free(doc);
+}
+
+/* ---- extraction edge cases ----------------------------------------------------------------- */
+
+/* One paragraph is 117 non-space characters: one line alone starts a region (K = 3, T = 86). */
+#define PARA                                                                                       \
+    "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. Ut enim ad "  \
+    "minim veniam, quis nostrud exercitation."
+
+static void test_extract(void)
+{
+    char *t;
+    for (int m = 0; m < 2; m++) {
+        rc_maintext_method meth = m ? RC_MAINTEXT_LINEBLOCK : RC_MAINTEXT_DENSITY;
+        t = text_of("", meth);
+        RC_CHECK_STR_EQ(t, "");
+        free(t);
+        t = text_of("<p>Too short to be an article.</p>", meth);
+        RC_CHECK_STR_EQ(t, "");
+        free(t);
+
+        /* paragraphs, <br> lines, whitespace collapsed, NBSP / ideographic space trimmed */
+        t = text_of("<div><p>\xE3\x80\x80\xE3\x80\x80" PARA "</p>\n<p>  " PARA " &nbsp;</p>"
+                    "<p>" PARA "<br>second   line</p></div>",
+                    meth);
+        RC_CHECK_STR_EQ(t, PARA "\n" PARA "\n" PARA "\nsecond line");
+        free(t);
+
+        /* scripts, styles, nav, forms, asides, templates, hidden and SVG text never appear
+         * (gumbo 0.10.1 moves text that is a direct child of <form> out of it; real forms
+         * hold their text in labels and paragraphs) */
+        t = text_of("<div><p>" PARA "<script>var x = 'SCRIPT';</script></p><style>p{}</style>"
+                    "<nav>NAV " PARA "</nav><form><p>FORM " PARA "</p></form>"
+                    "<p>" PARA "<svg><text>SVG</text></svg></p><aside>ASIDE " PARA "</aside>"
+                    "<template>TEMPLATE " PARA "</template><p hidden>HIDDEN " PARA "</p>"
+                    "<noscript>NOSCRIPT</noscript><p>" PARA "</p></div>",
+                    meth);
+        RC_CHECK(strstr(t, PARA) != NULL);
+        static const char *const banned[] = {"SCRIPT", "NAV",    "SVG",      "FORM",
+                                             "ASIDE",  "HIDDEN", "TEMPLATE", "NOSCRIPT"};
+        for (size_t i = 0; i < RC_ARRAY_LEN(banned); i++)
+            RC_CHECK(strstr(t, banned[i]) == NULL);
+        free(t);
+
+        /* <pre> keeps its lines */
+        t = text_of("<div><p>" PARA "</p><pre>int main(void)\n{\n    return 0;\n}</pre><p>" PARA
+                    "</p></div>",
+                    meth);
+        RC_CHECK(strstr(t, "int main(void)\nreturn 0;\n" PARA) != NULL);
+        free(t);
+    }
+
+    /* A list of long links is not main text for the density method; the published method
+     * keeps it (every region above the threshold). */
+    rc_buf b;
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<div class=article><p>" PARA " " PARA "</p><p>" PARA "</p></div>"
+                    "<div class=related><ul>");
+    for (int i = 0; i < 8; i++)
+        rc_buf_printf(&b, "<li><a href=/r%d>A long related headline about something else that "
+                          "happened somewhere else entirely, number %d</a></li>", i, i);
+    rc_buf_puts(&b, "</ul></div>");
+    t = text_of(b.ptr, RC_MAINTEXT_DENSITY);
+    RC_CHECK_STR_EQ(t, PARA " " PARA "\n" PARA);
+    free(t);
+    t = text_of(b.ptr, RC_MAINTEXT_LINEBLOCK);
+    RC_CHECK(strstr(t, "related headline") != NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* The published method skips a region mentioning Copyright; density keeps the article. */
+    t = text_of("<div><p>" PARA " Copyright notice inside.</p><p>" PARA "</p></div>",
+                RC_MAINTEXT_LINEBLOCK);
+    RC_CHECK_STR_EQ(t, "");
+    free(t);
+
+    /* Options: K and the threshold are honoured (a huge threshold finds nothing). */
+    rc_html *doc = rc_html_parse("<p>" PARA "</p><p>" PARA "</p>", 2 * sizeof(PARA) + 12);
+    rc_maintext_opts o = {RC_MAINTEXT_DENSITY, 1, 100000};
+    t = rc_maintext_extract_opts(doc, &o);
+    RC_CHECK_STR_EQ(t, "");
+    free(t);
+    o = (rc_maintext_opts){RC_MAINTEXT_LINEBLOCK, 1000, 10}; /* K capped; too few blocks */
+    t = rc_maintext_extract_opts(doc, &o);
+    RC_CHECK_STR_EQ(t, "");
+    free(t);
+    o = (rc_maintext_opts){RC_MAINTEXT_LINEBLOCK, 1, 10}; /* 2nd paragraph: no 3 blocks after */
+    t = rc_maintext_extract_opts(doc, &o);
+    RC_CHECK_STR_EQ(t, PARA);
+    free(t);
+    o = (rc_maintext_opts){RC_MAINTEXT_LINEBLOCK, 2, 10};
+    t = rc_maintext_extract_opts(doc, &o);
+    RC_CHECK_STR_EQ(t, PARA "\n" PARA);
+    free(t);
+    rc_html_free(doc);
+
+    /* Deep nesting: the walk is iterative. */
+    rc_buf_init(&b);
+    for (int i = 0; i < 20000; i++)
+        rc_buf_puts(&b, "<div>");
+    rc_buf_puts(&b, "<p>" PARA " " PARA "</p><p>" PARA "</p>");
+    rc_html_limits lim = {.max_mem = (size_t)1 << 30, .max_cpu_ms = 60000};
+    doc = rc_html_parse_limited(b.ptr, b.len, &lim);
+    t = rc_maintext_extract(doc);
+    RC_CHECK_STR_EQ(t, PARA " " PARA "\n" PARA);
+    free(t);
+    json_t *meta = json_object();
+    RC_CHECK_INT_EQ(rc_maintext_meta(doc, NULL, meta), 0);
+    json_decref(meta);
+    rc_html_free(doc);
+
+    /* A degraded parse (over budget) has no structure left but must not crash. */
+    lim = (rc_html_limits){.max_mem = 64 * 1024, .max_cpu_ms = 0};
+    doc = rc_html_parse_limited(b.ptr, b.len, &lim);
+    RC_CHECK(rc_html_degraded(doc));
+    t = rc_maintext_extract(doc);
+    RC_CHECK(t != NULL);
+    free(t);
+    rc_html_free(doc);
+    rc_buf_release(&b);
+
+    /* Chinese text with <br> paragraphs in a table cell (old portal / Discuz layout). */
+    t = text_of("<table><tr><td class=nav><a href=/>首页</a> <a href=/news>新闻</a></td></tr>"
+                "<tr><td>\n　　各位网友好，计划下个月和家人一起自驾去川西，一共十天，第一次跑高原，"
+                "心里有点没底。<br />\n<br />\n　　第一天从成都出发到康定，第二天到新都桥，第三天"
+                "到理塘，第四天到稻城，之后在亚丁景区住两天，再原路返回。<br />\n<br />\n"
+                "　　请问两驱车走这条线有没有问题，雨季路况怎么样？提前谢谢大家！</td></tr></table>",
+                RC_MAINTEXT_DENSITY);
+    RC_CHECK_STR_EQ(t, "各位网友好，计划下个月和家人一起自驾去川西，一共十天，第一次跑高原，心里有点"
+                       "没底。\n第一天从成都出发到康定，第二天到新都桥，第三天到理塘，第四天到稻城，"
+                       "之后在亚丁景区住两天，再原路返回。\n请问两驱车走这条线有没有问题，雨季路况"
+                       "怎么样？提前谢谢大家！");
+    free(t);
+}
+
+/* The scorer itself: words, CJK characters, punctuation ignored, bags not sets. */
+static void test_score(void)
+{
+    mt_score s;
+    mt_score_texts("The cat, the HAT!", "the cat the hat the end", &s);
+    RC_CHECK_INT_EQ(s.got, 4);
+    RC_CHECK_INT_EQ(s.expect, 6);
+    RC_CHECK_INT_EQ(s.match, 4);
+    mt_score_texts("\xE4\xB8\xAD\xE6\x96\x87\xEF\xBC\x8C\xE6\xB5\x8B\xE8\xAF\x95 ok", /* 中文，测试 */
+                   "\xE4\xB8\xAD\xE6\x96\x87\xE6\x96\x87", &s);
+    RC_CHECK_INT_EQ(s.got, 5);
+    RC_CHECK_INT_EQ(s.expect, 3);
+    RC_CHECK_INT_EQ(s.match, 2);
+    mt_score_texts("", "", &s);
+    RC_CHECK_INT_EQ(s.got + s.expect + s.match, 0);
+    RC_CHECK(mt_f1(&s) == 0.0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        data_dir = argv[1];
+    test_score();
+    test_meta();
+    test_extract();
+    test_corpus();
+    return rc_test_done("test_maintext");
+}
