@@ -38,6 +38,8 @@ typedef struct crawl_conf {
     char *crawlid;
     char *useragent;
     char *log_level;
+    char *rules;
+    int text;
     rc_strlist connect_to;
     rc_strlist allow_net;
     rc_strlist allowed_domains;
@@ -61,6 +63,8 @@ static const rc_conf_row rows[] = {
     {"connect-to", RC_CONF_LIST, offsetof(crawl_conf, connect_to), NULL, 0, 0, NULL, "HOST:PORT:ADDR:PORT (curl's semantics; empty HOST or PORT matches any)"},
     {"allow-net", RC_CONF_LIST, offsetof(crawl_conf, allow_net), NULL, 0, 0, NULL, "CIDR allowed for private and loopback targets"},
     {"allowed-domain", RC_CONF_LIST, offsetof(crawl_conf, allowed_domains), NULL, 0, 0, NULL, "follow links only into this domain (default: the seeds' registrable domains)"},
+    {"rules", RC_CONF_STR, offsetof(crawl_conf, rules), NULL, 0, 0, NULL, "extraction rules (JSON file); items go to OUT/items.jsonl"},
+    {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
@@ -85,21 +89,21 @@ typedef struct crawl_run {
 
 typedef struct job_stats {
     char state[16];
-    int64_t pending, started, fetched, errors, failed, dropped, retries, denied, seeds, queued;
+    int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, seeds, queued;
 } job_stats;
 
 static void read_stats(crawl_run *run, const char *crawlid, job_stats *st)
 {
     char key[200];
     memset(st, 0, sizeof *st);
-    redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries robots_denied",
+    redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries robots_denied items items_dropped",
                                    rc_redis_key(run->r, key, sizeof key, "job:%s", crawlid));
-    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 9) {
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 11) {
         if (rep->element[0]->type == REDIS_REPLY_STRING)
             snprintf(st->state, sizeof st->state, "%s", rep->element[0]->str);
-        int64_t *f[] = {&st->pending, &st->started, &st->fetched, &st->errors,
-                        &st->failed,  &st->dropped, &st->retries, &st->denied};
-        for (int i = 0; i < 8; i++)
+        int64_t *f[] = {&st->pending, &st->started, &st->fetched, &st->errors, &st->failed,
+                        &st->dropped, &st->retries, &st->denied,  &st->items,  &st->items_dropped};
+        for (int i = 0; i < 10; i++)
             *f[i] = rc_reply_int(rep->element[i + 1], 0);
     }
     if (rep)
@@ -336,6 +340,19 @@ int rc_cli_crawl(int argc, char **argv)
             json_array_append_new(ad, json_string(c.allowed_domains.v[i]));
         json_object_set_new(req, "allowed_domains", ad);
     }
+    if (c.text)
+        json_object_set_new(req, "text", json_true());
+    if (c.rules) {
+        json_error_t jerr;
+        json_t *rules = json_load_file(c.rules, JSON_REJECT_DUPLICATES, &jerr);
+        if (!rules) {
+            fprintf(stderr, "redcrawl crawl: --rules %s: %s (line %d)\n", c.rules, jerr.text, jerr.line);
+            json_decref(req);
+            rc = 2;
+            goto out;
+        }
+        json_object_set_new(req, "rules", rules);
+    }
     char *reqs = json_dumps(req, JSON_COMPACT);
     json_decref(req);
     int pr_ok = rc_job_parse(reqs, strlen(reqs), &job, err, sizeof err);
@@ -471,6 +488,12 @@ int rc_cli_crawl(int argc, char **argv)
     printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st.denied);
     printf("  restarts   %d\n", run.restarts);
     printf("  output     %s\n", pages);
+    if (c.rules) {
+        char *items_path = rc_xasprintf("%s/items.jsonl", outdir);
+        printf("  items      %lld in %s (%lld dropped for a missing required field)\n", (long long)st.items, items_path,
+               (long long)st.items_dropped);
+        free(items_path);
+    }
     printf("  logs       %s/\n", run.logdir);
     rc_buf_release(&statuses);
     free(pages);

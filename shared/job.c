@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "domain.h"
+#include "rules.h"
 #include "url.h"
 #include "util.h"
 
@@ -188,6 +189,38 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
                           &j.has_deny_extensions, err, cap)) < 0)
         goto fail;
 
+    json_t *rules = json_object_get(root, "rules");
+    if (rules && json_is_object(rules) && json_object_size(rules) == 0)
+        rules = NULL; /* {} asks for nothing: the same as no rules */
+    if (rules && !json_is_null(rules)) {
+        if (!json_is_object(rules)) {
+            r = fail(err, cap, "rules", "must be a JSON object (the rule document)");
+            goto fail;
+        }
+        char *txt = json_dumps(rules, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        char rerr[400];
+        rc_rules *compiled = txt ? rc_rules_parse(txt, strlen(txt), rerr, sizeof rerr) : NULL;
+        if (!compiled) {
+            free(txt);
+            r = fail(err, cap, "rules", rerr);
+            goto fail;
+        }
+        rc_rules_free(compiled);
+        j.rules = txt;
+    }
+    json_t *flag = json_object_get(root, "text");
+    if (flag && !json_is_boolean(flag)) {
+        r = fail(err, cap, "text", "must be true or false");
+        goto fail;
+    }
+    j.text = json_is_true(flag);
+    flag = json_object_get(root, "dedup_content");
+    if (flag && !json_is_boolean(flag)) {
+        r = fail(err, cap, "dedup_content", "must be true or false");
+        goto fail;
+    }
+    j.dedup_content = flag ? json_is_true(flag) : 1;
+
     json_t *ad = json_object_get(root, "allowed_domains");
     if (ad && !json_is_null(ad)) {
         size_t i;
@@ -258,6 +291,12 @@ char *rc_job_encode(const rc_job *j)
         json_object_set_new(o, "deny_regex", str_array(j->deny_regex, j->n_deny_regex));
     if (j->has_deny_extensions)
         json_object_set_new(o, "deny_extensions", str_array(j->deny_extensions, j->n_deny_extensions));
+    if (j->rules)
+        json_object_set_new(o, "rules", json_loads(j->rules, 0, NULL));
+    if (j->text)
+        json_object_set_new(o, "text", json_true());
+    if (!j->dedup_content)
+        json_object_set_new(o, "dedup_content", json_false());
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)
@@ -284,6 +323,7 @@ void rc_job_release(rc_job *j)
     free_list(j->allow_regex, j->n_allow_regex);
     free_list(j->deny_regex, j->n_deny_regex);
     free_list(j->deny_extensions, j->n_deny_extensions);
+    free(j->rules);
     memset(j, 0, sizeof *j);
 }
 

@@ -32,6 +32,9 @@ typedef struct rc_job {
     size_t n_deny_extensions;
     int has_deny_extensions;
     int64_t domain_max_pages; /* pages per host, 0 = unlimited */
+    char *rules;  /* extraction rules (compact JSON), NULL = none; compiled when parsed */
+    int text;     /* store each page's main text in its record */
+    int dedup_content; /* record pages whose main text was seen before as duplicates (default 1) */
 } rc_job;
 
 /* Parses and validates a job spec (JSON object). On failure returns -EINVAL and writes a message

@@ -30,6 +30,11 @@ int rc_record_parse(const char *json, size_t len, rc_record *ret)
     ret->depth = (int)json_integer_value(depth);
     ret->priority = (int)json_integer_value(json_object_get(root, "priority"));
     ret->attempt = (int)json_integer_value(json_object_get(root, "attempt"));
+    const char *cb = json_string_value(json_object_get(root, "cb"));
+    ret->cb = cb ? rc_xstrdup(cb) : NULL;
+    json_t *item = json_object_get(root, "item");
+    ret->item = json_is_object(item) ? json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    ret->nofollow = json_is_true(json_object_get(root, "nofollow"));
     r = 0;
 out:
     json_decref(root);
@@ -41,6 +46,12 @@ char *rc_record_encode(const rc_record *r)
     /* json_pack steals nothing here: "s" copies strings. */
     json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i}", "url", r->url, "crawlid", r->crawlid, "depth", r->depth,
                           "priority", r->priority, "attempt", r->attempt);
+    if (r->cb)
+        json_object_set_new(o, "cb", json_string(r->cb));
+    if (r->item)
+        json_object_set_new(o, "item", json_loads(r->item, 0, NULL));
+    if (r->nofollow)
+        json_object_set_new(o, "nofollow", json_true());
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)
@@ -52,7 +63,9 @@ void rc_record_release(rc_record *r)
 {
     free(r->url);
     free(r->crawlid);
-    r->url = r->crawlid = NULL;
+    free(r->cb);
+    free(r->item);
+    r->url = r->crawlid = r->cb = r->item = NULL;
 }
 
 void rc_record_doc_id(const char *crawlid, const char *url, char out[33])

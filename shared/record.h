@@ -13,6 +13,9 @@ typedef struct rc_record {
     int depth;     /* 0 for a seed */
     int priority;  /* 0..1000, higher first */
     int attempt;   /* fetch attempts already made */
+    char *cb;      /* the field set that extracts this page (a link rule's callback), NULL = top level */
+    char *item;    /* second page: the list item (JSON) its fields are merged into, NULL = none */
+    int nofollow;  /* do not follow this page's links (a link rule with follow: false) */
 } rc_record;
 
 /* Parses a record; on success fills *ret with malloc'd strings (rc_record_release them).

@@ -13,11 +13,12 @@ typedef struct rc_sink rc_sink;
 /* out: a directory, where "{crawlid}" is replaced by the job's id. */
 rc_sink *rc_sink_jsonl_new(const char *out, char *err, size_t cap);
 void rc_sink_free(rc_sink *s);
-/* Appends doc (one JSON object, no newline) to the job's pages file. With maybe_dup, first
- * scans the file for id and writes nothing when it is there. 0 or -errno; err says why. */
-int rc_sink_write_page(rc_sink *s, const char *crawlid, const char *id, const char *doc, size_t len, int maybe_dup,
-                       char *err, size_t cap);
-/* The pages file of a job (malloc'd). */
-char *rc_sink_pages_path(const rc_sink *s, const char *crawlid);
+/* Appends doc (one JSON object, no newline) to the job's file for kind ("pages" or "items":
+ * DIR/pages.jsonl, DIR/items.jsonl). With maybe_dup, first scans the file for id and writes
+ * nothing when it is there. 0 or -errno; err says why. */
+int rc_sink_write(rc_sink *s, const char *crawlid, const char *kind, const char *id, const char *doc, size_t len,
+                  int maybe_dup, char *err, size_t cap);
+/* The file of a job for kind (malloc'd). */
+char *rc_sink_path(const rc_sink *s, const char *crawlid, const char *kind);
 
 #endif

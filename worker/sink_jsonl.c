@@ -59,10 +59,10 @@ static char *dir_for(const rc_sink *s, const char *crawlid)
     return rc_buf_steal(&b);
 }
 
-char *rc_sink_pages_path(const rc_sink *s, const char *crawlid)
+char *rc_sink_path(const rc_sink *s, const char *crawlid, const char *kind)
 {
     char *dir = dir_for(s, crawlid);
-    char *path = rc_xasprintf("%s/pages.jsonl", dir);
+    char *path = rc_xasprintf("%s/%s.jsonl", dir, kind);
     free(dir);
     return path;
 }
@@ -83,9 +83,11 @@ static int mkdirs(char *path)
     return 0;
 }
 
-static int open_for(rc_sink *s, const char *crawlid, char *err, size_t cap)
+static int open_for(rc_sink *s, const char *crawlid, const char *kind, char *err, size_t cap)
 {
-    void *v = rc_strmap_get(s->fds, crawlid);
+    char mapkey[128];
+    snprintf(mapkey, sizeof mapkey, "%s/%s", crawlid, kind);
+    void *v = rc_strmap_get(s->fds, mapkey);
     if (v)
         return (int)(intptr_t)v - 1;
     char *dir = dir_for(s, crawlid);
@@ -95,7 +97,7 @@ static int open_for(rc_sink *s, const char *crawlid, char *err, size_t cap)
         free(dir);
         return r;
     }
-    char *path = rc_xasprintf("%s/pages.jsonl", dir);
+    char *path = rc_xasprintf("%s/%s.jsonl", dir, kind);
     free(dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) {
@@ -105,7 +107,7 @@ static int open_for(rc_sink *s, const char *crawlid, char *err, size_t cap)
         return r;
     }
     free(path);
-    rc_strmap_put(s->fds, crawlid, (void *)(intptr_t)(fd + 1));
+    rc_strmap_put(s->fds, mapkey, (void *)(intptr_t)(fd + 1));
     return fd;
 }
 
@@ -127,14 +129,14 @@ static int file_has_id(const char *path, const char *id)
     return found;
 }
 
-int rc_sink_write_page(rc_sink *s, const char *crawlid, const char *id, const char *doc, size_t len, int maybe_dup,
-                       char *err, size_t cap)
+int rc_sink_write(rc_sink *s, const char *crawlid, const char *kind, const char *id, const char *doc, size_t len,
+                  int maybe_dup, char *err, size_t cap)
 {
-    int fd = open_for(s, crawlid, err, cap);
+    int fd = open_for(s, crawlid, kind, err, cap);
     if (fd < 0)
         return fd;
     if (maybe_dup) {
-        char *path = rc_sink_pages_path(s, crawlid);
+        char *path = rc_sink_path(s, crawlid, kind);
         int dup = file_has_id(path, id);
         free(path);
         if (dup)
@@ -147,7 +149,7 @@ int rc_sink_write_page(rc_sink *s, const char *crawlid, const char *id, const ch
     int r = 0;
     if (w < 0 || (size_t)w != len + 1) {
         r = w < 0 ? -errno : -EIO;
-        snprintf(err, cap, "writing pages of job %s failed: %s", crawlid, w < 0 ? strerror(errno) : "short write");
+        snprintf(err, cap, "writing %s of job %s failed: %s", kind, crawlid, w < 0 ? strerror(errno) : "short write");
     }
     free(line);
     return r;

@@ -18,6 +18,8 @@
 #include "argv.h"
 #include "bloom.h"
 #include "fetch.h"
+#include "page.h"
+#include "rules.h"
 #include "frontier.h"
 #include "html.h"
 #include "job.h"
@@ -44,6 +46,7 @@ typedef struct job_entry {
     rc_job job;
     rc_bloom_params bp;
     rc_urlfilter *filter;
+    rc_rules *rules; /* compiled once per worker; NULL = no extraction */
     task *waiting; /* tasks parked until the spec arrives */
 } job_entry;
 
@@ -58,6 +61,11 @@ struct task {
     rc_argv complete; /* complete's arguments after prefix and now, kept for resends */
     uint64_t *hashes; /* seen-cache hashes of the links sent, added once Redis took them */
     size_t n_hashes;
+    rc_page_result *page; /* between processing and storing */
+    long status;
+    int ok;
+    char *error;
+    uint64_t next_ms;
 };
 
 /* robots.txt of one origin (scheme://host[:port]): from Redis, else fetched once and shared. */
@@ -250,6 +258,11 @@ static void connect_redis(rc_worker *w)
 
 static void task_free(task *t)
 {
+    if (t->page) {
+        rc_page_result_release(t->page);
+        free(t->page);
+    }
+    free(t->error);
     free(t->lease);
     free(t->host);
     rc_record_release(&t->rec);
@@ -296,87 +309,7 @@ static void send_complete(rc_worker *w, task *t)
     }
 }
 
-/* ---------- page processing ---------- */
-
-typedef struct link_ctx {
-    rc_worker *w;
-    task *t;
-    const char *base;
-    rc_argv *links; /* record + bloom args per link */
-    size_t n_links;  /* links sent */
-    size_t n_found;  /* in-scope links on the page */
-    size_t n_filtered; /* dropped by filters and trap guards */
-    rc_buf key;
-} link_ctx;
-
-static uint64_t seen_key(rc_buf *b, const char *crawlid, const char *url)
-{
-    rc_buf_reset(b);
-    rc_buf_puts(b, crawlid);
-    rc_buf_append(b, "\n", 1);
-    rc_buf_puts(b, url);
-    return rc_bloom_hash64(b->ptr, b->len);
-}
-
-static int on_link(void *ud, const char *href, size_t len)
-{
-    link_ctx *c = ud;
-    task *t = c->t;
-    char *abs = NULL;
-    char host[300];
-    if (rc_url_resolve(c->base, href, len, &abs) < 0)
-        return 0;
-    if (rc_url_host(abs, host, sizeof host) < 0 || !rc_job_in_scope(&t->job->job, host)) {
-        free(abs);
-        return 0;
-    }
-    char *stripped = rc_urlfilter_strip_session(t->job->filter, abs);
-    if (stripped) {
-        free(abs);
-        abs = stripped;
-    }
-    const char *why = rc_urlfilter_check(t->job->filter, abs);
-    if (why) {
-        c->n_filtered++;
-        rc_debug(MOD, "link filtered url=%s reason=%s", abs, why);
-        free(abs);
-        return 0;
-    }
-    c->n_found++;
-    uint64_t h = seen_key(&c->key, t->rec.crawlid, abs);
-    int dup = rc_seen_has(c->w->seen, h);
-    for (size_t i = 0; !dup && i < t->n_hashes; i++)
-        dup = t->hashes[i] == h;
-    if (!dup) {
-        t->hashes = rc_xrealloc(t->hashes, (t->n_hashes + 1) * sizeof(uint64_t));
-        t->hashes[t->n_hashes++] = h;
-        rc_record lr = {.url = abs, .crawlid = t->rec.crawlid, .depth = t->rec.depth + 1,
-                        .priority = t->rec.priority, .attempt = 0};
-        char *m = rc_record_encode(&lr);
-        rc_argv_add(c->links, m);
-        free(m);
-        rc_frontier_bloom_args(c->links, &t->job->bp, abs, strlen(abs));
-        c->n_links++;
-    }
-    free(abs);
-    return 0;
-}
-
-static int is_html(const rc_fetch_result *res)
-{
-    if (!res->content_type)
-        return res->body_len > 0 && memchr(res->body, '<', RC_MIN(res->body_len, 512)) != NULL;
-    return strstr(res->content_type, "html") != NULL;
-}
-
-static void iso_time(uint64_t ms, char *buf, size_t cap)
-{
-    time_t s = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-}
+/* ---------- page processing (worker/page.c does the work) ---------- */
 
 /* Retry-After: delay-seconds or an HTTP date; capped at an hour. */
 static uint64_t retry_after_ms(const char *v, uint64_t now_ms)
@@ -392,7 +325,8 @@ static uint64_t retry_after_ms(const char *v, uint64_t now_ms)
     return 0;
 }
 
-static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, const char *reason, long status)
+static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, const char *reason, long status,
+                              int64_t items, int64_t items_dropped)
 {
     rc_argv *a = &t->complete;
     rc_argv_add(a, t->w->id);
@@ -402,6 +336,8 @@ static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, co
     rc_argv_add(a, outcome);
     rc_argv_add(a, reason ? reason : "");
     rc_argv_addi(a, status);
+    rc_argv_addi(a, items);
+    rc_argv_addi(a, items_dropped);
 }
 
 static void origin_of(const char *url, const char *host, char *buf, size_t cap)
@@ -457,6 +393,88 @@ static uint64_t host_failed(rc_worker *w, const char *host, int failed)
     return (uint64_t)back;
 }
 
+static void store_page(rc_worker *w, task *t, const char *duplicate_of);
+
+/* Content dedup: the first URL to store a main text owns its digest (HSETNX); a later page with
+ * the same text is recorded as a duplicate of it, its text and items not stored again. The same
+ * URL seen again (a redelivery) finds itself and is not a duplicate. */
+static void on_digest_reply(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    task *t = privdata;
+    rc_worker *w = t->w;
+    redisReply *rep = reply;
+    const char *first = rep && rep->type == REDIS_REPLY_STRING ? rep->str : NULL;
+    store_page(w, t, first && strcmp(first, t->rec.url) != 0 ? first : NULL);
+}
+
+static void check_digest(rc_worker *w, task *t)
+{
+    char key[200];
+    snprintf(key, sizeof key, "%sdigest:%s", w->conf->prefix, t->rec.crawlid);
+    if (!w->ac || redisAsyncCommand(w->ac, NULL, NULL, "HSETNX %s %s %s", key, t->page->digest, t->rec.url) != REDIS_OK ||
+        redisAsyncCommand(w->ac, on_digest_reply, t, "HGET %s %s", key, t->page->digest) != REDIS_OK)
+        store_page(w, t, NULL); /* no Redis now: store it; the complete waits for the connection anyway */
+}
+
+/* Writes the page record and its items, then completes the page with its links. A store
+ * failure completes as a retry instead: nothing is acknowledged that was not stored. */
+static void store_page(rc_worker *w, task *t, const char *duplicate_of)
+{
+    rc_page_result *pg = t->page;
+    char err[512];
+    int r = 0;
+    if (duplicate_of) {
+        json_object_set_new(pg->doc, "duplicate_of", json_string(duplicate_of));
+        json_object_del(pg->doc, "text");
+        json_array_clear(pg->items);
+    }
+    char *line = json_dumps(pg->doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    const char *id = json_string_value(json_object_get(pg->doc, "_id"));
+    r = line ? rc_sink_write(w->sink, t->rec.crawlid, "pages", id, line, strlen(line), t->rec.attempt > 0, err,
+                             sizeof err)
+             : -ENOMEM;
+    free(line);
+    size_t i;
+    json_t *item;
+    json_array_foreach(pg->items, i, item) {
+        if (r < 0)
+            break;
+        char *iline = json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+        const char *iid = json_string_value(json_object_get(item, "_id"));
+        r = iline && iid ? rc_sink_write(w->sink, t->rec.crawlid, "items", iid, iline, strlen(iline),
+                                         t->rec.attempt > 0, err, sizeof err)
+                         : -ENOMEM;
+        free(iline);
+    }
+    if (r < 0) {
+        rc_error(MOD, "sink write failed, page will be retried url=%s error=%s", t->rec.url, err);
+        add_complete_head(t, rc_now_ms() + 1000, "retry", "sink write failed", t->status, 0, 0);
+        rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
+        rc_argv_addu(&t->complete, 0);
+        send_complete(w, t);
+        return;
+    }
+    w->fetched++;
+    if (!t->ok)
+        w->errors++;
+    w->links_sent += pg->n_links;
+    add_complete_head(t, t->next_ms, t->ok ? "done" : "fail", t->error, t->status,
+                      (int64_t)json_array_size(pg->items), (int64_t)pg->items_dropped);
+    rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
+    rc_argv_addu(&t->complete, pg->n_links);
+    for (int k = 0; k < pg->links.n; k++)
+        rc_argv_addn(&t->complete, pg->links.v[k], pg->links.len[k]);
+    /* The hashes go into the seen-cache once Redis has the links (on_complete_reply). */
+    t->hashes = pg->hashes;
+    t->n_hashes = pg->n_hashes;
+    pg->hashes = NULL;
+    pg->n_hashes = 0;
+    rc_page_result_release(pg);
+    free(pg);
+    t->page = NULL;
+    send_complete(w, t);
+}
+
 static void on_fetched(void *ud, const rc_fetch_result *res)
 {
     task *t = ud;
@@ -476,100 +494,36 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         back = RC_MAX(back, park_ms);
         rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url,
                 t->rec.attempt + 1, res->status, res->error ? res->error : "-", (unsigned long long)back);
-        add_complete_head(t, now + back, "retry", res->error ? res->error : "http status", res->status);
+        add_complete_head(t, now + back, "retry", res->error ? res->error : "http status", res->status, 0, 0);
         rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
         return;
     }
 
-    /* Final: the page record is stored before the frontier hears of it. */
-    rc_html *doc = NULL;
-    const char *title = NULL;
-    rc_argv links;
-    rc_argv_init(&links);
-    link_ctx lc = {.w = w, .t = t, .links = &links};
-    rc_buf_init(&lc.key);
-    char *base_resolved = NULL;
-    int follow = t->job->job.maxdepth < 0 || t->rec.depth + 1 <= t->job->job.maxdepth;
-    if (res->ok && res->status >= 200 && res->status < 300 && is_html(res)) {
-        doc = rc_html_parse(res->body, res->body_len);
-        title = rc_html_title(doc);
-        const char *base = res->effective_url ? res->effective_url : t->rec.url;
-        const char *bh = rc_html_base_href(doc);
-        if (bh && rc_url_resolve(base, bh, strlen(bh), &base_resolved) == 0)
-            base = base_resolved;
-        lc.base = base;
-        if (follow && !(rc_html_robots_flags(doc) & RC_HTML_NOFOLLOW))
-            rc_html_links(doc, 1, (size_t)conf->max_links, on_link, &lc);
-    }
-
-    char id[33], ts[40];
-    rc_record_doc_id(t->rec.crawlid, t->rec.url, id);
-    iso_time(now, ts, sizeof ts);
-    json_t *o = json_object();
-    json_object_set_new(o, "_id", json_string(id));
-    json_object_set_new(o, "crawlid", json_string(t->rec.crawlid));
-    json_object_set_new(o, "appid", json_string(t->job->job.appid));
-    json_object_set_new(o, "spiderid", json_string(t->job->job.spiderid));
-    json_object_set_new(o, "url", json_string(t->rec.url));
-    json_object_set_new(o, "response_url", res->effective_url ? json_string(res->effective_url) : json_null());
-    json_object_set_new(o, "status_code", json_integer(res->status));
-    json_object_set_new(o, "depth", json_integer(t->rec.depth));
-    json_object_set_new(o, "title", title ? json_string(title) : json_null());
-    json_object_set_new(o, "content_type", res->content_type ? json_string(res->content_type) : json_null());
-    json_object_set_new(o, "length", json_integer((json_int_t)res->body_len));
-    json_object_set_new(o, "truncated", json_boolean(res->truncated));
-    json_object_set_new(o, "links", json_integer((json_int_t)lc.n_found));
-    if (lc.n_filtered)
-        json_object_set_new(o, "links_filtered", json_integer((json_int_t)lc.n_filtered));
-    json_object_set_new(o, "timestamp", json_string(ts));
-    json_object_set_new(o, "fetch_ms", json_real(res->total_ms));
-    json_object_set_new(o, "attempt", json_integer(t->rec.attempt + 1));
-    json_object_set_new(o, "worker", json_string(w->id));
-    if (!res->ok)
-        json_object_set_new(o, "error", json_string(res->error ? res->error : "fetch failed"));
-    char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-    json_decref(o);
-    rc_html_free(doc);
-    free(base_resolved);
-    rc_buf_release(&lc.key);
-
-    char err[512];
-    int r = line ? rc_sink_write_page(w->sink, t->rec.crawlid, id, line, strlen(line), t->rec.attempt > 0, err,
-                                      sizeof err)
-                 : -ENOMEM;
-    free(line);
-    if (r < 0) {
-        /* Not stored, so not acknowledged: the URL is tried again later. */
-        rc_error(MOD, "sink write failed, page will be retried url=%s error=%s", t->rec.url, err);
-        add_complete_head(t, now + RC_MAX(delay_ms, 1000), "retry", "sink write failed", res->status);
-        rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
-        rc_argv_addu(&t->complete, 0);
-        rc_argv_release(&links);
-        free(t->hashes);
-        t->hashes = NULL;
-        t->n_hashes = 0;
-        send_complete(w, t);
-        return;
-    }
-    w->fetched++;
-    if (!res->ok)
-        w->errors++;
-    w->links_sent += lc.n_links;
-    add_complete_head(t, now + RC_MAX(delay_ms, park_ms), res->ok ? "done" : "fail", res->error, res->status);
-    rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
-    rc_argv_addu(&t->complete, lc.n_links);
-    for (int i = 0; i < links.n; i++)
-        rc_argv_addn(&t->complete, links.v[i], links.len[i]);
-    rc_argv_release(&links);
-    send_complete(w, t);
+    /* Final: parse once, extract, then store before the frontier hears of it. */
+    rc_page_ctx ctx = {.job = &t->job->job, .rules = t->job->rules, .filter = t->job->filter, .bp = &t->job->bp,
+                       .seen = w->seen, .rec = &t->rec, .worker_id = w->id, .max_links = (size_t)conf->max_links,
+                       .now_ms = now};
+    t->page = rc_xcalloc(1, sizeof *t->page);
+    rc_page_process(&ctx, res, t->page);
+    t->ok = res->ok;
+    t->status = res->status;
+    t->error = res->error ? rc_xstrdup(res->error) : NULL;
+    t->next_ms = now + RC_MAX(delay_ms, park_ms);
+    if (t->page->items_dropped)
+        rc_warn(MOD, "items dropped: a required field is missing url=%s rule=%s count=%zu", t->rec.url,
+                t->page->dropped_rule, t->page->items_dropped);
+    if (t->page->digest[0])
+        check_digest(w, t);
+    else
+        store_page(w, t, NULL);
 }
 
 /* The URL goes back to its host's queue as it was: this worker could not try it (yet). */
 static void release_task_at(rc_worker *w, task *t, uint64_t next_ms, const char *why)
 {
-    add_complete_head(t, next_ms, "release", why, 0);
+    add_complete_head(t, next_ms, "release", why, 0, 0, 0);
     rc_argv_addu(&t->complete, 1);
     rc_argv_addu(&t->complete, 0);
     send_complete(w, t);
@@ -597,7 +551,7 @@ static void deny_task(rc_worker *w, task *t)
 {
     w->denied++;
     rc_debug(MOD, "disallowed by robots.txt url=%s", t->rec.url);
-    add_complete_head(t, rc_now_ms(), "denied", "robots.txt", 0);
+    add_complete_head(t, rc_now_ms(), "denied", "robots.txt", 0, 0, 0);
     rc_argv_addu(&t->complete, 1);
     rc_argv_addu(&t->complete, 0);
     send_complete(w, t);
@@ -720,7 +674,7 @@ static void fetch_task(rc_worker *w, task *t)
 {
     if (t->job->state != JOB_READY) {
         /* The job is gone: complete without fetching so the frontier stays consistent. */
-        add_complete_head(t, rc_now_ms(), "fail", "job not found", 0);
+        add_complete_head(t, rc_now_ms(), "fail", "job not found", 0, 0, 0);
         rc_argv_addu(&t->complete, 1);
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
@@ -752,6 +706,7 @@ static void free_job_entry(void *p)
     if (e->state == JOB_READY)
         rc_job_release(&e->job);
     rc_urlfilter_free(e->filter);
+    rc_rules_free(e->rules);
     free(e);
 }
 
@@ -793,7 +748,9 @@ static void on_job_reply(redisAsyncContext *ac, void *reply, void *privdata)
                 fc.n_deny_ext = e->job.n_deny_extensions;
             }
             e->filter = rc_urlfilter_new(&fc, err, sizeof err);
-            if (e->filter && rc_bloom_params_parse(rep->element[1]->str, &e->bp) == 0)
+            if (e->filter && e->job.rules)
+                e->rules = rc_rules_parse(e->job.rules, strlen(e->job.rules), err, sizeof err);
+            if (e->filter && (!e->job.rules || e->rules) && rc_bloom_params_parse(rep->element[1]->str, &e->bp) == 0)
                 e->state = JOB_READY;
             else
                 rc_job_release(&e->job);
@@ -801,7 +758,9 @@ static void on_job_reply(redisAsyncContext *ac, void *reply, void *privdata)
         if (e->state != JOB_READY) {
             rc_error(MOD, "job %s has a bad spec in Redis: %s", crawlid, err);
             rc_urlfilter_free(e->filter);
+            rc_rules_free(e->rules);
             e->filter = NULL;
+            e->rules = NULL;
             e->state = JOB_MISSING;
         }
     } else {

@@ -1,7 +1,8 @@
 -- complete: one call per fetched page. Acks the lease, schedules the domain's next fetch,
 -- pushes the page's new links through the bloom into the frontier and updates the job.
 -- ARGV: prefix, now, worker, lease member, host, next_ms, outcome, reason, status (HTTP
---       status, 0 for none), k, n, then n x (link record, k x (shard, bit)).
+--       status, 0 for none), items stored, items dropped, k, n,
+--       then n x (link record, k x (shard, bit)).
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
 -- the host's queue with one more attempt), release (back untouched: the worker could not try),
 -- denied (robots.txt forbids it: never fetched, not stored).
@@ -9,7 +10,8 @@
 -- changes and the caller drops its result, the URL having gone back to the frontier.
 local w, lm, host, next_ms = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local outcome, reason, status = ARGV[7], ARGV[8], ARGV[9]
-local k, n = tonumber(ARGV[10]), tonumber(ARGV[11])
+local items, items_dropped = tonumber(ARGV[10]), tonumber(ARGV[11])
+local k, n = tonumber(ARGV[12]), tonumber(ARGV[13])
 if redis.call('ZREM', K('lease', w), lm) == 0 then
   return {-1, 0, 0}
 end
@@ -38,7 +40,7 @@ end
 redis.call('ZADD', K('ready', w), next_ms, host)
 local added = 0
 if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
-  local i = 12
+  local i = 14
   local child_depth = (tonumber(rec.depth) or 0) + 1
   for _ = 1, n do
     if bloom_add(crawlid, i + 1, k) then
@@ -67,6 +69,12 @@ elseif outcome == 'denied' then
   left = job_pending(crawlid, -1)
 else
   redis.call('HINCRBY', jk, 'fetched', 1)
+  if items > 0 then
+    redis.call('HINCRBY', jk, 'items', items)
+  end
+  if items_dropped > 0 then
+    redis.call('HINCRBY', jk, 'items_dropped', items_dropped)
+  end
   if outcome == 'fail' then
     redis.call('HINCRBY', jk, 'errors', 1)
     redis.call('HINCRBY', jk, 'failed', 1)

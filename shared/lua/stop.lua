@@ -31,5 +31,6 @@ for _, w in ipairs(redis.call('ZRANGE', K('workers'), 0, -1)) do
   end
 end
 redis.call('HINCRBY', jk, 'purged', purged)
-local left = redis.call('HINCRBY', jk, 'pending', -purged)
+-- 0 - purged, not -purged: Lua's -0 reaches Redis as "-0", which HINCRBY refuses.
+local left = redis.call('HINCRBY', jk, 'pending', 0 - purged)
 return {purged, left}

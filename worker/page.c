@@ -1,0 +1,355 @@
+/* page.c - see page.h. */
+#include "page.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "bloom.h"
+#include "charset.h"
+#include "extract.h"
+#include "fetch.h"
+#include "frontier.h"
+#include "html.h"
+#include "job.h"
+#include "log.h"
+#include "maintext.h"
+#include "record.h"
+#include "rules.h"
+#include "seen.h"
+#include "url.h"
+#include "urlfilter.h"
+#include "util.h"
+
+#define MOD "page"
+
+typedef struct link_ctx {
+    const rc_page_ctx *ctx;
+    rc_page_result *out;
+    size_t n_found;    /* in-scope links on the page */
+    size_t n_filtered; /* dropped by filters and trap guards */
+    rc_buf key;
+} link_ctx;
+
+static uint64_t seen_key(rc_buf *b, const char *crawlid, const char *url)
+{
+    rc_buf_reset(b);
+    rc_buf_puts(b, crawlid);
+    rc_buf_append(b, "\n", 1);
+    rc_buf_puts(b, url);
+    return rc_bloom_hash64(b->ptr, b->len);
+}
+
+/* Queues one link record. bloom_key differs from the URL for second pages (each list item's
+ * detail request is its own frontier entry). */
+static void push_link(link_ctx *c, const rc_record *lr, const char *bloom_key, uint64_t h)
+{
+    rc_page_result *out = c->out;
+    out->hashes = rc_xrealloc(out->hashes, (out->n_hashes + 1) * sizeof(uint64_t));
+    out->hashes[out->n_hashes++] = h;
+    char *m = rc_record_encode(lr);
+    rc_argv_add(&out->links, m);
+    free(m);
+    rc_frontier_bloom_args(&out->links, c->ctx->bp, bloom_key, strlen(bloom_key));
+    out->n_links++;
+}
+
+/* A link found on the page (already absolute and normalised): scope, filters, seen-cache. */
+static void consider(link_ctx *c, char *abs, const char *cb, int nofollow)
+{
+    const rc_page_ctx *ctx = c->ctx;
+    char host[300];
+    if (rc_url_host(abs, host, sizeof host) < 0 || !rc_job_in_scope(ctx->job, host))
+        return;
+    char *stripped = rc_urlfilter_strip_session(ctx->filter, abs);
+    const char *url = stripped ? stripped : abs;
+    const char *why = rc_urlfilter_check(ctx->filter, url);
+    if (why) {
+        c->n_filtered++;
+        rc_debug(MOD, "link filtered url=%s reason=%s", url, why);
+        free(stripped);
+        return;
+    }
+    c->n_found++;
+    uint64_t h = seen_key(&c->key, ctx->rec->crawlid, url);
+    int dup = rc_seen_has(ctx->seen, h);
+    for (size_t i = 0; !dup && i < c->out->n_hashes; i++)
+        dup = c->out->hashes[i] == h;
+    if (!dup) {
+        rc_record lr = {.url = (char *)url, .crawlid = ctx->rec->crawlid, .depth = ctx->rec->depth + 1,
+                        .priority = ctx->rec->priority, .cb = (char *)cb, .nofollow = nofollow};
+        push_link(c, &lr, url, h);
+    }
+    free(stripped);
+}
+
+typedef struct href_ctx {
+    link_ctx *lc;
+    const char *base;
+} href_ctx;
+
+static int on_href(void *ud, const char *href, size_t len)
+{
+    href_ctx *hc = ud;
+    char *abs = NULL;
+    if (rc_url_resolve(hc->base, href, len, &abs) == 0)
+        consider(hc->lc, abs, NULL, 0);
+    free(abs);
+    return 0;
+}
+
+static int on_rule_link(void *ud, const char *url, size_t rule, int follow, const char *callback)
+{
+    link_ctx *lc = ud;
+    char *copy = rc_xstrdup(url);
+    consider(lc, copy, callback, !follow);
+    free(copy);
+    return 0;
+}
+
+static int is_html(const rc_fetch_result *res)
+{
+    if (!res->content_type)
+        return res->body_len > 0 && memchr(res->body, '<', RC_MIN(res->body_len, 512)) != NULL;
+    return strstr(res->content_type, "html") != NULL || strstr(res->content_type, "xhtml") != NULL;
+}
+
+static void iso_time(uint64_t ms, char *buf, size_t cap)
+{
+    time_t s = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+void rc_page_item_id(const char *crawlid, const char *url, long pos, char out[33])
+{
+    if (pos < 0) {
+        rc_record_doc_id(crawlid, url, out);
+        return;
+    }
+    char *key = rc_xasprintf("%s\n%ld", url, pos);
+    rc_record_doc_id(crawlid, key, out);
+    free(key);
+}
+
+/* Content digest: words of the main text, lower-cased ASCII, single spaces; so markup,
+ * boilerplate and whitespace changes do not make a page look new. */
+static void text_digest(const char *text, char out[33])
+{
+    rc_buf b;
+    rc_buf_init(&b);
+    int space = 0;
+    for (const char *p = text; *p; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r') {
+            space = b.len > 0;
+            continue;
+        }
+        if (space)
+            rc_buf_append(&b, " ", 1);
+        space = 0;
+        char lc = (char)(ch < 0x80 && ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+        rc_buf_append(&b, &lc, 1);
+    }
+    out[0] = '\0';
+    if (b.len >= 20) { /* a handful of characters is not an article */
+        XXH128_hash_t h = XXH3_128bits(b.ptr, b.len);
+        snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
+    }
+    rc_buf_release(&b);
+}
+
+/* Items from the rules: a second page merges into the list item it carries; otherwise the
+ * page's field set (the link rule's callback, or the top level) gives one item or a list. */
+static void extract_items(const rc_page_ctx *ctx, rc_extract_doc *xd, const char *url, link_ctx *lc,
+                          rc_page_result *out)
+{
+    const rc_record *rec = ctx->rec;
+    char err[400];
+    rc_extract_stats st;
+    memset(&st, 0, sizeof st);
+    if (rec->item && ctx->rules->has_second_page) {
+        json_t *item = json_loads(rec->item, 0, NULL);
+        if (!item)
+            return;
+        int r = rc_extract_doc_second_page(ctx->rules, xd, url, item, &st, err, sizeof err);
+        if (r == 0) {
+            json_object_set_new(item, "detail_url", json_string(url));
+            json_array_append(out->items, item);
+        } else if (r == RC_EXTRACT_DROPPED) {
+            out->items_dropped++;
+            snprintf(out->dropped_rule, sizeof out->dropped_rule, "%s", st.dropped_rule);
+        } else {
+            rc_warn(MOD, "second page extraction failed url=%s error=%s", url, err);
+        }
+        json_decref(item);
+        return;
+    }
+    json_t *items = NULL;
+    if (rc_extract_doc_items(ctx->rules, xd, url, rec->cb, &items, &st, err, sizeof err) < 0) {
+        rc_warn(MOD, "extraction failed url=%s field_set=%s error=%s", url, rec->cb ? rec->cb : "-", err);
+        return;
+    }
+    out->items_dropped += st.dropped;
+    if (st.dropped)
+        snprintf(out->dropped_rule, sizeof out->dropped_rule, "%s", st.dropped_rule);
+    const rc_rules_set *set = rc_rules_set_get(ctx->rules, rec->cb);
+    int listed = set && set->list_from != NULL;
+    size_t i;
+    json_t *item;
+    json_array_foreach(items, i, item) {
+        char id[33];
+        rc_page_item_id(rec->crawlid, rec->url, listed ? (long)i : -1, id);
+        json_object_set_new(item, "_id", json_string(id));
+        json_object_set_new(item, "crawlid", json_string(rec->crawlid));
+        const char *detail = json_string_value(json_object_get(item, "_second_page_url"));
+        if (detail && ctx->rules->has_second_page) {
+            /* The detail page completes the item: it travels with the request. */
+            char *durl = rc_xstrdup(detail);
+            json_object_del(item, "_second_page_url");
+            char *itxt = json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            char host[300];
+            if (itxt && rc_url_host(durl, host, sizeof host) == 0) {
+                rc_record lr = {.url = durl, .crawlid = rec->crawlid, .depth = rec->depth + 1,
+                                .priority = rec->priority, .item = itxt};
+                char *bkey = rc_xasprintf("%s\n#item %s", durl, id);
+                push_link(lc, &lr, bkey, rc_bloom_hash64(bkey, strlen(bkey)));
+                free(bkey);
+            }
+            free(itxt);
+            free(durl);
+            continue; /* stored once, complete, when its detail page arrives */
+        }
+        json_object_del(item, "_second_page_url");
+        json_array_append(out->items, item);
+    }
+    json_decref(items);
+}
+
+void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page_result *out)
+{
+    const rc_record *rec = ctx->rec;
+    memset(out, 0, sizeof *out);
+    rc_argv_init(&out->links);
+    out->items = json_array();
+    link_ctx lc = {.ctx = ctx, .out = out};
+    rc_buf_init(&lc.key);
+    json_t *o = json_object();
+    char id[33], ts[40], charset[RC_CHARSET_NAME_MAX] = "";
+    rc_record_doc_id(rec->crawlid, rec->url, id);
+    iso_time(ctx->now_ms, ts, sizeof ts);
+    const char *url = res->effective_url ? res->effective_url : rec->url;
+
+    json_t *meta = NULL;
+    char *text = NULL;
+    const char *title = NULL;
+    rc_html *doc = NULL;
+    char *utf8 = NULL;
+    int html = res->ok && res->status >= 200 && res->status < 300 && is_html(res);
+    if (!html && ctx->rules && rec->item) {
+        /* A detail page that is not HTML (a PDF, a 404): the list item is stored as it is. */
+        json_t *item = json_loads(rec->item, 0, NULL);
+        if (item) {
+            json_object_set_new(item, "detail_url", json_string(url));
+            json_object_set_new(item, "detail_status", json_integer(res->status));
+            json_array_append_new(out->items, item);
+        }
+    }
+    if (html) {
+        /* Decode once to UTF-8 (header, BOM, <meta>, then sniffing), parse once. */
+        size_t ulen = 0;
+        rc_charset_detect(res->body, res->body_len, res->content_type, charset, sizeof charset);
+        utf8 = rc_charset_to_utf8(res->body, res->body_len, charset, &ulen);
+        doc = rc_html_parse(utf8, ulen);
+        title = rc_html_title(doc);
+        meta = json_object();
+        rc_maintext_meta(doc, url, meta);
+        text = rc_maintext_extract(doc);
+        if (text && ctx->job->dedup_content)
+            text_digest(text, out->digest);
+
+        char *base_resolved = NULL;
+        const char *base = url;
+        const char *bh = rc_html_base_href(doc);
+        if (bh && rc_url_resolve(url, bh, strlen(bh), &base_resolved) == 0)
+            base = base_resolved;
+        int follow = !rec->nofollow && (ctx->job->maxdepth < 0 || rec->depth + 1 <= ctx->job->maxdepth) &&
+                     !(rc_html_robots_flags(doc) & RC_HTML_NOFOLLOW);
+        /* A list page's links (pagination) are followed only with "continue": true; its detail
+         * pages always are. */
+        if (ctx->rules && !rec->item) {
+            const rc_rules_set *set = rc_rules_set_get(ctx->rules, rec->cb);
+            if (set && set->list_from && !ctx->rules->cont)
+                follow = 0;
+        }
+        rc_extract_doc *xd = ctx->rules ? rc_extract_doc_new(doc) : NULL;
+        if (xd)
+            extract_items(ctx, xd, url, &lc, out);
+        if (follow) {
+            char err[256];
+            if (xd && ctx->rules->nlinks > 0) {
+                if (rc_extract_doc_links(ctx->rules, xd, base, ctx->max_links, on_rule_link, &lc, err, sizeof err) < 0)
+                    rc_warn(MOD, "link rules failed url=%s error=%s", url, err);
+            } else {
+                href_ctx hc = {.lc = &lc, .base = base};
+                rc_html_links(doc, 1, ctx->max_links, on_href, &hc);
+            }
+        }
+        rc_extract_doc_free(xd);
+        free(base_resolved);
+    }
+
+    json_object_set_new(o, "_id", json_string(id));
+    json_object_set_new(o, "crawlid", json_string(rec->crawlid));
+    json_object_set_new(o, "appid", json_string(ctx->job->appid));
+    json_object_set_new(o, "spiderid", json_string(ctx->job->spiderid));
+    json_object_set_new(o, "url", json_string(rec->url));
+    json_object_set_new(o, "response_url", res->effective_url ? json_string(res->effective_url) : json_null());
+    json_object_set_new(o, "status_code", json_integer(res->status));
+    json_object_set_new(o, "depth", json_integer(rec->depth));
+    json_object_set_new(o, "title", title ? json_string(title) : json_null());
+    json_object_set_new(o, "content_type", res->content_type ? json_string(res->content_type) : json_null());
+    if (charset[0])
+        json_object_set_new(o, "charset", json_string(charset));
+    json_object_set_new(o, "length", json_integer((json_int_t)res->body_len));
+    json_object_set_new(o, "truncated", json_boolean(res->truncated));
+    json_object_set_new(o, "links", json_integer((json_int_t)lc.n_found));
+    if (lc.n_filtered)
+        json_object_set_new(o, "links_filtered", json_integer((json_int_t)lc.n_filtered));
+    if (ctx->rules)
+        json_object_set_new(o, "items", json_integer((json_int_t)json_array_size(out->items)));
+    if (meta && json_object_size(meta))
+        json_object_set(o, "meta", meta);
+    if (out->digest[0])
+        json_object_set_new(o, "text_digest", json_string(out->digest));
+    if (text && ctx->job->text)
+        json_object_set_new(o, "text", json_string(text));
+    json_object_set_new(o, "timestamp", json_string(ts));
+    json_object_set_new(o, "fetch_ms", json_real(res->total_ms));
+    json_object_set_new(o, "attempt", json_integer(rec->attempt + 1));
+    json_object_set_new(o, "worker", json_string(ctx->worker_id));
+    if (!res->ok)
+        json_object_set_new(o, "error", json_string(res->error ? res->error : "fetch failed"));
+    out->doc = o;
+    json_decref(meta);
+    free(text);
+    rc_html_free(doc);
+    free(utf8);
+    rc_buf_release(&lc.key);
+}
+
+void rc_page_result_release(rc_page_result *r)
+{
+    json_decref(r->doc);
+    json_decref(r->items);
+    rc_argv_release(&r->links);
+    free(r->hashes);
+    memset(r, 0, sizeof *r);
+}

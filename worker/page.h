@@ -1,0 +1,54 @@
+/* page.h - from a fetched response to what gets stored and followed: the page is decoded to
+ * UTF-8 and parsed once; the same tree gives the title, metadata, main text, the items of the
+ * job's extraction rules and the links to follow (filtered, through the seen-cache, each with
+ * its bloom positions). Pure: no I/O, so it is tested without servers. */
+#ifndef RC_PAGE_H
+#define RC_PAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "argv.h"
+
+struct json_t;
+struct rc_job;
+struct rc_rules;
+struct rc_urlfilter;
+struct rc_seen;
+struct rc_record;
+struct rc_bloom_params;
+struct rc_fetch_result;
+
+typedef struct rc_page_ctx {       /* all borrowed */
+    const struct rc_job *job;
+    const struct rc_rules *rules;  /* NULL = no extraction */
+    const struct rc_urlfilter *filter;
+    const struct rc_bloom_params *bp;
+    const struct rc_seen *seen;    /* links already sent by this worker */
+    const struct rc_record *rec;   /* the URL that was fetched */
+    const char *worker_id;
+    size_t max_links;
+    uint64_t now_ms;
+} rc_page_ctx;
+
+typedef struct rc_page_result {
+    struct json_t *doc;   /* the page record (owned) */
+    struct json_t *items; /* array of items to store (owned; empty when none) */
+    rc_argv links;        /* per link to push: record JSON, then the bloom (shard, bit) pairs */
+    size_t n_links;
+    uint64_t *hashes;     /* seen-cache hashes of the links pushed */
+    size_t n_hashes;
+    char digest[33];      /* digest of the normalised main text; "" when the page has none */
+    size_t items_dropped; /* items missing a required field (logged with the rule) */
+    char dropped_rule[320];
+} rc_page_result;
+
+/* Processes one final response (any status). Never fails: what cannot be parsed yields a
+ * record without title/items/links. */
+void rc_page_process(const rc_page_ctx *ctx, const struct rc_fetch_result *res, rc_page_result *out);
+void rc_page_result_release(rc_page_result *r);
+/* The _id of item number pos of a page (pos < 0: the page's single item, which shares the page
+ * record's id). */
+void rc_page_item_id(const char *crawlid, const char *url, long pos, char out[33]);
+
+#endif
