@@ -40,6 +40,8 @@ typedef struct crawl_conf {
     char *log_level;
     char *rules;
     int text;
+    int64_t refresh;
+    rc_strlist data_pages;
     rc_strlist connect_to;
     rc_strlist allow_net;
     rc_strlist allowed_domains;
@@ -64,6 +66,8 @@ static const rc_conf_row rows[] = {
     {"allow-net", RC_CONF_LIST, offsetof(crawl_conf, allow_net), NULL, 0, 0, NULL, "CIDR allowed for private and loopback targets"},
     {"allowed-domain", RC_CONF_LIST, offsetof(crawl_conf, allowed_domains), NULL, 0, 0, NULL, "follow links only into this domain (default: the seeds' registrable domains)"},
     {"rules", RC_CONF_STR, offsetof(crawl_conf, rules), NULL, 0, 0, NULL, "extraction rules (JSON file); items go to OUT/items.jsonl"},
+    {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", 0, 31536000, NULL, "fetch navigation pages again every N seconds (runs until --max-pages or Ctrl-C)"},
+    {"data-pages", RC_CONF_LIST, offsetof(crawl_conf, data_pages), NULL, 0, 0, NULL, "regex of data (article) pages, fetched once even with --refresh"},
     {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
 };
@@ -342,6 +346,14 @@ int rc_cli_crawl(int argc, char **argv)
     }
     if (c.text)
         json_object_set_new(req, "text", json_true());
+    if (c.refresh)
+        json_object_set_new(req, "refresh_seconds", json_integer(c.refresh));
+    if (c.data_pages.n) {
+        json_t *dp = json_array();
+        for (size_t i = 0; i < c.data_pages.n; i++)
+            json_array_append_new(dp, json_string(c.data_pages.v[i]));
+        json_object_set_new(req, "data_pages", dp);
+    }
     if (c.rules) {
         json_error_t jerr;
         json_t *rules = json_load_file(c.rules, JSON_REJECT_DUPLICATES, &jerr);

@@ -266,6 +266,21 @@ static void rebalance(rc_scheduler *s)
         freeReplyObject(rep);
 }
 
+/* Navigation pages due for their refresh go back into the frontier. */
+static void refresh_due(rc_scheduler *s)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_addi(&a, 10000);
+    redisReply *rep = rc_redis_eval(s->r, RC_LUA_REFRESH, rc_now_ms(), &a);
+    rc_argv_release(&a);
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 && rc_reply_int(rep->element[0], 0) > 0)
+        rc_debug(MOD, "refresh moved=%lld dropped=%lld", (long long)rc_reply_int(rep->element[0], 0),
+                 (long long)rc_reply_int(rep->element[1], 0));
+    if (rep)
+        freeReplyObject(rep);
+}
+
 static job_info *job_get(rc_scheduler *s, const char *crawlid)
 {
     uint64_t now = rc_now_ms();
@@ -432,6 +447,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
         }
         refresh_workers(s);
         rebalance(s);
+        refresh_due(s);
     }
     if (s->leader && rc_strmap_count(s->workers) > 0) {
         int64_t handled = dispatch(s);

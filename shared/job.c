@@ -186,7 +186,9 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         (r = get_str_list(root, "allow_regex", 100, &j.allow_regex, &j.n_allow_regex, NULL, err, cap)) < 0 ||
         (r = get_str_list(root, "deny_regex", 100, &j.deny_regex, &j.n_deny_regex, NULL, err, cap)) < 0 ||
         (r = get_str_list(root, "deny_extensions", 1000, &j.deny_extensions, &j.n_deny_extensions,
-                          &j.has_deny_extensions, err, cap)) < 0)
+                          &j.has_deny_extensions, err, cap)) < 0 ||
+        (r = get_str_list(root, "data_pages", 100, &j.data_pages, &j.n_data_pages, NULL, err, cap)) < 0 ||
+        (r = get_int(root, "refresh_seconds", 0, 86400 * 365, 0, &j.refresh_seconds, err, cap)) < 0)
         goto fail;
 
     json_t *rules = json_object_get(root, "rules");
@@ -297,6 +299,10 @@ char *rc_job_encode(const rc_job *j)
         json_object_set_new(o, "text", json_true());
     if (!j->dedup_content)
         json_object_set_new(o, "dedup_content", json_false());
+    if (j->n_data_pages)
+        json_object_set_new(o, "data_pages", str_array(j->data_pages, j->n_data_pages));
+    if (j->refresh_seconds)
+        json_object_set_new(o, "refresh_seconds", json_integer(j->refresh_seconds));
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)
@@ -324,6 +330,7 @@ void rc_job_release(rc_job *j)
     free_list(j->deny_regex, j->n_deny_regex);
     free_list(j->deny_extensions, j->n_deny_extensions);
     free(j->rules);
+    free_list(j->data_pages, j->n_data_pages);
     memset(j, 0, sizeof *j);
 }
 

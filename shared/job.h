@@ -35,6 +35,9 @@ typedef struct rc_job {
     char *rules;  /* extraction rules (compact JSON), NULL = none; compiled when parsed */
     int text;     /* store each page's main text in its record */
     int dedup_content; /* record pages whose main text was seen before as duplicates (default 1) */
+    char **data_pages;  /* regexes of data (article) pages: fetched once, never again */
+    size_t n_data_pages;
+    int64_t refresh_seconds; /* > 0: every other (navigation) page is fetched again this often */
 } rc_job;
 
 /* Parses and validates a job spec (JSON object). On failure returns -EINVAL and writes a message

@@ -35,6 +35,7 @@ int rc_record_parse(const char *json, size_t len, rc_record *ret)
     json_t *item = json_object_get(root, "item");
     ret->item = json_is_object(item) ? json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     ret->nofollow = json_is_true(json_object_get(root, "nofollow"));
+    ret->redirects = (int)json_integer_value(json_object_get(root, "redirects"));
     r = 0;
 out:
     json_decref(root);
@@ -52,6 +53,8 @@ char *rc_record_encode(const rc_record *r)
         json_object_set_new(o, "item", json_loads(r->item, 0, NULL));
     if (r->nofollow)
         json_object_set_new(o, "nofollow", json_true());
+    if (r->redirects)
+        json_object_set_new(o, "redirects", json_integer(r->redirects));
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)

@@ -16,7 +16,10 @@ typedef struct rc_record {
     char *cb;      /* the field set that extracts this page (a link rule's callback), NULL = top level */
     char *item;    /* second page: the list item (JSON) its fields are merged into, NULL = none */
     int nofollow;  /* do not follow this page's links (a link rule with follow: false) */
+    int redirects; /* redirects that led here (a redirect target keeps its source's depth) */
 } rc_record;
+
+#define RC_RECORD_MAX_REDIRECTS 5
 
 /* Parses a record; on success fills *ret with malloc'd strings (rc_record_release them).
  * -EINVAL when it is not a record. */

@@ -32,8 +32,8 @@ struct rc_urlfilter {
     rc_urlfilter_conf c;
     char **ext;
     size_t n_ext;
-    pcre2_code **allow, **deny;
-    size_t n_allow, n_deny;
+    pcre2_code **allow, **deny, **data;
+    size_t n_allow, n_deny, n_data;
     pcre2_match_data *md;
     int this_year;
 };
@@ -71,7 +71,7 @@ rc_urlfilter *rc_urlfilter_new(const rc_urlfilter_conf *c, char *err, size_t cap
 {
     rc_urlfilter *f = rc_xcalloc(1, sizeof *f);
     f->c = *c;
-    f->c.allow_re = f->c.deny_re = f->c.deny_ext = NULL;
+    f->c.allow_re = f->c.deny_re = f->c.deny_ext = f->c.data_re = NULL;
     const char *const *ext = c->deny_ext ? c->deny_ext : default_ext;
     size_t n_ext = c->deny_ext ? c->n_deny_ext : RC_ARRAY_LEN(default_ext);
     f->ext = rc_xcalloc(n_ext ? n_ext : 1, sizeof(char *));
@@ -83,8 +83,10 @@ rc_urlfilter *rc_urlfilter_new(const rc_urlfilter_conf *c, char *err, size_t cap
     }
     f->n_allow = c->n_allow_re;
     f->n_deny = c->n_deny_re;
+    f->n_data = c->n_data_re;
     if (compile_all(c->allow_re, c->n_allow_re, &f->allow, "allow_regex", err, cap) < 0 ||
-        compile_all(c->deny_re, c->n_deny_re, &f->deny, "deny_regex", err, cap) < 0) {
+        compile_all(c->deny_re, c->n_deny_re, &f->deny, "deny_regex", err, cap) < 0 ||
+        compile_all(c->data_re, c->n_data_re, &f->data, "data_pages", err, cap) < 0) {
         rc_urlfilter_free(f);
         return NULL;
     }
@@ -107,8 +109,11 @@ void rc_urlfilter_free(rc_urlfilter *f)
         pcre2_code_free(f->allow[i]);
     for (size_t i = 0; f->deny && i < f->n_deny; i++)
         pcre2_code_free(f->deny[i]);
+    for (size_t i = 0; f->data && i < f->n_data; i++)
+        pcre2_code_free(f->data[i]);
     free(f->allow);
     free(f->deny);
+    free(f->data);
     pcre2_match_data_free(f->md);
     free(f);
 }
@@ -222,6 +227,14 @@ const char *rc_urlfilter_check(const rc_urlfilter *f, const char *url)
         return "not-allowed";
     }
     return NULL;
+}
+
+int rc_urlfilter_is_data(const rc_urlfilter *f, const char *url)
+{
+    for (size_t i = 0; i < f->n_data; i++)
+        if (matches(f, f->data[i], url))
+            return 1;
+    return 0;
 }
 
 static int is_session_param(const char *name, size_t len)

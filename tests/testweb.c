@@ -13,6 +13,21 @@
  *   /status/<code>    that status     /robots.txt    with --robots, else 404
  * other.test serves /o/0 .. /o/4 (and /status/, /robots.txt).
  *
+ * With --traps every site's page 0 also links to four crawler traps (small HTML pages, each with
+ * a title, each linking back to /):
+ *   /cal/<Y>/<M>          an infinite calendar starting at this month (UTC): links to the
+ *                         previous and next month (years 1..9999) and to the day pages
+ *                         /cal/<Y>/<M>/1 and /cal/<Y>/<M>/15 (which link back to their month)
+ *   /sess/<N>?sid=<rand>  session ids: /sess/N links to itself and to /sess/N+1 (N < 8), always
+ *                         with a fresh random sid, sometimes also ";jsessionid=<rand>" in the path,
+ *                         so every visit's links look new; the query is ignored when routing
+ *   /deep/a/b/a/b/...     repeating segments: each page links to itself plus one more segment
+ *                         (up to 100 segments)
+ *   /q?p1=1&p2=2&...      query explosion: each page links to the URL with one more parameter
+ *                         (up to 30); any other query on /q is 404
+ * Trap pages are not in --print-graph (which refuses --traps): the trap graph is infinite and
+ * partly random.
+ *
  * The link graph depends only on --sites, --pages and --seed. Every resource's links are made
  * once by res_links() as hrefs written in assorted (denormalised) forms; each href is resolved
  * against the page URL and normalised right there. The HTML renders the written form, --print-graph
@@ -61,6 +76,10 @@
 #define TW_SLOW_MAX_MS 60000
 #define TW_OTHER_PAGES 5
 #define TW_MAX_URLS_TOTAL 50000000L
+#define TW_SESS_PAGES 8   /* --traps: /sess/1 .. /sess/8 */
+#define TW_DEEP_MAX 100   /* --traps: segments of /deep/a/b/... */
+#define TW_QUERY_MAX 30   /* --traps: parameters of /q?p1=1&... */
+#define TW_YEAR_MAX 9999  /* --traps: the calendar runs over years 1..9999 */
 
 /* ---------------------------------------------------------------------------------------------
  * Configuration: a table of {name, type, offset, default, min, max}. */
@@ -79,6 +98,7 @@ struct cfg {
     long max_seconds;
     long fail_every;
     long robots;
+    long traps;
 };
 
 enum opt_type { OPT_INT, OPT_STR, OPT_FLAG };
@@ -118,6 +138,8 @@ static const struct opt opts[] = {
       "every Nth /p/ request gets 503 + Retry-After: 1 (its retry succeeds); 0 = off" },
     { "robots", OPT_FLAG, offsetof(struct cfg, robots), 0, 0, 1, NULL,
       "serve /robots.txt disallowing /private/ (else 404)" },
+    { "traps", OPT_FLAG, offsetof(struct cfg, traps), 0, 0, 1, NULL,
+      "page 0 of every site links to crawler traps: /cal/ /sess/ /deep/ /q" },
 };
 
 #define N_OPTS (sizeof opts / sizeof opts[0])
@@ -228,6 +250,11 @@ static int cfg_parse(struct cfg *c, int argc, char **argv)
         }
         if (opt_set(c, o, val) < 0)
             return -EINVAL;
+    }
+    if (c->print_graph && c->traps) {
+        fprintf(stderr, "testweb: --print-graph cannot be combined with --traps (the trap graph is "
+                        "infinite)\n");
+        return -EINVAL;
     }
     if (c->sites * c->pages > TW_MAX_URLS_TOTAL) {
         fprintf(stderr, "testweb: --sites x --pages must be <= %ld\n", TW_MAX_URLS_TOTAL);
@@ -584,6 +611,15 @@ enum res_kind {
     RES_REDIRECT, /* /redirect/<id> */
     RES_STATUS,   /* /status/<code> and every 404 */
     RES_ROBOTS,   /* /robots.txt with --robots */
+    RES_TRAP,     /* --traps: /cal/, /sess/, /deep/, /q */
+};
+
+enum trap_kind {
+    TRAP_MONTH, /* /cal/<y>/<m>: id = y * 12 + m - 1 */
+    TRAP_DAY,   /* /cal/<y>/<m>/<d>: id as for the month, day in r->day */
+    TRAP_SESS,  /* /sess/<id> */
+    TRAP_DEEP,  /* /deep/a/b/...: id segments */
+    TRAP_QUERY, /* /q?p1=1&...: id parameters */
 };
 
 #define SITE_OTHER (-1L)
@@ -596,6 +632,8 @@ struct res {
     long id;
     long delay_ms;               /* extra delay (/slow/) */
     bool fail_able;              /* under /p/: subject to --fail-every */
+    enum trap_kind trap;         /* RES_TRAP: which trap */
+    long day;                    /* TRAP_DAY: the day of the month */
     char base[TW_URL_MAX];       /* canonical URL of this resource, base for relative hrefs */
     char location[TW_HREF_MAX];  /* RES_REDIRECT: Location header, as sent */
 };
@@ -647,6 +685,98 @@ __attribute__((format(printf, 3, 4))) static void links_add(struct links *ls, co
         fprintf(stderr, "testweb: bug: cannot resolve '%s' on %s\n", l->href, ls->base);
         abort();
     }
+}
+
+/* --traps: random tokens, different on every visit (the point of a session-id trap). */
+static uint64_t trap_random(void)
+{
+    static uint64_t state;
+    if (!state)
+        state = (uint64_t)now_us() ^ ((uint64_t)getpid() << 32) ^ 1;
+    return splitmix64(&state);
+}
+
+static void trap_token(char *out, size_t cap)
+{
+    for (size_t k = 0; k + 1 < cap; k++)
+        out[k] = (char)('a' + trap_random() % 26);
+    out[cap - 1] = '\0';
+}
+
+/* A link to /sess/<n> with a fresh sid, and a third of the time a jsessionid path parameter. */
+static void sess_link(struct links *ls, const char *label, long n)
+{
+    char sid[13], jsid[17];
+    trap_token(sid, sizeof sid);
+    if (trap_random() % 3 == 0) {
+        trap_token(jsid, sizeof jsid);
+        links_add(ls, label, "/sess/%ld;jsessionid=%s?sid=%s", n, jsid, sid);
+    } else {
+        links_add(ls, label, "/sess/%ld?sid=%s", n, sid);
+    }
+}
+
+static void trap_entry_links(struct links *ls)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    links_add(ls, "calendar", "/cal/%d/%d", tm.tm_year + 1900, tm.tm_mon + 1);
+    sess_link(ls, "session", 1);
+    links_add(ls, "deep", "/deep/a");
+    links_add(ls, "query", "/q?p1=1");
+}
+
+/* "/deep/a/b/a..." with k segments. */
+static void deep_path(long k, struct buf *b)
+{
+    buf_adds(b, "/deep");
+    for (long j = 0; j < k; j++)
+        buf_adds(b, j % 2 ? "/b" : "/a");
+}
+
+/* "p1=1&p2=2&..." with k parameters. */
+static void query_string(long k, struct buf *b)
+{
+    for (long j = 1; j <= k; j++)
+        buf_printf(b, "%sp%ld=%ld", j > 1 ? "&" : "", j, j);
+}
+
+static void trap_links(const struct res *r, struct links *ls)
+{
+    struct buf b = { 0 };
+    long y = r->id / 12, m = r->id % 12 + 1;
+
+    links_add(ls, "home", "/");
+    switch (r->trap) {
+    case TRAP_MONTH:
+        if ((r->id - 1) / 12 >= 1)
+            links_add(ls, "previous month", "/cal/%ld/%ld", (r->id - 1) / 12, (r->id - 1) % 12 + 1);
+        if ((r->id + 1) / 12 <= TW_YEAR_MAX)
+            links_add(ls, "next month", "/cal/%ld/%ld", (r->id + 1) / 12, (r->id + 1) % 12 + 1);
+        links_add(ls, "day 1", "/cal/%ld/%ld/1", y, m);
+        links_add(ls, "day 15", "/cal/%ld/%ld/15", y, m);
+        break;
+    case TRAP_DAY: links_add(ls, "month", "/cal/%ld/%ld", y, m); break;
+    case TRAP_SESS:
+        sess_link(ls, "this page", r->id);
+        if (r->id < TW_SESS_PAGES)
+            sess_link(ls, "next", r->id + 1);
+        break;
+    case TRAP_DEEP:
+        deep_path(r->id, &b);
+        links_add(ls, "this page", "%s", b.p);
+        if (r->id < TW_DEEP_MAX)
+            links_add(ls, "deeper", "%s%s", b.p, r->id % 2 ? "/b" : "/a");
+        break;
+    case TRAP_QUERY:
+        if (r->id < TW_QUERY_MAX) {
+            query_string(r->id + 1, &b);
+            links_add(ls, "more", "/q?%s", b.p);
+        }
+        break;
+    }
+    buf_release(&b);
 }
 
 static void page_links(const struct cfg *c, long s, long i, struct links *ls)
@@ -730,6 +860,8 @@ static void page_links(const struct cfg *c, long s, long i, struct links *ls)
         links_add(ls, "top", "#main");
     else if (v == 3)
         links_add(ls, "files", "ftp://files.site.test/pub/");
+    if (i == 0 && c->traps)
+        trap_entry_links(ls);
 }
 
 static void other_links(long k, struct links *ls)
@@ -759,6 +891,7 @@ static void res_links(const struct cfg *c, const struct res *r, struct links *ls
             links_add(ls, "the page", "/p/%ld", r->id);
         break;
     case RES_REDIRECT: links_add(ls, "target", "%s", r->location); break;
+    case RES_TRAP: trap_links(r, ls); break;
     case RES_TEXT:
     case RES_STATUS:
     case RES_ROBOTS: break;
@@ -794,6 +927,60 @@ static void res_set(struct res *r, enum res_kind kind, int status, long id)
     r->kind = kind;
     r->status = status;
     r->id = id;
+}
+
+static void res_trap(struct res *r, enum trap_kind trap, long id)
+{
+    res_set(r, RES_TRAP, 200, id);
+    r->trap = trap;
+}
+
+/* --traps routes. p[n] is '?' when a query follows (it runs to '#' or the end). */
+static void route_trap(const char *p, size_t n, struct res *r)
+{
+    struct slice rest;
+    long y, m, d, id;
+    const char *s1, *s2;
+
+    if (path_prefix(p, n, "/cal/", &rest) && (s1 = memchr(rest.p, '/', rest.n)) != NULL) {
+        size_t yn = (size_t)(s1 - rest.p), mn;
+        const char *mp = s1 + 1, *end = rest.p + rest.n;
+        s2 = memchr(mp, '/', (size_t)(end - mp));
+        mn = s2 ? (size_t)(s2 - mp) : (size_t)(end - mp);
+        if (parse_id(rest.p, yn, TW_YEAR_MAX, &y) < 0 || y < 1 || parse_id(mp, mn, 12, &m) < 0 || m < 1)
+            return;
+        if (!s2) {
+            res_trap(r, TRAP_MONTH, y * 12 + m - 1);
+        } else if (parse_id(s2 + 1, (size_t)(end - s2 - 1), 31, &d) == 0 && d >= 1) {
+            res_trap(r, TRAP_DAY, y * 12 + m - 1);
+            r->day = d;
+        }
+    } else if (path_prefix(p, n, "/sess/", &rest)) {
+        const char *semi = memchr(rest.p, ';', rest.n);
+        size_t idn = semi ? (size_t)(semi - rest.p) : rest.n;
+        if (semi && (rest.p + rest.n - semi < 12 || memcmp(semi, ";jsessionid=", 12) != 0 ||
+                     memchr(semi, '/', (size_t)(rest.p + rest.n - semi))))
+            return;
+        if (parse_id(rest.p, idn, TW_SESS_PAGES, &id) == 0 && id >= 1)
+            res_trap(r, TRAP_SESS, id);
+    } else if (path_prefix(p, n, "/deep", &rest) && rest.n >= 2 && rest.n % 2 == 0 &&
+               rest.n / 2 <= TW_DEEP_MAX) {
+        for (size_t j = 0; j < rest.n; j += 2)
+            if (rest.p[j] != '/' || rest.p[j + 1] != ((j / 2) % 2 ? 'b' : 'a'))
+                return;
+        res_trap(r, TRAP_DEEP, (long)(rest.n / 2));
+    } else if (n == 2 && !memcmp(p, "/q", 2) && p[n] == '?') {
+        const char *q = p + n + 1;
+        size_t qn = strcspn(q, "#");
+        struct buf b = { 0 };
+        for (long k = 1; k <= TW_QUERY_MAX && b.len < qn; k++) {
+            query_string(k, &b);
+            if (b.len == qn && !memcmp(b.p, q, qn))
+                res_trap(r, TRAP_QUERY, k);
+            b.len = 0;
+        }
+        buf_release(&b);
+    }
 }
 
 static void route_site(const struct cfg *c, const char *p, size_t n, struct res *r)
@@ -833,6 +1020,8 @@ static void route_site(const struct cfg *c, const char *p, size_t n, struct res 
             res_set(r, RES_SLOW, 200, id);
             r->delay_ms = ms;
         }
+    } else if (c->traps) {
+        route_trap(p, n, r);
     }
 }
 
@@ -873,7 +1062,8 @@ static const char *res_kind_name(const struct res *r)
     case RES_PAGE:
     case RES_PRIVATE:
     case RES_OTHER:
-    case RES_SLOW: return "html";
+    case RES_SLOW:
+    case RES_TRAP: return "html";
     case RES_TEXT:
     case RES_ROBOTS: return "text";
     case RES_REDIRECT: return "redirect";
@@ -1005,6 +1195,34 @@ static void render_html(const struct cfg *c, const struct res *r, struct buf *b)
     buf_adds(b, footer);
 }
 
+/* A trap page: small, with a title and a line of text of its own. */
+static void render_trap(const struct cfg *c, const struct res *r, struct buf *b)
+{
+    struct links ls;
+    char title[192];
+    long y = r->id / 12, m = r->id % 12 + 1;
+
+    res_links(c, r, &ls);
+    switch (r->trap) {
+    case TRAP_MONTH: snprintf(title, sizeof title, "s%ld calendar %ld-%02ld", r->site, y, m); break;
+    case TRAP_DAY:
+        snprintf(title, sizeof title, "s%ld calendar %ld-%02ld-%02ld", r->site, y, m, r->day);
+        break;
+    case TRAP_SESS: snprintf(title, sizeof title, "s%ld session page %ld", r->site, r->id); break;
+    case TRAP_DEEP: snprintf(title, sizeof title, "s%ld deep page %ld", r->site, r->id); break;
+    case TRAP_QUERY: snprintf(title, sizeof title, "s%ld query page %ld", r->site, r->id); break;
+    }
+    buf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                  "<title>%s</title>\n</head>\n<body>\n<h1>%s</h1>\n<ul>\n", title, title);
+    for (int k = 0; k < ls.n; k++) {
+        buf_adds(b, "<li>");
+        render_anchor(b, &ls.v[k], 0, k);
+        buf_adds(b, "</li>\n");
+    }
+    buf_printf(b, "</ul>\n<main id=\"main\">\n<p>This is %s, a crawler trap of testweb.</p>\n"
+                  "</main>\n</body>\n</html>\n", title);
+}
+
 static void render_text(const struct cfg *c, const struct res *r, struct buf *b)
 {
     uint64_t rng = page_rng(c, r);
@@ -1061,6 +1279,7 @@ static void render_body(const struct cfg *c, const struct res *r, struct buf *b,
     case RES_PRIVATE:
     case RES_OTHER:
     case RES_SLOW: render_html(c, r, b); break;
+    case RES_TRAP: render_trap(c, r, b); break;
     case RES_TEXT:
         *ret_ctype = "text/plain; charset=utf-8";
         render_text(c, r, b);

@@ -34,6 +34,7 @@ typedef struct fetch_xfer {
     enum xfer_state state;
     struct fetch_xfer *prev, *next;
     char *url;
+    int follow; /* let curl follow redirects */
     struct curl_slist *headers; /* the Cookie header, if any */
     rc_fetch_cb cb;
     void *ud;
@@ -241,7 +242,7 @@ static void xfer_deliver(fetch_xfer *x)
     rc_fetch_result r;
     CURL *e = x->easy;
     long status = 0, redirects = 0;
-    char *eff = NULL, *ip = NULL;
+    char *eff = NULL, *ip = NULL, *redir = NULL;
     curl_off_t total = 0, connect = 0, ttfb = 0;
 
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
@@ -251,6 +252,8 @@ static void xfer_deliver(fetch_xfer *x)
     curl_easy_getinfo(e, CURLINFO_CONNECT_TIME_T, &connect);
     curl_easy_getinfo(e, CURLINFO_STARTTRANSFER_TIME_T, &ttfb);
     curl_easy_getinfo(e, CURLINFO_REDIRECT_COUNT, &redirects);
+    if (!x->follow)
+        curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &redir);
 
     memset(&r, 0, sizeof(r));
     r.url = x->url;
@@ -267,6 +270,7 @@ static void xfer_deliver(fetch_xfer *x)
     r.ttfb_ms = us_to_ms(ttfb);
     r.redirects = redirects;
     r.remote_ip = ip && *ip ? ip : NULL;
+    r.redirect_url = redir && *redir && status >= 300 && status < 400 ? redir : NULL;
 
     if (x->code == CURLE_OK ||
         (x->code == CURLE_WRITE_ERROR && x->truncated && !x->header_overflow)) {
@@ -527,7 +531,7 @@ static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent)
     SET(CURLOPT_VERBOSE, o->verbose ? 1L : 0L)
     SET(CURLOPT_PROTOCOLS_STR, "http,https")
     SET(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-    SET(CURLOPT_FOLLOWLOCATION, 1L)
+    SET(CURLOPT_FOLLOWLOCATION, x->follow ? 1L : 0L)
     SET(CURLOPT_MAXREDIRS, o->max_redirects)
     SET(CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms)
     SET(CURLOPT_TIMEOUT_MS, o->timeout_ms)
@@ -548,6 +552,12 @@ static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent)
 
 int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const char *useragent,
                    rc_fetch_cb cb, void *ud)
+{
+    return rc_fetch_start_ex(f, url, cookie, useragent, 1, cb, ud);
+}
+
+int rc_fetch_start_ex(rc_fetcher *f, const char *url, const char *cookie, const char *useragent, int follow,
+                      rc_fetch_cb cb, void *ud)
 {
     fetch_xfer *x = NULL;
     int r;
@@ -575,6 +585,7 @@ int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const cha
         }
     }
     x->url = rc_xstrdup(url);
+    x->follow = follow;
     x->cb = cb;
     x->ud = ud;
     if (cookie && *cookie) {

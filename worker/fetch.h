@@ -51,7 +51,9 @@ typedef struct rc_fetch_result {
     int curl_code;             /* CURLcode (CURLE_WRITE_ERROR when truncated) */
     double total_ms, connect_ms, ttfb_ms;
     long redirects;
-    const char *remote_ip; /* may be NULL */
+    const char *remote_ip;     /* may be NULL */
+    const char *redirect_url;  /* a 3xx not followed (rc_fetch_start_ex follow 0): its absolute
+                                  Location, else NULL */
 } rc_fetch_result;
 
 typedef void (*rc_fetch_cb)(void *ud, const rc_fetch_result *res);
@@ -74,6 +76,12 @@ void rc_fetcher_free(rc_fetcher *f);
  * as active) and rc_fetcher_free. */
 int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const char *useragent,
                    rc_fetch_cb cb, void *ud);
+
+/* The same with a choice: follow = 0 returns a 3xx as it is (with redirect_url), so that the
+ * crawler can put the target through its frontier (politeness, robots.txt, dedup); follow = 1
+ * lets curl follow up to max_redirects (robots.txt, as RFC 9309 asks). */
+int rc_fetch_start_ex(rc_fetcher *f, const char *url, const char *cookie, const char *useragent, int follow,
+                      rc_fetch_cb cb, void *ud);
 
 /* Transfers running in curl; a finished one stops counting just before its callback runs. */
 int rc_fetch_active(const rc_fetcher *f);

@@ -60,7 +60,14 @@ static void push_link(link_ctx *c, const rc_record *lr, const char *bloom_key, u
 }
 
 /* A link found on the page (already absolute and normalised): scope, filters, seen-cache. */
+static void consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, int depth, int redirects);
+
 static void consider(link_ctx *c, char *abs, const char *cb, int nofollow)
+{
+    consider_at(c, abs, cb, nofollow, c->ctx->rec->depth + 1, 0);
+}
+
+static void consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, int depth, int redirects)
 {
     const rc_page_ctx *ctx = c->ctx;
     char host[300];
@@ -81,8 +88,9 @@ static void consider(link_ctx *c, char *abs, const char *cb, int nofollow)
     for (size_t i = 0; !dup && i < c->out->n_hashes; i++)
         dup = c->out->hashes[i] == h;
     if (!dup) {
-        rc_record lr = {.url = (char *)url, .crawlid = ctx->rec->crawlid, .depth = ctx->rec->depth + 1,
-                        .priority = ctx->rec->priority, .cb = (char *)cb, .nofollow = nofollow};
+        rc_record lr = {.url = (char *)url, .crawlid = ctx->rec->crawlid, .depth = depth,
+                        .priority = ctx->rec->priority, .cb = (char *)cb, .nofollow = nofollow,
+                        .redirects = redirects};
         push_link(c, &lr, url, h);
     }
     free(stripped);
@@ -253,7 +261,31 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     rc_html *doc = NULL;
     char *utf8 = NULL;
     int html = res->ok && res->status >= 200 && res->status < 300 && is_html(res);
-    if (!html && ctx->rules && rec->item) {
+    char *redirect_to = NULL;
+    if (res->ok && res->redirect_url && rc_url_normalize(res->redirect_url, &redirect_to) == 0) {
+        /* A redirect is not followed inside the fetch: its target enters the frontier like a
+         * link (same depth, the same page's callback and item), so it waits for the host's
+         * delay, is checked against robots.txt, and is fetched once. */
+        if (rec->redirects < RC_RECORD_MAX_REDIRECTS) {
+            if (rec->item) {
+                char host[300];
+                if (rc_url_host(redirect_to, host, sizeof host) == 0) {
+                    rc_record lr = *rec;
+                    lr.url = redirect_to;
+                    lr.attempt = 0;
+                    lr.redirects = rec->redirects + 1;
+                    char *bkey = rc_xasprintf("%s\n#item %s", redirect_to, id);
+                    push_link(&lc, &lr, bkey, rc_bloom_hash64(bkey, strlen(bkey)));
+                    free(bkey);
+                }
+            } else {
+                char *copy = rc_xstrdup(redirect_to);
+                consider_at(&lc, copy, rec->cb, rec->nofollow, rec->depth, rec->redirects + 1);
+                free(copy);
+            }
+        }
+    }
+    if (!html && !redirect_to && ctx->rules && rec->item) {
         /* A detail page that is not HTML (a PDF, a 404): the list item is stored as it is. */
         json_t *item = json_loads(rec->item, 0, NULL);
         if (item) {
@@ -313,6 +345,8 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     json_object_set_new(o, "url", json_string(rec->url));
     json_object_set_new(o, "response_url", res->effective_url ? json_string(res->effective_url) : json_null());
     json_object_set_new(o, "status_code", json_integer(res->status));
+    if (redirect_to)
+        json_object_set_new(o, "redirect_to", json_string(redirect_to));
     json_object_set_new(o, "depth", json_integer(rec->depth));
     json_object_set_new(o, "title", title ? json_string(title) : json_null());
     json_object_set_new(o, "content_type", res->content_type ? json_string(res->content_type) : json_null());
@@ -342,6 +376,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     free(text);
     rc_html_free(doc);
     free(utf8);
+    free(redirect_to);
     rc_buf_release(&lc.key);
 }
 

@@ -326,7 +326,7 @@ static uint64_t retry_after_ms(const char *v, uint64_t now_ms)
 }
 
 static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, const char *reason, long status,
-                              int64_t items, int64_t items_dropped)
+                              int64_t items, int64_t items_dropped, uint64_t refresh_at)
 {
     rc_argv *a = &t->complete;
     rc_argv_add(a, t->w->id);
@@ -338,6 +338,7 @@ static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, co
     rc_argv_addi(a, status);
     rc_argv_addi(a, items);
     rc_argv_addi(a, items_dropped);
+    rc_argv_addu(a, refresh_at);
 }
 
 static void origin_of(const char *url, const char *host, char *buf, size_t cap)
@@ -448,7 +449,7 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
     }
     if (r < 0) {
         rc_error(MOD, "sink write failed, page will be retried url=%s error=%s", t->rec.url, err);
-        add_complete_head(t, rc_now_ms() + 1000, "retry", "sink write failed", t->status, 0, 0);
+        add_complete_head(t, rc_now_ms() + 1000, "retry", "sink write failed", t->status, 0, 0, 0);
         rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
@@ -458,8 +459,14 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
     if (!t->ok)
         w->errors++;
     w->links_sent += pg->n_links;
+    /* Navigation pages of a refreshing job come back; data pages are fetched once. */
+    const rc_job *job = &t->job->job;
+    uint64_t refresh_at = 0;
+    if (job->refresh_seconds > 0 && t->ok && !duplicate_of && !t->rec.item &&
+        !rc_urlfilter_is_data(t->job->filter, t->rec.url))
+        refresh_at = rc_now_ms() + (uint64_t)job->refresh_seconds * 1000;
     add_complete_head(t, t->next_ms, t->ok ? "done" : "fail", t->error, t->status,
-                      (int64_t)json_array_size(pg->items), (int64_t)pg->items_dropped);
+                      (int64_t)json_array_size(pg->items), (int64_t)pg->items_dropped, refresh_at);
     rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
     rc_argv_addu(&t->complete, pg->n_links);
     for (int k = 0; k < pg->links.n; k++)
@@ -494,7 +501,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         back = RC_MAX(back, park_ms);
         rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url,
                 t->rec.attempt + 1, res->status, res->error ? res->error : "-", (unsigned long long)back);
-        add_complete_head(t, now + back, "retry", res->error ? res->error : "http status", res->status, 0, 0);
+        add_complete_head(t, now + back, "retry", res->error ? res->error : "http status", res->status, 0, 0, 0);
         rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
@@ -523,7 +530,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
 /* The URL goes back to its host's queue as it was: this worker could not try it (yet). */
 static void release_task_at(rc_worker *w, task *t, uint64_t next_ms, const char *why)
 {
-    add_complete_head(t, next_ms, "release", why, 0, 0, 0);
+    add_complete_head(t, next_ms, "release", why, 0, 0, 0, 0);
     rc_argv_addu(&t->complete, 1);
     rc_argv_addu(&t->complete, 0);
     send_complete(w, t);
@@ -551,7 +558,7 @@ static void deny_task(rc_worker *w, task *t)
 {
     w->denied++;
     rc_debug(MOD, "disallowed by robots.txt url=%s", t->rec.url);
-    add_complete_head(t, rc_now_ms(), "denied", "robots.txt", 0, 0, 0);
+    add_complete_head(t, rc_now_ms(), "denied", "robots.txt", 0, 0, 0, 0);
     rc_argv_addu(&t->complete, 1);
     rc_argv_addu(&t->complete, 0);
     send_complete(w, t);
@@ -674,14 +681,14 @@ static void fetch_task(rc_worker *w, task *t)
 {
     if (t->job->state != JOB_READY) {
         /* The job is gone: complete without fetching so the frontier stays consistent. */
-        add_complete_head(t, rc_now_ms(), "fail", "job not found", 0, 0, 0);
+        add_complete_head(t, rc_now_ms(), "fail", "job not found", 0, 0, 0, 0);
         rc_argv_addu(&t->complete, 1);
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
         return;
     }
     const rc_job *j = &t->job->job;
-    int r = rc_fetch_start(w->fetcher, t->rec.url, j->cookie, j->useragent, on_fetched, t);
+    int r = rc_fetch_start_ex(w->fetcher, t->rec.url, j->cookie, j->useragent, 0, on_fetched, t);
     if (r < 0) {
         rc_error(MOD, "cannot start fetch url=%s error=%s", t->rec.url, strerror(-r));
         release_task(w, t, "fetch start failed");
@@ -743,6 +750,8 @@ static void on_job_reply(redisAsyncContext *ac, void *reply, void *privdata)
             fc.n_allow_re = e->job.n_allow_regex;
             fc.deny_re = (const char *const *)e->job.deny_regex;
             fc.n_deny_re = e->job.n_deny_regex;
+            fc.data_re = (const char *const *)e->job.data_pages;
+            fc.n_data_re = e->job.n_data_pages;
             if (e->job.has_deny_extensions) {
                 fc.deny_ext = (const char *const *)e->job.deny_extensions;
                 fc.n_deny_ext = e->job.n_deny_extensions;

@@ -1,7 +1,8 @@
 -- complete: one call per fetched page. Acks the lease, schedules the domain's next fetch,
 -- pushes the page's new links through the bloom into the frontier and updates the job.
 -- ARGV: prefix, now, worker, lease member, host, next_ms, outcome, reason, status (HTTP
---       status, 0 for none), items stored, items dropped, k, n,
+--       status, 0 for none), items stored, items dropped, refresh_at (ms; > 0: a navigation
+--       page to fetch again then), k, n,
 --       then n x (link record, k x (shard, bit)).
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
 -- the host's queue with one more attempt), release (back untouched: the worker could not try),
@@ -11,7 +12,8 @@
 local w, lm, host, next_ms = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local outcome, reason, status = ARGV[7], ARGV[8], ARGV[9]
 local items, items_dropped = tonumber(ARGV[10]), tonumber(ARGV[11])
-local k, n = tonumber(ARGV[12]), tonumber(ARGV[13])
+local refresh_at = tonumber(ARGV[12])
+local k, n = tonumber(ARGV[13]), tonumber(ARGV[14])
 if redis.call('ZREM', K('lease', w), lm) == 0 then
   return {-1, 0, 0}
 end
@@ -40,7 +42,7 @@ end
 redis.call('ZADD', K('ready', w), next_ms, host)
 local added = 0
 if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
-  local i = 14
+  local i = 15
   local child_depth = (tonumber(rec.depth) or 0) + 1
   for _ = 1, n do
     if bloom_add(crawlid, i + 1, k) then
@@ -74,6 +76,15 @@ else
   end
   if items_dropped > 0 then
     redis.call('HINCRBY', jk, 'items_dropped', items_dropped)
+  end
+  if refresh_at > 0 and outcome == 'done' and redis.call('HGET', jk, 'state') == 'running' then
+    -- A navigation page comes back (Octopus design): its next visit waits in refresh, counted
+    -- in pending, so a refreshing job runs until it is stopped or expires.
+    local again = cjson.encode({url = rec.url, crawlid = crawlid, depth = rec.depth, priority = rec.priority,
+      attempt = 0, cb = rec.cb})
+    redis.call('ZADD', K('refresh'), refresh_at, again)
+    redis.call('HSET', K('navlast', crawlid), rec.url, NOW)
+    redis.call('HINCRBY', jk, 'pending', 1)
   end
   if outcome == 'fail' then
     redis.call('HINCRBY', jk, 'errors', 1)

@@ -30,6 +30,12 @@ for _, w in ipairs(redis.call('ZRANGE', K('workers'), 0, -1)) do
     end
   end
 end
+for _, m in ipairs(redis.call('ZRANGE', K('refresh'), 0, -1)) do
+  if mine(m) then
+    redis.call('ZREM', K('refresh'), m)
+    purged = purged + 1
+  end
+end
 redis.call('HINCRBY', jk, 'purged', purged)
 -- 0 - purged, not -purged: Lua's -0 reaches Redis as "-0", which HINCRBY refuses.
 local left = redis.call('HINCRBY', jk, 'pending', 0 - purged)

@@ -149,8 +149,9 @@ def in_scope(url, domains):
 
 
 def expected_pages(g, seeds, maxdepth, domains, skip=lambda url: False):
-    """BFS over the graph as the crawler sees it: a redirect shows its target's links; a URL
-    with no node (e.g. a 404 path) is fetched but has no links."""
+    """BFS over the graph as the crawler sees it: a redirect is fetched as it is (a 3xx) and its
+    target enters the frontier at the SAME depth (a redirect is not a link hop); a URL with no
+    node (e.g. a 404 path) is fetched but has no links."""
     depth = {}
     queue = collections.deque()
     for s in seeds:
@@ -159,12 +160,15 @@ def expected_pages(g, seeds, maxdepth, domains, skip=lambda url: False):
     while queue:
         url = queue.popleft()
         d = depth[url]
-        if maxdepth >= 0 and d >= maxdepth:
-            continue
         kind, target, links = g.get(url, ("none", "-", []))
         if kind == "redirect":
-            links = g.get(target, ("none", "-", []))[2]
-        if kind not in ("html", "redirect"):
+            if target not in depth and in_scope(target, domains) and not skip(target):
+                depth[target] = d
+                queue.appendleft(target)
+            continue
+        if maxdepth >= 0 and d >= maxdepth:
+            continue
+        if kind != "html":
             continue
         for link in links:
             if link not in depth and in_scope(link, domains) and not skip(link):

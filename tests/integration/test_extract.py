@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import REDCRAWL, Failure, check, read_pages, run_tests  # noqa: E402
@@ -127,5 +128,42 @@ def test_extract_cli_offline(tmp, procs):
           "a rule that does not compile must be refused naming it: %s" % bad.stderr)
 
 
+def test_navigation_pages_refresh(tmp, procs):
+    """--refresh: navigation pages are fetched again and their new links followed; data pages
+    (--data-pages) are fetched once."""
+    index = os.path.join(tmp, "index.html")
+    article = os.path.join(tmp, "article.html")
+
+    def write_index(n):
+        links = "".join('<li><a href="/article/%d">article %d</a></li>' % (i, i) for i in range(1, n + 1))
+        with open(index, "w") as f:
+            f.write("<html><head><title>news</title></head><body><ul>%s</ul></body></html>" % links)
+
+    write_index(2)
+    with open(article, "w") as f:
+        f.write("<html><head><title>an article</title></head><body><p>text</p></body></html>")
+    routes = {"http://news.test/": (index, "text/html")}
+    for i in range(1, 4):
+        routes["http://news.test/article/%d" % i] = (article, "text/html")
+    with StaticWeb(routes) as web:
+        out = os.path.join(tmp, "out")
+        cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % web.port, "--quiet",
+               "--delay", "0", "--maxdepth", "-1", "--refresh", "1", "--data-pages", "/article/",
+               "--max-pages", "7", "http://news.test/"]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 20
+        while time.time() < deadline and web.requests.count("http://news.test/article/2") == 0:
+            time.sleep(0.05)
+        write_index(3)  # a new article appears on the navigation page
+        stdout, stderr = p.communicate(timeout=60)
+        requested = list(web.requests)
+    check(p.returncode == 0, "crawl failed: %s" % stderr[-1000:])
+    check(requested.count("http://news.test/") >= 2, "the navigation page was not fetched again: %s" % requested)
+    for i in range(1, 4):
+        n = requested.count("http://news.test/article/%d" % i)
+        check(n == 1, "article %d fetched %d times (want once): %s" % (i, n, requested))
+
+
 if __name__ == "__main__":
-    run_tests([test_gov_notice_list_with_detail_pages, test_encodings_come_out_as_utf8, test_extract_cli_offline])
+    run_tests([test_gov_notice_list_with_detail_pages, test_encodings_come_out_as_utf8, test_extract_cli_offline,
+               test_navigation_pages_refresh])
