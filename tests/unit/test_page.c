@@ -1,0 +1,213 @@
+/* test_page.c - from a fetch result to the page record, items and link records, without
+ * servers: decoding, redirects, scope and filters, the seen-cache, nofollow, rule items with
+ * detail pages, detail pages that are not HTML. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bloom.h"
+#include "fetch.h"
+#include "job.h"
+#include "page.h"
+#include "rc_test.h"
+#include "record.h"
+#include "rules.h"
+#include "seen.h"
+#include "urlfilter.h"
+#include "util.h"
+
+typedef struct env {
+    rc_job job;
+    rc_urlfilter *filter;
+    rc_rules *rules;
+    rc_bloom_params bp;
+    rc_seen *seen;
+} env;
+
+static void env_init(env *e, const char *job_json, const char *rules_json)
+{
+    char err[256];
+    memset(e, 0, sizeof *e);
+    if (rc_job_parse(job_json, strlen(job_json), &e->job, err, sizeof err) < 0) {
+        fprintf(stderr, "job: %s\n", err);
+        abort();
+    }
+    rc_urlfilter_conf fc;
+    rc_urlfilter_conf_init(&fc);
+    e->filter = rc_urlfilter_new(&fc, err, sizeof err);
+    e->rules = rules_json ? rc_rules_parse(rules_json, strlen(rules_json), err, sizeof err) : NULL;
+    if (rules_json && !e->rules) {
+        fprintf(stderr, "rules: %s\n", err);
+        abort();
+    }
+    rc_bloom_params_for(1000, 0.01, 0, &e->bp);
+    e->seen = rc_seen_new(1024);
+}
+
+static void env_release(env *e)
+{
+    rc_job_release(&e->job);
+    rc_urlfilter_free(e->filter);
+    rc_rules_free(e->rules);
+    rc_seen_free(e->seen);
+}
+
+static void run(env *e, rc_record *rec, rc_fetch_result *res, rc_page_result *out)
+{
+    rc_page_ctx ctx = {.job = &e->job, .rules = e->rules, .filter = e->filter, .bp = &e->bp, .seen = e->seen,
+                       .rec = rec, .worker_id = "w1", .max_links = 100, .now_ms = 1700000000000ull};
+    if (!res->url)
+        res->url = rec->url;
+    if (!res->effective_url)
+        res->effective_url = rec->url;
+    if (!res->body)
+        res->body = "";
+    rc_page_process(&ctx, res, out);
+}
+
+/* The link records pushed, as "url depth" strings joined by spaces. */
+static char *links_of(const rc_page_result *r, const rc_bloom_params *bp)
+{
+    rc_buf b;
+    rc_buf_init(&b);
+    int stride = 1 + 2 * (int)rc_bloom_npos(bp);
+    for (int i = 0; i < r->links.n; i += stride) {
+        rc_record rec;
+        if (rc_record_parse(r->links.v[i], r->links.len[i], &rec) == 0) {
+            rc_buf_printf(&b, "%s%s@%d", b.len ? " " : "", rec.url, rec.depth);
+            rc_record_release(&rec);
+        }
+    }
+    return rc_buf_steal(&b);
+}
+
+static void test_links_scope_filters_seen(void)
+{
+    env e;
+    env_init(&e, "{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"maxdepth\":5}", NULL);
+    rc_record rec = {.url = (char[]){"http://a.site.test/dir/"}, .crawlid = (char[]){"c"}, .depth = 1, .priority = 50};
+    const char *html = "<html><head><title> T  one </title></head><body>"
+                       "<a href='x'>1</a><a href='/y#frag'>2</a><a href='http://b.site.test/'>3</a>"
+                       "<a href='http://other.test/'>out</a><a href='logo.png'>img</a><a href='x'>dup</a>"
+                       "<a href='/s;jsessionid=ABC'>sess</a><a rel=nofollow href='/nf'>nf</a></body></html>";
+    rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html", .body = html,
+                           .body_len = strlen(html)};
+    rc_seen_add(e.seen, rc_bloom_hash64("c\nhttp://b.site.test/", strlen("c\nhttp://b.site.test/")));
+    rc_page_result out;
+    run(&e, &rec, &res, &out);
+    char *links = links_of(&out, &e.bp);
+    RC_CHECK_STR_EQ(links, "http://a.site.test/dir/x@2 http://a.site.test/y@2 http://a.site.test/s@2");
+    free(links);
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "title")), "T one");
+    RC_CHECK_INT_EQ(json_integer_value(json_object_get(out.doc, "links_filtered")), 1); /* logo.png */
+    RC_CHECK_INT_EQ(out.n_hashes, out.n_links);
+    rc_page_result_release(&out);
+
+    /* maxdepth reached: a record, no links. */
+    rec.depth = 5;
+    run(&e, &rec, &res, &out);
+    RC_CHECK_INT_EQ(out.n_links, 0);
+    rc_page_result_release(&out);
+    env_release(&e);
+}
+
+static void test_redirect_and_errors(void)
+{
+    env e;
+    env_init(&e, "{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"maxdepth\":2}", NULL);
+    rc_record rec = {.url = (char[]){"http://a.site.test/old"}, .crawlid = (char[]){"c"}, .depth = 2, .priority = 50};
+    rc_fetch_result res = {.ok = 1, .status = 301, .redirect_url = "http://A.site.test:80/new#x"};
+    rc_page_result out;
+    run(&e, &rec, &res, &out);
+    char *links = links_of(&out, &e.bp);
+    RC_CHECK_STR_EQ(links, "http://a.site.test/new@2"); /* same depth, even at maxdepth */
+    free(links);
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "redirect_to")), "http://a.site.test/new");
+    rc_page_result_release(&out);
+
+    rec.redirects = RC_RECORD_MAX_REDIRECTS;
+    run(&e, &rec, &res, &out);
+    RC_CHECK_INT_EQ(out.n_links, 0); /* the chain stops */
+    rc_page_result_release(&out);
+
+    rc_fetch_result fail = {.ok = 0, .status = 0, .error = "Connection refused"};
+    rec.redirects = 0;
+    run(&e, &rec, &fail, &out);
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "error")), "Connection refused");
+    RC_CHECK(json_is_null(json_object_get(out.doc, "title")));
+    rc_page_result_release(&out);
+    env_release(&e);
+}
+
+static void test_decoding(void)
+{
+    env e;
+    env_init(&e, "{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"text\":true}", NULL);
+    rc_record rec = {.url = (char[]){"http://a.site.test/gbk"}, .crawlid = (char[]){"c"}, .depth = 0, .priority = 50};
+    /* "<title>中文</title>" in GBK, declared only in the header. */
+    const char html[] = "<html><head><title>\xd6\xd0\xce\xc4</title></head><body><p>x</p></body></html>";
+    rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html; charset=gbk", .body = html,
+                           .body_len = sizeof html - 1};
+    rc_page_result out;
+    run(&e, &rec, &res, &out);
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "title")), "\xe4\xb8\xad\xe6\x96\x87");
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "charset")), "GB18030");
+    rc_page_result_release(&out);
+    env_release(&e);
+}
+
+static void test_items_and_detail_pages(void)
+{
+    env e;
+    const char *rules = "{\"list_from\":\"//li\",\"fields\":{\"name\":{\"xpath\":\"./a\",\"required\":true}},"
+                        "\"second_page_url\":\"./a/@href\",\"second_page\":{\"fields\":{\"body\":\"//p\"}}}";
+    env_init(&e, "{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"maxdepth\":3}", rules);
+    rc_record rec = {.url = (char[]){"http://a.site.test/list"}, .crawlid = (char[]){"c"}, .depth = 0, .priority = 50};
+    const char *html = "<ul><li><a href='/d1'>one</a></li><li><a href='/d2'>two</a></li><li>no name</li></ul>";
+    rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html", .body = html,
+                           .body_len = strlen(html)};
+    rc_page_result out;
+    run(&e, &rec, &res, &out);
+    RC_CHECK_INT_EQ(json_array_size(out.items), 0); /* they wait for their detail pages */
+    RC_CHECK_INT_EQ(out.items_dropped, 1);
+    RC_CHECK_STR_EQ(out.dropped_rule, "fields.name");
+    RC_CHECK_INT_EQ(out.n_links, 2); /* continue: false: only the detail pages */
+    /* The detail request carries the item. */
+    rc_record d1;
+    RC_CHECK_INT_EQ(rc_record_parse(out.links.v[0], out.links.len[0], &d1), 0);
+    RC_CHECK_STR_EQ(d1.url, "http://a.site.test/d1");
+    RC_CHECK(d1.item != NULL && strstr(d1.item, "\"name\":\"one\"") != NULL);
+    rc_page_result_release(&out);
+
+    const char *detail = "<html><body><p>the body</p></body></html>";
+    rc_fetch_result dres = {.ok = 1, .status = 200, .content_type = "text/html", .body = detail,
+                            .body_len = strlen(detail)};
+    run(&e, &d1, &dres, &out);
+    RC_CHECK_INT_EQ(json_array_size(out.items), 1);
+    json_t *item = json_array_get(out.items, 0);
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(item, "name")), "one");
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(item, "body")), "the body");
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(item, "url")), "http://a.site.test/list");
+    char want_id[33];
+    rc_page_item_id("c", "http://a.site.test/list", 0, want_id);
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(item, "_id")), want_id);
+    rc_page_result_release(&out);
+
+    /* A detail page that is a 404: the list item is kept as it is. */
+    rc_fetch_result gone = {.ok = 1, .status = 404, .content_type = "text/html", .body = "nope", .body_len = 4};
+    run(&e, &d1, &gone, &out);
+    RC_CHECK_INT_EQ(json_array_size(out.items), 1);
+    RC_CHECK_INT_EQ(json_integer_value(json_object_get(json_array_get(out.items, 0), "detail_status")), 404);
+    rc_page_result_release(&out);
+    rc_record_release(&d1);
+    env_release(&e);
+}
+
+int main(void)
+{
+    test_links_scope_filters_seen();
+    test_redirect_and_errors();
+    test_decoding();
+    test_items_and_detail_pages();
+    return rc_test_done("test_page");
+}
