@@ -44,8 +44,24 @@ int rc_frontier_submit(rc_redis *r, const rc_job *job, int64_t *ret_added, char 
         snprintf(err, cap, "Redis at %s does not answer", rc_redis_url(r));
         return -EIO;
     }
-    if (res < 0)
-        rc_bloom_params_for(RC_BLOOM_DEFAULT_N, RC_BLOOM_DEFAULT_FP, 0, &bp);
+    if (res < 0) {
+        /* A new job: size its filter from what it expects; with h groups, the same memory is
+         * split into h filters of k/h hash functions each (thesis 4.2.3). */
+        uint64_t n = job->expected_urls > 0 ? (uint64_t)job->expected_urls : RC_BLOOM_DEFAULT_N;
+        double fp = job->bloom_fp > 0 ? job->bloom_fp : RC_BLOOM_DEFAULT_FP;
+        if (rc_bloom_params_for(n, fp, 0, &bp) < 0) {
+            snprintf(err, cap, "cannot size a bloom filter for %llu URLs at %g", (unsigned long long)n, fp);
+            return -EINVAL;
+        }
+        uint32_t h = job->bloom_groups > 1 ? (uint32_t)job->bloom_groups : 1;
+        if (h > 1) {
+            uint32_t k = bp.k / h ? bp.k / h : 1;
+            if (rc_bloom_params_groups(bp.m, h, k, 0, &bp) < 0) {
+                snprintf(err, cap, "cannot split the bloom filter into %u groups", h);
+                return -EINVAL;
+            }
+        }
+    }
     char bloom[96];
     rc_bloom_params_encode(&bp, bloom, sizeof bloom);
 

@@ -188,8 +188,19 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         (r = get_str_list(root, "deny_extensions", 1000, &j.deny_extensions, &j.n_deny_extensions,
                           &j.has_deny_extensions, err, cap)) < 0 ||
         (r = get_str_list(root, "data_pages", 100, &j.data_pages, &j.n_data_pages, NULL, err, cap)) < 0 ||
-        (r = get_int(root, "refresh_seconds", 0, 86400 * 365, 0, &j.refresh_seconds, err, cap)) < 0)
+        (r = get_int(root, "refresh_seconds", 0, 86400 * 365, 0, &j.refresh_seconds, err, cap)) < 0 ||
+        (r = get_int(root, "expected_urls", 1000, INT64_C(100000000000), 1000000, &j.expected_urls, err, cap)) < 0 ||
+        (r = get_int(root, "bloom_groups", 1, 4, 1, &j.bloom_groups, err, cap)) < 0)
         goto fail;
+    json_t *fp = json_object_get(root, "bloom_fp");
+    j.bloom_fp = 1e-6;
+    if (fp && !json_is_null(fp)) {
+        if (!json_is_number(fp) || json_number_value(fp) <= 0 || json_number_value(fp) >= 0.5) {
+            r = fail(err, cap, "bloom_fp", "must be a number between 0 and 0.5 (e.g. 0.001)");
+            goto fail;
+        }
+        j.bloom_fp = json_number_value(fp);
+    }
 
     json_t *rules = json_object_get(root, "rules");
     if (rules && json_is_object(rules) && json_object_size(rules) == 0)
@@ -303,6 +314,10 @@ char *rc_job_encode(const rc_job *j)
         json_object_set_new(o, "data_pages", str_array(j->data_pages, j->n_data_pages));
     if (j->refresh_seconds)
         json_object_set_new(o, "refresh_seconds", json_integer(j->refresh_seconds));
+    json_object_set_new(o, "expected_urls", json_integer(j->expected_urls));
+    json_object_set_new(o, "bloom_fp", json_real(j->bloom_fp));
+    if (j->bloom_groups > 1)
+        json_object_set_new(o, "bloom_groups", json_integer(j->bloom_groups));
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)

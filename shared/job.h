@@ -38,6 +38,9 @@ typedef struct rc_job {
     char **data_pages;  /* regexes of data (article) pages: fetched once, never again */
     size_t n_data_pages;
     int64_t refresh_seconds; /* > 0: every other (navigation) page is fetched again this often */
+    int64_t expected_urls;   /* bloom sizing: URLs the job may see (default 1,000,000) */
+    double bloom_fp;         /* bloom sizing: false-positive rate at expected_urls (default 1e-6) */
+    int64_t bloom_groups;    /* h groups of the multi-group bloom (default 1) */
 } rc_job;
 
 /* Parses and validates a job spec (JSON object). On failure returns -EINVAL and writes a message

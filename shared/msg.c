@@ -57,6 +57,7 @@ enum ftype {
     T_EXTS,    /* unique file extensions, at most max */
     T_HEADER,  /* printable ASCII, min..max characters */
     T_OBJECT,  /* any JSON object nested at most RC_MSG_MAX_DEPTH deep */
+    T_BOOL,    /* true or false */
 };
 
 struct field {
@@ -74,7 +75,8 @@ static const char *const domain_choices[] = {"domain-update", "domain-remove", "
 static const char *const stats_choices[] = {"all",     "kafka-monitor", "redis-monitor", "crawler", "spider",
                                             "machine", "queue",         "rest",          NULL};
 
-/* scraper_schema.json, then redcrawl's extensions (uuid, rules, max_pages). */
+/* scraper_schema.json, then redcrawl's extensions (uuid, rules, max_pages, text, dedup_content,
+ * data_pages, refresh_seconds, expected_urls, bloom_fp, bloom_groups). */
 static const struct field crawl_fields[] = {
     {"appid", T_ID, true, 3, ID_MAX_CHARS, NULL, NULL},
     {"crawlid", T_ID, true, 1, ID_MAX_CHARS, NULL, NULL},
@@ -94,6 +96,13 @@ static const struct field crawl_fields[] = {
     {"uuid", T_UUID, false, 1, ID_MAX_CHARS, NULL, NULL},
     {"rules", T_OBJECT, false, 0, 0, NULL, "null"},
     {"max_pages", T_INT, false, 0, MAX_PAGES_MAX, NULL, "0"},
+    {"text", T_BOOL, false, 0, 0, NULL, "null"},
+    {"dedup_content", T_BOOL, false, 0, 0, NULL, "null"},
+    {"data_pages", T_REGEXES, false, 0, REGEX_LIST_MAX, NULL, "null"},
+    {"refresh_seconds", T_INT, false, 0, 31536000, NULL, "null"},
+    {"expected_urls", T_INT, false, 1000, INT64_C(100000000000), NULL, "null"},
+    {"bloom_fp", T_SCALE, false, 0, 1, NULL, "null"},
+    {"bloom_groups", T_INT, false, 1, 4, NULL, "null"},
 };
 
 /* action_schema.json */
@@ -377,6 +386,13 @@ static int check_scale(rc_msg_error *e, const char *path, const json_t *v)
     return 0;
 }
 
+static int check_bool(rc_msg_error *e, const char *path, const json_t *v)
+{
+    if (!json_is_boolean(v))
+        return fail(e, path, "must be true or false, not %s", type_name(v));
+    return 0;
+}
+
 static int check_enum(rc_msg_error *e, const char *path, const json_t *v, const char *const *choices)
 {
     char list[160] = "";
@@ -638,6 +654,8 @@ static int check_field(rc_msg_error *e, const struct field *f, const json_t *v, 
         return check_int(e, f->name, v, f->min, f->max);
     case T_SCALE:
         return check_scale(e, f->name, v);
+    case T_BOOL:
+        return check_bool(e, f->name, v);
     case T_ENUM:
         return check_enum(e, f->name, v, f->choices);
     case T_HOST:
@@ -905,6 +923,13 @@ char *rc_msg_crawl_to_job_json(const rc_msg *m)
     copy_if_set(o, d, "deny_extensions");
     copy_if_set(o, d, "attrs");
     copy_if_set(o, d, "rules");
+    copy_if_set(o, d, "text");
+    copy_if_set(o, d, "dedup_content");
+    copy_if_set(o, d, "data_pages");
+    copy_if_set(o, d, "refresh_seconds");
+    copy_if_set(o, d, "expected_urls");
+    copy_if_set(o, d, "bloom_fp");
+    copy_if_set(o, d, "bloom_groups");
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)
