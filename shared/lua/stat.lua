@@ -1,0 +1,12 @@
+-- stat: adds to rolling counters (common.lua's stat_incr: per-minute, per-hour and lifetime
+-- buckets in stats:{name}, the name listed in stats:names).
+-- ARGV: prefix, now, then pairs (name, n).  Returns the number of counters touched.
+local touched = 0
+for i = 3, #ARGV - 1, 2 do
+  local n = tonumber(ARGV[i + 1])
+  if n and n ~= 0 then
+    stat_incr(ARGV[i], n)
+    touched = touched + 1
+  end
+end
+return touched
