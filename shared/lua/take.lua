@@ -33,6 +33,20 @@ local function rate_for(host)
   return nil, nil
 end
 
+-- A blacklisted host (or parent domain): what is already queued for it is dropped here, so a
+-- blacklist-update takes effect at once, not only for URLs dispatched after it.
+local function blacklisted(host)
+  local name = string.gsub(host, ':%d+$', '')
+  while name do
+    if redis.call('SISMEMBER', K('blacklist'), name) == 1 then
+      return true
+    end
+    local dot = string.find(name, '.', 1, true)
+    name = dot and string.sub(name, dot + 1) or nil
+  end
+  return false
+end
+
 -- Sliding-window check of one log; returns 0 when there is room, else when there will be.
 local function window_wait(key, hits, window_ms)
   redis.call('ZREMRANGEBYSCORE', key, '-inf', NOW - window_ms)
@@ -93,6 +107,9 @@ for _, host in ipairs(hosts) do
     local why = 'stopped'
     if ok and first and cap > 0 and (tonumber(st[3]) or 0) >= cap then
       ok, why = false, 'max_pages' -- the job's page cap: dropped, never fetched
+    end
+    if ok and blacklisted(host) then
+      ok, why = false, 'blacklist'
     end
     local dcap = tonumber(st[4]) or 0
     if ok and first and dcap > 0 and (tonumber(redis.call('HGET', K('jobhosts', rec.crawlid), host)) or 0) >= dcap then

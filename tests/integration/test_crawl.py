@@ -290,7 +290,36 @@ def test_late_worker_gets_domains(tmp, procs):
     check(not overlaps(read_requests(log)), "overlapping requests to one host after moving hosts")
 
 
+def test_blacklist_applies_to_queued_urls(tmp, procs):
+    """A domain blacklisted mid-crawl: URLs already queued for it are dropped, not fetched."""
+    args = ["--sites", "2", "--pages", "60"]
+    web_port, log, _ = start_web(procs, tmp, *args)
+    redis_port, _ = start_redis(procs, tmp)
+    env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
+    procs.start([SCHEDULER, "--worker-timeout", "3"], os.path.join(tmp, "scheduler.log"), env=env)
+    out = os.path.join(tmp, "bl-out")
+    procs.start([WORKER, "--out", out, "--delay", "0.05", "--connect-to", "::127.0.0.1:%d" % web_port],
+                os.path.join(tmp, "worker.log"), env=env)
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", "bl", "--maxdepth", "-1", "http://s0.site.test/",
+                        "http://s1.site.test/"], capture_output=True, text=True, env=env, timeout=30)
+    check(r.returncode == 0, "submit failed: %s" % r.stderr)
+    deadline = time.time() + 30
+    while time.time() < deadline and sum(1 for row in read_requests(log) if row[2] == "s1.site.test") < 5:
+        time.sleep(0.05)
+    redis_cmd(redis_port, "SADD", "rc:blacklist", "site.test")  # a parent domain blocks s0 and s1
+    t_block = time.time() * 1e6
+    deadline = time.time() + 60
+    while time.time() < deadline and redis_cmd(redis_port, "HGET", "rc:job:bl", "state") != "done":
+        time.sleep(0.1)
+    check(redis_cmd(redis_port, "HGET", "rc:job:bl", "state") == "done", "job did not finish")
+    late = [row for row in read_requests(log) if row[0] > t_block + 100000]  # allow the one in flight
+    check(not late, "%d requests after the blacklist, e.g. %s" % (len(late), late[:2]))
+    dropped = int(redis_cmd(redis_port, "HGET", "rc:job:bl", "dropped") or 0)
+    check(dropped > 0, "nothing was dropped: the blacklist came too late to test anything")
+
+
 if __name__ == "__main__":
     run_tests([test_bad_input, test_exact_page_set_unlimited_depth, test_maxdepth, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
-               test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains])
+               test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
+               test_blacklist_applies_to_queued_urls])
