@@ -99,6 +99,7 @@ struct rc_worker {
     rc_strmap *robots; /* origin -> robots_entry */
     rc_strmap *health; /* host -> host_health */
     char ip[64];       /* this worker's address, for the per-ip throttles */
+    char hostname[64];
     task *resend;    /* completes waiting for Redis to come back */
     ev_timer pump_timer, hb_timer, reconnect_timer, drain_timer;
     int take_outstanding;
@@ -892,9 +893,9 @@ static void heartbeat(rc_worker *w)
     snprintf(k2, sizeof k2, "%sworker:%s", w->conf->prefix, w->id);
     redisAsyncCommand(w->ac, NULL, NULL, "ZADD %s %llu %s", k1, (unsigned long long)now, w->id);
     redisAsyncCommand(w->ac, NULL, NULL,
-                      "HSET %s hb %llu started_ms %llu pid %d ip %s inflight %lld fetched %llu errors %llu links_new %llu "
+                      "HSET %s hb %llu started_ms %llu pid %d host %s ip %s inflight %lld fetched %llu errors %llu links_new %llu "
                       "robots_denied %llu",
-                      k2, (unsigned long long)now, (unsigned long long)w->started_ms, (int)getpid(), w->ip,
+                      k2, (unsigned long long)now, (unsigned long long)w->started_ms, (int)getpid(), w->hostname, w->ip,
                       (long long)w->active, (unsigned long long)w->fetched, (unsigned long long)w->errors,
                       (unsigned long long)w->links_new, (unsigned long long)w->denied);
 }
@@ -956,6 +957,8 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->robots = rc_strmap_new();
     w->health = rc_strmap_new();
     snprintf(w->ip, sizeof w->ip, "%s", rc_redis_local_ip(w->sync));
+    if (gethostname(w->hostname, sizeof w->hostname - 1) < 0)
+        snprintf(w->hostname, sizeof w->hostname, "unknown");
     w->started_ms = rc_now_ms();
     ev_timer_init(&w->pump_timer, on_pump_timer, 0, 0);
     ev_timer_init(&w->hb_timer, on_hb_timer, 0, conf->heartbeat);
