@@ -250,7 +250,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     link_ctx lc = {.ctx = ctx, .out = out};
     rc_buf_init(&lc.key);
     json_t *o = json_object();
-    char id[33], ts[40], charset[RC_CHARSET_NAME_MAX] = "";
+    char id[33], ts[64], charset[RC_CHARSET_NAME_MAX] = "";
     rc_record_doc_id(rec->crawlid, rec->url, id);
     iso_time(ctx->now_ms, ts, sizeof ts);
     const char *url = res->effective_url ? res->effective_url : rec->url;
