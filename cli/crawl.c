@@ -39,6 +39,7 @@ typedef struct crawl_conf {
     char *useragent;
     char *log_level;
     char *rules;
+    char *mongo;
     int text;
     int64_t refresh;
     rc_strlist data_pages;
@@ -68,6 +69,7 @@ static const rc_conf_row rows[] = {
     {"rules", RC_CONF_STR, offsetof(crawl_conf, rules), NULL, 0, 0, NULL, "extraction rules (JSON file); items go to OUT/items.jsonl"},
     {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", 0, 31536000, NULL, "fetch navigation pages again every N seconds (runs until --max-pages or Ctrl-C)"},
     {"data-pages", RC_CONF_LIST, offsetof(crawl_conf, data_pages), NULL, 0, 0, NULL, "regex of data (article) pages, fetched once even with --refresh"},
+    {"mongo", RC_CONF_STR, offsetof(crawl_conf, mongo), NULL, 0, 0, "REDCRAWL_MONGO", "also upsert page records and items into this MongoDB"},
     {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
 };
@@ -176,6 +178,10 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     if (c->useragent) {
         add_arg(&run->wargv, &n, "--useragent");
         add_arg(&run->wargv, &n, c->useragent);
+    }
+    if (c->mongo) {
+        add_arg(&run->wargv, &n, "--mongo");
+        add_arg(&run->wargv, &n, c->mongo);
     }
     for (size_t i = 0; i < c->connect_to.n; i++) {
         add_arg(&run->wargv, &n, "--connect-to");

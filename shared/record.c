@@ -36,6 +36,7 @@ int rc_record_parse(const char *json, size_t len, rc_record *ret)
     ret->item = json_is_object(item) ? json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     ret->nofollow = json_is_true(json_object_get(root, "nofollow"));
     ret->redirects = (int)json_integer_value(json_object_get(root, "redirects"));
+    ret->redeliver = json_is_true(json_object_get(root, "redeliver"));
     r = 0;
 out:
     json_decref(root);
@@ -55,6 +56,8 @@ char *rc_record_encode(const rc_record *r)
         json_object_set_new(o, "nofollow", json_true());
     if (r->redirects)
         json_object_set_new(o, "redirects", json_integer(r->redirects));
+    if (r->redeliver)
+        json_object_set_new(o, "redeliver", json_true());
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)

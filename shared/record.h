@@ -17,6 +17,7 @@ typedef struct rc_record {
     char *item;    /* second page: the list item (JSON) its fields are merged into, NULL = none */
     int nofollow;  /* do not follow this page's links (a link rule with follow: false) */
     int redirects; /* redirects that led here (a redirect target keeps its source's depth) */
+    int redeliver; /* an earlier try may have stored it: sinks check for the _id first */
 } rc_record;
 
 #define RC_RECORD_MAX_REDIRECTS 5

@@ -30,6 +30,8 @@
 #include "scripts.h"
 #include "seen.h"
 #include "sink.h"
+#include "sink_kafka.h"
+#include "sink_mongo.h"
 #include "strmap.h"
 #include "url.h"
 #include "urlfilter.h"
@@ -62,6 +64,11 @@ struct task {
     uint64_t *hashes; /* seen-cache hashes of the links sent, added once Redis took them */
     size_t n_hashes;
     rc_page_result *page; /* between processing and storing */
+    int sink_waits;       /* sinks still to answer */
+    int sink_status;      /* first failure: -EINVAL for good, else transient */
+    char sink_err[600];
+    int duplicate;
+    int stored_somewhere; /* a sink may hold the page: a failed store requeues it as a redelivery */
     long status;
     int ok;
     char *error;
@@ -93,7 +100,9 @@ struct rc_worker {
     rc_redis_addr addr;
     redisAsyncContext *ac;
     rc_fetcher *fetcher;
-    rc_sink *sink;
+    rc_sink *sink;             /* JSON Lines, NULL when only other sinks are used */
+    rc_mongo_sink *mongo;      /* NULL = none */
+    rc_kafka_sink *firehose;   /* NULL = none */
     rc_seen *seen;
     rc_strmap *jobs; /* crawlid -> job_entry */
     rc_strmap *robots; /* origin -> robots_entry */
@@ -418,39 +427,20 @@ static void check_digest(rc_worker *w, task *t)
         store_page(w, t, NULL); /* no Redis now: store it; the complete waits for the connection anyway */
 }
 
-/* Writes the page record and its items, then completes the page with its links. A store
- * failure completes as a retry instead: nothing is acknowledged that was not stored. */
-static void store_page(rc_worker *w, task *t, const char *duplicate_of)
+/* After every sink has the page (or one failed): complete it. Nothing is acknowledged that was
+ * not stored: a transient failure hands the URL back untouched, a permanent one fails it. */
+static void finish_store(rc_worker *w, task *t)
 {
     rc_page_result *pg = t->page;
-    char err[512];
-    int r = 0;
-    if (duplicate_of) {
-        json_object_set_new(pg->doc, "duplicate_of", json_string(duplicate_of));
-        json_object_del(pg->doc, "text");
-        json_array_clear(pg->items);
-    }
-    char *line = json_dumps(pg->doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-    const char *id = json_string_value(json_object_get(pg->doc, "_id"));
-    r = line ? rc_sink_write(w->sink, t->rec.crawlid, "pages", id, line, strlen(line), t->rec.attempt > 0, err,
-                             sizeof err)
-             : -ENOMEM;
-    free(line);
-    size_t i;
-    json_t *item;
-    json_array_foreach(pg->items, i, item) {
-        if (r < 0)
-            break;
-        char *iline = json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
-        const char *iid = json_string_value(json_object_get(item, "_id"));
-        r = iline && iid ? rc_sink_write(w->sink, t->rec.crawlid, "items", iid, iline, strlen(iline),
-                                         t->rec.attempt > 0, err, sizeof err)
-                         : -ENOMEM;
-        free(iline);
-    }
-    if (r < 0) {
-        rc_error(MOD, "sink write failed, page will be retried url=%s error=%s", t->rec.url, err);
-        add_complete_head(t, rc_now_ms() + 1000, "retry", "sink write failed", t->status, 0, 0, 0);
+    if (t->sink_status < 0) {
+        int permanent = t->sink_status == -EINVAL;
+        rc_error(MOD, "storing failed url=%s error=%s (%s)", t->rec.url, t->sink_err,
+                 permanent ? "the page fails" : "the URL goes back to its queue");
+        if (permanent)
+            add_complete_head(t, t->next_ms, "fail", t->sink_err, t->status, 0, 0, 0);
+        else
+            add_complete_head(t, rc_now_ms() + 1000, t->stored_somewhere ? "requeue" : "release", t->sink_err, 0,
+                              0, 0, 0);
         rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
@@ -463,7 +453,7 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
     /* Navigation pages of a refreshing job come back; data pages are fetched once. */
     const rc_job *job = &t->job->job;
     uint64_t refresh_at = 0;
-    if (job->refresh_seconds > 0 && t->ok && !duplicate_of && !t->rec.item &&
+    if (job->refresh_seconds > 0 && t->ok && !t->duplicate && !t->rec.item &&
         !rc_urlfilter_is_data(t->job->filter, t->rec.url))
         refresh_at = rc_now_ms() + (uint64_t)job->refresh_seconds * 1000;
     add_complete_head(t, t->next_ms, t->ok ? "done" : "fail", t->error, t->status,
@@ -481,6 +471,96 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
     free(pg);
     t->page = NULL;
     send_complete(w, t);
+}
+
+/* A sink's verdict on the task's write-group (runs on the loop thread). */
+static void on_sink_done(void *ud, int status, const char *err)
+{
+    task *t = ud;
+    if (status < 0 && t->sink_status == 0) {
+        t->sink_status = status;
+        snprintf(t->sink_err, sizeof t->sink_err, "%s", err ? err : "store failed");
+    }
+    if (--t->sink_waits == 0)
+        finish_store(t->w, t);
+}
+
+/* Writes the page record and its items to every sink: JSON Lines at once, MongoDB and the Kafka
+ * firehose asynchronously; finish_store runs when all have answered. */
+static void store_page(rc_worker *w, task *t, const char *duplicate_of)
+{
+    rc_page_result *pg = t->page;
+    char err[512];
+    int r = 0;
+    if (duplicate_of) {
+        t->duplicate = 1;
+        json_object_set_new(pg->doc, "duplicate_of", json_string(duplicate_of));
+        json_object_del(pg->doc, "text");
+        json_array_clear(pg->items);
+    }
+    size_t n = 1 + json_array_size(pg->items);
+    char **lines = rc_xcalloc(n, sizeof(char *));
+    const char **ids = rc_xcalloc(n, sizeof(char *));
+    lines[0] = json_dumps(pg->doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    ids[0] = json_string_value(json_object_get(pg->doc, "_id"));
+    for (size_t i = 1; i < n; i++) {
+        json_t *item = json_array_get(pg->items, i - 1);
+        lines[i] = json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+        ids[i] = json_string_value(json_object_get(item, "_id"));
+    }
+    t->sink_waits = 1; /* held until every sink was asked */
+    t->sink_status = 0;
+    t->stored_somewhere = 0;
+    int maybe_dup = t->rec.attempt > 0 || t->rec.redeliver;
+    for (size_t i = 0; i < n; i++) {
+        if (!lines[i] || !ids[i]) {
+            t->sink_status = -EINVAL;
+            snprintf(t->sink_err, sizeof t->sink_err, "a document could not be serialised");
+        }
+    }
+    /* The asynchronous sinks first: a full queue then costs nothing but a later retry. */
+    if (t->sink_status == 0 && w->mongo) {
+        rc_mongo_doc *docs = rc_xcalloc(n, sizeof *docs);
+        for (size_t i = 0; i < n; i++)
+            docs[i] = (rc_mongo_doc){.kind = i ? RC_MONGO_ITEM : RC_MONGO_PAGE,
+                                     .spiderid = t->job->job.spiderid, .json = lines[i]};
+        int m = rc_mongo_sink_put(w->mongo, docs, n, on_sink_done, t);
+        free(docs);
+        if (m == 0) {
+            t->sink_waits++;
+            t->stored_somewhere = 1;
+        } else {
+            t->sink_status = -EAGAIN;
+            snprintf(t->sink_err, sizeof t->sink_err, "mongodb sink busy (%s)", strerror(-m));
+        }
+    }
+    if (t->sink_status == 0 && w->firehose) {
+        rc_kafka_doc *docs = rc_xcalloc(n, sizeof *docs);
+        for (size_t i = 0; i < n; i++)
+            docs[i] = (rc_kafka_doc){.key = ids[i], .json = lines[i]};
+        int k = rc_kafka_sink_put(w->firehose, docs, n, on_sink_done, t);
+        free(docs);
+        if (k == 0) {
+            t->sink_waits++;
+            t->stored_somewhere = 1;
+        } else {
+            t->sink_status = -EAGAIN;
+            snprintf(t->sink_err, sizeof t->sink_err, "kafka firehose busy (%s)", strerror(-k));
+        }
+    }
+    for (size_t i = 0; t->sink_status == 0 && w->sink && i < n; i++) {
+        t->stored_somewhere = 1;
+        if ((r = rc_sink_write(w->sink, t->rec.crawlid, i ? "items" : "pages", ids[i], lines[i], strlen(lines[i]),
+                               maybe_dup, err, sizeof err)) < 0) {
+            t->sink_status = -EIO;
+            snprintf(t->sink_err, sizeof t->sink_err, "%s", err);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(lines[i]);
+    free(lines);
+    free(ids);
+    on_sink_done(t, 0, NULL); /* drop the hold */
 }
 
 static void on_fetched(void *ud, const rc_fetch_result *res)
@@ -865,6 +945,11 @@ static void pump(rc_worker *w)
     int64_t free_slots = w->conf->concurrency - w->active;
     if (free_slots <= 0)
         return;
+    if ((w->mongo && rc_mongo_sink_pending(w->mongo) > 10000) ||
+        (w->firehose && rc_kafka_sink_pending(w->firehose) > 50000)) {
+        schedule_pump(w, 0.1); /* a slow store: take nothing new until it catches up */
+        return;
+    }
     rc_argv a;
     rc_argv_init(&a);
     rc_argv_add(&a, w->id);
@@ -931,9 +1016,29 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->sync = rc_redis_new(conf->redis, conf->prefix, err, cap);
     if (!w->sync)
         goto fail;
-    w->sink = rc_sink_jsonl_new(conf->out, err, cap);
-    if (!w->sink)
+    /* JSON Lines is the default; with --mongo or --firehose it is written only when --out is given. */
+    const char *out = conf->out ? conf->out : (conf->mongo || conf->firehose) ? NULL : "redcrawl-out/{crawlid}";
+    if (out && !(w->sink = rc_sink_jsonl_new(out, err, cap)))
         goto fail;
+    if (conf->mongo) {
+        rc_mongo_opts mo;
+        rc_mongo_opts_init(&mo);
+        mo.uri = conf->mongo;
+        if (conf->mongo_db)
+            mo.database = conf->mongo_db;
+        if (!(w->mongo = rc_mongo_sink_new(loop, &mo, err, cap)))
+            goto fail;
+    }
+    if (conf->firehose) {
+        if (!conf->kafka) {
+            snprintf(err, cap, "--firehose needs --kafka BROKERS (or REDCRAWL_KAFKA)");
+            goto fail;
+        }
+        char topic[200];
+        snprintf(topic, sizeof topic, "%s.crawled_firehose", conf->topic_prefix);
+        if (!(w->firehose = rc_kafka_sink_new(loop, conf->kafka, topic, err, cap)))
+            goto fail;
+    }
     rc_fetch_opts fo;
     rc_fetch_opts_init(&fo);
     fo.max_transfers = (int)conf->concurrency;
@@ -1030,6 +1135,8 @@ void rc_worker_free(rc_worker *w)
     rc_strmap_free(w->robots, free_robots_entry);
     rc_strmap_free(w->health, free);
     rc_seen_free(w->seen);
+    rc_mongo_sink_free(w->mongo); /* flushes; unstored groups come back as -ECANCELED */
+    rc_kafka_sink_free(w->firehose);
     rc_sink_free(w->sink);
     rc_redis_free(w->sync);
     free(w->connect_to);

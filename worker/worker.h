@@ -18,6 +18,11 @@ typedef struct rc_worker_conf {
     char *log_level;
     char *id;
     char *out;
+    char *mongo;         /* MongoDB URI: page records and items upserted there */
+    char *mongo_db;
+    char *kafka;         /* brokers, for the crawled firehose */
+    char *topic_prefix;
+    int firehose;        /* produce every stored document to <prefix>.crawled_firehose */
     char *useragent;
     int64_t concurrency;
     int64_t max_body;

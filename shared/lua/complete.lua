@@ -6,7 +6,8 @@
 --       then n x (link record, k x (shard, bit)).
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
 -- the host's queue with one more attempt), release (back untouched: the worker could not try),
--- denied (robots.txt forbids it: never fetched, not stored).
+-- requeue (like release, but a sink may already hold it: marked redeliver so the next store
+-- looks for its _id first), denied (robots.txt forbids it: never fetched, not stored).
 -- Returns {1, links added, pending} or {-1} when the lease was lost (reaped): then nothing
 -- changes and the caller drops its result, the URL having gone back to the frontier.
 local w, lm, host, next_ms = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
@@ -22,8 +23,11 @@ local _, member = split_lease(lm)
 local rec = cjson.decode(member)
 local crawlid = rec.crawlid
 local jk = K('job', crawlid)
-local back = outcome == 'retry' or outcome == 'release'
+local back = outcome == 'retry' or outcome == 'release' or outcome == 'requeue'
 if back then
+  if outcome == 'requeue' then
+    rec.redeliver = true
+  end
   if outcome == 'retry' then
     rec.attempt = (tonumber(rec.attempt) or 0) + 1
     redis.call('HINCRBY', jk, 'retries', 1)

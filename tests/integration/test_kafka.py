@@ -659,6 +659,32 @@ def test_rate_change_reaches_workers(tmp, procs, broker):
 
 
 @with_kafka
+def test_crawled_firehose(tmp, procs, broker):
+    """Workers with --firehose produce every stored page record and item to
+    redcrawl.crawled_firehose (key = _id): the stream holds exactly the pages of the crawl."""
+    redis_port, _ = start_redis(procs, tmp)
+    web_port, _, _ = start_web(procs, tmp, "--sites", "2", "--pages", "25")
+    env = env_for(broker, redis_port)
+    procs.start([SCHEDULER, "--worker-timeout", "3"], os.path.join(tmp, "scheduler.log"), env=env)
+    out = os.path.join(tmp, "out")
+    for i in range(2):
+        procs.start([WORKER, "--out", out, "--firehose", "--delay", "0", "--connect-to", "::127.0.0.1:%d" % web_port],
+                    os.path.join(tmp, "worker%d.log" % i), env=env)
+    cli(env_for(None, redis_port), "submit", "--crawlid", "hose", "--maxdepth", "-1", "http://s0.site.test/")
+    wait_for(lambda: redis_cmd(redis_port, "HGET", "rc:job:hose", "state") == "done", 60, "the crawl to finish")
+    pages = [json.loads(line) for line in open(os.path.join(out, "pages.jsonl"))]
+    stream = read_topic(broker, "redcrawl.crawled_firehose")
+    check(len(pages) > 20, "too few pages crawled: %d" % len(pages))
+    got = sorted(m["_id"] for m in stream if m.get("crawlid") == "hose")
+    want = sorted(p["_id"] for p in pages)
+    check(got == want, "firehose has %d records, pages.jsonl %d (missing %s)" %
+          (len(got), len(want), sorted(set(want) - set(got))[:3]))
+    keys = subprocess.run(["kcat", "-C", "-b", broker, "-t", "redcrawl.crawled_firehose", "-o", "beginning", "-e",
+                           "-q", "-f", "%k\n"], capture_output=True, text=True, timeout=60).stdout.split()
+    check(sorted(keys) == want, "message keys are not the documents' _id")
+
+
+@with_kafka
 def test_embedded_mode_same_answers(tmp, procs, broker):
     """The CLI without Kafka applies the same requests to Redis itself: the same answers (but
     uuid and server_time), the same validation."""
@@ -710,4 +736,5 @@ def test_embedded_mode_same_answers(tmp, procs, broker):
 
 if __name__ == "__main__":
     run_tests([test_every_request_kind, test_stop_and_expired, test_malformed_requests, test_redis_outage,
-               test_broker_restart, test_rate_change_reaches_workers, test_embedded_mode_same_answers])
+               test_broker_restart, test_rate_change_reaches_workers, test_embedded_mode_same_answers,
+               test_crawled_firehose])
