@@ -21,6 +21,8 @@ static const rc_conf_row rows[] = {
     {"out", RC_CONF_STR, offsetof(rc_worker_conf, out), NULL, 0, 0, "REDCRAWL_OUT", "JSON Lines output directory; {crawlid} is replaced (default redcrawl-out/{crawlid} unless --mongo or --firehose)"},
     {"mongo", RC_CONF_STR, offsetof(rc_worker_conf, mongo), NULL, 0, 0, "REDCRAWL_MONGO", "MongoDB URI: page records and items are upserted there"},
     {"mongo-db", RC_CONF_STR, offsetof(rc_worker_conf, mongo_db), NULL, 0, 0, NULL, "MongoDB database (default: the URI's, else redcrawl)"},
+    {"mongo-pages", RC_CONF_STR, offsetof(rc_worker_conf, mongo_pages), "pages", 0, 0, NULL, "MongoDB collection of page records"},
+    {"mongo-items", RC_CONF_STR, offsetof(rc_worker_conf, mongo_items), "items_{spiderid}", 0, 0, NULL, "MongoDB collection of items ({spiderid} is replaced)"},
     {"kafka", RC_CONF_STR, offsetof(rc_worker_conf, kafka), NULL, 0, 0, "REDCRAWL_KAFKA", "Kafka brokers (for --firehose)"},
     {"topic-prefix", RC_CONF_STR, offsetof(rc_worker_conf, topic_prefix), "redcrawl", 0, 0, "REDCRAWL_TOPIC_PREFIX", "Kafka topic prefix"},
     {"firehose", RC_CONF_BOOL, offsetof(rc_worker_conf, firehose), "0", 0, 1, NULL, "also produce every stored document to <prefix>.crawled_firehose"},

@@ -1026,6 +1026,10 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
         mo.uri = conf->mongo;
         if (conf->mongo_db)
             mo.database = conf->mongo_db;
+        if (conf->mongo_pages)
+            mo.pages_collection = conf->mongo_pages;
+        if (conf->mongo_items)
+            mo.items_collection = conf->mongo_items;
         if (!(w->mongo = rc_mongo_sink_new(loop, &mo, err, cap)))
             goto fail;
     }

@@ -20,6 +20,8 @@ typedef struct rc_worker_conf {
     char *out;
     char *mongo;         /* MongoDB URI: page records and items upserted there */
     char *mongo_db;
+    char *mongo_pages;   /* collection of page records */
+    char *mongo_items;   /* collection of items; "{spiderid}" is replaced */
     char *kafka;         /* brokers, for the crawled firehose */
     char *topic_prefix;
     int firehose;        /* produce every stored document to <prefix>.crawled_firehose */

@@ -338,6 +338,61 @@ def test_traps_bounded(tmp, procs):
     check(int(fleet.job("capped", "dropped") or 0) > 0, "nothing was dropped: the cap was never reached")
 
 
+def log_times(path, pattern):
+    """Times (s) of the worker log lines matching pattern."""
+    import datetime
+    out = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            if re.search(pattern, line):
+                ts = datetime.datetime.strptime(line.split()[0], "%Y-%m-%dT%H:%M:%S.%fZ")
+                out.append(ts.replace(tzinfo=datetime.timezone.utc).timestamp())
+    return out
+
+
+def test_unreachable_host_is_parked(tmp, procs):
+    """A host that refuses every connection is parked after --park-after failures in a row: its
+    next tries wait an exponential back-off (rc:parked says until when), the other hosts go on,
+    and its URLs end in rc:failed after their attempts."""
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    closed_port = s.getsockname()[1]
+    s.close()  # nothing listens there: connections are refused
+    web_port, log, _ = start_web(procs, tmp, "--sites", "1", "--pages", "20")
+    redis_port, _ = start_redis(procs, tmp)
+    env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
+    procs.start([SCHEDULER, "--worker-timeout", "3"], os.path.join(tmp, "scheduler.log"), env=env)
+    wlog = os.path.join(tmp, "worker.log")
+    procs.start([WORKER, "--out", os.path.join(tmp, "out"), "--delay", "0.05", "--park-after", "2",
+                 "--max-delay", "2", "--robots=0",
+                 "--connect-to", "dead.test:80:127.0.0.1:%d" % closed_port,
+                 "--connect-to", "::127.0.0.1:%d" % web_port], wlog, env=env)
+    seeds = ["http://dead.test/%d" % i for i in range(3)] + ["http://s0.site.test/"]
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", "park", "--maxdepth", "-1"] + seeds,
+                       capture_output=True, text=True, env=env, timeout=30)
+    check(r.returncode == 0, "submit failed: %s" % r.stderr)
+    deadline = time.time() + 90
+    while time.time() < deadline and redis_cmd(redis_port, "HGET", "rc:job:park", "state") != "done":
+        time.sleep(0.2)
+    check(redis_cmd(redis_port, "HGET", "rc:job:park", "state") == "done", "job did not finish")
+    check(redis_cmd(redis_port, "ZSCORE", "rc:parked", "dead.test") is not None, "dead.test was never parked")
+    parked = log_times(wlog, r"host parked .*host=dead\.test")
+    check(parked, "the worker did not log the parking")
+    tries = log_times(wlog, r"retrying url=http://dead\.test/")
+    after = [t for t in tries if t > parked[0]]
+    gaps = [b - a for a, b in zip(after, after[1:])]
+    check(gaps and min(gaps) >= 1.0, "a parked host was tried again too soon: gaps %s" % gaps)
+    failed = [json.loads(m) for m in redis_cmd(redis_port, "ZRANGE", "rc:failed", 0, -1)]
+    dead = [f for f in failed if f["url"].startswith("http://dead.test/")]
+    check(len(dead) == 3 and all(f["attempts"] == 3 for f in dead), "dead URLs in failed: %s" % dead)
+    ok = [row for row in read_requests(log) if row[2] == "s0.site.test"]
+    check(len(ok) >= 20, "the healthy host was held up: %d requests" % len(ok))
+    print("  dead.test parked; tries after parking %.1f s apart at least; %d requests to the healthy host" %
+          (min(gaps), len(ok)), flush=True)
+
+
 if __name__ == "__main__":
-    run_tests([test_politeness_4_workers_20_hosts, test_rate_change_mid_crawl, test_retry_after_503,
+    run_tests([test_unreachable_host_is_parked, test_politeness_4_workers_20_hosts, test_rate_change_mid_crawl,
+               test_retry_after_503,
                test_traps_bounded])
