@@ -11,6 +11,7 @@
  * \t \n \r \\ \xHH, and \{N}c for the character c repeated N times. Every case is also checked
  * against rc_robots_deserialize(rc_robots_serialize(r)). */
 #include "rc_test.h"
+#include "rc_tsv.h"
 #include "robots.h"
 #include "util.h"
 
@@ -22,58 +23,6 @@
 
 #define NFIELDS 4
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* Decodes the escapes of one field into B. Returns -1 on a malformed escape. */
-static int unescape(const char *s, size_t n, rc_buf *b)
-{
-    rc_buf_reset(b);
-    rc_buf_append(b, "", 0);
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c != '\\') {
-            rc_buf_append(b, &c, 1);
-            continue;
-        }
-        if (++i == n)
-            return -1;
-        switch (s[i]) {
-        case 't': c = '\t'; break;
-        case 'n': c = '\n'; break;
-        case 'r': c = '\r'; break;
-        case '\\': c = '\\'; break;
-        case 'x':
-            if (i + 2 >= n || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
-                return -1;
-            c = (char)(hexval(s[i + 1]) << 4 | hexval(s[i + 2]));
-            i += 2;
-            break;
-        case '{': {
-            char *end;
-            long count = strtol(s + i + 1, &end, 10);
-            if (*end != '}' || count < 0 || (size_t)(end + 1 - s) >= n)
-                return -1;
-            i = (size_t)(end + 1 - s);
-            for (long k = 0; k < count; k++)
-                rc_buf_append(b, s + i, 1);
-            continue;
-        }
-        default:
-            return -1;
-        }
-        rc_buf_append(b, &c, 1);
-    }
-    return 0;
-}
 
 /* Reads a whole file into B. -1 when it cannot be read. */
 static int read_file(const char *path, rc_buf *b)
@@ -252,7 +201,7 @@ static int run_file(const char *dir, const char *name)
         for (; k < NFIELDS; k++) {
             const char *tab = strchr(s, '\t');
             size_t n = tab ? (size_t)(tab - s) : strlen(s);
-            bad |= unescape(s, n, &fields[k]) < 0;
+            bad |= rc_tsv_unescape(s, n, &fields[k]) < 0;
             if (!tab) {
                 k++;
                 break;

@@ -1,0 +1,63 @@
+/* rc_tsv.h - decoding the escaped fields of the table-driven test data (the TSV files in tests/data):
+ * \t \n \r \\ \xHH, and \{N}c for N copies of c (long inputs without long files). */
+#ifndef RC_TSV_H
+#define RC_TSV_H
+
+#include <stdlib.h>
+
+#include "util.h"
+
+static int rc_tsv_hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes the escapes of one field into B. Returns -1 on a malformed escape. */
+static int rc_tsv_unescape(const char *s, size_t n, rc_buf *b)
+{
+    rc_buf_reset(b);
+    rc_buf_append(b, "", 0);
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c != '\\') {
+            rc_buf_append(b, &c, 1);
+            continue;
+        }
+        if (++i == n)
+            return -1;
+        switch (s[i]) {
+        case 't': c = '\t'; break;
+        case 'n': c = '\n'; break;
+        case 'r': c = '\r'; break;
+        case '\\': c = '\\'; break;
+        case 'x':
+            if (i + 2 >= n || rc_tsv_hexval(s[i + 1]) < 0 || rc_tsv_hexval(s[i + 2]) < 0)
+                return -1;
+            c = (char)(rc_tsv_hexval(s[i + 1]) << 4 | rc_tsv_hexval(s[i + 2]));
+            i += 2;
+            break;
+        case '{': {
+            char *end;
+            long count = strtol(s + i + 1, &end, 10);
+            if (*end != '}' || count < 0 || (size_t)(end + 1 - s) >= n)
+                return -1;
+            i = (size_t)(end + 1 - s);
+            for (long k = 0; k < count; k++)
+                rc_buf_append(b, s + i, 1);
+            continue;
+        }
+        default:
+            return -1;
+        }
+        rc_buf_append(b, &c, 1);
+    }
+    return 0;
+}
+
+#endif
