@@ -276,7 +276,8 @@ static char *apply_crawl(struct ctx *c, const rc_msg *m)
     free(spec);
     if (c->failed)
         return NULL;
-    stat_add(c, "requests:crawl:accepted", 1);
+    /* A crawl the job parser refused (a rule that does not compile) counts as rejected. */
+    stat_add(c, strcmp(status, "accepted") == 0 ? "requests:crawl:accepted" : "requests:crawl:rejected", 1);
     if (c->failed || !m->uuid[0])
         return NULL;
     json_t *o = base_answer(m);
