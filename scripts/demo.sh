@@ -22,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-build/tests/testweb --port 0 --sites "$SITES" --pages "$PAGES" --latency-ms 2 --page-size 20000 \
+build/tests/testweb --port 0 --sites "$SITES" --pages "$PAGES" --latency-ms 2 --page-size 20000 --robots \
   --log "$WORK/requests.log" --max-seconds 900 >"$WORK/web.out" 2>"$WORK/web.err" &
 WEB_PID=$!
 for _ in $(seq 100); do
@@ -33,7 +33,7 @@ PORT=$(awk '/^PORT /{print $2; exit}' "$WORK/web.out")
 [ -n "$PORT" ] || { echo "demo: the test web server did not start: $(cat "$WORK/web.err")" >&2; exit 1; }
 
 echo "demo: test web site: $SITES hosts (s0.site.test ... s$((SITES - 1)).site.test) x $PAGES pages on 127.0.0.1:$PORT"
-echo "demo: crawling it with 2 workers, 0.05 s between hits on one host"
+echo "demo: crawling it with 2 workers, 0.05 s between hits on one host, obeying each host's robots.txt"
 echo
 build/cli/redcrawl crawl --workers 2 --delay 0.05 --maxdepth -1 --out "$OUT" \
   --connect-to "::127.0.0.1:$PORT" --allow-net 127.0.0.0/8 "$@" http://s0.site.test/
