@@ -27,6 +27,7 @@
 #include "record.h"
 #include "redis.h"
 #include "robots.h"
+#include "robots_cache.h"
 #include "scripts.h"
 #include "seen.h"
 #include "sink.h"
@@ -75,17 +76,6 @@ struct task {
     uint64_t next_ms;
 };
 
-/* robots.txt of one origin (scheme://host[:port]): from Redis, else fetched once and shared. */
-enum robots_state { ROBOTS_NONE, ROBOTS_LOADING, ROBOTS_FETCHING, ROBOTS_READY };
-
-typedef struct robots_entry {
-    rc_worker *w;
-    char *origin;
-    enum robots_state state;
-    rc_robots *rules;
-    uint64_t expires_ms;
-    task *waiting;
-} robots_entry;
 
 /* Consecutive connection failures of a host this worker owns. */
 typedef struct host_health {
@@ -105,7 +95,7 @@ struct rc_worker {
     rc_kafka_sink *firehose;   /* NULL = none */
     rc_seen *seen;
     rc_strmap *jobs; /* crawlid -> job_entry */
-    rc_strmap *robots; /* origin -> robots_entry */
+    rc_robots_cache *robots;
     rc_strmap *health; /* host -> host_health */
     char ip[64];       /* this worker's address, for the per-ip throttles */
     char hostname[64];
@@ -207,12 +197,19 @@ static void start_reconnect(rc_worker *w)
 static void pump(rc_worker *w);
 static void send_complete(rc_worker *w, task *t);
 
+/* The one place the connection changes, so every user of it (the robots cache) follows. */
+static void set_ac(rc_worker *w, redisAsyncContext *ac)
+{
+    w->ac = ac;
+    rc_robots_cache_set_redis(w->robots, ac);
+}
+
 static void on_connect(const redisAsyncContext *ac, int status)
 {
     rc_worker *w = ac->data;
     if (status != REDIS_OK) {
         rc_warn(MOD, "cannot reach Redis: %s (retrying every second)", ac->errstr);
-        w->ac = NULL; /* hiredis frees the context after this callback */
+        set_ac(w, NULL); /* hiredis frees the context after this callback */
         start_reconnect(w);
         return;
     }
@@ -232,7 +229,7 @@ static void on_connect(const redisAsyncContext *ac, int status)
 static void on_disconnect(const redisAsyncContext *ac, int status)
 {
     rc_worker *w = ac->data;
-    w->ac = NULL;
+    set_ac(w, NULL);
     if (status != REDIS_OK)
         rc_warn(MOD, "lost Redis: %s (reconnecting)", ac->errstr);
     if (!w->draining || w->active > 0)
@@ -261,7 +258,7 @@ static void connect_redis(rc_worker *w)
     redisAsyncSetDisconnectCallback(ac, on_disconnect);
     if (w->addr.db)
         redisAsyncCommand(ac, NULL, NULL, "SELECT %d", w->addr.db);
-    w->ac = ac;
+    set_ac(w, ac);
 }
 
 /* ---------- tasks ---------- */
@@ -364,9 +361,9 @@ static uint64_t host_delay_ms(rc_worker *w, const task *t, double fetch_ms)
     double d = conf->delay * 1000;
     char origin[320];
     origin_of(t->rec.url, t->host, origin, sizeof origin);
-    robots_entry *e = rc_strmap_get(w->robots, origin);
-    if (e && e->state == ROBOTS_READY) {
-        double cd = rc_robots_crawl_delay(e->rules);
+    const rc_robots *rules = rc_robots_cache_peek(w->robots, origin);
+    if (rules) {
+        double cd = rc_robots_crawl_delay(rules);
         if (cd > 0)
             d = RC_MAX(d, RC_MIN(cd, conf->max_crawl_delay) * 1000);
     }
@@ -645,117 +642,29 @@ static void deny_task(rc_worker *w, task *t)
     send_complete(w, t);
 }
 
-static void robots_ready(rc_worker *w, robots_entry *e, rc_robots *rules, uint64_t ttl_ms, int just_fetched)
+/* The robots.txt verdict for a task whose rules had to be loaded. */
+static void on_robots(void *ud, const rc_robots *rules, int just_fetched)
 {
-    rc_robots_free(e->rules);
-    e->rules = rules;
-    e->state = ROBOTS_READY;
-    e->expires_ms = rc_now_ms() + ttl_ms;
-    task *t = e->waiting;
-    e->waiting = NULL;
-    while (t) {
-        task *next = t->next;
-        t->next = NULL;
-        if (!rc_robots_allowed_url(e->rules, t->rec.url))
-            deny_task(w, t);
-        else if (just_fetched)
-            /* Fetching robots.txt was a hit on the host: the page waits for the next slot. */
-            release_task_at(w, t, rc_now_ms() + host_delay_ms(w, t, 0), "after robots.txt");
-        else
-            fetch_task(w, t);
-        t = next;
-    }
-}
-
-static void on_robots_fetched(void *ud, const rc_fetch_result *res)
-{
-    robots_entry *e = ud;
-    rc_worker *w = e->w;
-    rc_robots *rules;
-    uint64_t ttl_ms = (uint64_t)(w->conf->robots_ttl * 1000);
-    /* RFC 9309 2.3.1: 2xx parse; 4xx (and too many redirects) "unavailable": allow all;
-     * 5xx or unreachable: "unreachable", disallow all for a while. */
-    if (res->ok && res->status >= 200 && res->status < 300)
-        rules = rc_robots_parse(res->body, res->body_len, w->conf->useragent ? w->conf->useragent : RC_FETCH_DEFAULT_UA);
-    else if ((res->ok && res->status >= 400 && res->status < 500) || res->curl_code == CURLE_TOO_MANY_REDIRECTS)
-        rules = rc_robots_allow_all();
-    else {
-        rules = rc_robots_disallow_all();
-        ttl_ms = RC_MIN(ttl_ms, 600000u);
-        rc_warn(MOD, "robots.txt unreachable, the site is off limits for %llu s origin=%s status=%ld error=%s",
-                (unsigned long long)(ttl_ms / 1000), e->origin, res->status, res->error ? res->error : "-");
-    }
-    char *ser = rc_robots_serialize(rules);
-    if (w->ac && ser) {
-        char key[400];
-        snprintf(key, sizeof key, "%srobots:%s", w->conf->prefix, e->origin);
-        redisAsyncCommand(w->ac, NULL, NULL, "SET %s %s PX %llu", key, ser, (unsigned long long)ttl_ms);
-    }
-    free(ser);
-    robots_ready(w, e, rules, ttl_ms, 1);
-}
-
-static void on_robots_cached(redisAsyncContext *ac, void *reply, void *privdata)
-{
-    robots_entry *e = privdata;
-    rc_worker *w = e->w;
-    redisReply *rep = reply;
-    rc_robots *rules = NULL;
-    if (rep && rep->type == REDIS_REPLY_STRING)
-        rules = rc_robots_deserialize(rep->str, rep->len);
-    if (rules) {
-        robots_ready(w, e, rules, 3600 * 1000, 0); /* re-read from Redis at most hourly */
-        return;
-    }
-    if (!rep) { /* Redis went away: hand the URLs back and ask again later */
-        task *t = e->waiting;
-        e->waiting = NULL;
-        e->state = ROBOTS_NONE;
-        while (t) {
-            task *next = t->next;
-            t->next = NULL;
-            release_task(w, t, "robots.txt not loaded");
-            t = next;
-        }
-        return;
-    }
-    e->state = ROBOTS_FETCHING;
-    char *url = rc_xasprintf("%s/robots.txt", e->origin);
-    int r = rc_fetch_start(w->fetcher, url, NULL, NULL, on_robots_fetched, e);
-    free(url);
-    if (r < 0) {
-        rc_fetch_result fake = {.ok = 0, .error = "cannot start the robots.txt fetch"};
-        on_robots_fetched(e, &fake);
-    }
+    task *t = ud;
+    rc_worker *w = t->w;
+    if (!rules)
+        release_task(w, t, "robots.txt not loaded");
+    else if (!rc_robots_allowed_url(rules, t->rec.url))
+        deny_task(w, t);
+    else if (just_fetched)
+        /* Fetching robots.txt was a hit on the host: the page waits for the next slot. */
+        release_task_at(w, t, rc_now_ms() + host_delay_ms(w, t, 0), "after robots.txt");
+    else
+        fetch_task(w, t);
 }
 
 static void robots_check(rc_worker *w, task *t)
 {
     char origin[320];
     origin_of(t->rec.url, t->host, origin, sizeof origin);
-    robots_entry *e = rc_strmap_get(w->robots, origin);
-    if (e && e->state == ROBOTS_READY && e->expires_ms > rc_now_ms()) {
-        if (rc_robots_allowed_url(e->rules, t->rec.url))
-            fetch_task(w, t);
-        else
-            deny_task(w, t);
-        return;
-    }
-    if (!e) {
-        e = rc_xcalloc(1, sizeof *e);
-        e->w = w;
-        e->origin = rc_xstrdup(origin);
-        rc_strmap_put(w->robots, origin, e);
-    }
-    t->next = e->waiting;
-    e->waiting = t;
-    if (e->state == ROBOTS_NONE || e->state == ROBOTS_READY) { /* new or expired: ask Redis first */
-        e->state = ROBOTS_LOADING;
-        char key[400];
-        snprintf(key, sizeof key, "%srobots:%s", w->conf->prefix, origin);
-        if (!w->ac || redisAsyncCommand(w->ac, on_robots_cached, e, "GET %s", key) != REDIS_OK)
-            on_robots_cached(NULL, NULL, e);
-    }
+    const rc_robots *rules = rc_robots_cache_get(w->robots, origin, on_robots, t);
+    if (rules)
+        on_robots(t, rules, 0);
 }
 
 static void fetch_task(rc_worker *w, task *t)
@@ -774,16 +683,6 @@ static void fetch_task(rc_worker *w, task *t)
         rc_error(MOD, "cannot start fetch url=%s error=%s", t->rec.url, strerror(-r));
         release_task(w, t, "fetch start failed");
     }
-}
-
-static void free_robots_entry(void *p)
-{
-    robots_entry *e = p;
-    if (!e)
-        return;
-    rc_robots_free(e->rules);
-    free(e->origin);
-    free(e);
 }
 
 static void free_job_entry(void *p)
@@ -1063,7 +962,8 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     }
     w->seen = rc_seen_new((size_t)conf->seen_cache);
     w->jobs = rc_strmap_new();
-    w->robots = rc_strmap_new();
+    w->robots = rc_robots_cache_new(w->fetcher, conf->prefix, conf->useragent ? conf->useragent : RC_FETCH_DEFAULT_UA,
+                                    conf->robots_ttl);
     w->health = rc_strmap_new();
     snprintf(w->ip, sizeof w->ip, "%s", rc_redis_local_ip(w->sync));
     if (gethostname(w->hostname, sizeof w->hostname - 1) < 0)
@@ -1126,7 +1026,7 @@ void rc_worker_free(rc_worker *w)
     rc_fetcher_free(w->fetcher);
     if (w->ac) {
         redisAsyncContext *ac = w->ac;
-        w->ac = NULL;
+        set_ac(w, NULL);
         ac->data = w;
         redisAsyncFree(ac); /* pending callbacks run with NULL replies */
     }
@@ -1136,7 +1036,7 @@ void rc_worker_free(rc_worker *w)
         task_free(t);
     }
     rc_strmap_free(w->jobs, free_job_entry);
-    rc_strmap_free(w->robots, free_robots_entry);
+    rc_robots_cache_free(w->robots);
     rc_strmap_free(w->health, free);
     rc_seen_free(w->seen);
     rc_mongo_sink_free(w->mongo); /* flushes; unstored groups come back as -ECANCELED */

@@ -1,0 +1,194 @@
+/* robots_cache.c - see robots_cache.h. */
+#include "robots_cache.h"
+
+#include <curl/curl.h>
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fetch.h"
+#include "log.h"
+#include "robots.h"
+#include "strmap.h"
+#include "util.h"
+
+#define MOD "robots"
+#define REREAD_MS (3600 * 1000) /* rules read from Redis are re-read at most hourly */
+#define UNREACHABLE_MS (600 * 1000)
+
+enum entry_state { ENTRY_NONE, ENTRY_LOADING, ENTRY_FETCHING, ENTRY_READY };
+
+typedef struct waiter {
+    struct waiter *next;
+    rc_robots_cache_cb cb;
+    void *ud;
+} waiter;
+
+typedef struct entry {
+    rc_robots_cache *c;
+    char *origin;
+    enum entry_state state;
+    rc_robots *rules;
+    uint64_t expires_ms;
+    waiter *waiting;
+} entry;
+
+struct rc_robots_cache {
+    rc_fetcher *fetcher;
+    redisAsyncContext *ac;
+    char *prefix;
+    char *agent;
+    uint64_t ttl_ms;
+    rc_strmap *entries; /* origin -> entry */
+};
+
+static void free_entry(void *p)
+{
+    entry *e = p;
+    if (!e)
+        return;
+    while (e->waiting) {
+        waiter *wt = e->waiting;
+        e->waiting = wt->next;
+        free(wt);
+    }
+    rc_robots_free(e->rules);
+    free(e->origin);
+    free(e);
+}
+
+rc_robots_cache *rc_robots_cache_new(rc_fetcher *fetcher, const char *prefix, const char *agent, double ttl_s)
+{
+    rc_robots_cache *c = rc_xcalloc(1, sizeof *c);
+    c->fetcher = fetcher;
+    c->prefix = rc_xstrdup(prefix);
+    c->agent = rc_xstrdup(agent);
+    c->ttl_ms = (uint64_t)(ttl_s * 1000);
+    c->entries = rc_strmap_new();
+    return c;
+}
+
+void rc_robots_cache_free(rc_robots_cache *c)
+{
+    if (!c)
+        return;
+    rc_strmap_free(c->entries, free_entry);
+    free(c->prefix);
+    free(c->agent);
+    free(c);
+}
+
+void rc_robots_cache_set_redis(rc_robots_cache *c, redisAsyncContext *ac)
+{
+    c->ac = ac;
+}
+
+/* Hands the outcome to everyone waiting (the list is detached first: a callback may ask again). */
+static void notify(entry *e, const rc_robots *rules, int just_fetched)
+{
+    waiter *wt = e->waiting;
+    e->waiting = NULL;
+    while (wt) {
+        waiter *next = wt->next;
+        wt->cb(wt->ud, rules, just_fetched);
+        free(wt);
+        wt = next;
+    }
+}
+
+static void ready(entry *e, rc_robots *rules, uint64_t ttl_ms, int just_fetched)
+{
+    rc_robots_free(e->rules);
+    e->rules = rules;
+    e->state = ENTRY_READY;
+    e->expires_ms = rc_now_ms() + ttl_ms;
+    notify(e, e->rules, just_fetched);
+}
+
+static void on_fetched(void *ud, const rc_fetch_result *res)
+{
+    entry *e = ud;
+    rc_robots_cache *c = e->c;
+    rc_robots *rules;
+    uint64_t ttl_ms = c->ttl_ms;
+    /* RFC 9309 2.3.1: 2xx parse; 4xx (and too many redirects) "unavailable": allow all;
+     * 5xx or unreachable: "unreachable", disallow all for a while. */
+    if (res->ok && res->status >= 200 && res->status < 300)
+        rules = rc_robots_parse(res->body, res->body_len, c->agent);
+    else if ((res->ok && res->status >= 400 && res->status < 500) || res->curl_code == CURLE_TOO_MANY_REDIRECTS)
+        rules = rc_robots_allow_all();
+    else {
+        rules = rc_robots_disallow_all();
+        ttl_ms = RC_MIN(ttl_ms, UNREACHABLE_MS);
+        rc_warn(MOD, "robots.txt unreachable, the site is off limits for %llu s origin=%s status=%ld error=%s",
+                (unsigned long long)(ttl_ms / 1000), e->origin, res->status, res->error ? res->error : "-");
+    }
+    char *ser = rc_robots_serialize(rules);
+    if (c->ac && ser) {
+        char key[400];
+        snprintf(key, sizeof key, "%srobots:%s", c->prefix, e->origin);
+        redisAsyncCommand(c->ac, NULL, NULL, "SET %s %s PX %llu", key, ser, (unsigned long long)ttl_ms);
+    }
+    free(ser);
+    ready(e, rules, ttl_ms, 1);
+}
+
+static void on_cached(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    entry *e = privdata;
+    redisReply *rep = reply;
+    rc_robots *rules = NULL;
+    if (rep && rep->type == REDIS_REPLY_STRING)
+        rules = rc_robots_deserialize(rep->str, rep->len);
+    if (rules) {
+        ready(e, rules, REREAD_MS, 0);
+        return;
+    }
+    if (!rep) { /* Redis went away: the waiters try again later */
+        e->state = ENTRY_NONE;
+        notify(e, NULL, 0);
+        return;
+    }
+    e->state = ENTRY_FETCHING;
+    char *url = rc_xasprintf("%s/robots.txt", e->origin);
+    int r = rc_fetch_start(e->c->fetcher, url, NULL, NULL, on_fetched, e); /* follows redirects */
+    free(url);
+    if (r < 0) {
+        rc_fetch_result fake = {.ok = 0, .error = "cannot start the robots.txt fetch"};
+        on_fetched(e, &fake);
+    }
+}
+
+const rc_robots *rc_robots_cache_get(rc_robots_cache *c, const char *origin, rc_robots_cache_cb cb, void *ud)
+{
+    entry *e = rc_strmap_get(c->entries, origin);
+    if (e && e->state == ENTRY_READY && e->expires_ms > rc_now_ms())
+        return e->rules;
+    if (!e) {
+        e = rc_xcalloc(1, sizeof *e);
+        e->c = c;
+        e->origin = rc_xstrdup(origin);
+        rc_strmap_put(c->entries, origin, e);
+    }
+    waiter *wt = rc_xcalloc(1, sizeof *wt);
+    wt->cb = cb;
+    wt->ud = ud;
+    wt->next = e->waiting;
+    e->waiting = wt;
+    if (e->state == ENTRY_NONE || e->state == ENTRY_READY) { /* new or expired: ask Redis first */
+        e->state = ENTRY_LOADING;
+        char key[400];
+        snprintf(key, sizeof key, "%srobots:%s", c->prefix, origin);
+        if (!c->ac || redisAsyncCommand(c->ac, on_cached, e, "GET %s", key) != REDIS_OK)
+            on_cached(NULL, NULL, e);
+    }
+    return NULL;
+}
+
+const rc_robots *rc_robots_cache_peek(rc_robots_cache *c, const char *origin)
+{
+    entry *e = rc_strmap_get(c->entries, origin);
+    return e && e->state == ENTRY_READY ? e->rules : NULL;
+}

@@ -1,0 +1,30 @@
+/* robots_cache.h - robots.txt for a worker: one entry per origin (scheme://host[:port]), read
+ * from Redis (robots:{origin}, shared by the fleet with a TTL) or, when no worker has it yet,
+ * fetched once (RFC 9309: 2xx parsed, 4xx allow all, 5xx or unreachable disallow all for ten
+ * minutes, redirects followed) and stored there for the others. Parsed once per worker. */
+#ifndef RC_ROBOTS_CACHE_H
+#define RC_ROBOTS_CACHE_H
+
+struct rc_fetcher;
+struct rc_robots;
+struct redisAsyncContext;
+
+typedef struct rc_robots_cache rc_robots_cache;
+
+/* rules: borrowed for the call; NULL when they could not be loaded (Redis went away: ask again
+ * later). just_fetched: this worker fetched robots.txt itself, i.e. it just hit the host. */
+typedef void (*rc_robots_cache_cb)(void *ud, const struct rc_robots *rules, int just_fetched);
+
+/* fetcher is borrowed; prefix, agent (the User-Agent, whose product token picks the group)
+ * are copied; ttl_s: how long a fetched robots.txt is shared. */
+rc_robots_cache *rc_robots_cache_new(struct rc_fetcher *fetcher, const char *prefix, const char *agent, double ttl_s);
+void rc_robots_cache_free(rc_robots_cache *c);
+/* The Redis connection to use, or NULL while there is none. */
+void rc_robots_cache_set_redis(rc_robots_cache *c, struct redisAsyncContext *ac);
+/* Fresh rules of origin at once (borrowed until the next call into the cache), or NULL: then cb
+ * runs exactly once, from the loop, or before get returns when there is no Redis connection. */
+const struct rc_robots *rc_robots_cache_get(rc_robots_cache *c, const char *origin, rc_robots_cache_cb cb, void *ud);
+/* The rules of origin if loaded, without loading them (for Crawl-delay); NULL otherwise. */
+const struct rc_robots *rc_robots_cache_peek(rc_robots_cache *c, const char *origin);
+
+#endif
