@@ -447,7 +447,7 @@ static char *collapse(const char *s, size_t len)
         if (space)
             rc_buf_append(&b, " ", 1);
         space = 0;
-        rc_buf_append(&b, s + i, 1);
+        rc_buf_putc(&b, s[i]);
     }
     return rc_buf_steal(&b);
 }

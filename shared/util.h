@@ -30,6 +30,16 @@ void rc_buf_release(rc_buf *b);
 void rc_buf_reset(rc_buf *b);
 void rc_buf_append(rc_buf *b, const void *data, size_t n);
 void rc_buf_puts(rc_buf *b, const char *s);
+/* One byte; inline because text is often built a byte at a time. */
+static inline void rc_buf_putc(rc_buf *b, char c)
+{
+    if (b->len + 2 > b->cap) {
+        rc_buf_append(b, &c, 1);
+        return;
+    }
+    b->ptr[b->len++] = c;
+    b->ptr[b->len] = '\0';
+}
 void rc_buf_printf(rc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Hands the bytes to the caller (free() them) and leaves b empty. */
 char *rc_buf_steal(rc_buf *b);

@@ -161,10 +161,9 @@ static void text_digest(const char *text, char out[33])
             continue;
         }
         if (space)
-            rc_buf_append(&b, " ", 1);
+            rc_buf_putc(&b, ' ');
         space = 0;
-        char lc = (char)(ch < 0x80 && ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-        rc_buf_append(&b, &lc, 1);
+        rc_buf_putc(&b, (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch));
     }
     out[0] = '\0';
     if (b.len >= 20) { /* a handful of characters is not an article */
