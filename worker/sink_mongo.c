@@ -42,7 +42,7 @@
  * outlast socketTimeoutMS and be retried forever; MongoDB does not care either way. */
 #define REPLACE_CHUNK 10
 
-enum doc_state { DOC_TODO = 0, DOC_STORED, DOC_REJECTED };
+enum doc_state { DOC_WAITING = 0, DOC_STORED, DOC_REJECTED };
 
 struct group;
 
@@ -634,16 +634,16 @@ static int write_run(rc_mongo_sink *s, mdoc **run, size_t k, int *transient, bso
  * or rejected, -ECANCELED when the sink gives up first. */
 static int write_batch(rc_mongo_sink *s, group *batch, size_t nd)
 {
-    mdoc **todo = rc_xcalloc(nd ? nd : 1, sizeof *todo);
+    mdoc **waiting_docs = rc_xcalloc(nd ? nd : 1, sizeof *waiting_docs);
     size_t nt = 0;
     for (group *g = batch; g; g = g->next) {
         if (!g->converted)
             convert_group(s, g);
         for (size_t i = 0; i < g->n; i++)
-            if (g->docs[i].state == DOC_TODO)
-                todo[nt++] = &g->docs[i];
+            if (g->docs[i].state == DOC_WAITING)
+                waiting_docs[nt++] = &g->docs[i];
     }
-    qsort(todo, nt, sizeof *todo, by_coll_seq);
+    qsort(waiting_docs, nt, sizeof *waiting_docs, by_coll_seq);
     unsigned attempt = 0;
     double t0 = mono_s(), failing_since = 0;
     int r = 0;
@@ -652,15 +652,15 @@ static int write_batch(rc_mongo_sink *s, group *batch, size_t nd)
         bson_error_t last = {0};
         for (size_t i = 0; i < nt && r == 0;) {
             size_t j = i + 1;
-            while (j < nt && strcmp(todo[j]->coll, todo[i]->coll) == 0)
+            while (j < nt && strcmp(waiting_docs[j]->coll, waiting_docs[i]->coll) == 0)
                 j++;
-            r = write_run(s, todo + i, j - i, &transient, &last);
+            r = write_run(s, waiting_docs + i, j - i, &transient, &last);
             i = j;
         }
         size_t keep = 0;
         for (size_t i = 0; i < nt; i++)
-            if (todo[i]->state == DOC_TODO)
-                todo[keep++] = todo[i];
+            if (waiting_docs[i]->state == DOC_WAITING)
+                waiting_docs[keep++] = waiting_docs[i];
         nt = keep;
         if (r < 0 || nt == 0)
             break;
@@ -678,7 +678,7 @@ static int write_batch(rc_mongo_sink *s, group *batch, size_t nd)
         rc_info(MOD, "write recovered docs=%zu attempts=%u failing_s=%.1f", nd, attempt + 1, mono_s() - failing_since);
     else if (r == 0)
         rc_debug(MOD, "batch written docs=%zu ms=%.1f", nd, (mono_s() - t0) * 1000);
-    free(todo);
+    free(waiting_docs);
     return r;
 }
 
