@@ -455,7 +455,7 @@ int rc_cli_crawl(int argc, char **argv)
         int64_t inflight = st.pending - st.seeds - st.queued;
         if (inflight < 0)
             inflight = 0;
-        if (tty || now - last_line >= 5000) {
+        if (tty || (!c.quiet && now - last_line >= 5000)) {
             fprintf(stderr, "%spages %lld (%.1f/s) | queued %lld | in flight %lld | errors %lld | %.0fs%s",
                     tty ? "\r\033[K" : "", (long long)st.fetched, secs > 0 ? (double)st.fetched / secs : 0.0,
                     (long long)(st.seeds + st.queued), (long long)inflight, (long long)(st.errors + st.failed), secs,

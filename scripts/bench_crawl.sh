@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Crawl throughput on this machine: the test web server with many hosts (30 KB pages, no
+# latency) crawled by `redcrawl crawl` at delay 0 (still one request per host at a time), from
+# the optimised build. Prints pages/s and CPU per page of the workers. Everything on loopback,
+# bounded in time, stopped by pid.
+#   scripts/bench_crawl.sh [HOSTS [PAGES_PER_HOST [WORKERS]]]     (default 100 200 2)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+scripts/setup.sh --release
+
+HOSTS=${1:-100}
+PAGES=${2:-200}
+WORKERS=${3:-2}
+WORK=$(mktemp -d /tmp/redcrawl-bench-XXXXXX)
+WEB_PID=""
+cleanup() {
+  if [ -n "$WEB_PID" ] && kill -0 "$WEB_PID" 2>/dev/null; then
+    kill "$WEB_PID" && wait "$WEB_PID" 2>/dev/null || true
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+build/tests/testweb --port 0 --sites "$HOSTS" --pages "$PAGES" --page-size 30000 --max-seconds 900 \
+  >"$WORK/web.out" 2>"$WORK/web.err" &
+WEB_PID=$!
+for _ in $(seq 100); do
+  grep -q '^PORT ' "$WORK/web.out" 2>/dev/null && break
+  sleep 0.05
+done
+PORT=$(awk '/^PORT /{print $2; exit}' "$WORK/web.out")
+[ -n "$PORT" ] || { echo "bench: the test web server did not start" >&2; exit 1; }
+seeds=()
+for i in $(seq 0 $((HOSTS - 1))); do seeds+=("http://s$i.site.test/"); done
+
+echo "bench: $HOSTS hosts x $PAGES pages of 30 KB on 127.0.0.1:$PORT, $WORKERS workers, delay 0"
+# CPU of the crawl's process tree (redcrawl, scheduler, workers, redis) from /proc, before/after.
+t0=$(date +%s.%N)
+/usr/bin/env time -f "%U %S" -o "$WORK/time" build/cli/redcrawl crawl --quiet --delay 0 --maxdepth -1 \
+  --workers "$WORKERS" --out "$WORK/out" --connect-to "::127.0.0.1:$PORT" "${seeds[@]}" >"$WORK/summary"
+t1=$(date +%s.%N)
+pages=$(wc -l <"$WORK/out/pages.jsonl")
+read -r user sys <"$WORK/time"
+python3 - "$pages" "$t0" "$t1" "$user" "$sys" <<'PY'
+import sys
+pages, t0, t1, user, sys_ = int(sys.argv[1]), *map(float, sys.argv[2:])
+wall = t1 - t0
+print("pages        %d" % pages)
+print("wall         %.1f s  ->  %.0f pages/s" % (wall, pages / wall))
+print("cpu          %.1f s user + %.1f s sys (crawl tree, incl. redis)  ->  %.2f ms of CPU per page" %
+      (user, sys_, (user + sys_) * 1000 / max(pages, 1)))
+PY
