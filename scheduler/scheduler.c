@@ -324,9 +324,15 @@ static int blacklisted(const rc_scheduler *s, const char *host)
     return 0;
 }
 
+#define OWNERS_MAX 1000000 /* remembered hosts; past that the map starts over (ownership is a preference) */
+
 /* Picks the worker for a host: its owner while the owner lives, else the next by SWRR. */
 static worker_info *owner_for(rc_scheduler *s, const char *host)
 {
+    if (rc_strmap_count(s->owners) > OWNERS_MAX) {
+        rc_strmap_free(s->owners, free);
+        s->owners = rc_strmap_new();
+    }
     const char *owner = rc_strmap_get(s->owners, host);
     worker_info *w = owner ? rc_strmap_get(s->workers, owner) : NULL;
     if (w)

@@ -94,7 +94,14 @@ for _, host in ipairs(hosts) do
   while true do
     local head = redis.call('ZRANGE', q, 0, 0)
     if #head == 0 then
+      -- Nothing queued and its delay has passed: the worker lets the host go, so ownership
+      -- does not grow with every host ever seen; its next URL may go to any worker, safely,
+      -- since the delay since its last hit is already over.
       redis.call('ZREM', ready, host)
+      redis.call('SREM', K('wdoms', w), host)
+      if redis.call('HGET', K('owner'), host) == w then
+        redis.call('HDEL', K('owner'), host)
+      end
       break
     end
     local member = head[1]

@@ -256,6 +256,12 @@ def test_fleet_by_hand(tmp, procs):
     check_page_set(pages, want, "fleet by hand")
     check(doc["fetched"] == len(want) and doc["pending"] == 0, "info disagrees: %s" % doc)
     check(redis_cmd(redis_port, "ZCARD", "rc:seeds") == 0, "frontier not empty")
+    # Idle hosts are let go: ownership does not grow with every host ever seen.
+    deadline = time.time() + 10
+    while time.time() < deadline and redis_cmd(redis_port, "HLEN", "rc:owner") != 0:
+        time.sleep(0.1)
+    check(redis_cmd(redis_port, "HLEN", "rc:owner") == 0, "hosts still owned after the crawl: %s" %
+          redis_cmd(redis_port, "HKEYS", "rc:owner"))
 
 
 def test_late_worker_gets_domains(tmp, procs):
