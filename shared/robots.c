@@ -65,16 +65,6 @@ enum key { KEY_UNKNOWN, KEY_AGENT, KEY_ALLOW, KEY_DISALLOW, KEY_DELAY, KEY_SITEM
 
 static const char hexdig[] = "0123456789ABCDEF";
 
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 static bool is_alpha(unsigned char c)
 {
@@ -130,8 +120,8 @@ static size_t canon(const char *s, size_t n, char *out, bool pattern, bool *anch
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '%') {
-            int hi = i + 2 < n ? hexval((unsigned char)s[i + 1]) : -1;
-            int lo = hi >= 0 ? hexval((unsigned char)s[i + 2]) : -1;
+            int hi = i + 2 < n ? rc_hexval((unsigned char)s[i + 1]) : -1;
+            int lo = hi >= 0 ? rc_hexval((unsigned char)s[i + 2]) : -1;
             if (lo < 0) {
                 memcpy(out + o, "%25", 3);
                 o += 3;

@@ -70,16 +70,6 @@ static bool is_alnum(unsigned char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 static unsigned char lower(unsigned char c)
 {
@@ -182,8 +172,8 @@ static void out_put_pct(struct out *o, const char *s, const char *end)
         out_put(o, run, (size_t)(s - run));
         if (s == end)
             break;
-        int hi = end - s > 2 ? hexval((unsigned char)s[1]) : -1;
-        int lo = hi >= 0 ? hexval((unsigned char)s[2]) : -1;
+        int hi = end - s > 2 ? rc_hexval((unsigned char)s[1]) : -1;
+        int lo = hi >= 0 ? rc_hexval((unsigned char)s[2]) : -1;
         if (lo < 0) {
             out_put(o, "%25", 3); /* cannot happen after prep(); stay safe anyway */
             s++;
@@ -296,7 +286,7 @@ static int encode(struct prep *p, const char *s, size_t n, bool authority)
         unsigned char c = (unsigned char)s[i];
         bool keep;
         if (c == '%')
-            keep = i + 2 < n && hexval((unsigned char)s[i + 1]) >= 0 && hexval((unsigned char)s[i + 2]) >= 0;
+            keep = i + 2 < n && rc_hexval((unsigned char)s[i + 1]) >= 0 && rc_hexval((unsigned char)s[i + 2]) >= 0;
         else if (i < auth_end)
             keep = ((cls[c] & C_PASS) && (c != '@' || i == last_at)) || c == '[' || c == ']';
         else
@@ -397,7 +387,7 @@ static int64_t ipv4_part(const char *s, size_t n)
     }
     int64_t v = 0;
     for (size_t i = 0; i < n; i++) {
-        int d = hexval((unsigned char)s[i]);
+        int d = rc_hexval((unsigned char)s[i]);
         if (d < 0 || d >= base)
             return -1;
         v = v * base + d;
@@ -421,7 +411,7 @@ static int ipv4_parse(const char *h, size_t n, uint32_t *ret)
         return 0;
     for (size_t i = hex ? 2 : 0; i < ln; i++) {
         unsigned char c = (unsigned char)last[i];
-        if (hex ? hexval(c) < 0 : !(c >= '0' && c <= '9'))
+        if (hex ? rc_hexval(c) < 0 : !(c >= '0' && c <= '9'))
             return 0;
     }
     int64_t parts[4];
@@ -524,8 +514,8 @@ static int out_host(struct out *o, const UriUriA *u)
     while (s < end) {
         unsigned char c = (unsigned char)*s++;
         if (c == '%') {
-            int hi = end - s >= 2 ? hexval((unsigned char)s[0]) : -1;
-            int lo = hi >= 0 ? hexval((unsigned char)s[1]) : -1;
+            int hi = end - s >= 2 ? rc_hexval((unsigned char)s[0]) : -1;
+            int lo = hi >= 0 ? rc_hexval((unsigned char)s[1]) : -1;
             if (lo < 0)
                 return RC_URL_EHOST;
             c = (unsigned char)(hi << 4 | lo);

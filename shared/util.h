@@ -53,6 +53,18 @@ uint64_t rc_mono_ms(void);
 int rc_parse_i64(const char *s, int64_t min, int64_t max, int64_t *ret);
 int rc_parse_double(const char *s, double min, double max, double *ret);
 
+/* The value of a hex digit, -1 when c is not one. */
+static inline int rc_hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 /* Lower-case ASCII in place. */
 void rc_ascii_lower(char *s, size_t n);
 

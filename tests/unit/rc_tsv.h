@@ -7,17 +7,6 @@
 
 #include "util.h"
 
-static int rc_tsv_hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Decodes the escapes of one field into B. Returns -1 on a malformed escape. */
 static int rc_tsv_unescape(const char *s, size_t n, rc_buf *b)
 {
@@ -37,9 +26,9 @@ static int rc_tsv_unescape(const char *s, size_t n, rc_buf *b)
         case 'r': c = '\r'; break;
         case '\\': c = '\\'; break;
         case 'x':
-            if (i + 2 >= n || rc_tsv_hexval(s[i + 1]) < 0 || rc_tsv_hexval(s[i + 2]) < 0)
+            if (i + 2 >= n || rc_hexval((unsigned char)s[i + 1]) < 0 || rc_hexval((unsigned char)s[i + 2]) < 0)
                 return -1;
-            c = (char)(rc_tsv_hexval(s[i + 1]) << 4 | rc_tsv_hexval(s[i + 2]));
+            c = (char)(rc_hexval((unsigned char)s[i + 1]) << 4 | rc_hexval((unsigned char)s[i + 2]));
             i += 2;
             break;
         case '{': {
