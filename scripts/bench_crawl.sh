@@ -12,24 +12,10 @@ HOSTS=${1:-100}
 PAGES=${2:-200}
 WORKERS=${3:-2}
 WORK=$(mktemp -d /tmp/redcrawl-bench-XXXXXX)
-WEB_PID=""
-cleanup() {
-  if [ -n "$WEB_PID" ] && kill -0 "$WEB_PID" 2>/dev/null; then
-    kill "$WEB_PID" && wait "$WEB_PID" 2>/dev/null || true
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/testweb.sh
+. scripts/testweb.sh
+testweb_start --sites "$HOSTS" --pages "$PAGES" --page-size 30000
 
-build/tests/testweb --port 0 --sites "$HOSTS" --pages "$PAGES" --page-size 30000 --max-seconds 900 \
-  >"$WORK/web.out" 2>"$WORK/web.err" &
-WEB_PID=$!
-for _ in $(seq 100); do
-  grep -q '^PORT ' "$WORK/web.out" 2>/dev/null && break
-  sleep 0.05
-done
-PORT=$(awk '/^PORT /{print $2; exit}' "$WORK/web.out")
-[ -n "$PORT" ] || { echo "bench: the test web server did not start" >&2; exit 1; }
 seeds=()
 for i in $(seq 0 $((HOSTS - 1))); do seeds+=("http://s$i.site.test/"); done
 

@@ -13,24 +13,9 @@ SITES=${DEMO_SITES:-8}
 PAGES=${DEMO_PAGES:-250}
 OUT=${DEMO_OUT:-redcrawl-out/demo-$(date +%Y%m%d-%H%M%S)}
 WORK=$(mktemp -d /tmp/redcrawl-demo-XXXXXX)
-WEB_PID=""
-cleanup() {
-  if [ -n "$WEB_PID" ] && kill -0 "$WEB_PID" 2>/dev/null; then
-    kill "$WEB_PID" && wait "$WEB_PID" 2>/dev/null || true
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-build/tests/testweb --port 0 --sites "$SITES" --pages "$PAGES" --latency-ms 2 --page-size 20000 --robots \
-  --log "$WORK/requests.log" --max-seconds 900 >"$WORK/web.out" 2>"$WORK/web.err" &
-WEB_PID=$!
-for _ in $(seq 100); do
-  grep -q '^PORT ' "$WORK/web.out" 2>/dev/null && break
-  sleep 0.05
-done
-PORT=$(awk '/^PORT /{print $2; exit}' "$WORK/web.out")
-[ -n "$PORT" ] || { echo "demo: the test web server did not start: $(cat "$WORK/web.err")" >&2; exit 1; }
+# shellcheck source=scripts/testweb.sh
+. scripts/testweb.sh
+testweb_start --sites "$SITES" --pages "$PAGES" --latency-ms 2 --page-size 20000 --robots --log "$WORK/requests.log"
 
 echo "demo: test web site: $SITES hosts (s0.site.test ... s$((SITES - 1)).site.test) x $PAGES pages on 127.0.0.1:$PORT"
 echo "demo: crawling it with 2 workers, 0.05 s between hits on one host, obeying each host's robots.txt"
