@@ -45,6 +45,7 @@ typedef struct crawl_conf {
     rc_strlist data_pages;
     rc_strlist connect_to;
     rc_strlist allow_net;
+    rc_strlist allow_port;
     rc_strlist allowed_domains;
     int quiet;
 } crawl_conf;
@@ -64,7 +65,8 @@ static const rc_conf_row rows[] = {
     {"useragent", RC_CONF_STR, offsetof(crawl_conf, useragent), NULL, 0, 0, "REDCRAWL_USERAGENT", "User-Agent header"},
     {"log-level", RC_CONF_STR, offsetof(crawl_conf, log_level), "info", 0, 0, "REDCRAWL_LOG_LEVEL", "daemons' log level"},
     {"connect-to", RC_CONF_LIST, offsetof(crawl_conf, connect_to), NULL, 0, 0, NULL, "HOST:PORT:ADDR:PORT (curl's semantics; empty HOST or PORT matches any)"},
-    {"allow-net", RC_CONF_LIST, offsetof(crawl_conf, allow_net), NULL, 0, 0, NULL, "CIDR allowed for private and loopback targets"},
+    {"allow-net", RC_CONF_LIST, offsetof(crawl_conf, allow_net), NULL, 0, 0, NULL, "CIDR let through the SSRF guard (loopback, private, link-local... are refused otherwise; REDCRAWL_ALLOW_NET)"},
+    {"allow-port", RC_CONF_LIST, offsetof(crawl_conf, allow_port), NULL, 0, 0, NULL, "the only ports fetched (default any)"},
     {"allowed-domain", RC_CONF_LIST, offsetof(crawl_conf, allowed_domains), NULL, 0, 0, NULL, "follow links only into this domain (default: the seeds' registrable domains)"},
     {"rules", RC_CONF_STR, offsetof(crawl_conf, rules), NULL, 0, 0, NULL, "extraction rules (JSON file); items go to OUT/items.jsonl"},
     {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", 0, 31536000, NULL, "fetch navigation pages again every N seconds (runs until --max-pages or Ctrl-C)"},
@@ -190,6 +192,10 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     for (size_t i = 0; i < c->allow_net.n; i++) {
         add_arg(&run->wargv, &n, "--allow-net");
         add_arg(&run->wargv, &n, c->allow_net.v[i]);
+    }
+    for (size_t i = 0; i < c->allow_port.n; i++) {
+        add_arg(&run->wargv, &n, "--allow-port");
+        add_arg(&run->wargv, &n, c->allow_port.v[i]);
     }
     n = 0;
     add_arg(&run->sargv, &n, run->sched_bin);
@@ -324,6 +330,13 @@ int rc_cli_crawl(int argc, char **argv)
             rc = 2;
             goto out;
         }
+    rc_netguard *guard = rc_netguard_new(NULL, 0, (const char *const *)c.allow_port.v, c.allow_port.n, err, sizeof err);
+    if (!guard) {
+        fprintf(stderr, "redcrawl crawl: --allow-port: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+    rc_netguard_free(guard); /* built only to validate: the workers build their own */
 
     /* The job, validated by the same code that validates submitted requests. */
     char cid[64];

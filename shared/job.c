@@ -18,17 +18,17 @@ static int fail(char *err, size_t cap, const char *field, const char *why)
     return -EINVAL;
 }
 
-static int id_ok(const char *s, size_t max)
+/* An optional id (appid, spiderid); the same rule as crawlid and the Kafka validator. */
+static int get_id(json_t *root, const char *key, char **out, char *err, size_t cap)
 {
-    size_t n = strlen(s);
-    if (n < 1 || n > max)
+    char why[160];
+    json_t *v = json_object_get(root, key);
+    if (!v || json_is_null(v))
         return 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c <= 0x20 || c == 0x7f || c == ':' || c == '"' || c == '\\')
-            return 0;
-    }
-    return 1;
+    if (!json_is_string(v) || rc_id_check(json_string_value(v), RC_JOB_ID_MAX, why, sizeof why) < 0)
+        return fail(err, cap, key, json_is_string(v) ? why : "must be a string");
+    *out = rc_xstrdup(json_string_value(v));
+    return 0;
 }
 
 static void add_unique(char ***list, size_t *n, const char *s)
@@ -127,13 +127,12 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         goto fail;
     }
     json_t *v = json_object_get(root, "crawlid");
-    if (!json_is_string(v) || !id_ok(json_string_value(v), RC_JOB_ID_MAX)) {
-        r = fail(err, cap, "crawlid", "required: 1-40 printable characters without spaces, ':' or quotes");
+    if (!json_is_string(v)) {
+        r = fail(err, cap, "crawlid", "required: 1-40 letters, digits, '.', '_' or '-'");
         goto fail;
     }
-    j.crawlid = rc_xstrdup(json_string_value(v));
-    if ((r = get_str(root, "appid", 40, &j.appid, err, cap)) < 0 ||
-        (r = get_str(root, "spiderid", 40, &j.spiderid, err, cap)) < 0 ||
+    if ((r = get_id(root, "crawlid", &j.crawlid, err, cap)) < 0 || (r = get_id(root, "appid", &j.appid, err, cap)) < 0 ||
+        (r = get_id(root, "spiderid", &j.spiderid, err, cap)) < 0 ||
         (r = get_str(root, "useragent", 1000, &j.useragent, err, cap)) < 0 ||
         (r = get_str(root, "cookie", 8192, &j.cookie, err, cap)) < 0)
         goto fail;

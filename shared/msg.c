@@ -6,8 +6,8 @@
  * deterministic. String lengths count characters (code points), as JSON Schema does.
  *
  * Where redcrawl is stricter than Scrapy Cluster, and why:
- * - appid, crawlid, spiderid: printable ASCII without spaces, ':', '"' or '\' (they become parts
- *   of Redis keys and Kafka topic names; job.c applies the same rule to crawlid); spiderid 1-40.
+ * - appid, crawlid, spiderid: letters, digits, '.', '_' and '-', not starting with '.' (they become
+ *   parts of file paths, Redis keys and Kafka topic names: rc_id_check, shared with job.c).
  * - url: must be an absolute http(s) URL that rc_url_normalize accepts (SC: any string).
  * - allowed_domains, domain: host names (IDNA allowed), checked by normalising them.
  * - allow_regex, deny_regex: must compile with PCRE2 (SC compiled them only in the spider).
@@ -295,22 +295,12 @@ static int check_chars_len(rc_msg_error *e, const char *path, const json_t *v, i
 static int check_id(rc_msg_error *e, const char *path, const json_t *v, int64_t min, int64_t max)
 {
     int r;
+    char why[160];
     if ((r = want_string(e, path, v)) < 0 || (r = check_chars_len(e, path, v, min, max)) < 0)
         return r;
-    const char *s = json_string_value(v);
-    for (size_t i = 0; s[i]; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c <= 0x20 || c >= 0x7f || c == ':' || c == '"' || c == '\\') {
-            char what[16];
-            if (c > 0x20 && c < 0x7f)
-                snprintf(what, sizeof what, "'%c'", c);
-            else
-                snprintf(what, sizeof what, "byte 0x%02X", c);
-            return fail(e, path,
-                        "may hold only printable ASCII without spaces, ':', '\"' or '\\' (found %s at offset %zu)",
-                        what, i);
-        }
-    }
+    /* One rule for every entry point (rc_id_check): ids become paths, keys and topic names. */
+    if (rc_id_check(json_string_value(v), (size_t)max, why, sizeof why) < 0)
+        return fail(e, path, "%s", why);
     return 0;
 }
 

@@ -189,3 +189,28 @@ void rc_ascii_lower(char *s, size_t n)
     for (size_t i = 0; i < n; i++)
         s[i] = (char)tolower((unsigned char)s[i]);
 }
+
+int rc_id_check(const char *s, size_t max, char *why, size_t cap)
+{
+    size_t n = strlen(s);
+    if (n < 1 || n > max) {
+        snprintf(why, cap, "must be 1 to %zu characters long, not %zu", max, n);
+        return -EINVAL;
+    }
+    if (s[0] == '.') {
+        snprintf(why, cap, "must not start with '.'");
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+            c == '-')
+            continue;
+        if (c > 0x20 && c < 0x7f)
+            snprintf(why, cap, "may hold only letters, digits, '.', '_' and '-' (found '%c' at offset %zu)", c, i);
+        else
+            snprintf(why, cap, "may hold only letters, digits, '.', '_' and '-' (found byte 0x%02X at offset %zu)", c, i);
+        return -EINVAL;
+    }
+    return 0;
+}

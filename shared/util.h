@@ -51,6 +51,10 @@ uint64_t rc_mono_ms(void);
 
 /* Strict number parsing: the whole string must be a number in [min, max]. 0 or -EINVAL/-ERANGE. */
 int rc_parse_i64(const char *s, int64_t min, int64_t max, int64_t *ret);
+/* Ids that become file names, Redis keys and topic names (crawlid, spiderid, appid): 1 to max
+ * characters of [A-Za-z0-9._-], not starting with '.', so an id is always one harmless path
+ * component ("..", "a/b" and "" never are). 0, or -EINVAL with the reason in why. */
+int rc_id_check(const char *s, size_t max, char *why, size_t cap);
 int rc_parse_double(const char *s, double min, double max, double *ret);
 
 /* The value of a hex digit, -1 when c is not one. */

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
+#include "netguard.h"
 #include "util.h"
 
 /* A socket curl asked us to watch. */
@@ -46,6 +48,7 @@ typedef struct fetch_xfer {
     char *retry_after;
     CURLcode code;
     char errbuf[CURL_ERROR_SIZE];
+    char blocked[160]; /* why the guard refused a connection, "" if it did not */
 } fetch_xfer;
 
 struct rc_fetcher {
@@ -139,6 +142,7 @@ static void xfer_clear(fetch_xfer *x)
     x->header_overflow = 0;
     x->code = CURLE_OK;
     x->errbuf[0] = '\0';
+    x->blocked[0] = '\0';
     if (x->easy)
         curl_easy_reset(x->easy);
 }
@@ -230,6 +234,17 @@ static size_t on_curl_header(char *ptr, size_t size, size_t nitems, void *userda
     return n;
 }
 
+/* Every connection curl opens comes through here with the address it is about to connect to:
+ * the one place where the SSRF guard cannot be bypassed by DNS, redirects or --connect-to. */
+static curl_socket_t on_curl_opensocket(void *clientp, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    fetch_xfer *x = clientp;
+    const rc_netguard *g = x->f->opts.guard;
+    if (g && rc_netguard_check_sockaddr(g, &a->addr, x->blocked, sizeof x->blocked) < 0)
+        return CURL_SOCKET_BAD; /* curl tries the next address, then fails: CURLE_COULDNT_CONNECT */
+    return socket(a->family, a->socktype, a->protocol);
+}
+
 /* ---- completion -------------------------------------------------------------------------- */
 
 static double us_to_ms(curl_off_t us)
@@ -270,6 +285,7 @@ static void xfer_deliver(fetch_xfer *x)
     r.ttfb_ms = us_to_ms(ttfb);
     r.redirects = redirects;
     r.remote_ip = ip && *ip ? ip : NULL;
+    r.blocked = x->blocked[0] && x->code != CURLE_OK ? x->blocked : NULL;
     r.redirect_url = redir && *redir && status >= 300 && status < 400 ? redir : NULL;
 
     if (x->code == CURLE_OK ||
@@ -280,6 +296,8 @@ static void xfer_deliver(fetch_xfer *x)
         if (x->header_overflow)
             snprintf(x->errbuf, sizeof(x->errbuf), "response headers exceed %d bytes",
                      RC_FETCH_MAX_HEADER_BYTES);
+        else if (r.blocked)
+            snprintf(x->errbuf, sizeof(x->errbuf), "blocked: %s", r.blocked);
         r.error = x->errbuf[0] ? x->errbuf : curl_easy_strerror(x->code);
     }
     x->cb(x->ud, &r);
@@ -542,6 +560,8 @@ static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent)
     SET(CURLOPT_WRITEDATA, (void *)x)
     SET(CURLOPT_HEADERFUNCTION, on_curl_header)
     SET(CURLOPT_HEADERDATA, (void *)x)
+    SET(CURLOPT_OPENSOCKETFUNCTION, on_curl_opensocket)
+    SET(CURLOPT_OPENSOCKETDATA, (void *)x)
     if (f->connect_to)
         SET(CURLOPT_CONNECT_TO, f->connect_to)
     if (x->headers)
@@ -610,6 +630,24 @@ int rc_fetch_start_ex(rc_fetcher *f, const char *url, const char *cookie, const 
 
 fail:
     xfer_destroy(x);
+    return r;
+}
+
+int rc_fetch_check_url(const rc_fetcher *f, const char *url, char *why, size_t cap)
+{
+    if (!f->opts.guard)
+        return 0;
+    CURLU *u = curl_url();
+    char *host = NULL, *port = NULL;
+    int64_t p;
+    int r = 0;
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK && rc_parse_i64(port, 0, 65535, &p) == 0)
+        r = rc_netguard_check_host(f->opts.guard, host, (int)p, why, cap);
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
     return r;
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 struct ev_loop;
+struct rc_netguard;
 
 typedef struct rc_fetcher rc_fetcher;
 
@@ -25,6 +26,9 @@ typedef struct rc_fetch_opts {
                                       first n_connect_to, or up to a NULL when n_connect_to is 0 */
     size_t n_connect_to;
     int verbose;                   /* CURLOPT_VERBOSE on stderr */
+    const struct rc_netguard *guard; /* borrowed, outlives the fetcher; NULL = connect anywhere.
+                                      Checked on every address a connection is opened to (after
+                                      DNS and --connect-to, each redirect hop, each retry). */
 } rc_fetch_opts;
 
 #define RC_FETCH_DEFAULT_UA "redcrawl/0.1 (+https://example.invalid/redcrawl)"
@@ -52,6 +56,7 @@ typedef struct rc_fetch_result {
     double total_ms, connect_ms, ttfb_ms;
     long redirects;
     const char *remote_ip;     /* may be NULL */
+    const char *blocked;       /* the guard refused the address: why (then !ok), else NULL */
     const char *redirect_url;  /* a 3xx not followed (rc_fetch_start_ex follow 0): its absolute
                                   Location, else NULL */
 } rc_fetch_result;
@@ -82,6 +87,11 @@ int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const cha
  * lets curl follow up to max_redirects (robots.txt, as RFC 9309 asks). */
 int rc_fetch_start_ex(rc_fetcher *f, const char *url, const char *cookie, const char *useragent, int follow,
                       rc_fetch_cb cb, void *ud);
+
+/* The guard's verdict on url before any DNS: its host when that is an address in any spelling or
+ * localhost (names are judged on the address connected to). 0 when allowed, there is no guard
+ * or the URL does not parse (the fetch itself will say why); -EACCES with the reason in why. */
+int rc_fetch_check_url(const rc_fetcher *f, const char *url, char *why, size_t cap);
 
 /* Transfers running in curl; a finished one stops counting just before its callback runs. */
 int rc_fetch_active(const rc_fetcher *f);

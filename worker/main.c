@@ -44,7 +44,8 @@ static const rc_conf_row rows[] = {
     {"max-delay", RC_CONF_DOUBLE, offsetof(rc_worker_conf, max_delay), "60", 0.1, 86400, NULL, "cap on adaptive delays and back-offs, seconds"},
     {"park-after", RC_CONF_INT, offsetof(rc_worker_conf, park_after), "3", 1, 1000, NULL, "connection failures in a row before a host is parked"},
     {"connect-to", RC_CONF_LIST, offsetof(rc_worker_conf, connect_to), NULL, 0, 0, "REDCRAWL_CONNECT_TO", "HOST:PORT:ADDR:PORT, curl's --connect-to (empty HOST or PORT matches any)"},
-    {"allow-net", RC_CONF_LIST, offsetof(rc_worker_conf, allow_net), NULL, 0, 0, "REDCRAWL_ALLOW_NET", "CIDR allowed for private/loopback targets"},
+    {"allow-net", RC_CONF_LIST, offsetof(rc_worker_conf, allow_net), NULL, 0, 0, "REDCRAWL_ALLOW_NET", "CIDR let through the SSRF guard (loopback, private, link-local... are refused otherwise)"},
+    {"allow-port", RC_CONF_LIST, offsetof(rc_worker_conf, allow_port), NULL, 0, 0, "REDCRAWL_ALLOW_PORT", "the only ports fetched (default any)"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 

@@ -17,6 +17,7 @@
 #define MOD "robots"
 #define REREAD_MS (3600 * 1000) /* rules read from Redis are re-read at most hourly */
 #define UNREACHABLE_MS (600 * 1000)
+#define BLOCKED_MS (60 * 1000) /* an origin the guard refused: robots.txt asked again after this */
 
 enum entry_state { ENTRY_NONE, ENTRY_LOADING, ENTRY_FETCHING, ENTRY_READY };
 
@@ -115,6 +116,13 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     uint64_t ttl_ms = c->ttl_ms;
     /* RFC 9309 2.3.1: 2xx parse; 4xx (and too many redirects) "unavailable": allow all;
      * 5xx or unreachable: "unreachable", disallow all for a while. */
+    if (res->blocked && res->redirects == 0) {
+        /* The SSRF guard refused the origin itself: so will it refuse every page there, which
+         * is then recorded with that reason rather than as "disallowed". Kept in this worker
+         * only (another worker may allow other networks) and briefly. */
+        ready(e, rc_robots_allow_all(), BLOCKED_MS, 0);
+        return;
+    }
     if (res->ok && res->status >= 200 && res->status < 300)
         rules = rc_robots_parse(res->body, res->body_len, c->agent);
     else if ((res->ok && res->status >= 400 && res->status < 500) || res->curl_code == CURLE_TOO_MANY_REDIRECTS)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "strmap.h"
+#include "job.h"
 #include "util.h"
 
 struct rc_sink {
@@ -85,7 +86,12 @@ static int mkdirs(char *path)
 
 static int open_for(rc_sink *s, const char *crawlid, const char *kind, char *err, size_t cap)
 {
-    char mapkey[128];
+    char mapkey[128], why[160];
+    /* {crawlid} becomes a path component: it must stay one (no "..", no '/'), whoever sent it. */
+    if (rc_id_check(crawlid, RC_JOB_ID_MAX, why, sizeof why) < 0) {
+        snprintf(err, cap, "crawlid '%.60s' cannot name a directory: %s", crawlid, why);
+        return -EINVAL;
+    }
     snprintf(mapkey, sizeof mapkey, "%s/%s", crawlid, kind);
     void *v = rc_strmap_get(s->fds, mapkey);
     if (v)

@@ -18,6 +18,7 @@
 #include "argv.h"
 #include "bloom.h"
 #include "fetch.h"
+#include "netguard.h"
 #include "page.h"
 #include "rules.h"
 #include "frontier.h"
@@ -90,6 +91,7 @@ struct rc_worker {
     rc_redis_addr addr;
     redisAsyncContext *ac;
     rc_fetcher *fetcher;
+    rc_netguard *guard; /* the SSRF guard, read by the fetcher */
     rc_sink *sink;             /* JSON Lines, NULL when only other sinks are used */
     rc_mongo_sink *mongo;      /* NULL = none */
     rc_kafka_sink *firehose;   /* NULL = none */
@@ -567,9 +569,11 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     const rc_worker_conf *conf = w->conf;
     uint64_t now = rc_now_ms();
     uint64_t delay_ms = host_delay_ms(w, t, res->total_ms);
-    uint64_t park_ms = host_failed(w, t->host, !res->ok && res->status == 0);
+    /* A refused address is final: retrying cannot change the answer, and it says nothing about
+     * the host's health. */
+    uint64_t park_ms = res->blocked ? 0 : host_failed(w, t->host, !res->ok && res->status == 0);
     int can_retry = t->rec.attempt + 1 < conf->max_attempts;
-    int transient = !res->ok || res->status == 429 || res->status >= 500;
+    int transient = !res->blocked && (!res->ok || res->status == 429 || res->status >= 500);
 
     if (transient && can_retry) {
         /* Back off this domain: Retry-After when given, else exponential on the delay. */
@@ -622,8 +626,24 @@ static void release_task(rc_worker *w, task *t, const char *why)
 static void fetch_task(rc_worker *w, task *t);
 static void robots_check(rc_worker *w, task *t);
 
+/* The SSRF guard refused the URL's host before any DNS or robots.txt: recorded like a fetch that
+ * failed for good, with the reason. */
+static void block_task(task *t, const char *why)
+{
+    char err[240];
+    snprintf(err, sizeof err, "blocked: %s", why);
+    rc_warn(MOD, "refused url=%s reason=%s", t->rec.url, why);
+    rc_fetch_result r = {.url = t->rec.url, .effective_url = t->rec.url, .body = "", .error = err, .blocked = why};
+    on_fetched(t, &r);
+}
+
 static void start_task(rc_worker *w, task *t)
 {
+    char why[200];
+    if (rc_fetch_check_url(w->fetcher, t->rec.url, why, sizeof why) < 0) {
+        block_task(t, why);
+        return;
+    }
     if (t->job->state == JOB_READY && w->conf->robots) {
         robots_check(w, t);
         return;
@@ -955,6 +975,11 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
         w->connect_to[i] = conf->connect_to.v[i];
     fo.connect_to = (const char *const *)w->connect_to;
     fo.n_connect_to = conf->connect_to.n;
+    w->guard = rc_netguard_new((const char *const *)conf->allow_net.v, conf->allow_net.n,
+                               (const char *const *)conf->allow_port.v, conf->allow_port.n, err, cap);
+    if (!w->guard)
+        goto fail;
+    fo.guard = w->guard;
     w->fetcher = rc_fetcher_new(loop, &fo);
     if (!w->fetcher) {
         snprintf(err, cap, "cannot create the HTTP fetcher (libcurl)");
@@ -1024,6 +1049,7 @@ void rc_worker_free(rc_worker *w)
         ev_timer_stop(w->loop, &w->drain_timer);
     }
     rc_fetcher_free(w->fetcher);
+    rc_netguard_free(w->guard);
     if (w->ac) {
         redisAsyncContext *ac = w->ac;
         set_ac(w, NULL);

@@ -43,7 +43,8 @@ typedef struct rc_worker_conf {
     double max_delay;        /* cap on the adaptive delay and on back-offs, seconds */
     int64_t park_after;      /* consecutive connection failures before a host is parked */
     rc_strlist connect_to;
-    rc_strlist allow_net;
+    rc_strlist allow_net;    /* CIDRs let through the SSRF guard */
+    rc_strlist allow_port;   /* the only ports fetched; empty = any */
 } rc_worker_conf;
 
 typedef struct rc_worker rc_worker;

@@ -213,6 +213,11 @@ def test_bad_input(tmp, procs):
         (["ftp://example.test/"], "url"),
         (["--connect-to", "nonsense", "http://a.test/"], "--connect-to"),
         (["--allow-net", "300.1.1.1/8", "http://a.test/"], "--allow-net"),
+        (["--allow-port", "0", "http://a.test/"], "--allow-port"),
+        # ids become directory names: none may climb out of --out
+        (["--crawlid", "../../../tmp/escaped", "http://a.test/"], "crawlid"),
+        (["--crawlid", "..", "http://a.test/"], "crawlid"),
+        (["--crawlid", "a/b", "http://a.test/"], "crawlid"),
         (["--workers", "0", "http://a.test/"], "--workers"),
         (["--delay", "soon", "http://a.test/"], "--delay"),
         (["--no-such-option", "http://a.test/"], "--no-such-option"),
@@ -223,6 +228,8 @@ def test_bad_input(tmp, procs):
                            capture_output=True, text=True, timeout=30)
         check(r.returncode == 2, "%s: want exit 2, got %d" % (args, r.returncode))
         check(word in r.stderr, "%s: error does not mention %s: %s" % (args, word, r.stderr))
+    check(not os.path.exists("/tmp/escaped") and not os.path.exists(os.path.join(tmp, "never")),
+          "a refused crawl created a directory")
     check(not os.path.exists(os.path.join(tmp, "never", "pages.jsonl")), "bad input wrote output")
 
 

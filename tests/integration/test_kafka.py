@@ -436,7 +436,7 @@ def malformed_cases():
         ('{"uuid": "m8", "appid": "app", "url": "http://a.test/", "crawlid": "c', "(root)", "cut short"),
         (crawl("m9", appid=DROP), "appid", "is required"),
         (crawl("m10", appid="ab"), "appid", "3 to 40 characters"),
-        (crawl("m11", appid="my app"), "appid", "printable ASCII"),
+        (crawl("m11", appid="my app"), "appid", "letters, digits"),
         (crawl("m12", crawlid="c" * 41), "crawlid", "1 to 40 characters"),
         (crawl("m13", crawlid="a:b"), "crawlid", "':'"),
         (crawl("m14", url="ftp://a.test/x"), "url", "not a \"ftp:\" URL"),
