@@ -55,7 +55,7 @@ static const rc_conf_row rows[] = {
     {"max-pages", RC_CONF_INT, offsetof(crawl_conf, max_pages), "0", 0, 1e12, NULL, "stop after this many pages (0 = no limit)"},
     {"maxdepth", RC_CONF_INT, offsetof(crawl_conf, maxdepth), "5", -1, 1000, NULL, "follow links this deep (-1 = no limit)"},
     {"concurrency", RC_CONF_INT, offsetof(crawl_conf, concurrency), "64", 1, 10000, NULL, "transfers at once per worker"},
-    {"priority", RC_CONF_INT, offsetof(crawl_conf, priority), "50", 0, 1000, NULL, "job priority"},
+    {"priority", RC_CONF_INT, offsetof(crawl_conf, priority), "50", 1, 100, NULL, "job priority, 1-100 as for submit"},
     {"delay", RC_CONF_DOUBLE, offsetof(crawl_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY", "seconds between hits on one domain"},
     {"timeout", RC_CONF_DOUBLE, offsetof(crawl_conf, timeout), "30", 0.1, 3600, NULL, "whole-transfer timeout, seconds"},
     {"out", RC_CONF_STR, offsetof(crawl_conf, out), NULL, 0, 0, NULL, "output directory (default ./redcrawl-out/CRAWLID)"},

@@ -12,7 +12,7 @@ PACKAGES=(
   meson ninja-build pkg-config gcc python3
   libhiredis-dev libcurl4-openssl-dev libev-dev libgumbo-dev libpcre2-dev libjansson-dev
   libmongoc-dev libbson-dev librdkafka-dev libxml2-dev libpsl-dev liburiparser-dev
-  libxxhash-dev libuchardet-dev libidn2-dev zlib1g-dev
+  libxxhash-dev libuchardet-dev libidn2-dev zlib1g-dev libbrotli-dev libzstd-dev
   redis-server redis-tools kcat
 )
 

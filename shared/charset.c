@@ -692,6 +692,13 @@ static const encoding *uchardet_guess(const char *s, size_t len)
     return e;
 }
 
+/* A UTF-8 label on bytes that are not UTF-8 (servers that label every page utf-8) is a lie the
+ * bytes give away: they are sniffed instead. Other labels cannot be checked this way. */
+static int label_contradicted(const encoding *e, const unsigned char *s, size_t len)
+{
+    return e == ENC_UTF8 && has_non_ascii(s, len) && !utf8_plausible(s, len);
+}
+
 static const encoding *sniff(const unsigned char *s, size_t len)
 {
     if (utf8_plausible(s, len))
@@ -721,9 +728,9 @@ int rc_charset_detect(const char *body, size_t len, const char *content_type, ch
         len = 0;
     if ((e = bom_sniff(s, len, &bom_len)))
         source = RC_CHARSET_BOM;
-    else if (content_type && (e = header_charset(content_type)))
+    else if (content_type && (e = header_charset(content_type)) && !label_contradicted(e, s, len))
         source = RC_CHARSET_HEADER;
-    else if ((e = prescan_meta_charset(s, len)))
+    else if ((e = prescan_meta_charset(s, len)) && !label_contradicted(e, s, len))
         source = RC_CHARSET_META;
     else if ((e = sniff(s, len)))
         source = RC_CHARSET_SNIFF;

@@ -30,7 +30,7 @@ typedef enum rc_charset_source {
 
 /* Detects the encoding of the HTML body BODY[0..len) (borrowed; need not be NUL-terminated):
  * BOM, then the Content-Type header's charset (CONTENT_TYPE may be NULL; an unknown label is
- * ignored), then <meta charset> / <meta http-equiv="Content-Type"> found by the HTML5 prescan
+ * ignored, and so is a UTF-8 label on a body that is plainly not UTF-8), then <meta charset> / <meta http-equiv="Content-Type"> found by the HTML5 prescan
  * over the first RC_CHARSET_PRESCAN bytes (utf-16 labels there mean UTF-8, x-user-defined means
  * windows-1252, as in the spec), then sniffing, then windows-1252. Sniffing: a body with
  * non-ASCII characters that is valid UTF-8 but for a sequence cut short at the end and at most

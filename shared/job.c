@@ -100,6 +100,8 @@ static int get_str_list(json_t *root, const char *key, size_t max_n, char ***out
 static int add_seed(rc_job *j, const char *url, char *err, size_t cap)
 {
     char *norm = NULL;
+    if (rc_url_has_userinfo(url))
+        return fail(err, cap, "url", "must not carry credentials (user:password@): they would be dropped");
     int r = rc_url_normalize(url, &norm);
     if (r < 0) {
         char why[160];
@@ -174,7 +176,7 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
     if ((r = get_int(root, "maxdepth", -1, 1000, 0, &x, err, cap)) < 0)
         goto fail;
     j.maxdepth = (int)x;
-    if ((r = get_int(root, "priority", 0, 1000, 50, &x, err, cap)) < 0)
+    if ((r = get_int(root, "priority", 1, 100, 50, &x, err, cap)) < 0)
         goto fail;
     j.priority = (int)x;
     if ((r = get_int(root, "max_pages", 0, INT64_C(1) << 50, 0, &j.max_pages, err, cap)) < 0 ||

@@ -334,6 +334,8 @@ static int check_url(rc_msg_error *e, const char *path, const json_t *v, char **
         return fail(e, path, "is %zu bytes long; URLs of at most %d bytes are accepted", json_string_length(v),
                     RC_URL_MAX);
     char *norm = NULL;
+    if (rc_url_has_userinfo(s))
+        return fail(e, path, "must not carry credentials (user:password@): they would be dropped");
     r = rc_url_normalize(s, &norm);
     if (r == RC_URL_ESCHEME) {
         size_t sl = strcspn(s, ":/?#");

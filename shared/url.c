@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <uriparser/Uri.h>
 
 /* Input (before the fragment, after escaping) longer than this is refused without parsing: only
@@ -489,6 +490,30 @@ static void out_ipv6(struct out *o, const unsigned char *b)
     out_putc(o, ']');
 }
 
+/* Every "xn--" label of the ASCII host [h, h+n) must decode to a non-empty Unicode label:
+ * "xn--", "xn--zz" and the like name nothing and no resolver will take them. */
+static bool punycode_ok(const char *h, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t len = strcspn(h + i, ".");
+        len = len > n - i ? n - i : len;
+        if (len >= 4 && strncasecmp(h + i, "xn--", 4) == 0) {
+            char label[LABEL_MAX + 1];
+            char *u = NULL;
+            if (len > LABEL_MAX)
+                return false;
+            memcpy(label, h + i, len);
+            label[len] = '\0';
+            bool ok = idn2_to_unicode_8z8z(label, &u, 0) == IDN2_OK && u && u[0];
+            idn2_free(u);
+            if (!ok)
+                return false;
+        }
+        i += len + 1;
+    }
+    return true;
+}
+
 /* Writes the canonical host of U: escapes decoded, lower-cased, IDN to A-labels, trailing dot
  * dropped, IPv4/IPv6 in canonical form. Only DNS-shaped names pass: a crawler cannot fetch others. */
 static int out_host(struct out *o, const UriUriA *u)
@@ -558,6 +583,8 @@ static int out_host(struct out *o, const UriUriA *u)
     }
     if (label == 0)
         err = RC_URL_EHOST; /* "a.." leaves an empty last label */
+    if (!err && !punycode_ok(h, n))
+        err = RC_URL_EHOST;
     uint32_t a;
     int v4 = err ? 0 : ipv4_parse(h, n, &a);
     if (v4 < 0)
@@ -670,6 +697,15 @@ out:
     if (have_ru)
         uriFreeUriMembersMmA(&ru, &arena.mm);
     return err;
+}
+
+int rc_url_has_userinfo(const char *url)
+{
+    const char *p = strstr(url, "://");
+    if (!p)
+        return 0;
+    p += 3;
+    return memchr(p, '@', strcspn(p, "/?#\\")) != NULL;
 }
 
 int rc_url_normalize(const char *url, char **ret_url)

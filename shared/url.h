@@ -32,6 +32,10 @@ int rc_url_host_key(const char *url, char *buf, size_t cap);
 /* The bare host of a normalised URL (no port), lower-case, IPv6 without brackets. Same errors. */
 int rc_url_host(const char *url, char *buf, size_t cap);
 
+/* True when url's authority carries credentials (user:pass@host). Normalisation drops them, so
+ * a seed with them is refused rather than fetched as something else. */
+int rc_url_has_userinfo(const char *url);
+
 /* A static message for an RC_URL_E* code. */
 const char *rc_url_strerror(int err);
 

@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+#include "decode.h"
 #include "netguard.h"
 #include "util.h"
 
@@ -40,11 +41,15 @@ typedef struct fetch_xfer {
     struct curl_slist *headers; /* the Cookie header, if any */
     rc_fetch_cb cb;
     void *ud;
-    rc_buf body;
+    rc_buf body;        /* decoded */
+    rc_buf raw;         /* as received */
+    rc_decoder *dec;    /* made at the first body byte, from content_encoding */
     int truncated;
-    size_t header_bytes;
+    int decode_failed;  /* errbuf says why */
+    size_t header_bytes, header_lines;
     int header_overflow;
     char *content_type; /* of the last response seen so far */
+    char *content_encoding;
     char *retry_after;
     CURLcode code;
     char errbuf[CURL_ERROR_SIZE];
@@ -76,6 +81,8 @@ void rc_fetch_opts_init(rc_fetch_opts *o)
     o->timeout_ms = 30000;
     o->max_body = 10u * 1024 * 1024;
     o->max_redirects = 5;
+    o->low_speed_bytes = 100;
+    o->low_speed_s = 15;
     o->useragent = RC_FETCH_DEFAULT_UA;
     o->connect_to = NULL;
     o->n_connect_to = 0;
@@ -134,11 +141,17 @@ static void xfer_clear(fetch_xfer *x)
     x->content_type = NULL;
     free(x->retry_after);
     x->retry_after = NULL;
+    free(x->content_encoding);
+    x->content_encoding = NULL;
     rc_buf_release(&x->body);
+    rc_buf_release(&x->raw);
+    rc_decoder_free(x->dec);
+    x->dec = NULL;
+    x->decode_failed = 0;
     x->cb = NULL;
     x->ud = NULL;
     x->truncated = 0;
-    x->header_bytes = 0;
+    x->header_bytes = x->header_lines = 0;
     x->header_overflow = 0;
     x->code = CURLE_OK;
     x->errbuf[0] = '\0';
@@ -174,22 +187,30 @@ static void xfer_recycle(rc_fetcher *f, fetch_xfer *x)
 
 /* ---- curl data callbacks ----------------------------------------------------------------- */
 
+/* Raw bytes are kept as they came (both copies capped at max_body) and decoded as they arrive,
+ * so a compressed body that would expand past max_body stops the transfer at the cap. Returning
+ * anything but n makes curl fail with CURLE_WRITE_ERROR, which the completion turns into ok +
+ * truncated (cap) or an error (corrupt encoding). */
 static size_t on_curl_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
     fetch_xfer *x = userdata;
-    size_t n = size * nmemb;
-    size_t max = x->f->opts.max_body;
-    size_t room = x->body.len < max ? max - x->body.len : 0;
+    size_t n = size * nmemb, max = x->f->opts.max_body;
+    size_t room = x->raw.len < max ? max - x->raw.len : 0;
 
-    if (n > room) {
-        /* Keep what fits and stop: anything but n makes curl fail with CURLE_WRITE_ERROR, which
-         * the completion turns back into ok + truncated. */
-        if (room)
-            rc_buf_append(&x->body, ptr, room);
+    if (!x->dec && !(x->dec = rc_decoder_new(x->content_encoding, max, x->errbuf, sizeof x->errbuf)))
+        x->dec = rc_decoder_new(NULL, max, x->errbuf, sizeof x->errbuf); /* unknown coding: as is */
+    if (x->body.len == 0 && x->raw.len == 0)
+        x->errbuf[0] = '\0'; /* the note about an unknown coding is not an error */
+    rc_buf_append(&x->raw, ptr, RC_MIN(n, room));
+    int r = rc_decoder_feed(x->dec, ptr, RC_MIN(n, room), &x->body, x->errbuf, sizeof x->errbuf);
+    if (r < 0) {
+        x->decode_failed = 1;
+        return 0;
+    }
+    if (r == RC_DECODE_FULL || n > room) {
         x->truncated = 1;
         return 0;
     }
-    rc_buf_append(&x->body, ptr, n);
     return n;
 }
 
@@ -214,7 +235,7 @@ static size_t on_curl_header(char *ptr, size_t size, size_t nitems, void *userda
     char *v;
 
     x->header_bytes += n;
-    if (x->header_bytes > RC_FETCH_MAX_HEADER_BYTES) {
+    if (x->header_bytes > RC_FETCH_MAX_HEADER_BYTES || ++x->header_lines > RC_FETCH_MAX_HEADER_LINES) {
         x->header_overflow = 1;
         return 0; /* curl fails the transfer with CURLE_WRITE_ERROR */
     }
@@ -224,6 +245,11 @@ static size_t on_curl_header(char *ptr, size_t size, size_t nitems, void *userda
         x->content_type = NULL;
         free(x->retry_after);
         x->retry_after = NULL;
+        free(x->content_encoding);
+        x->content_encoding = NULL;
+    } else if ((v = header_value(ptr, n, "content-encoding"))) {
+        free(x->content_encoding);
+        x->content_encoding = v;
     } else if ((v = header_value(ptr, n, "content-type"))) {
         free(x->content_type);
         x->content_type = v;
@@ -278,7 +304,12 @@ static void xfer_deliver(fetch_xfer *x)
     r.retry_after = x->retry_after;
     r.body = x->body.ptr ? x->body.ptr : "";
     r.body_len = x->body.len;
+    r.raw_body = x->raw.ptr ? x->raw.ptr : "";
+    r.raw_len = x->raw.len;
+    r.content_encoding = x->content_encoding;
     r.truncated = x->truncated;
+    if (x->code == CURLE_OK && x->dec && rc_decoder_finish(x->dec, x->errbuf, sizeof x->errbuf) < 0)
+        r.truncated = 1; /* a compressed body cut short: what arrived is kept */
     r.curl_code = (int)x->code;
     r.total_ms = us_to_ms(total);
     r.connect_ms = us_to_ms(connect);
@@ -289,13 +320,17 @@ static void xfer_deliver(fetch_xfer *x)
     r.redirect_url = redir && *redir && status >= 300 && status < 400 ? redir : NULL;
 
     if (x->code == CURLE_OK ||
-        (x->code == CURLE_WRITE_ERROR && x->truncated && !x->header_overflow)) {
+        (x->code == CURLE_WRITE_ERROR && x->truncated && !x->header_overflow && !x->decode_failed)) {
         r.ok = 1;
     } else {
         r.ok = 0;
+        r.final = x->header_overflow || x->decode_failed || x->code == CURLE_OUT_OF_MEMORY;
         if (x->header_overflow)
-            snprintf(x->errbuf, sizeof(x->errbuf), "response headers exceed %d bytes",
-                     RC_FETCH_MAX_HEADER_BYTES);
+            snprintf(x->errbuf, sizeof(x->errbuf), "response headers exceed %d bytes or %d lines",
+                     RC_FETCH_MAX_HEADER_BYTES, RC_FETCH_MAX_HEADER_LINES);
+        else if (x->code == CURLE_OUT_OF_MEMORY)
+            /* libcurl's word for a header line over its 100 KB limit: say what happened. */
+            snprintf(x->errbuf, sizeof(x->errbuf), "a response header line exceeds 100 KB");
         else if (r.blocked)
             snprintf(x->errbuf, sizeof(x->errbuf), "blocked: %s", r.blocked);
         r.error = x->errbuf[0] ? x->errbuf : curl_easy_strerror(x->code);
@@ -553,7 +588,10 @@ static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent)
     SET(CURLOPT_MAXREDIRS, o->max_redirects)
     SET(CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms)
     SET(CURLOPT_TIMEOUT_MS, o->timeout_ms)
-    SET(CURLOPT_ACCEPT_ENCODING, "") /* everything this libcurl can decode */
+    SET(CURLOPT_ACCEPT_ENCODING, RC_FETCH_ACCEPT_ENCODING)
+    SET(CURLOPT_HTTP_CONTENT_DECODING, 0L) /* decoded here, capped: on_curl_write */
+    SET(CURLOPT_LOW_SPEED_LIMIT, o->low_speed_bytes)
+    SET(CURLOPT_LOW_SPEED_TIME, o->low_speed_s)
     SET(CURLOPT_TCP_NODELAY, 1L)
     SET(CURLOPT_USERAGENT, useragent && *useragent ? useragent : f->useragent)
     SET(CURLOPT_WRITEFUNCTION, on_curl_write)
@@ -598,6 +636,7 @@ int rc_fetch_start_ex(rc_fetcher *f, const char *url, const char *cookie, const 
         x = rc_xcalloc(1, sizeof(*x));
         x->f = f;
         rc_buf_init(&x->body);
+        rc_buf_init(&x->raw);
         x->easy = curl_easy_init();
         if (!x->easy) {
             r = -ENOMEM;

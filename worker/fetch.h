@@ -21,6 +21,9 @@ typedef struct rc_fetch_opts {
     size_t max_body;               /* decoded bytes kept; larger bodies are cut, marked truncated
                                       and the transfer stopped (default 10 MiB) */
     long max_redirects;            /* default 5 (followed by curl) */
+    long low_speed_bytes;          /* a transfer slower than this many bytes/s for ... */
+    long low_speed_s;              /* ... this many seconds fails (trickling servers, no answer);
+                                      defaults 100 B/s over 15 s; 0 = off */
     const char *useragent;         /* copied; default RC_FETCH_DEFAULT_UA */
     const char *const *connect_to; /* curl CONNECT_TO strings "HOST:PORT:ADDR:PORT", copied; the
                                       first n_connect_to, or up to a NULL when n_connect_to is 0 */
@@ -32,8 +35,13 @@ typedef struct rc_fetch_opts {
 } rc_fetch_opts;
 
 #define RC_FETCH_DEFAULT_UA "redcrawl/0.1 (+https://example.invalid/redcrawl)"
-/* Total bytes of response headers (all redirect hops together) before a transfer is failed. */
+/* Total bytes and lines of response headers (all redirect hops together) before a transfer is
+ * failed. A single line over 100 KB is refused by libcurl itself (reported as such). */
 #define RC_FETCH_MAX_HEADER_BYTES (64 * 1024)
+#define RC_FETCH_MAX_HEADER_LINES 300
+/* What the fetcher asks for; it decodes each itself (shared/decode.c) with max_body applied to
+ * the decoded bytes, and keeps the bytes as received in raw_body. */
+#define RC_FETCH_ACCEPT_ENCODING "gzip, deflate, br, zstd"
 
 /* Fills defaults. */
 void rc_fetch_opts_init(rc_fetch_opts *o);
@@ -48,15 +56,22 @@ typedef struct rc_fetch_result {
     const char *effective_url; /* after redirects */
     const char *content_type;  /* last response's Content-Type, may be NULL */
     const char *retry_after;   /* last response's raw Retry-After value, may be NULL */
-    const char *body;          /* never NULL, NUL-terminated (the body itself may hold NULs) */
+    const char *body;          /* decoded; never NULL, NUL-terminated (the body may hold NULs) */
     size_t body_len;
-    int truncated;             /* body was cut at max_body */
+    const char *raw_body;      /* as received (before content decoding), never NULL; the same
+                                  bytes as body when there was no Content-Encoding */
+    size_t raw_len;
+    const char *content_encoding; /* last response's Content-Encoding, may be NULL */
+    int truncated;             /* body (decoded or raw) was cut at max_body, or a compressed
+                                  body ended early */
     const char *error;         /* human-readable error when !ok (curl's error buffer), else NULL */
     int curl_code;             /* CURLcode (CURLE_WRITE_ERROR when truncated) */
     double total_ms, connect_ms, ttfb_ms;
     long redirects;
     const char *remote_ip;     /* may be NULL */
     const char *blocked;       /* the guard refused the address: why (then !ok), else NULL */
+    int final;                 /* !ok for a reason a retry would meet again (a header limit,
+                                  a corrupt encoding): not worth another attempt */
     const char *redirect_url;  /* a 3xx not followed (rc_fetch_start_ex follow 0): its absolute
                                   Location, else NULL */
 } rc_fetch_result;

@@ -35,6 +35,8 @@ static const rc_conf_row rows[] = {
     {"delay", RC_CONF_DOUBLE, offsetof(rc_worker_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY", "seconds between hits on one domain"},
     {"connect-timeout", RC_CONF_DOUBLE, offsetof(rc_worker_conf, connect_timeout), "10", 0.1, 600, NULL, "connect timeout, seconds"},
     {"timeout", RC_CONF_DOUBLE, offsetof(rc_worker_conf, timeout), "30", 0.1, 3600, NULL, "whole-transfer timeout, seconds"},
+    {"low-speed-limit", RC_CONF_INT, offsetof(rc_worker_conf, low_speed_limit), "100", 0, 100000000, NULL, "bytes/s under which a transfer, for --low-speed-time, fails (0 = off)"},
+    {"low-speed-time", RC_CONF_DOUBLE, offsetof(rc_worker_conf, low_speed_time), "15", 1, 3600, NULL, "seconds below --low-speed-limit before a transfer fails"},
     {"lease-seconds", RC_CONF_DOUBLE, offsetof(rc_worker_conf, lease_seconds), "120", 5, 86400, NULL, "in-flight lease before a URL is handed out again"},
     {"heartbeat", RC_CONF_DOUBLE, offsetof(rc_worker_conf, heartbeat), "1", 0.1, 60, NULL, "heartbeat period, seconds"},
     {"robots", RC_CONF_BOOL, offsetof(rc_worker_conf, robots), "1", 0, 1, "REDCRAWL_ROBOTS", "obey robots.txt (--robots=0 to ignore it)"},

@@ -573,14 +573,15 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
      * the host's health. */
     uint64_t park_ms = res->blocked ? 0 : host_failed(w, t->host, !res->ok && res->status == 0);
     int can_retry = t->rec.attempt + 1 < conf->max_attempts;
-    int transient = !res->blocked && (!res->ok || res->status == 429 || res->status >= 500);
+    int transient = !res->blocked && !res->final && (!res->ok || res->status == 429 || res->status >= 500);
 
     if (transient && can_retry) {
         /* Back off this domain: Retry-After when given, else exponential on the delay. */
         uint64_t back = retry_after_ms(res->retry_after, now);
         if (!back)
             back = RC_MAX(delay_ms, 250) << RC_MIN(t->rec.attempt + 1, 6);
-        back = RC_MAX(back, park_ms);
+        /* --max-delay caps back-offs as its help says, Retry-After included; parking has its own. */
+        back = RC_MAX(RC_MIN(back, (uint64_t)(conf->max_delay * 1000)), park_ms);
         rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url,
                 t->rec.attempt + 1, res->status, res->error ? res->error : "-", (unsigned long long)back);
         add_complete_head(t, now + back, "retry", res->error ? res->error : "http status", res->status, 0, 0, 0);
@@ -968,6 +969,8 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     fo.connect_timeout_ms = (long)(conf->connect_timeout * 1000);
     fo.timeout_ms = (long)(conf->timeout * 1000);
     fo.max_body = (size_t)conf->max_body;
+    fo.low_speed_bytes = (long)conf->low_speed_limit;
+    fo.low_speed_s = (long)conf->low_speed_time;
     if (conf->useragent)
         fo.useragent = conf->useragent;
     w->connect_to = rc_xcalloc(conf->connect_to.n + 1, sizeof(char *));

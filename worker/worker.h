@@ -34,6 +34,8 @@ typedef struct rc_worker_conf {
     double delay;
     double connect_timeout;
     double timeout;
+    int64_t low_speed_limit; /* bytes/s under which ... */
+    double low_speed_time;   /* ... for this long a transfer fails (trickling servers) */
     double lease_seconds;
     double heartbeat;
     int robots;              /* obey robots.txt */

@@ -252,6 +252,20 @@ static void test_header(void)
     CHECK_DETECT(html, n, "text/html; charset=gbk                                  x",
                  RC_CHARSET_DEFAULT, "windows-1252");
 
+    /* A UTF-8 label contradicted by the bytes (GBK text served as utf-8) is sniffed past, in
+     * the header and in <meta> alike; a true UTF-8 label stays. */
+    static const char gbk[] = "<html><head><title>\xb1\xea\xcc\xe2</title></head><body><p>"
+                              "\xd6\xd0\xce\xc4\xc4\xda\xc8\xdd\xa3\xac\xb1\xe0\xc2\xeb\xb1\xea\xb4\xed"
+                              "\xc1\xcb\xa1\xa3\xd6\xd0\xce\xc4\xc4\xda\xc8\xdd\xa3\xac\xb1\xe0\xc2\xeb"
+                              "\xb1\xea\xb4\xed\xc1\xcb\xa1\xa3</p></body></html>";
+    CHECK_DETECT(gbk, sizeof gbk - 1, "text/html; charset=utf-8", RC_CHARSET_SNIFF, "GB18030");
+    static const char gbk_meta[] = "<meta charset=utf-8><p>\xd6\xd0\xce\xc4\xc4\xda\xc8\xdd\xa3\xac"
+                                   "\xb1\xe0\xc2\xeb\xb1\xea\xb4\xed\xc1\xcb\xa1\xa3\xd6\xd0\xce\xc4"
+                                   "\xc4\xda\xc8\xdd\xa3\xac\xb1\xe0\xc2\xeb\xb1\xea\xb4\xed\xc1\xcb</p>";
+    CHECK_DETECT(gbk_meta, sizeof gbk_meta - 1, NULL, RC_CHARSET_SNIFF, "GB18030");
+    static const char utf8[] = "<p>\xe4\xb8\xad\xe6\x96\x87</p>";
+    CHECK_DETECT(utf8, sizeof utf8 - 1, "text/html; charset=utf-8", RC_CHARSET_HEADER, "UTF-8");
+
     char small[8] = "keep";
     RC_CHECK_INT_EQ(rc_charset_detect(html, n, NULL, small, sizeof small), -ERANGE);
     RC_CHECK_STR_EQ(small, "keep");
