@@ -162,9 +162,15 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     char num[64];
     size_t n = 0;
     add_arg(&run->wargv, &n, run->worker_bin);
-    const char *common[] = {"--redis", redis_url, "--prefix", c->prefix, "--log-level", c->log_level, "--out", outdir};
+    /* Secrets reach the children through the environment, never argv (which ps shows). */
+    setenv("REDCRAWL_REDIS", redis_url, 1);
+    if (c->mongo)
+        setenv("REDCRAWL_MONGO", c->mongo, 1);
+    const char *common[] = {"--prefix", c->prefix, "--log-level", c->log_level}; /* scheduler too */
     for (size_t i = 0; i < RC_ARRAY_LEN(common); i++)
         add_arg(&run->wargv, &n, common[i]);
+    add_arg(&run->wargv, &n, "--out");
+    add_arg(&run->wargv, &n, outdir);
     add_arg(&run->wargv, &n, "--delay");
     snprintf(num, sizeof num, "%.6f", c->delay);
     add_arg(&run->wargv, &n, num);
@@ -181,10 +187,6 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
         add_arg(&run->wargv, &n, "--useragent");
         add_arg(&run->wargv, &n, c->useragent);
     }
-    if (c->mongo) {
-        add_arg(&run->wargv, &n, "--mongo");
-        add_arg(&run->wargv, &n, c->mongo);
-    }
     for (size_t i = 0; i < c->connect_to.n; i++) {
         add_arg(&run->wargv, &n, "--connect-to");
         add_arg(&run->wargv, &n, c->connect_to.v[i]);
@@ -199,7 +201,7 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     }
     n = 0;
     add_arg(&run->sargv, &n, run->sched_bin);
-    for (size_t i = 0; i < 6; i++)
+    for (size_t i = 0; i < RC_ARRAY_LEN(common); i++)
         add_arg(&run->sargv, &n, common[i]);
     add_arg(&run->sargv, &n, "--worker-timeout");
     add_arg(&run->sargv, &n, "3");

@@ -38,15 +38,35 @@ int rc_redis_parse_url(const char *url, rc_redis_addr *ret, char *err, size_t ca
         return 0;
     }
     if (strncmp(url, "redis://", 8) != 0) {
-        snprintf(err, cap, "redis URL %s: want redis://HOST:PORT[/DB] or unix:///PATH", url);
+        char shown[600];
+        rc_url_redact(url, shown, sizeof shown);
+        snprintf(err, cap, "redis URL %s: want redis://HOST:PORT[/DB] or unix:///PATH", shown);
         return -EINVAL;
     }
     const char *h = url + 8;
-    const char *at = strchr(h, '@'); /* credentials are not supported yet: refuse rather than ignore */
+    const char *at = memchr(h, '@', strcspn(h, "/"));
     if (at) {
-        snprintf(err, cap, "redis URL %s: passwords are not supported yet", url);
-        return -EINVAL;
+        const char *colon = memchr(h, ':', (size_t)(at - h));
+        size_t ul = colon ? (size_t)(colon - h) : 0, pl = colon ? (size_t)(at - colon - 1) : (size_t)(at - h);
+        if (ul >= sizeof a.user || pl >= sizeof a.password || pl == 0) {
+            snprintf(err, cap, "redis URL: credentials must be [USER]:PASSWORD@ (at most 127 and 255 bytes)");
+            return -EINVAL;
+        }
+        memcpy(a.user, h, ul);
+        memcpy(a.password, colon ? colon + 1 : h, pl);
+        h = at + 1;
+    } else {
+        char *pw = rc_secret_env("REDCRAWL_REDIS_PASSWORD");
+        const char *user = getenv("REDCRAWL_REDIS_USER");
+        if (pw)
+            snprintf(a.password, sizeof a.password, "%s", pw);
+        if (pw && user)
+            snprintf(a.user, sizeof a.user, "%s", user);
+        free(pw);
     }
+    char shown[600];
+    rc_url_redact(url, shown, sizeof shown);
+    url = shown; /* from here on only in messages */
     size_t hl = strcspn(h, ":/");
     if (hl == 0 || hl >= sizeof a.host) {
         snprintf(err, cap, "redis URL %s: missing host", url);
@@ -96,6 +116,9 @@ static int do_connect(rc_redis *r, char *err, size_t cap)
         return -ECONNREFUSED;
     }
     redisSetTimeout(r->c, tv);
+    int ar = rc_redis_auth(r->c, &r->addr, err, cap);
+    if (ar < 0)
+        return ar;
     if (r->addr.db) {
         redisReply *rep = redisCommand(r->c, "SELECT %d", r->addr.db);
         int bad = !rep || rep->type == REDIS_REPLY_ERROR;
@@ -121,10 +144,28 @@ static int do_connect(rc_redis *r, char *err, size_t cap)
     return 0;
 }
 
+int rc_redis_auth(redisContext *c, const rc_redis_addr *addr, char *err, size_t cap)
+{
+    if (!addr->password[0])
+        return 0;
+    redisReply *rep = addr->user[0] ? redisCommand(c, "AUTH %s %s", addr->user, addr->password)
+                                    : redisCommand(c, "AUTH %s", addr->password);
+    int bad = !rep || rep->type == REDIS_REPLY_ERROR;
+    if (bad)
+        snprintf(err, cap, "Redis refused the credentials%s%s: %s (check the URL's [USER]:PASSWORD@ or "
+                 "REDCRAWL_REDIS_PASSWORD[_FILE])", addr->user[0] ? " of user " : "", addr->user,
+                 rep ? rep->str : c->errstr);
+    if (rep)
+        freeReplyObject(rep);
+    return bad ? -EACCES : 0;
+}
+
 rc_redis *rc_redis_new(const char *url, const char *prefix, char *err, size_t cap)
 {
     rc_redis *r = rc_xcalloc(1, sizeof *r);
-    r->url = rc_xstrdup(url);
+    char shown[600];
+    rc_url_redact(url, shown, sizeof shown);
+    r->url = rc_xstrdup(shown); /* for messages: the password never leaves rc_redis_addr */
     r->prefix = rc_xstrdup(prefix ? prefix : RC_DEFAULT_PREFIX);
     if (rc_redis_parse_url(url, &r->addr, err, cap) < 0 || do_connect(r, err, cap) < 0) {
         rc_redis_free(r);

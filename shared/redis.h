@@ -15,15 +15,24 @@ struct redisReply;
 
 #define RC_DEFAULT_PREFIX "rc:"
 
-/* A parsed Redis address: redis://HOST:PORT[/DB] or unix:///PATH (unix:PATH) */
+/* A parsed Redis address: redis://[[USER]:PASSWORD@]HOST:PORT[/DB] or unix:///PATH (unix:PATH).
+ * Without a password in the URL, REDCRAWL_REDIS_PASSWORD_FILE (its first line) or
+ * REDCRAWL_REDIS_PASSWORD gives it (and REDCRAWL_REDIS_USER an ACL user): then AUTH. */
 typedef struct rc_redis_addr {
     char host[256];
     int port;
     char path[512];
     int db;
+    char user[128];     /* ACL user, "" = default */
+    char password[256]; /* "" = no AUTH */
 } rc_redis_addr;
 
-/* -EINVAL with a message in err when the URL is not one of the forms above. */
+/* Sends AUTH when addr has a password: synchronously on c. 0, or -EACCES with a message. */
+struct redisContext;
+int rc_redis_auth(struct redisContext *c, const rc_redis_addr *addr, char *err, size_t cap);
+
+/* -EINVAL with a message in err when the URL is not one of the forms above. Messages and
+ * rc_redis_url() show the URL with its password replaced by "***". */
 int rc_redis_parse_url(const char *url, rc_redis_addr *ret, char *err, size_t errcap);
 
 typedef struct rc_redis rc_redis;

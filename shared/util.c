@@ -214,3 +214,41 @@ int rc_id_check(const char *s, size_t max, char *why, size_t cap)
     }
     return 0;
 }
+
+void rc_url_redact(const char *url, char *buf, size_t cap)
+{
+    const char *auth = strstr(url, "://");
+    auth = auth ? auth + 3 : url;
+    size_t alen = strcspn(auth, "/?#");
+    const char *at = NULL;
+    for (const char *p = auth; p < auth + alen; p++)
+        if (*p == '@')
+            at = p; /* the last '@' ends the credentials */
+    const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    if (!colon) {
+        snprintf(buf, cap, "%s", url);
+        return;
+    }
+    snprintf(buf, cap, "%.*s***%s", (int)(colon + 1 - url), url, at);
+}
+
+char *rc_secret_env(const char *name)
+{
+    char var[128];
+    snprintf(var, sizeof var, "%s_FILE", name);
+    const char *path = getenv(var);
+    if (path && *path) {
+        FILE *f = fopen(path, "r");
+        if (!f)
+            return NULL;
+        char line[1024] = "";
+        char *got = fgets(line, sizeof line, f);
+        fclose(f);
+        if (!got)
+            return NULL;
+        line[strcspn(line, "\r\n")] = '\0';
+        return rc_xstrdup(line);
+    }
+    const char *v = getenv(name);
+    return v ? rc_xstrdup(v) : NULL;
+}

@@ -51,6 +51,12 @@ uint64_t rc_mono_ms(void);
 
 /* Strict number parsing: the whole string must be a number in [min, max]. 0 or -EINVAL/-ERANGE. */
 int rc_parse_i64(const char *s, int64_t min, int64_t max, int64_t *ret);
+/* Copies url into buf with the password of "scheme://user:password@host..." replaced by "***",
+ * for logs and messages: secrets are never printed. */
+void rc_url_redact(const char *url, char *buf, size_t cap);
+/* A secret from the environment: the first line of the file named by NAME_FILE if set, else
+ * NAME's value; NULL when neither is set (malloc'd). */
+char *rc_secret_env(const char *name);
 /* Ids that become file names, Redis keys and topic names (crawlid, spiderid, appid): 1 to max
  * characters of [A-Za-z0-9._-], not starting with '.', so an id is always one harmless path
  * component ("..", "a/b" and "" never are). 0, or -EINVAL with the reason in why. */

@@ -258,6 +258,11 @@ static void connect_redis(rc_worker *w)
     redisLibevAttach(w->loop, ac);
     redisAsyncSetConnectCallback(ac, on_connect);
     redisAsyncSetDisconnectCallback(ac, on_disconnect);
+    /* Queued before anything else on the connection, so every command runs authenticated. */
+    if (w->addr.password[0] && w->addr.user[0])
+        redisAsyncCommand(ac, NULL, NULL, "AUTH %s %s", w->addr.user, w->addr.password);
+    else if (w->addr.password[0])
+        redisAsyncCommand(ac, NULL, NULL, "AUTH %s", w->addr.password);
     if (w->addr.db)
         redisAsyncCommand(ac, NULL, NULL, "SELECT %d", w->addr.db);
     set_ac(w, ac);
@@ -1010,7 +1015,7 @@ fail:
 
 void rc_worker_start(rc_worker *w)
 {
-    rc_info(MOD, "started id=%s redis=%s concurrency=%lld delay=%.3fs out=%s", w->id, w->conf->redis,
+    rc_info(MOD, "started id=%s redis=%s concurrency=%lld delay=%.3fs out=%s", w->id, rc_redis_url(w->sync),
             (long long)w->conf->concurrency, w->conf->delay, w->conf->out);
     connect_redis(w);
     heartbeat(w);
