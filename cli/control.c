@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "kafka_conf.h"
 #include "config.h"
 #include "control.h"
 #include "domain.h"
@@ -257,7 +258,8 @@ static rd_kafka_conf_t *k_conf(const ctl_conf *c, struct kstate *ks, char *err, 
 {
     rd_kafka_conf_t *kc = rd_kafka_conf_new();
     if (rd_kafka_conf_set(kc, "bootstrap.servers", c->kafka, err, cap) != RD_KAFKA_CONF_OK ||
-        rd_kafka_conf_set(kc, "client.id", "redcrawl-cli", err, cap) != RD_KAFKA_CONF_OK) {
+        rd_kafka_conf_set(kc, "client.id", "redcrawl-cli", err, cap) != RD_KAFKA_CONF_OK ||
+        rc_kafka_conf_from_env(kc, err, cap) < 0) {
         rd_kafka_conf_destroy(kc);
         return NULL;
     }
@@ -302,6 +304,7 @@ static rd_kafka_t *answers_consumer(const ctl_conf *c, struct kstate *ks, const 
     rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 0, rkt, &md, RC_MAX(remaining_ms(deadline), 1));
     rd_kafka_topic_destroy(rkt);
     if (e) {
+        rd_kafka_poll(rk, 0); /* serves the error callback: e.g. why authentication failed */
         snprintf(err, cap, "Kafka at %s: no metadata for %s: %s%s%s", c->kafka, topic, rd_kafka_err2str(e),
                  ks->last_error[0] ? "; " : "", ks->last_error);
         rd_kafka_destroy(rk);

@@ -12,6 +12,7 @@
  * ev_io on the pipe drains them. Since a queue that is not drained to empty is not signalled again,
  * a 250 ms timer drains too, and an ev_idle continues a drain that stopped at --batch. */
 #include "monitor.h"
+#include "kafka_conf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -551,7 +552,8 @@ static rd_kafka_conf_t *base_conf(rc_monitor *m, const char *client, char *err, 
     if (rd_kafka_conf_set(kc, "bootstrap.servers", m->conf->kafka, err, cap) != RD_KAFKA_CONF_OK ||
         rd_kafka_conf_set(kc, "client.id", cid, err, cap) != RD_KAFKA_CONF_OK ||
         rd_kafka_conf_set(kc, "log.connection.close", "false", err, cap) != RD_KAFKA_CONF_OK ||
-        rd_kafka_conf_set(kc, "reconnect.backoff.max.ms", "1000", err, cap) != RD_KAFKA_CONF_OK) {
+        rd_kafka_conf_set(kc, "reconnect.backoff.max.ms", "1000", err, cap) != RD_KAFKA_CONF_OK ||
+        rc_kafka_conf_from_env(kc, err, cap) < 0) {
         rd_kafka_conf_destroy(kc);
         return NULL;
     }

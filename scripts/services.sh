@@ -134,7 +134,12 @@ export_line() {
 	port=$(<"$(svc_dir "$1")/port")
 	case $1 in
 	redis) printf 'export REDCRAWL_REDIS=redis://127.0.0.1:%s\n' "$port" ;;
-	kafka) printf 'export REDCRAWL_KAFKA=127.0.0.1:%s\n' "$port" ;;
+	kafka)
+		printf 'export REDCRAWL_KAFKA=127.0.0.1:%s\n' "$port"
+		# The SASL/PLAIN listener: REDCRAWL_KAFKA_CONFIG + REDCRAWL_KAFKA_PASSWORD_FILE for clients.
+		printf '# export REDCRAWL_KAFKA=127.0.0.1:%s REDCRAWL_KAFKA_CONFIG=%s REDCRAWL_KAFKA_PASSWORD_FILE=%s\n' \
+			"$(<"$(svc_dir kafka)/sport")" "$(svc_dir kafka)/client-sasl.properties" "$(svc_dir kafka)/sasl-password"
+		;;
 	mongo) printf 'export REDCRAWL_MONGO=mongodb://127.0.0.1:%s/\n' "$port" ;;
 	esac
 }
@@ -304,18 +309,38 @@ EOF
 	log "kafka: $(find "$libs" -name '*.jar' | wc -l) jars ready in $(($(now) - t0)) s"
 }
 
+# A SASL/PLAIN listener beside the plain one, for clients that authenticate: user "crawler",
+# a password made per broker dir (sasl-password, mode 600) and a librdkafka client config
+# (client-sasl.properties) that names no secret (REDCRAWL_KAFKA_PASSWORD_FILE gives it).
+write_kafka_sasl() {
+	local d=$1
+	if [[ ! -s $d/sasl-password ]]; then
+		(umask 077 && head -c 18 /dev/urandom | base64 | tr -d '/+=' >"$d/sasl-password")
+	fi
+	cat >"$d/client-sasl.properties" <<EOF
+# librdkafka client settings for the SASL listener (REDCRAWL_KAFKA_CONFIG); the password
+# comes from REDCRAWL_KAFKA_PASSWORD_FILE=$d/sasl-password
+security.protocol=SASL_PLAINTEXT
+sasl.mechanisms=PLAIN
+sasl.username=crawler
+EOF
+}
+
 write_kafka_config() {
-	local d=$1 port=$2 cport=$3
+	local d=$1 port=$2 cport=$3 sport=$4
+	write_kafka_sasl "$d"
 	cat >"$d/server.properties" <<EOF
 # Written by redcrawl scripts/services.sh: single-node KRaft broker for tests.
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
-advertised.listeners=PLAINTEXT://127.0.0.1:$port
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport,SASL_PLAINTEXT://127.0.0.1:$sport
+advertised.listeners=PLAINTEXT://127.0.0.1:$port,SASL_PLAINTEXT://127.0.0.1:$sport
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+sasl.enabled.mechanisms=PLAIN
+listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_crawler="$(<"$d/sasl-password")";
 log.dirs=$d/data
 num.network.threads=2
 num.io.threads=4
@@ -354,26 +379,28 @@ EOF
 }
 
 start_kafka() {
-	local reuse=$1 d port cport logfile deadline libs heap cluster_id
+	local reuse=$1 d port cport sport logfile deadline libs heap cluster_id
 	d=$(svc_dir kafka)
 	logfile=$d/logs/server.log
 	ensure_kafka_jars
 	libs=$(kafka_libs)
 	command -v java >/dev/null || die "java not found: install a JDK 17"
 	command -v kcat >/dev/null || die "kcat not found: apt-get install -y kcat"
-	if [[ $reuse == 1 && -s $d/port && -s $d/cport && -f $d/data/meta.properties ]]; then
+	if [[ $reuse == 1 && -s $d/port && -s $d/cport && -s $d/sport && -f $d/data/meta.properties ]]; then
 		port=$(<"$d/port")
 		cport=$(<"$d/cport")
-		wait_ports_free "$port" "$cport"
-		log "kafka: reusing ports $port/$cport and data in $d/data"
+		sport=$(<"$d/sport")
+		wait_ports_free "$port" "$cport" "$sport"
+		log "kafka: reusing ports $port/$cport/$sport and data in $d/data"
 	else
-		read -r port cport < <(free_ports 2)
+		read -r port cport sport < <(free_ports 3)
 		if [[ $OPT_KEEP == 0 ]]; then rm -rf "$d/data" "$d/logs"; fi
 	fi
 	mkdir -p "$d/data" "$d/logs"
 	printf '%s\n' "$port" >"$d/port"
 	printf '%s\n' "$cport" >"$d/cport"
-	write_kafka_config "$d" "$port" "$cport"
+	printf '%s\n' "$sport" >"$d/sport"
+	write_kafka_config "$d" "$port" "$cport" "$sport"
 	if [[ ! -f $d/data/meta.properties ]]; then
 		cluster_id=$(java -cp "$libs/*" kafka.tools.StorageTool random-uuid 2>>"$d/logs/storage-tool.log") ||
 			die "kafka: StorageTool random-uuid failed; see $d/logs/storage-tool.log"

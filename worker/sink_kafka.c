@@ -2,6 +2,7 @@
  * which wakes the libev loop through a pipe (rd_kafka_queue_io_event_enable), as the monitor
  * does for its consumer. */
 #include "sink_kafka.h"
+#include "kafka_conf.h"
 
 #include <errno.h>
 #include <ev.h>
@@ -104,6 +105,10 @@ rc_kafka_sink *rc_kafka_sink_new(struct ev_loop *loop, const char *brokers, cons
             rd_kafka_conf_destroy(conf);
             goto fail;
         }
+    }
+    if (rc_kafka_conf_from_env(conf, err, cap) < 0) {
+        rd_kafka_conf_destroy(conf);
+        goto fail;
     }
     rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
     rd_kafka_conf_set_log_cb(conf, on_log);

@@ -734,7 +734,49 @@ def test_embedded_mode_same_answers(tmp, procs, broker):
     check('"total_backlog": 1' in r.stdout, "readable stats: %s" % r.stdout[:500])
 
 
+@with_kafka
+def test_sasl_listener(tmp, procs, broker):
+    """The monitor and the CLI authenticate to the broker's SASL/PLAIN listener with settings from
+    REDCRAWL_KAFKA_CONFIG and REDCRAWL_KAFKA_PASSWORD_FILE; a wrong password is refused with a
+    clear error; the password shows in no log or output."""
+    d = os.path.join(tmp, "kafka", "kafka")
+    with open(os.path.join(d, "sport")) as f:
+        sasl = "127.0.0.1:%s" % f.read().strip()
+    with open(os.path.join(d, "sasl-password")) as f:
+        secret = f.read().strip()
+    check(len(secret) >= 16, "no SASL password was made")
+    auth = {"REDCRAWL_KAFKA_CONFIG": os.path.join(d, "client-sasl.properties"),
+            "REDCRAWL_KAFKA_PASSWORD_FILE": os.path.join(d, "sasl-password")}
+    redis_port, _ = start_redis(procs, tmp)
+    saved = dict(os.environ)
+    os.environ.update(auth)  # start_monitor builds its env from os.environ
+    try:
+        start_monitor(procs, tmp, sasl, redis_port)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    kenv = dict(env_for(sasl), **auth)
+    a = cli_json(kenv, "stats", "--uuid", "u-sasl", "all")[0]
+    check(a["uuid"] == "u-sasl" and a["stats"] == "all", "stats over SASL: %s" % str(a)[:300])
+    # Without credentials the SASL listener is not served; with a wrong password, a clear refusal.
+    bad = os.path.join(tmp, "wrong-password")
+    with open(bad, "w") as f:
+        f.write("wrong-" + secret + "\n")
+    r = cli(dict(kenv, REDCRAWL_KAFKA_PASSWORD_FILE=bad), "stats", "--uuid", "u-bad", "all", expect_rc=None,
+            timeout=60)
+    check(r.returncode != 0 and "auth" in (r.stdout + r.stderr).lower(),
+          "a wrong SASL password was not refused clearly: %d %s" % (r.returncode, (r.stdout + r.stderr)[-500:]))
+    texts = [r.stdout, r.stderr]
+    for name in os.listdir(tmp):
+        if name.endswith(".log"):
+            with open(os.path.join(tmp, name), errors="replace") as f:
+                texts.append(f.read())
+    check(not any(secret in t for t in texts), "the SASL password leaked into a log or output")
+    print("  stats answered over SASL/PLAIN at %s; wrong password refused: %s" %
+          (sasl, [l for l in (r.stdout + r.stderr).splitlines() if "auth" in l.lower()][:1]))
+
+
 if __name__ == "__main__":
     run_tests([test_every_request_kind, test_stop_and_expired, test_malformed_requests, test_redis_outage,
                test_broker_restart, test_rate_change_reaches_workers, test_embedded_mode_same_answers,
-               test_crawled_firehose])
+               test_crawled_firehose, test_sasl_listener])
