@@ -31,6 +31,7 @@ typedef struct worker_info {
     int64_t queued;
     double per_minute; /* measured completions per minute */
     int64_t budget;    /* URLs it may still be handed this tick */
+    int64_t slots;     /* transfers it runs at once (its heartbeat), 0 = not reported */
 } worker_info;
 
 typedef struct job_info {
@@ -53,6 +54,7 @@ struct rc_scheduler {
     rc_strmap *jobs;    /* crawlid -> job_info */
     rc_strmap *blacklist; /* domain -> (void *)1 */
     uint64_t last_refresh_ms;
+    uint64_t last_deep_ms; /* last look past the first window of the frontier */
     uint64_t dispatched, dropped;
 };
 
@@ -157,6 +159,17 @@ static double worker_rate(rc_scheduler *s, const char *wid, uint64_t now_ms, uin
     return (double)total / window;
 }
 
+/* The share of new hosts a worker gets. A host takes one transfer slot at a time, so what a
+ * worker can still absorb is its free slots: concurrency less the hosts it owns (at least 1, so
+ * that a full fleet still spreads). Completions per minute would measure hosts owned, not
+ * capacity, under politeness; they remain the weight of workers that report no slots. */
+static int64_t worker_weight(const worker_info *w)
+{
+    if (w->slots > 0)
+        return 100 * (w->slots > w->domains ? w->slots - w->domains : 1);
+    return (int64_t)(100 * (w->per_minute > 1 ? w->per_minute : 1));
+}
+
 static void refresh_workers(rc_scheduler *s)
 {
     char key[256];
@@ -177,7 +190,7 @@ static void refresh_workers(rc_scheduler *s)
             continue;
         }
         expire_leases(s, wid);
-        redisReply *h = rc_redis_cmd(s->r, "HMGET %s queued started_ms",
+        redisReply *h = rc_redis_cmd(s->r, "HMGET %s queued started_ms slots",
                                      rc_redis_key(s->r, key, sizeof key, "worker:%s", wid));
         worker_info *w = rc_xcalloc(1, sizeof *w);
         w->id = rc_xstrdup(wid);
@@ -185,9 +198,10 @@ static void refresh_workers(rc_scheduler *s)
         w->domains = rc_reply_int(d, 0);
         if (d)
             freeReplyObject(d);
-        if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 2) {
+        if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 3) {
             w->queued = rc_reply_int(h->element[0], 0);
             w->per_minute = worker_rate(s, wid, now, (uint64_t)rc_reply_int(h->element[1], 0));
+            w->slots = rc_reply_int(h->element[2], 0);
         }
         if (h)
             freeReplyObject(h);
@@ -195,9 +209,7 @@ static void refresh_workers(rc_scheduler *s)
         if (cap < (double)s->conf->backlog_floor)
             cap = (double)s->conf->backlog_floor;
         w->budget = (int64_t)cap - w->queued;
-        /* Weight = measured throughput; a new worker counts as the floor rate so it gets domains. */
-        double weight = w->per_minute > 1 ? w->per_minute : 1;
-        rc_wrr_set(s->wrr, wid, (int64_t)(weight * 100));
+        rc_wrr_set(s->wrr, wid, worker_weight(w));
         if (!rc_strmap_get(s->workers, wid))
             rc_info(MOD, "worker joined worker=%s", wid);
         rc_strmap_put(fresh, wid, w);
@@ -227,26 +239,36 @@ static void refresh_workers(rc_scheduler *s)
     s->last_refresh_ms = now;
 }
 
-/* A worker that joins late (or a fleet whose first dispatch saw one worker) owns fewer hosts:
- * move idle hosts from the worker with the most to the one with the fewest, a few per second,
- * until they differ by at most one. Hosts with a fetch in flight never move. */
+/* A worker that joins late, or one with more transfer slots than its share of hosts, gets hosts
+ * from the most loaded worker (hosts per slot), up to 50 a second, hosts with a backlog first
+ * (move.lua). Hosts with a fetch in flight never move, and a moved host keeps its next allowed
+ * time, so politeness holds across the move. */
+static int64_t capacity(const worker_info *w)
+{
+    return w->slots > 0 ? w->slots : 1;
+}
+
 static void rebalance(rc_scheduler *s)
 {
+    /* Load = hosts held per transfer slot: equal counts would starve a fast worker and swamp a
+     * slow one. The most loaded worker gives hosts to the least loaded while that lowers the
+     * larger of the two loads (cross-multiplied to stay in integers). */
     worker_info *most = NULL, *fewest = NULL;
     size_t it = 0;
     void *v;
     while (rc_strmap_next(s->workers, &it, NULL, &v)) {
         worker_info *w = v;
-        if (!most || w->domains > most->domains)
+        if (!most || w->domains * capacity(most) > most->domains * capacity(w))
             most = w;
-        if (!fewest || w->domains < fewest->domains)
+        if (!fewest || w->domains * capacity(fewest) < fewest->domains * capacity(w))
             fewest = w;
     }
-    if (!most || most == fewest || most->domains - fewest->domains < 2)
+    if (!most || most == fewest || (fewest->domains + 1) * capacity(most) >= most->domains * capacity(fewest))
         return;
-    int64_t n = (most->domains - fewest->domains) / 2;
-    if (n > 50)
-        n = 50;
+    /* Hosts to move so that both loads meet: fewest ends with its share of the two's hosts. */
+    int64_t total = most->domains + fewest->domains;
+    int64_t n = total * capacity(fewest) / (capacity(most) + capacity(fewest)) - fewest->domains;
+    n = n < 1 ? 1 : n > 50 ? 50 : n;
     rc_argv a;
     rc_argv_init(&a);
     rc_argv_add(&a, most->id);
@@ -326,7 +348,10 @@ static int blacklisted(const rc_scheduler *s, const char *host)
 
 #define OWNERS_MAX 1000000 /* remembered hosts; past that the map starts over (ownership is a preference) */
 
-/* Picks the worker for a host: its owner while the owner lives, else the next by SWRR. */
+/* Picks the worker for a host: its owner while the owner lives (even when its budget is full:
+ * the host's politeness lives there), else the next by SWRR among the workers that can take a
+ * URL now, so a new host never waits behind a busy worker. NULL when no worker can: the host
+ * stays unowned until one can. */
 static worker_info *owner_for(rc_scheduler *s, const char *host)
 {
     if (rc_strmap_count(s->owners) > OWNERS_MAX) {
@@ -337,13 +362,27 @@ static worker_info *owner_for(rc_scheduler *s, const char *host)
     worker_info *w = owner ? rc_strmap_get(s->workers, owner) : NULL;
     if (w)
         return w;
-    const char *pick = rc_wrr_next(s->wrr);
-    w = pick ? rc_strmap_get(s->workers, pick) : NULL;
-    if (w) {
-        free(rc_strmap_put(s->owners, host, rc_xstrdup(w->id)));
-        w->domains++;
+    for (size_t tries = rc_wrr_count(s->wrr); tries > 0; tries--) {
+        const char *pick = rc_wrr_next(s->wrr);
+        w = pick ? rc_strmap_get(s->workers, pick) : NULL;
+        if (w && w->budget > 0) {
+            free(rc_strmap_put(s->owners, host, rc_xstrdup(w->id)));
+            w->domains++;
+            return w;
+        }
     }
-    return w;
+    return NULL;
+}
+
+/* True while some worker can still be handed a URL this round. */
+static int any_budget(rc_scheduler *s)
+{
+    for (size_t i = 0; i < rc_wrr_count(s->wrr); i++) {
+        worker_info *w = rc_strmap_get(s->workers, rc_wrr_peer(s->wrr, i, NULL));
+        if (w && w->budget > 0)
+            return 1;
+    }
+    return 0;
 }
 
 static const char *check(rc_scheduler *s, const rc_record *rec, const char *host)
@@ -362,30 +401,27 @@ static const char *check(rc_scheduler *s, const rc_record *rec, const char *host
     return NULL;
 }
 
-/* One dispatch round. Returns the number of records handled (assigned + dropped). */
-static int64_t dispatch(rc_scheduler *s)
+/* Looks at one window of the frontier (rank OFFSET on), adding what can be assigned or must be
+ * dropped to the two argument lists. Returns the number of records in the window. */
+static size_t scan_window(rc_scheduler *s, int64_t offset, rc_argv *assign, int64_t *na, rc_argv *drop, int64_t *nd)
 {
     char key[128];
-    redisReply *rep = rc_redis_cmd(s->r, "ZRANGE %s 0 %lld WITHSCORES", rc_redis_key(s->r, key, sizeof key, "seeds"),
-                                   (long long)s->conf->batch - 1);
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements == 0) {
+    redisReply *rep = rc_redis_cmd(s->r, "ZRANGE %s %lld %lld WITHSCORES", rc_redis_key(s->r, key, sizeof key, "seeds"),
+                                   (long long)offset, (long long)(offset + s->conf->batch - 1));
+    if (!rep || rep->type != REDIS_REPLY_ARRAY) {
         if (rep)
             freeReplyObject(rep);
         return 0;
     }
-    rc_argv assign, drop;
-    rc_argv_init(&assign);
-    rc_argv_init(&drop);
-    int64_t na = 0, nd = 0;
     for (size_t i = 0; i + 1 < rep->elements; i += 2) {
         redisReply *m = rep->element[i], *score = rep->element[i + 1];
         rc_record rec;
         char host[300];
         const char *reason = NULL;
         if (rc_record_parse(m->str, m->len, &rec) < 0) {
-            rc_argv_addn(&drop, m->str, m->len);
-            rc_argv_add(&drop, "invalid");
-            nd++;
+            rc_argv_addn(drop, m->str, m->len);
+            rc_argv_add(drop, "invalid");
+            (*nd)++;
             continue;
         }
         if (rc_url_host_key(rec.url, host, sizeof host) < 0)
@@ -393,47 +429,79 @@ static int64_t dispatch(rc_scheduler *s)
         else
             reason = check(s, &rec, host);
         if (reason) {
-            rc_argv_addn(&drop, m->str, m->len);
-            rc_argv_add(&drop, reason);
-            nd++;
+            rc_argv_addn(drop, m->str, m->len);
+            rc_argv_add(drop, reason);
+            (*nd)++;
         } else {
             worker_info *w = owner_for(s, host);
             if (w && w->budget > 0) {
                 w->budget--;
-                rc_argv_addn(&assign, m->str, m->len);
-                rc_argv_addn(&assign, score->str, score->len);
-                rc_argv_add(&assign, w->id);
-                rc_argv_add(&assign, host);
-                na++;
+                rc_argv_addn(assign, m->str, m->len);
+                rc_argv_addn(assign, score->str, score->len);
+                rc_argv_add(assign, w->id);
+                rc_argv_add(assign, host);
+                (*na)++;
             }
         }
         rc_record_release(&rec);
     }
+    size_t n = rep->elements / 2;
     freeReplyObject(rep);
+    return n;
+}
+
+/* Applies one round's assignments and drops in a single assign.lua call; returns how many took. */
+static int64_t apply_round(rc_scheduler *s, const rc_argv *assign, int64_t na, const rc_argv *drop, int64_t nd)
+{
     int64_t handled = 0;
-    if (na + nd > 0) {
-        rc_argv a;
-        rc_argv_init(&a);
-        rc_argv_addi(&a, na);
-        rc_argv_addi(&a, nd);
-        for (int i = 0; i < assign.n; i++)
-            rc_argv_addn(&a, assign.v[i], assign.len[i]);
-        for (int i = 0; i < drop.n; i++)
-            rc_argv_addn(&a, drop.v[i], drop.len[i]);
-        redisReply *res = rc_redis_eval(s->r, RC_LUA_ASSIGN, rc_now_ms(), &a);
-        rc_argv_release(&a);
-        if (res && res->type == REDIS_REPLY_ARRAY && res->elements == 2) {
-            int64_t as = rc_reply_int(res->element[0], 0), dr = rc_reply_int(res->element[1], 0);
-            s->dispatched += (uint64_t)as;
-            s->dropped += (uint64_t)dr;
-            handled = as + dr;
-            rc_debug(MOD, "dispatch assigned=%lld dropped=%lld", (long long)as, (long long)dr);
-        } else {
-            rc_error(MOD, "assign failed: %s", res && res->str ? res->str : "no reply");
-        }
-        if (res)
-            freeReplyObject(res);
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_addi(&a, na);
+    rc_argv_addi(&a, nd);
+    for (int i = 0; i < assign->n; i++)
+        rc_argv_addn(&a, assign->v[i], assign->len[i]);
+    for (int i = 0; i < drop->n; i++)
+        rc_argv_addn(&a, drop->v[i], drop->len[i]);
+    redisReply *res = rc_redis_eval(s->r, RC_LUA_ASSIGN, rc_now_ms(), &a);
+    rc_argv_release(&a);
+    if (res && res->type == REDIS_REPLY_ARRAY && res->elements == 2) {
+        int64_t as = rc_reply_int(res->element[0], 0), dr = rc_reply_int(res->element[1], 0);
+        s->dispatched += (uint64_t)as;
+        s->dropped += (uint64_t)dr;
+        handled = as + dr;
+        rc_debug(MOD, "dispatch assigned=%lld dropped=%lld", (long long)as, (long long)dr);
+    } else {
+        rc_error(MOD, "assign failed: %s", res && res->str ? res->str : "no reply");
     }
+    if (res)
+        freeReplyObject(res);
+    return handled;
+}
+
+/* How far past the first window one round may look for URLs that a worker with room could take
+ * (the head of the frontier can be a backlog for hosts whose workers are full), and how often. */
+#define DEEP_WINDOWS 50
+#define DEEP_EVERY_MS 500
+
+/* One dispatch round. Returns the number of records handled (assigned + dropped). */
+static int64_t dispatch(rc_scheduler *s)
+{
+    rc_argv assign, drop;
+    rc_argv_init(&assign);
+    rc_argv_init(&drop);
+    int64_t na = 0, nd = 0, offset = 0;
+    size_t got = scan_window(s, 0, &assign, &na, &drop, &nd);
+    /* A full window that left a worker with room: the next URLs it could take lie further on
+     * (another job, another host). Look deeper, at most DEEP_WINDOWS windows twice a second. */
+    uint64_t now = rc_now_ms();
+    if (got == (size_t)s->conf->batch && any_budget(s) && now - s->last_deep_ms >= DEEP_EVERY_MS) {
+        s->last_deep_ms = now;
+        for (int k = 1; k <= DEEP_WINDOWS && got == (size_t)s->conf->batch && any_budget(s); k++) {
+            offset += s->conf->batch;
+            got = scan_window(s, offset, &assign, &na, &drop, &nd);
+        }
+    }
+    int64_t handled = na + nd > 0 ? apply_round(s, &assign, na, &drop, nd) : 0;
     rc_argv_release(&assign);
     rc_argv_release(&drop);
     return handled;

@@ -904,10 +904,10 @@ static void heartbeat(rc_worker *w)
     redisAsyncCommand(w->ac, NULL, NULL, "ZADD %s %llu %s", k1, (unsigned long long)now, w->id);
     redisAsyncCommand(w->ac, NULL, NULL,
                       "HSET %s hb %llu started_ms %llu pid %d host %s ip %s inflight %lld fetched %llu errors %llu links_new %llu "
-                      "robots_denied %llu",
+                      "robots_denied %llu slots %lld",
                       k2, (unsigned long long)now, (unsigned long long)w->started_ms, (int)getpid(), w->hostname, w->ip,
                       (long long)w->active, (unsigned long long)w->fetched, (unsigned long long)w->errors,
-                      (unsigned long long)w->links_new, (unsigned long long)w->denied);
+                      (unsigned long long)w->links_new, (unsigned long long)w->denied, (long long)w->conf->concurrency);
 }
 
 static void on_hb_timer(struct ev_loop *loop, ev_timer *t, int revents)
