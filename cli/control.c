@@ -7,8 +7,7 @@
  * the JSON received with --json (one line per request).
  *
  * `submit` with several URLs sends one crawl request per URL (same crawlid; the first creates the
- * job). Command-line conveniences beyond Scrapy Cluster's schema, embedded mode only: --maxdepth
- * outside 0..3 (-1 = unlimited) is validated as 0 and then applied to the job. */
+ * job). --maxdepth takes -1 (no limit) to 1000 over Kafka and in embedded mode alike. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -74,7 +73,7 @@ static const rc_conf_row submit_rows[] = {
     ROW_STR("crawlid", crawlid, NULL, NULL, "job id (1-40 characters, required)"),
     ROW_STR("spiderid", spiderid, NULL, NULL, "spider type (default link)"),
     ROW_STR("priority", priority, NULL, NULL, "1-100 (default 1)"),
-    ROW_STR("maxdepth", maxdepth, NULL, NULL, "follow links this deep, 0-3 (default 0); embedded mode: any, -1 = no limit"),
+    ROW_STR("maxdepth", maxdepth, NULL, NULL, "follow links this deep, -1 (no limit) to 1000 (default 0)"),
     ROW_STR("max-pages", max_pages, NULL, NULL, "stop the job after this many pages"),
     ROW_STR("expires", expires, NULL, NULL, "unix time when the job expires, or +SECONDS from now"),
     ROW_STR("useragent", useragent, NULL, NULL, "User-Agent for this job"),
@@ -108,8 +107,6 @@ struct cmd {
 struct req {
     char *json;         /* the request as sent */
     char uuid[RC_MSG_ID_BUF];
-    int has_depth;      /* embedded mode: apply this maxdepth after validation */
-    int depth;
     char *answer;       /* the answer received */
 };
 
@@ -438,8 +435,6 @@ static int send_embedded(const ctl_conf *c, const char *cmdname, struct req *rs,
         if (rc_msg_parse(rs[i].json, strlen(rs[i].json), &m, &e) < 0) {
             res = rc_control_reject(r, &e, &answer, err, sizeof err);
         } else {
-            if (rs[i].has_depth)
-                m.maxdepth = rs[i].depth;
             res = rc_control_apply(r, &m, &answer, err, sizeof err);
             rc_msg_release(&m);
         }
@@ -571,11 +566,6 @@ static int run(const ctl_conf *c, const char *cmdname, struct req *rs, int n)
             return 1;
         }
         rc_msg_release(&m);
-        if (rs[i].has_depth) {
-            fprintf(stderr, "redcrawl %s: --maxdepth %d is an embedded-mode extension: Scrapy Cluster's crawl "
-                            "request allows 0 to 3\n", cmdname, rs[i].depth);
-            return 2;
-        }
     }
     int rc = c->kafka ? send_kafka(c, cmdname, rs, n) : send_embedded(c, cmdname, rs, n);
     for (int i = 0; i < n; i++) {
@@ -645,8 +635,6 @@ int rc_cli_submit(int argc, char **argv)
         fprintf(stderr, "redcrawl submit: --uuid names one request; several URLs make several requests\n");
         goto out;
     }
-    int64_t depth = 0;
-    bool depth_ext = c.maxdepth && rc_parse_i64(c.maxdepth, -1, 1000, &depth) == 0 && (depth < 0 || depth > 3);
     /* Several seeds: the job's default scope is all their registrable domains, as one request
      * naming them all would have it. */
     json_t *scope = NULL;
@@ -680,8 +668,7 @@ int rc_cli_submit(int argc, char **argv)
         if (c.spiderid)
             json_object_set_new(o, "spiderid", json_string(c.spiderid));
         set_opt_number(o, "priority", c.priority);
-        if (!depth_ext)
-            set_opt_number(o, "maxdepth", c.maxdepth);
+        set_opt_number(o, "maxdepth", c.maxdepth);
         set_opt_number(o, "max_pages", c.max_pages);
         if (c.expires && c.expires[0] == '+') {
             int64_t rel;
@@ -698,8 +685,6 @@ int rc_cli_submit(int argc, char **argv)
             json_object_set(o, "allowed_domains", scope);
         req_init(&rs[i], o, &c, i);
         json_decref(o);
-        rs[i].has_depth = depth_ext;
-        rs[i].depth = (int)depth;
         n++;
     }
     json_decref(scope);

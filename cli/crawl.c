@@ -41,6 +41,7 @@ typedef struct crawl_conf {
     char *rules;
     char *mongo;
     int text;
+    int dedup_content;
     int64_t refresh;
     rc_strlist data_pages;
     rc_strlist connect_to;
@@ -73,6 +74,7 @@ static const rc_conf_row rows[] = {
     {"data-pages", RC_CONF_LIST, offsetof(crawl_conf, data_pages), NULL, 0, 0, NULL, "regex of data (article) pages, fetched once even with --refresh"},
     {"mongo", RC_CONF_STR, offsetof(crawl_conf, mongo), NULL, 0, 0, "REDCRAWL_MONGO", "also upsert page records and items into this MongoDB"},
     {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
+    {"dedup-content", RC_CONF_BOOL, offsetof(crawl_conf, dedup_content), "1", 0, 1, NULL, "record pages whose main text was seen before as duplicate_of (--dedup-content=0: off)"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
@@ -97,21 +99,23 @@ typedef struct crawl_run {
 
 typedef struct job_stats {
     char state[16];
-    int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, seeds, queued;
+    int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, duplicates, seeds,
+        queued;
 } job_stats;
 
 static void read_stats(crawl_run *run, const char *crawlid, job_stats *st)
 {
     char key[200];
     memset(st, 0, sizeof *st);
-    redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries robots_denied items items_dropped",
+    redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries "
+                                   "robots_denied items items_dropped duplicates",
                                    rc_redis_key(run->r, key, sizeof key, "job:%s", crawlid));
-    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 11) {
+    int64_t *f[] = {&st->pending, &st->started, &st->fetched, &st->errors, &st->failed,        &st->dropped,
+                    &st->retries, &st->denied,  &st->items,   &st->items_dropped, &st->duplicates};
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1 + RC_ARRAY_LEN(f)) {
         if (rep->element[0]->type == REDIS_REPLY_STRING)
             snprintf(st->state, sizeof st->state, "%s", rep->element[0]->str);
-        int64_t *f[] = {&st->pending, &st->started, &st->fetched, &st->errors, &st->failed,
-                        &st->dropped, &st->retries, &st->denied,  &st->items,  &st->items_dropped};
-        for (int i = 0; i < 10; i++)
+        for (size_t i = 0; i < RC_ARRAY_LEN(f); i++)
             *f[i] = rc_reply_int(rep->element[i + 1], 0);
     }
     if (rep)
@@ -367,6 +371,8 @@ int rc_cli_crawl(int argc, char **argv)
     }
     if (c.text)
         json_object_set_new(req, "text", json_true());
+    if (!c.dedup_content)
+        json_object_set_new(req, "dedup_content", json_false());
     if (c.refresh)
         json_object_set_new(req, "refresh_seconds", json_integer(c.refresh));
     if (c.data_pages.n) {
@@ -519,6 +525,9 @@ int rc_cli_crawl(int argc, char **argv)
     printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st.errors, (long long)st.retries,
            (long long)st.dropped);
     printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st.denied);
+    if (st.duplicates)
+        printf("  duplicates %lld page(s) with a main text seen before (duplicate_of; text not stored again)\n",
+               (long long)st.duplicates);
     printf("  restarts   %d\n", run.restarts);
     printf("  output     %s\n", pages);
     if (c.rules) {

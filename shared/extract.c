@@ -482,6 +482,8 @@ static int eval_fields(ev *e, const rc_rules_set *set, xmlNodePtr node, json_t *
         }
         if (!v && f->def)
             v = need(json_deep_copy(f->def));
+        if (!v && f->all)
+            v = need(json_array()); /* a list field that matched nothing is an empty list */
         if (v)
             json_object_set_new(item, f->name, v);
     }

@@ -222,6 +222,14 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         rc_rules_free(compiled);
         j.rules = txt;
     }
+    json_t *attrs = json_object_get(root, "attrs");
+    if (attrs && !json_is_null(attrs)) {
+        if (!json_is_object(attrs)) {
+            r = fail(err, cap, "attrs", "must be a JSON object (copied into every page record and item)");
+            goto fail;
+        }
+        j.attrs = json_dumps(attrs, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    }
     json_t *flag = json_object_get(root, "text");
     if (flag && !json_is_boolean(flag)) {
         r = fail(err, cap, "text", "must be true or false");
@@ -307,6 +315,8 @@ char *rc_job_encode(const rc_job *j)
         json_object_set_new(o, "deny_extensions", str_array(j->deny_extensions, j->n_deny_extensions));
     if (j->rules)
         json_object_set_new(o, "rules", json_loads(j->rules, 0, NULL));
+    if (j->attrs)
+        json_object_set_new(o, "attrs", json_loads(j->attrs, 0, NULL));
     if (j->text)
         json_object_set_new(o, "text", json_true());
     if (!j->dedup_content)
@@ -346,6 +356,7 @@ void rc_job_release(rc_job *j)
     free_list(j->deny_regex, j->n_deny_regex);
     free_list(j->deny_extensions, j->n_deny_extensions);
     free(j->rules);
+    free(j->attrs);
     free_list(j->data_pages, j->n_data_pages);
     memset(j, 0, sizeof *j);
 }

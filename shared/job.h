@@ -33,6 +33,8 @@ typedef struct rc_job {
     int has_deny_extensions;
     int64_t domain_max_pages; /* pages per host, 0 = unlimited */
     char *rules;  /* extraction rules (compact JSON), NULL = none; compiled when parsed */
+    char *attrs;  /* the request's "attrs" object (compact JSON), copied into every page record
+                     and item; NULL = none */
     int text;     /* store each page's main text in its record */
     int dedup_content; /* record pages whose main text was seen before as duplicates (default 1) */
     char **data_pages;  /* regexes of data (article) pages: fetched once, never again */

@@ -83,8 +83,8 @@ static const struct field crawl_fields[] = {
     {"url", T_URL, true, 0, 0, NULL, NULL},
     {"spiderid", T_ID, false, 1, ID_MAX_CHARS, NULL, "\"link\""},
     {"priority", T_INT, false, 1, 100, NULL, "1"},
-    {"maxdepth", T_INT, false, 0, 3, NULL, "0"},
-    {"domain_max_pages", T_INT, false, 0, 2000, NULL, "null"},
+    {"maxdepth", T_INT, false, -1, 1000, NULL, "0"}, /* as embedded mode: -1 = no limit (SC capped at 3) */
+    {"domain_max_pages", T_INT, false, 0, MAX_PAGES_MAX, NULL, "null"}, /* SC capped at 2,000 */
     {"allowed_domains", T_HOSTS, false, 0, LIST_MAX, NULL, "null"},
     {"allow_regex", T_REGEXES, false, 0, REGEX_LIST_MAX, NULL, "null"},
     {"deny_regex", T_REGEXES, false, 0, REGEX_LIST_MAX, NULL, "null"},

@@ -47,6 +47,14 @@ static uint64_t seen_key(rc_buf *b, const char *crawlid, const char *url)
 
 /* Queues one link record. bloom_key differs from the URL for second pages (each list item's
  * detail request is its own frontier entry). */
+/* The request's attrs travel with everything it produced (Scrapy Cluster's contract). */
+static void add_attrs(const rc_job *job, json_t *o)
+{
+    json_t *a = job->attrs ? json_loads(job->attrs, 0, NULL) : NULL;
+    if (a)
+        json_object_set_new(o, "attrs", a);
+}
+
 static void push_link(link_ctx *c, const rc_record *lr, const char *bloom_key, uint64_t h)
 {
     rc_page_result *out = c->out;
@@ -216,6 +224,7 @@ static void extract_items(const rc_page_ctx *ctx, rc_extract_doc *xd, const char
         rc_page_item_id(rec->crawlid, rec->url, listed ? (long)i : -1, id);
         json_object_set_new(item, "_id", json_string(id));
         json_object_set_new(item, "crawlid", json_string(rec->crawlid));
+        add_attrs(ctx->job, item);
         const char *detail = json_string_value(json_object_get(item, "_second_page_url"));
         if (detail && ctx->rules->has_second_page) {
             /* The detail page completes the item: it travels with the request. */
@@ -341,6 +350,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     json_object_set_new(o, "crawlid", json_string(rec->crawlid));
     json_object_set_new(o, "appid", json_string(ctx->job->appid));
     json_object_set_new(o, "spiderid", json_string(ctx->job->spiderid));
+    add_attrs(ctx->job, o);
     json_object_set_new(o, "url", json_string(rec->url));
     json_object_set_new(o, "response_url", res->effective_url ? json_string(res->effective_url) : json_null());
     json_object_set_new(o, "status_code", json_integer(res->status));

@@ -411,7 +411,8 @@ static uint64_t host_failed(rc_worker *w, const char *host, int failed)
 static void store_page(rc_worker *w, task *t, const char *duplicate_of);
 
 /* Content dedup: the first URL to store a main text owns its digest (HSETNX); a later page with
- * the same text is recorded as a duplicate of it, its text and items not stored again. The same
+ * the same text is recorded as a duplicate of it (counted in the job's `duplicates`), its text
+ * not stored again; its items are. The same
  * URL seen again (a redelivery) finds itself and is not a duplicate. */
 static void on_digest_reply(redisAsyncContext *ac, void *reply, void *privdata)
 {
@@ -497,10 +498,12 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
     char err[512];
     int r = 0;
     if (duplicate_of) {
+        /* Only the text is not stored twice: the page's items are what the user asked for. */
         t->duplicate = 1;
         json_object_set_new(pg->doc, "duplicate_of", json_string(duplicate_of));
         json_object_del(pg->doc, "text");
-        json_array_clear(pg->items);
+        if (w->ac)
+            redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %sjob:%s duplicates 1", w->conf->prefix, t->rec.crawlid);
     }
     size_t n = 1 + json_array_size(pg->items);
     char **lines = rc_xcalloc(n, sizeof(char *));

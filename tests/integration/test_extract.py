@@ -106,6 +106,46 @@ def test_encodings_come_out_as_utf8(tmp, procs):
     check(dups > 0, "the same text in several encodings should be recognised as duplicates")
 
 
+def test_duplicate_pages_keep_their_items(tmp, procs):
+    """Rules with only `fields` (one item per page) over 20 pages whose main text is the same
+    template: every page keeps its item (content dedup only keeps the text from being stored
+    twice), the summary counts the duplicates, and --dedup-content=0 turns dedup off."""
+    body = "<p>" + " ".join(["This notice template is the same on every page of the site."] * 30) + "</p>"
+    routes = {}
+    for i in range(20):
+        path = os.path.join(tmp, "p%d.html" % i)
+        with open(path, "w") as f:
+            f.write("<html><head><title>Notice</title><meta name='no' content='No. %d'></head><body>%s%s</body></html>"
+                    % (i, body, '<a href="/p%d">next</a>' % (i + 1) if i < 19 else ""))
+        routes["http://tmpl.test/p%d" % i] = (path, "text/html; charset=utf-8")
+    rules = os.path.join(tmp, "rules.json")
+    with open(rules, "w") as f:
+        json.dump({"fields": {"number": "//meta[@name='no']/@content", "tags": {"xpath": "//span[@class='tag']",
+                                                                           "all": True}}}, f)
+    with StaticWeb(routes) as web:
+        out, r = crawl(tmp, web.port, ["http://tmpl.test/p0"], "--maxdepth", "-1", "--text", "--rules", rules)
+    items = [json.loads(line) for line in open(os.path.join(out, "items.jsonl"))]
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    dups = [p for p in pages if "duplicate_of" in p]
+    print("  %d pages, %d duplicates, %d items; summary: %s" % (len(pages), len(dups), len(items),
+          [l.strip() for l in r.stdout.splitlines() if "duplicates" in l]))
+    check(len(pages) == 20 and len(dups) == 19, "want 20 pages, 19 duplicates: %d, %d" % (len(pages), len(dups)))
+    check(sorted(i["number"] for i in items) == sorted("No. %d" % i for i in range(20)),
+          "a duplicate page lost its item: %d items" % len(items))
+    check(all(i.get("tags") == [] for i in items), "an `all` field that matched nothing must be []")
+    check("duplicates 19" in r.stdout, "the summary does not count the duplicates: %s" % r.stdout)
+    # content dedup off: no page is a duplicate
+    out2 = os.path.join(tmp, "out2")
+    with StaticWeb(routes) as web:
+        r2 = subprocess.run([REDCRAWL, "crawl", "--out", out2, "--connect-to", "::127.0.0.1:%d" % web.port, "--quiet",
+                             "--delay", "0", "--maxdepth", "-1", "--text", "--dedup-content=0", "http://tmpl.test/p0"],
+                            capture_output=True, text=True, timeout=120)
+    check(r2.returncode == 0, "crawl --dedup-content=0 failed: %s" % r2.stderr[-1000:])
+    pages2 = read_pages(os.path.join(out2, "pages.jsonl"))
+    check(len(pages2) == 20 and not any("duplicate_of" in p for p in pages2) and all(p.get("text") for p in pages2),
+          "--dedup-content=0 still deduplicated")
+
+
 def test_extract_cli_offline(tmp, procs):
     cases = json.load(open(os.path.join(DATA, "extract", "cases.json")))
     case = next(c for c in cases if c["name"] == "news article")
@@ -165,5 +205,5 @@ def test_navigation_pages_refresh(tmp, procs):
 
 
 if __name__ == "__main__":
-    run_tests([test_gov_notice_list_with_detail_pages, test_encodings_come_out_as_utf8, test_extract_cli_offline,
+    run_tests([test_duplicate_pages_keep_their_items, test_gov_notice_list_with_detail_pages, test_encodings_come_out_as_utf8, test_extract_cli_offline,
                test_navigation_pages_refresh])

@@ -446,7 +446,7 @@ def malformed_cases():
         (crawl("m18", priority=0), "priority", "from 1 to 100, not 0"),
         (crawl("m19", priority="high"), "priority", "not a string"),
         (crawl("m20", priority=5.5), "priority", "not the real number 5.5"),
-        (crawl("m21", maxdepth=4), "maxdepth", "from 0 to 3, not 4"),
+        (crawl("m21", maxdepth=1001), "maxdepth", "from -1 to 1000, not 1001"),
         (crawl("m22", colour="blue"), "colour", "unknown field"),
         (crawl("m23", allowed_domains="a.test"), "allowed_domains", "array"),
         (crawl("m24", allow_regex=["("]), "allow_regex[0]", ""),
@@ -693,13 +693,14 @@ def test_embedded_mode_same_answers(tmp, procs, broker):
     kenv, renv = env_for(broker), env_for(None, redis_port)
     for cid in ("e1", "e2"):
         cli(renv, "submit", "--crawlid", cid, "http://a-%s.test/" % cid, "http://b-%s.test/" % cid)
-    # the legacy form: several URLs, depth beyond Scrapy Cluster's 3 (embedded only)
+    # depth beyond Scrapy Cluster's 3: the same in embedded mode and over Kafka
     r = cli(renv, "submit", "--crawlid", "legacy", "--maxdepth", "-1", "http://s1.site.test/")
     check("1 new URL" in r.stdout, "legacy submit: %s" % r.stdout)
     spec = json.loads(redis_cmd(redis_port, "HGET", "rc:job:legacy", "spec"))
     check(spec["maxdepth"] == -1, "maxdepth -1 not applied: %s" % spec)
-    r = cli(kenv, "submit", "--crawlid", "legacy2", "--maxdepth", "-1", "http://s1.site.test/", expect_rc=2)
-    check("embedded-mode" in r.stderr, "Kafka mode took maxdepth -1: %s" % r.stderr)
+    r = cli(kenv, "submit", "--crawlid", "legacy2", "--maxdepth", "-1", "http://s1.site.test/")
+    spec = json.loads(redis_cmd(redis_port, "HGET", "rc:job:legacy2", "spec") or "{}")
+    check(spec.get("maxdepth") == -1, "Kafka mode did not take maxdepth -1: %s %s" % (r.stderr, spec))
 
     pairs = [
         (["info", "e1"], ["info", "e1"]),
@@ -731,7 +732,39 @@ def test_embedded_mode_same_answers(tmp, procs, broker):
     check(a["kafka-monitor"]["fail"]["lifetime"] == 2, "embedded rejections not counted: %s" %
           a["kafka-monitor"]["fail"])
     r = cli(renv, "stats", "queue")
-    check('"total_backlog": 1' in r.stdout, "readable stats: %s" % r.stdout[:500])
+    check('"total_backlog": 2' in r.stdout, "readable stats: %s" % r.stdout[:500])  # legacy, legacy2
+
+
+@with_kafka
+def test_attrs_and_unlimited_depth(tmp, procs, broker):
+    """A crawl request over Kafka with `attrs` and maxdepth -1 (Scrapy Cluster capped maxdepth at
+    3; redcrawl takes what embedded mode takes): every page record carries the attrs, and the
+    whole site is crawled, deeper than 3."""
+    redis_port, _ = start_redis(procs, tmp)
+    args = ["--sites", "1", "--pages", "60"]
+    web_port, _, _ = start_web(procs, tmp, *args)
+    start_monitor(procs, tmp, broker, redis_port)
+    env = env_for(broker, redis_port)
+    procs.start([SCHEDULER, "--worker-timeout", "3"], os.path.join(tmp, "scheduler.log"), env=env)
+    out = os.path.join(tmp, "out")
+    procs.start([WORKER, "--out", out, "--delay", "0", "--connect-to", "::127.0.0.1:%d" % web_port],
+                os.path.join(tmp, "worker.log"), env=env)
+    attrs = {"campaign": "spring", "n": 2, "tags": ["a", "b"]}
+    kcat_produce(broker, "redcrawl.incoming", [json.dumps({
+        "uuid": "u-deep", "appid": "testapp", "crawlid": "deep", "url": "http://s0.site.test/", "maxdepth": -1,
+        "domain_max_pages": 5000, "attrs": attrs})])
+    a = by_uuid(wait_answers(broker, "redcrawl.outbound_firehose", ["u-deep"]))["u-deep"][0]
+    check(a.get("status") == "accepted", "maxdepth -1 over Kafka refused: %s" % a)
+    wait_for(lambda: redis_cmd(redis_port, "HGET", "rc:job:deep", "state") == "done", 60, "the deep crawl")
+    want = expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"])
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    got = {p["url"] for p in pages}
+    check(got == set(want), "page set over Kafka differs: %d of %d" % (len(got & set(want)), len(want)))
+    deepest = max(p["depth"] for p in pages)
+    check(deepest > 3, "nothing deeper than 3 was crawled (deepest %d)" % deepest)
+    missing = [p["url"] for p in pages if p.get("attrs") != attrs]
+    check(not missing, "%d page records lack the request's attrs, e.g. %s" % (len(missing), missing[:2]))
+    print("  %d pages, deepest %d, attrs on every record" % (len(pages), deepest))
 
 
 @with_kafka
@@ -779,4 +812,5 @@ def test_sasl_listener(tmp, procs, broker):
 if __name__ == "__main__":
     run_tests([test_every_request_kind, test_stop_and_expired, test_malformed_requests, test_redis_outage,
                test_broker_restart, test_rate_change_reaches_workers, test_embedded_mode_same_answers,
-               test_crawled_firehose, test_sasl_listener])
+               test_crawled_firehose, test_sasl_listener,
+               test_attrs_and_unlimited_depth])

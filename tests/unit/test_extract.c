@@ -299,11 +299,13 @@ static void test_small_cases(void)
                 "[{\"url\": \"http://example.com/dir/page.html\", \"_second_page_url\": \"http://example.com/other/x.html?b=1\"},"
                 " {\"url\": \"http://example.com/dir/page.html\"},"
                 " {\"url\": \"http://example.com/dir/page.html\", \"_second_page_url\": \"http://cdn.example.org/Y\"}]");
-    /* first value skips empty and non-matching nodes; defaults of any JSON type */
+    /* first value skips empty and non-matching nodes; defaults of any JSON type; a list field
+     * ("all") that matches nothing is an empty list, not left out */
     check_items("first value", "{\"fields\": {\"a\": \"//p/text()\", \"b\": {\"xpath\": \"//p\", \"re\": \"(\\\\d+)\"},"
                 " \"c\": {\"xpath\": \"//nope\", \"default\": {\"k\": [1, 2]}}, \"d\": {\"xpath\": \"//nope\", \"all\": true}}}",
                 "<p> <b>x</b> second </p><p>no digits</p><p>n=42</p>",
-                "[{\"url\": \"http://example.com/dir/page.html\", \"a\": \"second\", \"b\": \"42\", \"c\": {\"k\": [1, 2]}}]");
+                "[{\"url\": \"http://example.com/dir/page.html\", \"a\": \"second\", \"b\": \"42\", \"c\": {\"k\": [1, 2]},"
+                " \"d\": []}]");
     /* a regex with a group that did not take part: the first group that did */
     check_items("groups", "{\"fields\": {\"a\": {\"xpath\": \"//p\", \"re\": \"(x)|(\\\\d)\", \"all\": true}}}",
                 "<p>1x2</p>",
