@@ -14,6 +14,7 @@ PACKAGES=(
   libmongoc-dev libbson-dev librdkafka-dev libxml2-dev libpsl-dev liburiparser-dev
   libxxhash-dev libuchardet-dev libidn2-dev zlib1g-dev libbrotli-dev libzstd-dev
   redis-server redis-tools kcat
+  docker-compose # validates deploy/docker-compose.yml in the tests (no engine needed)
 )
 
 missing=()
@@ -33,12 +34,19 @@ build() { # dir, meson options...
   shift
   if [ ! -f "$dir/build.ninja" ]; then
     meson setup "$dir" "$@" >/dev/null
+  else
+    meson configure "$dir" "$@" >/dev/null # options added since the dir was made
   fi
-  ninja -C "$dir" >/dev/null
+  # Quiet when it builds; the compiler's output in full when it does not.
+  if ! ninja -C "$dir" >"$dir/ninja.log" 2>&1; then
+    cat "$dir/ninja.log" >&2
+    echo "setup: building $dir/ failed (output above)" >&2
+    exit 1
+  fi
   echo "setup: built $dir/" >&2
 }
 
 build build --buildtype=release
 if [ "${1:-}" != "--release" ]; then
-  build build-asan --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
+  build build-asan --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=true
 fi
