@@ -98,12 +98,14 @@ typedef struct job_stats {
     int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, seeds, queued;
 } job_stats;
 
-static void read_stats(crawl_run *run, const char *crawlid, job_stats *st)
+/* 0, or -EIO when Redis could not be asked (st then holds zeros and no state). */
+static int read_stats(crawl_run *run, const char *crawlid, job_stats *st)
 {
     char key[200];
     memset(st, 0, sizeof *st);
     redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries robots_denied items items_dropped",
                                    rc_redis_key(run->r, key, sizeof key, "job:%s", crawlid));
+    int r = rep && rep->type == REDIS_REPLY_ARRAY ? 0 : -EIO;
     if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 11) {
         if (rep->element[0]->type == REDIS_REPLY_STRING)
             snprintf(st->state, sizeof st->state, "%s", rep->element[0]->str);
@@ -131,6 +133,7 @@ static void read_stats(crawl_run *run, const char *crawlid, job_stats *st)
     }
     if (rep)
         freeReplyObject(rep);
+    return r;
 }
 
 static pid_t start_worker(crawl_run *run, int i)
@@ -444,12 +447,16 @@ int rc_cli_crawl(int argc, char **argv)
 
     job_stats st;
     uint64_t last_line = 0, stop_sent = 0;
-    int stopped_by_user = 0, hit_max = 0;
+    int stopped_by_user = 0, hit_max = 0, missing = 0;
     for (;;) {
         struct timespec ts = {0, 200 * 1000000};
         nanosleep(&ts, NULL);
         check_children(&run);
-        read_stats(&run, job.crawlid, &st);
+        /* A job hash that is gone (Redis restarted without persistence, or someone deleted it)
+         * never finishes: say so instead of waiting for ever. One second of absence counts. */
+        missing = read_stats(&run, job.crawlid, &st) == 0 && !st.state[0] ? missing + 1 : 0;
+        if (missing >= 5)
+            break;
         uint64_t now = rc_mono_ms();
         double secs = (double)(now - t0) / 1000.0;
         int64_t inflight = st.pending - st.seeds - st.queued;
@@ -483,6 +490,11 @@ int rc_cli_crawl(int argc, char **argv)
     }
     if (tty)
         fputc('\n', stderr);
+    if (missing >= 5)
+        fprintf(stderr, "redcrawl: error: job %s vanished from Redis (%s): it restarted without persistence or "
+                        "lost its data; what was stored is in %s/, the rest is lost. Run Redis with appendonly yes "
+                        "and submit the job again.\n",
+                job.crawlid, c.redis ? c.redis : "private Redis", outdir);
     interrupted = interrupted ? interrupted : 1; /* children exiting now are not restarted */
     for (int i = 0; i < c.workers; i++)
         rc_proc_stop(run.workers[i], SIGTERM, (int)(c.timeout * 1000) + 5000);
@@ -497,7 +509,7 @@ int rc_cli_crawl(int argc, char **argv)
     rc_buf_init(&statuses);
     summary_statuses(pages, &statuses);
     printf("\nredcrawl: job %s %s\n", job.crawlid,
-           stopped_by_user ? "stopped by user" : hit_max ? "reached --max-pages" : "finished");
+           missing >= 5 ? "LOST: its job vanished from Redis" : stopped_by_user ? "stopped by user" : hit_max ? "reached --max-pages" : "finished");
     printf("  pages      %lld in %.1f s (%.1f pages/s)\n", (long long)st.fetched, secs,
            secs > 0 ? (double)st.fetched / secs : 0.0);
     printf("  statuses   %s\n", statuses.len ? statuses.ptr : "-");
@@ -515,7 +527,7 @@ int rc_cli_crawl(int argc, char **argv)
     printf("  logs       %s/\n", run.logdir);
     rc_buf_release(&statuses);
     free(pages);
-    rc = stopped_by_user ? 130 : 0;
+    rc = missing >= 5 ? 3 : stopped_by_user ? 130 : 0;
 out:
     if (run.r)
         rc_redis_free(run.r);

@@ -74,6 +74,9 @@ struct task {
     int ok;
     char *error;
     uint64_t next_ms;
+    unsigned epoch;        /* the worker's registration when the lease was taken: its fence token */
+    uint64_t lease_end_ms; /* monotonic: when the scheduler may hand the URL out again */
+    char *dup_of;          /* held for the fence: the page this one duplicates, or NULL */
 };
 
 
@@ -99,9 +102,19 @@ struct rc_worker {
     rc_strmap *health; /* host -> host_health */
     char ip[64];       /* this worker's address, for the per-ip throttles */
     char hostname[64];
-    task *resend;    /* completes waiting for Redis to come back */
-    ev_timer pump_timer, hb_timer, reconnect_timer, drain_timer;
+    task *resend;    /* completes waiting for Redis to come back (or to accept writes again) */
+    task *fenced;    /* pages waiting for a heartbeat to prove this worker still holds its leases */
+    char base_id[150];
+    unsigned epoch;       /* registration: bumped when this worker finds it was reaped */
+    int registered;       /* the first heartbeat went through */
+    int hb_outstanding;
+    uint64_t hb_ok_ms;    /* monotonic: the last heartbeat Redis accepted */
+    int refused;          /* Redis refuses writes (OOM, ...): no new work until it accepts again */
+    char run_id[48];      /* Redis' INFO run_id: a change means it restarted */
+    ev_timer pump_timer, hb_timer, reconnect_timer, drain_timer, resend_timer;
     int take_outstanding;
+    uint64_t take_sent_ms; /* monotonic, for the local view of lease deadlines */
+    uint64_t hb_sent_ms;
     int draining;
     int64_t active; /* tasks alive */
     uint64_t fetched, errors, links_sent, links_new, started_ms, denied;
@@ -149,7 +162,7 @@ static void on_eval_reply(redisAsyncContext *ac, void *reply, void *privdata)
             return;
         rep = NULL;
     }
-    if (rep && rep->type == REDIS_REPLY_ERROR)
+    if (rep && rep->type == REDIS_REPLY_ERROR && !rc_redis_refusal(rep->str))
         rc_error(MOD, "script %s failed: %s", rc_lua_scripts[q->id].name, rep->str);
     q->cb(q->w, rep, q->ud);
     rc_argv_release(&q->argv);
@@ -196,6 +209,74 @@ static void start_reconnect(rc_worker *w)
 
 static void pump(rc_worker *w);
 static void send_complete(rc_worker *w, task *t);
+static void heartbeat(rc_worker *w);
+
+static void resend_all(rc_worker *w)
+{
+    task *t = w->resend;
+    w->resend = NULL;
+    while (t) {
+        task *next = t->next;
+        t->next = NULL;
+        send_complete(w, t);
+        t = next;
+    }
+}
+
+/* Redis restarted when its run_id changes; if it had no persistence the jobs, queues and this
+ * worker's registration are gone (the next heartbeat finds out and registers again). */
+static void on_info_reply(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    rc_worker *w = ac->data;
+    redisReply *rep = reply;
+    if (!w || !rep || rep->type != REDIS_REPLY_STRING)
+        return;
+    char id[sizeof w->run_id];
+    rc_redis_parse_run_id(rep->str, id, sizeof id);
+    if (w->run_id[0] && id[0] && strcmp(id, w->run_id) != 0)
+        rc_warn(MOD, "Redis restarted (run_id %s -> %s): if it ran without persistence its jobs, queues and "
+                     "leases are gone and must be resubmitted; run it with appendonly yes",
+                w->run_id, id);
+    snprintf(w->run_id, sizeof w->run_id, "%s", id);
+}
+
+/* Redis refuses writes (at maxmemory, loading, a read-only replica): said once; no new work
+ * is taken and completes are held and retried every second; heartbeats go on (hb.lua is
+ * flagged allow-oom). Said again when it accepts writes. */
+static void note_refusal(rc_worker *w, const char *err)
+{
+    if (w->refused)
+        return;
+    w->refused = 1;
+    rc_error(MOD, "Redis refuses writes: %s -- taking no new work, %lld pages in flight held and retried every "
+                  "second, heartbeats go on; free memory or raise maxmemory (README: Redis sizing)",
+             err, (long long)w->active);
+}
+
+static void note_accepted(rc_worker *w)
+{
+    if (!w->refused)
+        return;
+    w->refused = 0;
+    rc_info(MOD, "Redis accepts writes again: resuming");
+}
+
+static void hold_complete(rc_worker *w, task *t)
+{
+    t->next = w->resend;
+    w->resend = t;
+    if (!ev_is_active(&w->resend_timer)) {
+        ev_timer_set(&w->resend_timer, 1.0, 0);
+        ev_timer_start(w->loop, &w->resend_timer);
+    }
+}
+
+static void on_resend_timer(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    rc_worker *w = t->data;
+    if (w->ac)
+        resend_all(w);
+}
 
 /* The one place the connection changes, so every user of it (the robots cache) follows. */
 static void set_ac(rc_worker *w, redisAsyncContext *ac)
@@ -214,15 +295,10 @@ static void on_connect(const redisAsyncContext *ac, int status)
         return;
     }
     rc_info(MOD, "connected to Redis");
+    redisAsyncCommand(w->ac, on_info_reply, NULL, "INFO server");
+    heartbeat(w);
     /* Completes that could not be delivered go first: their pages are already stored. */
-    task *t = w->resend;
-    w->resend = NULL;
-    while (t) {
-        task *next = t->next;
-        t->next = NULL;
-        send_complete(w, t);
-        t = next;
-    }
+    resend_all(w);
     pump(w);
 }
 
@@ -265,6 +341,7 @@ static void connect_redis(rc_worker *w)
 
 static void task_free(task *t)
 {
+    free(t->dup_of);
     if (t->page) {
         rc_page_result_release(t->page);
         free(t->page);
@@ -295,8 +372,15 @@ static void on_complete_reply(rc_worker *w, redisReply *rep, void *ud)
         w->resend = t;
         return;
     }
+    if (rep->type == REDIS_REPLY_ERROR && rc_redis_refusal(rep->str)) {
+        /* complete.lua is refused whole (no allow-oom flag): nothing of it happened; retry. */
+        note_refusal(w, rep->str);
+        hold_complete(w, t);
+        return;
+    }
     if (rep->type == REDIS_REPLY_ARRAY && rep->elements >= 3) {
         int64_t ok = rc_reply_int(rep->element[0], -1);
+        note_accepted(w);
         if (ok == 1) {
             for (size_t i = 0; i < t->n_hashes; i++)
                 rc_seen_add(w->seen, t->hashes[i]);
@@ -308,8 +392,21 @@ static void on_complete_reply(rc_worker *w, redisReply *rep, void *ud)
     task_done(w, t);
 }
 
+/* A task whose lease belongs to an earlier registration of this worker (reaped since) has no
+ * effect any more: neither stored nor acked. */
+static int stale(rc_worker *w, task *t)
+{
+    if (t->epoch == w->epoch)
+        return 0;
+    rc_debug(MOD, "dropping a page of a void registration url=%s", t->rec.url);
+    task_done(w, t);
+    return 1;
+}
+
 static void send_complete(rc_worker *w, task *t)
 {
+    if (stale(w, t))
+        return;
     if (async_eval(w, RC_LUA_COMPLETE, &t->complete, on_complete_reply, t) < 0) {
         t->next = w->resend;
         w->resend = t;
@@ -402,6 +499,51 @@ static uint64_t host_failed(rc_worker *w, const char *host, int failed)
 }
 
 static void store_page(rc_worker *w, task *t, const char *duplicate_of);
+static void release_task(rc_worker *w, task *t, const char *why);
+
+static uint64_t fence_ms(const rc_worker *w)
+{
+    return (uint64_t)(w->conf->fence * 1000);
+}
+
+/* The fence: a page is stored only while this worker's registration is proven (a heartbeat
+ * sent less than --fence seconds ago was accepted; --fence is below the scheduler's
+ * --worker-timeout, so the worker cannot have been reaped) and its lease has more than that
+ * left. Otherwise it waits for a heartbeat: one that finds the worker reaped voids the task
+ * (re-registration bumps the epoch), so a stalled worker that wakes stores nothing. */
+static void store_fenced(rc_worker *w, task *t, const char *dup_of)
+{
+    if (stale(w, t))
+        return;
+    uint64_t now = rc_mono_ms();
+    if (now + fence_ms(w) > t->lease_end_ms) {
+        release_task(w, t, "lease nearly over");
+        return;
+    }
+    if (w->registered && now < w->hb_ok_ms + fence_ms(w)) {
+        store_page(w, t, dup_of);
+        return;
+    }
+    t->dup_of = dup_of ? rc_xstrdup(dup_of) : NULL;
+    t->next = w->fenced;
+    w->fenced = t;
+    heartbeat(w);
+}
+
+static void release_fenced(rc_worker *w)
+{
+    task *t = w->fenced;
+    w->fenced = NULL;
+    while (t) {
+        task *next = t->next;
+        char *dup_of = t->dup_of;
+        t->next = NULL;
+        t->dup_of = NULL;
+        store_fenced(w, t, dup_of);
+        free(dup_of);
+        t = next;
+    }
+}
 
 /* Content dedup: the first URL to store a main text owns its digest (HSETNX); a later page with
  * the same text is recorded as a duplicate of it, its text and items not stored again. The same
@@ -412,7 +554,7 @@ static void on_digest_reply(redisAsyncContext *ac, void *reply, void *privdata)
     rc_worker *w = t->w;
     redisReply *rep = reply;
     const char *first = rep && rep->type == REDIS_REPLY_STRING ? rep->str : NULL;
-    store_page(w, t, first && strcmp(first, t->rec.url) != 0 ? first : NULL);
+    store_fenced(w, t, first && strcmp(first, t->rec.url) != 0 ? first : NULL);
 }
 
 static void check_digest(rc_worker *w, task *t)
@@ -421,7 +563,7 @@ static void check_digest(rc_worker *w, task *t)
     snprintf(key, sizeof key, "%sdigest:%s", w->conf->prefix, t->rec.crawlid);
     if (!w->ac || redisAsyncCommand(w->ac, NULL, NULL, "HSETNX %s %s %s", key, t->page->digest, t->rec.url) != REDIS_OK ||
         redisAsyncCommand(w->ac, on_digest_reply, t, "HGET %s %s", key, t->page->digest) != REDIS_OK)
-        store_page(w, t, NULL); /* no Redis now: store it; the complete waits for the connection anyway */
+        store_fenced(w, t, NULL); /* no Redis now: the fence decides; the complete waits anyway */
 }
 
 /* After every sink has the page (or one failed): complete it. Nothing is acknowledged that was
@@ -602,7 +744,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     if (t->page->digest[0])
         check_digest(w, t);
     else
-        store_page(w, t, NULL);
+        store_fenced(w, t, NULL);
 }
 
 /* The URL goes back to its host's queue as it was: this worker could not try it (yet). */
@@ -798,10 +940,16 @@ static void schedule_pump(rc_worker *w, double after)
 static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
 {
     w->take_outstanding = 0;
+    if (rep && rep->type == REDIS_REPLY_ERROR && rc_redis_refusal(rep->str)) {
+        note_refusal(w, rep->str); /* take.lua refused whole: asked again in a second */
+        schedule_pump(w, 1.0);
+        return;
+    }
     if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
         schedule_pump(w, 0.5);
         return;
     }
+    note_accepted(w);
     redisReply *list = rep->element[0];
     size_t got = list->type == REDIS_REPLY_ARRAY ? list->elements : 0;
     for (size_t i = 0; i < got; i++) {
@@ -809,6 +957,8 @@ static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
         const char *tab = memchr(m->str, '\t', m->len);
         task *t = rc_xcalloc(1, sizeof *t);
         t->w = w;
+        t->epoch = w->epoch;
+        t->lease_end_ms = w->take_sent_ms + (uint64_t)(w->conf->lease_seconds * 1000);
         rc_argv_init(&t->complete);
         t->lease = rc_xstrndup(m->str, m->len);
         w->active++;
@@ -839,8 +989,8 @@ static void pump(rc_worker *w)
             ev_break(w->loop, EVBREAK_ALL);
         return;
     }
-    if (w->take_outstanding || !w->ac)
-        return;
+    if (w->take_outstanding || !w->ac || !w->registered || w->resend)
+        return; /* held completes go first (the resend timer); no lease before registration */
     int64_t free_slots = w->conf->concurrency - w->active;
     if (free_slots <= 0)
         return;
@@ -855,6 +1005,7 @@ static void pump(rc_worker *w)
     rc_argv_addi(&a, free_slots);
     rc_argv_addu(&a, (uint64_t)(w->conf->lease_seconds * 1000));
     rc_argv_add(&a, w->ip);
+    w->take_sent_ms = rc_mono_ms();
     if (async_eval(w, RC_LUA_TAKE, &a, on_take_reply, NULL) == 0)
         w->take_outstanding = 1;
     rc_argv_release(&a);
@@ -867,21 +1018,71 @@ static void on_pump_timer(struct ev_loop *loop, ev_timer *t, int revents)
 
 /* ---------- heartbeat, lifecycle ---------- */
 
+/* The scheduler reaped this worker (it stalled past --worker-timeout, or Redis lost its
+ * data): its leases are void. What it holds is dropped unstored and unacked (a task of an
+ * older epoch has no effect), and it registers again under a new id. */
+static void reregister(rc_worker *w)
+{
+    char old[sizeof w->id];
+    snprintf(old, sizeof old, "%s", w->id);
+    w->epoch++;
+    w->registered = 0;
+    snprintf(w->id, sizeof w->id, "%s.%u", w->base_id, w->epoch);
+    rc_error(MOD, "this worker was reaped (stalled longer than the scheduler's --worker-timeout, or Redis lost "
+                  "its data): its %lld pages in flight are dropped, neither stored nor acked; registering again "
+                  "as id=%s (was %s)",
+             (long long)w->active, w->id, old);
+    release_fenced(w); /* all stale now: dropped */
+    resend_all(w);     /* likewise */
+    heartbeat(w);
+}
+
+static void on_hb_reply(rc_worker *w, redisReply *rep, void *ud)
+{
+    w->hb_outstanding = 0;
+    if (!rep || rep->type != REDIS_REPLY_INTEGER) {
+        if (rep && rep->type == REDIS_REPLY_ERROR)
+            rc_warn(MOD, "heartbeat refused: %s", rep->str);
+        return;
+    }
+    if (rep->integer == 0) {
+        reregister(w);
+        return;
+    }
+    if (!w->registered)
+        rc_info(MOD, "registered id=%s", w->id);
+    w->registered = 1;
+    w->hb_ok_ms = w->hb_sent_ms;
+    release_fenced(w);
+    pump(w);
+}
+
 static void heartbeat(rc_worker *w)
 {
-    if (!w->ac)
+    if (!w->ac || w->hb_outstanding)
         return;
-    char k1[200], k2[200];
-    uint64_t now = rc_now_ms();
-    snprintf(k1, sizeof k1, "%sworkers", w->conf->prefix);
-    snprintf(k2, sizeof k2, "%sworker:%s", w->conf->prefix, w->id);
-    redisAsyncCommand(w->ac, NULL, NULL, "ZADD %s %llu %s", k1, (unsigned long long)now, w->id);
-    redisAsyncCommand(w->ac, NULL, NULL,
-                      "HSET %s hb %llu started_ms %llu pid %d host %s ip %s inflight %lld fetched %llu errors %llu links_new %llu "
-                      "robots_denied %llu",
-                      k2, (unsigned long long)now, (unsigned long long)w->started_ms, (int)getpid(), w->hostname, w->ip,
-                      (long long)w->active, (unsigned long long)w->fetched, (unsigned long long)w->errors,
-                      (unsigned long long)w->links_new, (unsigned long long)w->denied);
+    char num[8][24];
+    snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)rc_now_ms());
+    snprintf(num[1], sizeof num[1], "%llu", (unsigned long long)w->started_ms);
+    snprintf(num[2], sizeof num[2], "%d", (int)getpid());
+    snprintf(num[3], sizeof num[3], "%lld", (long long)w->active);
+    snprintf(num[4], sizeof num[4], "%llu", (unsigned long long)w->fetched);
+    snprintf(num[5], sizeof num[5], "%llu", (unsigned long long)w->errors);
+    snprintf(num[6], sizeof num[6], "%llu", (unsigned long long)w->links_new);
+    snprintf(num[7], sizeof num[7], "%llu", (unsigned long long)w->denied);
+    const char *fields[] = {"hb",       num[0], "started_ms", num[1],     "pid",       num[2], "host",
+                            w->hostname, "ip",  w->ip,        "inflight", num[3],      "fetched", num[4],
+                            "errors",   num[5], "links_new",  num[6],     "robots_denied", num[7]};
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, w->id);
+    rc_argv_add(&a, w->registered ? "beat" : "register");
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        rc_argv_add(&a, fields[i]);
+    w->hb_sent_ms = rc_mono_ms();
+    if (async_eval(w, RC_LUA_HB, &a, on_hb_reply, NULL) == 0)
+        w->hb_outstanding = 1;
+    rc_argv_release(&a);
 }
 
 static void on_hb_timer(struct ev_loop *loop, ev_timer *t, int revents)
@@ -903,12 +1104,18 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->loop = loop;
     w->conf = conf;
     if (conf->id && *conf->id) {
-        snprintf(w->id, sizeof w->id, "%s", conf->id);
+        snprintf(w->base_id, sizeof w->base_id, "%s", conf->id);
     } else {
         char host[64] = "localhost";
         gethostname(host, sizeof host - 1);
-        snprintf(w->id, sizeof w->id, "%s-%d-%04llx", host, (int)getpid(),
+        snprintf(w->base_id, sizeof w->base_id, "%s-%d-%04llx", host, (int)getpid(),
                  (unsigned long long)(rc_now_us() & 0xffff));
+    }
+    snprintf(w->id, sizeof w->id, "%s", w->base_id);
+    if (conf->fence >= conf->lease_seconds) {
+        snprintf(err, cap, "--fence (%.1fs) must be shorter than --lease-seconds (%.1fs)", conf->fence,
+                 conf->lease_seconds);
+        goto fail;
     }
     if (rc_redis_parse_url(conf->redis, &w->addr, err, cap) < 0)
         goto fail;
@@ -973,7 +1180,9 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     ev_timer_init(&w->hb_timer, on_hb_timer, 0, conf->heartbeat);
     ev_timer_init(&w->reconnect_timer, on_reconnect_timer, 1.0, 0);
     ev_timer_init(&w->drain_timer, on_drain_timer, conf->timeout + 5, 0);
+    ev_timer_init(&w->resend_timer, on_resend_timer, 1.0, 0);
     w->pump_timer.data = w->hb_timer.data = w->reconnect_timer.data = w->drain_timer.data = w;
+    w->resend_timer.data = w;
     return w;
 fail:
     rc_worker_free(w);
@@ -984,8 +1193,7 @@ void rc_worker_start(rc_worker *w)
 {
     rc_info(MOD, "started id=%s redis=%s concurrency=%lld delay=%.3fs out=%s", w->id, w->conf->redis,
             (long long)w->conf->concurrency, w->conf->delay, w->conf->out);
-    connect_redis(w);
-    heartbeat(w);
+    connect_redis(w); /* registers (the first heartbeat) once connected */
     ev_timer_start(w->loop, &w->hb_timer);
 }
 
@@ -1022,6 +1230,7 @@ void rc_worker_free(rc_worker *w)
         ev_timer_stop(w->loop, &w->hb_timer);
         ev_timer_stop(w->loop, &w->reconnect_timer);
         ev_timer_stop(w->loop, &w->drain_timer);
+        ev_timer_stop(w->loop, &w->resend_timer);
     }
     rc_fetcher_free(w->fetcher);
     if (w->ac) {
@@ -1030,11 +1239,13 @@ void rc_worker_free(rc_worker *w)
         ac->data = w;
         redisAsyncFree(ac); /* pending callbacks run with NULL replies */
     }
-    while (w->resend) {
-        task *t = w->resend;
-        w->resend = t->next;
-        task_free(t);
-    }
+    task *lists[] = {w->resend, w->fenced};
+    for (size_t i = 0; i < 2; i++)
+        while (lists[i]) {
+            task *t = lists[i];
+            lists[i] = t->next;
+            task_free(t);
+        }
     rc_strmap_free(w->jobs, free_job_entry);
     rc_robots_cache_free(w->robots);
     rc_strmap_free(w->health, free);

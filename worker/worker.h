@@ -36,6 +36,7 @@ typedef struct rc_worker_conf {
     double timeout;
     double lease_seconds;
     double heartbeat;
+    double fence;            /* store only within this long of an accepted heartbeat (< worker timeout) */
     int robots;              /* obey robots.txt */
     double robots_ttl;       /* seconds a fetched robots.txt is trusted (shared through Redis) */
     double max_crawl_delay;  /* cap on a site's Crawl-delay, seconds */

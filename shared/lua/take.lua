@@ -1,3 +1,4 @@
+#!lua
 -- take: a worker leases the next URL of each of its domains that may be fetched now.
 -- ARGV: prefix, now, worker, max, lease_ms, worker ip.
 -- Returns {lease members, next due time or -1}.
