@@ -40,6 +40,8 @@ typedef struct crawl_conf {
     char *log_level;
     char *rules;
     char *mongo;
+    char *fsync;
+    double retention;
     int text;
     int64_t refresh;
     rc_strlist data_pages;
@@ -70,6 +72,8 @@ static const rc_conf_row rows[] = {
     {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", 0, 31536000, NULL, "fetch navigation pages again every N seconds (runs until --max-pages or Ctrl-C)"},
     {"data-pages", RC_CONF_LIST, offsetof(crawl_conf, data_pages), NULL, 0, 0, NULL, "regex of data (article) pages, fetched once even with --refresh"},
     {"mongo", RC_CONF_STR, offsetof(crawl_conf, mongo), NULL, 0, 0, "REDCRAWL_MONGO", "also upsert page records and items into this MongoDB"},
+    {"fsync", RC_CONF_STR, offsetof(crawl_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC", "JSON Lines durability: none, batch (per page) or record (fdatasync each record)"},
+    {"retention", RC_CONF_DOUBLE, offsetof(crawl_conf, retention), "-1", -1, 1e9, NULL, "seconds a finished job's bloom, digests and counters stay in Redis: sets conf:retention (0 = for ever; -1 = leave it: a day unless set)"},
     {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
 };
@@ -96,6 +100,7 @@ typedef struct crawl_run {
 typedef struct job_stats {
     char state[16];
     int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, seeds, queued;
+    int64_t store_errors, store_failed;
 } job_stats;
 
 /* 0, or -EIO when Redis could not be asked (st then holds zeros and no state). */
@@ -103,15 +108,17 @@ static int read_stats(crawl_run *run, const char *crawlid, job_stats *st)
 {
     char key[200];
     memset(st, 0, sizeof *st);
-    redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries robots_denied items items_dropped",
+    redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries robots_denied items items_dropped "
+                                   "store_errors store_failed",
                                    rc_redis_key(run->r, key, sizeof key, "job:%s", crawlid));
     int r = rep && rep->type == REDIS_REPLY_ARRAY ? 0 : -EIO;
-    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 11) {
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 13) {
         if (rep->element[0]->type == REDIS_REPLY_STRING)
             snprintf(st->state, sizeof st->state, "%s", rep->element[0]->str);
         int64_t *f[] = {&st->pending, &st->started, &st->fetched, &st->errors, &st->failed,
-                        &st->dropped, &st->retries, &st->denied,  &st->items,  &st->items_dropped};
-        for (int i = 0; i < 10; i++)
+                        &st->dropped, &st->retries, &st->denied,  &st->items,  &st->items_dropped,
+                        &st->store_errors, &st->store_failed};
+        for (int i = 0; i < 12; i++)
             *f[i] = rc_reply_int(rep->element[i + 1], 0);
     }
     if (rep)
@@ -166,6 +173,8 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     const char *common[] = {"--redis", redis_url, "--prefix", c->prefix, "--log-level", c->log_level, "--out", outdir};
     for (size_t i = 0; i < RC_ARRAY_LEN(common); i++)
         add_arg(&run->wargv, &n, common[i]);
+    add_arg(&run->wargv, &n, "--fsync");
+    add_arg(&run->wargv, &n, c->fsync);
     add_arg(&run->wargv, &n, "--delay");
     snprintf(num, sizeof num, "%.6f", c->delay);
     add_arg(&run->wargv, &n, num);
@@ -421,6 +430,12 @@ int rc_cli_crawl(int argc, char **argv)
         fprintf(stderr, "redcrawl crawl: %s\n", err);
         goto out;
     }
+    if (c.retention >= 0) {
+        redisReply *rep = rc_redis_cmd(run.r, "SET %s %lld", rc_redis_key(run.r, err, sizeof err, "conf:retention"),
+                                       (long long)c.retention);
+        if (rep)
+            freeReplyObject(rep);
+    }
     int64_t added = 0;
     if (rc_frontier_submit(run.r, &job, &added, err, sizeof err) < 0) {
         fprintf(stderr, "redcrawl crawl: %s\n", err);
@@ -517,6 +532,10 @@ int rc_cli_crawl(int argc, char **argv)
            (long long)st.dropped);
     printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st.denied);
     printf("  restarts   %d\n", run.restarts);
+    if (st.store_errors || st.store_failed)
+        printf("  STORE      %lld write(s) failed and were retried; %lld page(s) could NOT be stored (see the "
+               "worker logs)\n",
+               (long long)st.store_errors, (long long)st.store_failed);
     printf("  output     %s\n", pages);
     if (c.rules) {
         char *items_path = rc_xasprintf("%s/items.jsonl", outdir);
@@ -527,7 +546,7 @@ int rc_cli_crawl(int argc, char **argv)
     printf("  logs       %s/\n", run.logdir);
     rc_buf_release(&statuses);
     free(pages);
-    rc = missing >= 5 ? 3 : stopped_by_user ? 130 : 0;
+    rc = missing >= 5 ? 3 : stopped_by_user ? 130 : st.store_failed > 0 ? 4 : 0;
 out:
     if (run.r)
         rc_redis_free(run.r);

@@ -566,6 +566,16 @@ static void check_digest(rc_worker *w, task *t)
         store_fenced(w, t, NULL); /* no Redis now: the fence decides; the complete waits anyway */
 }
 
+/* The job's store_errors (writes that failed and were retried) and store_failed (pages that
+ * could not be stored at all): the crawl's summary and exit status tell from them. */
+static void count_store_failure(rc_worker *w, const task *t, int permanent)
+{
+    char key[200];
+    snprintf(key, sizeof key, "%sjob:%s", w->conf->prefix, t->rec.crawlid);
+    if (w->ac)
+        redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %s %s 1", key, permanent ? "store_failed" : "store_errors");
+}
+
 /* After every sink has the page (or one failed): complete it. Nothing is acknowledged that was
  * not stored: a transient failure hands the URL back untouched, a permanent one fails it. */
 static void finish_store(rc_worker *w, task *t)
@@ -575,6 +585,7 @@ static void finish_store(rc_worker *w, task *t)
         int permanent = t->sink_status == -EINVAL;
         rc_error(MOD, "storing failed url=%s error=%s (%s)", t->rec.url, t->sink_err,
                  permanent ? "the page fails" : "the URL goes back to its queue");
+        count_store_failure(w, t, permanent);
         if (permanent)
             add_complete_head(t, t->next_ms, "fail", t->sink_err, t->status, 0, 0, 0);
         else
@@ -694,6 +705,10 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
             t->sink_status = -EIO;
             snprintf(t->sink_err, sizeof t->sink_err, "%s", err);
         }
+    }
+    if (t->sink_status == 0 && w->sink && rc_sink_flush(w->sink, err, sizeof err) < 0) {
+        t->sink_status = -EIO; /* not known to be on disk: it goes back, a redelivery */
+        snprintf(t->sink_err, sizeof t->sink_err, "%s", err);
     }
     for (size_t i = 0; i < n; i++)
         free(lines[i]);
@@ -1126,6 +1141,13 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     const char *out = conf->out ? conf->out : (conf->mongo || conf->firehose) ? NULL : "redcrawl-out/{crawlid}";
     if (out && !(w->sink = rc_sink_jsonl_new(out, err, cap)))
         goto fail;
+    rc_sink_fsync policy;
+    if (rc_sink_fsync_parse(conf->fsync, &policy) < 0) {
+        snprintf(err, cap, "--fsync: '%s' is not none, batch or record", conf->fsync);
+        goto fail;
+    }
+    if (w->sink)
+        rc_sink_set_fsync(w->sink, policy);
     if (conf->mongo) {
         rc_mongo_opts mo;
         rc_mongo_opts_init(&mo);

@@ -18,6 +18,7 @@ typedef struct rc_worker_conf {
     char *log_level;
     char *id;
     char *out;
+    char *fsync;         /* JSON Lines durability: none, batch (per page), record */
     char *mongo;         /* MongoDB URI: page records and items upserted there */
     char *mongo_db;
     char *mongo_pages;   /* collection of page records */

@@ -206,6 +206,60 @@ def test_stalled_worker_is_fenced(tmp, procs):
     check("was reaped" in log_text(tmp, "worker%d.log" % idx), "the woken worker did not say it was reaped")
 
 
+def fill(path):
+    """Writes until the filesystem is full; returns the bytes written."""
+    n = 0
+    with open(path, "wb", buffering=0) as f:
+        chunk = b"x" * 65536
+        while True:
+            try:
+                w = f.write(chunk)
+            except OSError:
+                break
+            n += w
+            if w < len(chunk):
+                chunk = chunk[:max(1, w // 2)] if w else b"x"
+    return n
+
+
+def test_disk_full(tmp, procs):
+    """The output directory on a small tmpfs that fills up mid-crawl and frees again: every
+    failed write is rolled back (no partial record, nothing glued), every page ends up stored
+    exactly once, and the summary says writes failed and were retried."""
+    args = ["--sites", "4", "--pages", "40", "--latency-ms", "10"]
+    web_port, _, _ = start_web(procs, tmp, *args)
+    mnt = os.path.join(tmp, "disk")
+    os.mkdir(mnt)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt], capture_output=True, text=True)
+    check(r.returncode == 0, "cannot mount a tmpfs (root needed): %s" % r.stderr)
+    try:
+        out = os.path.join(mnt, "out")
+        cmd = [REDCRAWL, "crawl", "--out", out, "--quiet", "--connect-to", "::127.0.0.1:%d" % web_port,
+               "--allow-net", "127.0.0.0/8", "--maxdepth", "-1", "--delay", "0.02", "--workers", "2",
+               "--text", "http://s0.site.test/"]
+        crawl = procs.start(cmd, os.path.join(tmp, "crawl.log"))
+        pages = os.path.join(out, "pages.jsonl")
+        wait_for(lambda: os.path.exists(pages) and os.path.getsize(pages) > 20000, 60, "20 kB of pages")
+        filler = os.path.join(mnt, "filler")
+        fill(filler)
+        time.sleep(4)  # writes fail meanwhile; their URLs go back and are retried
+        os.unlink(filler)
+        try:
+            rc = crawl.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            raise Failure("the crawl did not finish after the disk freed")
+        text = log_text(tmp, "crawl.log")
+        check(rc == 0, "crawl exited %d: %s" % (rc, text[-1500:]))
+        want = expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"])
+        check_exact(pages, want, "after a full disk")
+        check("write(s) failed and were retried" in text, "the summary does not say writes failed: %s" % text)
+        with open(pages + ".ids") as f:
+            check(len(f.readlines()) == len(want), "the _id index does not list every record once")
+    finally:
+        procs.stop_all()
+        subprocess.run(["umount", "-l", mnt], capture_output=True)
+
+
 if __name__ == "__main__":
     run_tests([test_redis_at_maxmemory, test_stop_at_maxmemory, test_redis_restart_loses_job,
-               test_stalled_worker_is_fenced])
+               test_stalled_worker_is_fenced, test_disk_full])
