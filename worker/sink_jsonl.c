@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -311,6 +312,21 @@ static int locked_write(rc_sink *s, jfile *f, const char *id, const char *doc, s
     return 0;
 }
 
+/* The lock is held for microseconds; a writer stopped (SIGSTOP) while holding it must not stall
+ * this worker's loop past its heartbeat: give up after 200 ms (the URL goes back, retried). */
+static int lock_briefly(int fd)
+{
+    for (int i = 0; i < 200; i++) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            return -errno;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return -EAGAIN;
+}
+
 int rc_sink_write(rc_sink *s, const char *crawlid, const char *kind, const char *id, const char *doc, size_t len,
                   int maybe_dup, char *err, size_t cap)
 {
@@ -319,9 +335,10 @@ int rc_sink_write(rc_sink *s, const char *crawlid, const char *kind, const char 
     if (!f)
         return r;
     char why[300] = "";
-    if (flock(f->fd, LOCK_EX) < 0) {
-        snprintf(err, cap, "cannot lock the %s file of job %s: %s", kind, crawlid, strerror(errno));
-        return -EIO;
+    r = lock_briefly(f->fd);
+    if (r < 0) {
+        snprintf(err, cap, "cannot lock the %s file of job %s: %s", kind, crawlid, strerror(-r));
+        return r;
     }
     r = locked_write(s, f, id, doc, len, maybe_dup, why, sizeof why);
     flock(f->fd, LOCK_UN);

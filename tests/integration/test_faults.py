@@ -260,6 +260,23 @@ def test_disk_full(tmp, procs):
         subprocess.run(["umount", "-l", mnt], capture_output=True)
 
 
+def test_chaos_short(tmp, procs):
+    """The short chaos crawl (tests/integration/chaos.py; scripts/chaos.sh runs the long one):
+    2,400 pages over 50 hosts, 4 workers, a worker SIGKILLed or SIGSTOPped (5 s, past the 3 s
+    worker timeout) every 3 s, Redis (AOF) restarted once, the scheduler killed once."""
+    import argparse
+    import chaos
+    opts = argparse.Namespace(sites=50, pages=40, latency=150, workers=4, every=3.0, max_seconds=100, seed=1,
+                              disk=None, mongo=None, services_dir="", source="")
+    res = chaos.run(tmp, procs, opts, log=lambda m: print("  chaos: " + m, flush=True))
+    print("  chaos counts: %s" % json.dumps(res), flush=True)
+    bad = chaos.verdict(res)
+    check(not bad, "; ".join(bad))
+    f = res["faults"]
+    check(f.get("redis") == 1 and f.get("scheduler") == 1 and f.get("sigkill", 0) + f.get("sigstop", 0) >= 3,
+          "too few faults were injected: %s" % f)
+
+
 if __name__ == "__main__":
-    run_tests([test_redis_at_maxmemory, test_stop_at_maxmemory, test_redis_restart_loses_job,
+    run_tests([test_chaos_short, test_redis_at_maxmemory, test_stop_at_maxmemory, test_redis_restart_loses_job,
                test_stalled_worker_is_fenced, test_disk_full])
