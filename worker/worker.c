@@ -111,6 +111,7 @@ struct rc_worker {
     uint64_t hb_ok_ms;    /* monotonic: the last heartbeat Redis accepted */
     int refused;          /* Redis refuses writes (OOM, ...): no new work until it accepts again */
     char run_id[48];      /* Redis' INFO run_id: a change means it restarted */
+    uint64_t rng;         /* xorshift64 state for retry jitter */
     ev_timer pump_timer, hb_timer, reconnect_timer, drain_timer, resend_timer;
     int take_outstanding;
     uint64_t take_sent_ms; /* monotonic, for the local view of lease deadlines */
@@ -211,16 +212,22 @@ static void pump(rc_worker *w);
 static void send_complete(rc_worker *w, task *t);
 static void heartbeat(rc_worker *w);
 
-static void resend_all(rc_worker *w)
+/* Runs fn on every task of a list, detached first (fn may put a task back on it). */
+static void each_detached(rc_worker *w, task **list, void (*fn)(rc_worker *, task *))
 {
-    task *t = w->resend;
-    w->resend = NULL;
+    task *t = *list;
+    *list = NULL;
     while (t) {
         task *next = t->next;
         t->next = NULL;
-        send_complete(w, t);
+        fn(w, t);
         t = next;
     }
+}
+
+static void resend_all(rc_worker *w)
+{
+    each_detached(w, &w->resend, send_complete);
 }
 
 /* Redis restarted when its run_id changes; if it had no persistence the jobs, queues and this
@@ -530,19 +537,17 @@ static void store_fenced(rc_worker *w, task *t, const char *dup_of)
     heartbeat(w);
 }
 
+static void store_held(rc_worker *w, task *t)
+{
+    char *dup_of = t->dup_of;
+    t->dup_of = NULL;
+    store_fenced(w, t, dup_of);
+    free(dup_of);
+}
+
 static void release_fenced(rc_worker *w)
 {
-    task *t = w->fenced;
-    w->fenced = NULL;
-    while (t) {
-        task *next = t->next;
-        char *dup_of = t->dup_of;
-        t->next = NULL;
-        t->dup_of = NULL;
-        store_fenced(w, t, dup_of);
-        free(dup_of);
-        t = next;
-    }
+    each_detached(w, &w->fenced, store_held);
 }
 
 /* Content dedup: the first URL to store a main text owns its digest (HSETNX); a later page with
@@ -717,6 +722,17 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
     on_sink_done(t, 0, NULL); /* drop the hold */
 }
 
+/* "Equal jitter" on an exponential back-off: between half and all of it, so that hosts (and
+ * workers) that failed together do not all come back in the same instant. Retry-After is kept
+ * as the server said. */
+static uint64_t jitter(rc_worker *w, uint64_t back_ms)
+{
+    w->rng ^= w->rng << 13; /* xorshift64 */
+    w->rng ^= w->rng >> 7;
+    w->rng ^= w->rng << 17;
+    return back_ms / 2 + (back_ms > 1 ? w->rng % (back_ms / 2 + 1) : 0);
+}
+
 static void on_fetched(void *ud, const rc_fetch_result *res)
 {
     task *t = ud;
@@ -732,7 +748,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         /* Back off this domain: Retry-After when given, else exponential on the delay. */
         uint64_t back = retry_after_ms(res->retry_after, now);
         if (!back)
-            back = RC_MAX(delay_ms, 250) << RC_MIN(t->rec.attempt + 1, 6);
+            back = jitter(w, RC_MAX(delay_ms, 250) << RC_MIN(t->rec.attempt + 1, 6));
         back = RC_MAX(back, park_ms);
         rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url,
                 t->rec.attempt + 1, res->status, res->error ? res->error : "-", (unsigned long long)back);
@@ -912,14 +928,7 @@ static void on_job_reply(redisAsyncContext *ac, void *reply, void *privdata)
     } else {
         e->state = JOB_MISSING;
     }
-    task *t = e->waiting;
-    e->waiting = NULL;
-    while (t) {
-        task *next = t->next;
-        t->next = NULL;
-        start_task(w, t);
-        t = next;
-    }
+    each_detached(w, &e->waiting, start_task);
 }
 
 static void dispatch_task(rc_worker *w, task *t)
@@ -1127,6 +1136,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
                  (unsigned long long)(rc_now_us() & 0xffff));
     }
     snprintf(w->id, sizeof w->id, "%s", w->base_id);
+    w->rng = rc_now_us() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
     if (conf->fence >= conf->lease_seconds) {
         snprintf(err, cap, "--fence (%.1fs) must be shorter than --lease-seconds (%.1fs)", conf->fence,
                  conf->lease_seconds);
