@@ -2,6 +2,7 @@
  * written with none, batch (a flush after every GROUP records, as a page with its items) and
  * record; prints records/s and the ratio to none, all from the same run.
  * Usage: bench_sink [DIR] [N] [SIZE] [GROUP]   (DIR on the disk to measure; default /tmp) */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,9 +47,12 @@ static double run(const char *base, rc_sink_fsync policy, int n, int size, int g
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "/tmp";
-    int n = argc > 2 ? atoi(argv[2]) : 3000, size = argc > 3 ? atoi(argv[3]) : 2000;
-    int group = argc > 4 ? atoi(argv[4]) : 3;
-    if (n <= 0 || size < 64 || group <= 0) {
+    int64_t v[3] = {3000, 2000, 3};
+    int bad = 0;
+    for (int i = 0; i < 3 && i + 2 < argc; i++)
+        bad |= rc_parse_i64(argv[i + 2], 1, 100000000, &v[i]) < 0;
+    int n = (int)v[0], size = (int)v[1], group = (int)v[2];
+    if (bad || size < 64) {
         fprintf(stderr, "usage: bench_sink [DIR] [N] [SIZE>=64] [GROUP]\n");
         return 2;
     }
