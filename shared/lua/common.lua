@@ -69,14 +69,18 @@ local function bloom_add(crawlid, i, k)
   return new
 end
 
--- A URL whose fetch was lost (lease expired, worker died) goes back to the frontier with one
--- more attempt, or to `failed` when it has used them all. Returns 1 when requeued.
+-- A URL whose fetch was lost (lease expired, worker died or was reaped) goes back to the
+-- frontier marked redeliver (a sink may hold it already: the next store looks its _id up).
+-- A lost lease is the worker's misfortune, not the URL's, so it does not use one of the URL's
+-- fetch attempts: it counts in `lost`, and only a URL lost max_attempts x 4 times (a page that
+-- keeps killing its workers) goes to `failed`. Returns 1 when requeued.
 local function requeue_or_fail(member, max_attempts, reason)
   local rec = cjson.decode(member)
-  rec.attempt = (tonumber(rec.attempt) or 0) + 1
-  if rec.attempt >= max_attempts then
+  rec.lost = (tonumber(rec.lost) or 0) + 1
+  rec.redeliver = true
+  if rec.lost >= max_attempts * 4 then
     redis.call('ZADD', K('failed'), NOW,
-      cjson.encode({url = rec.url, crawlid = rec.crawlid, reason = reason, attempts = rec.attempt}))
+      cjson.encode({url = rec.url, crawlid = rec.crawlid, reason = reason, attempts = rec.lost}))
     local jk = K('job', rec.crawlid)
     redis.call('HINCRBY', jk, 'failed', 1)
     job_pending(rec.crawlid, -1)

@@ -32,7 +32,7 @@ if back then
   if outcome == 'retry' then
     rec.attempt = (tonumber(rec.attempt) or 0) + 1
     redis.call('HINCRBY', jk, 'retries', 1)
-  elseif (tonumber(rec.attempt) or 0) == 0 then
+  elseif (tonumber(rec.attempt) or 0) == 0 and not rec.lost then
     -- released untried: take counted it as started (and against the host's cap); it will be
     -- counted again when taken again
     redis.call('HINCRBY', jk, 'started', -1)

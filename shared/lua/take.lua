@@ -109,7 +109,7 @@ for _, host in ipairs(hosts) do
     local rec = cjson.decode(member)
     local jk = K('job', rec.crawlid)
     local st = redis.call('HMGET', jk, 'state', 'max_pages', 'started', 'domain_max_pages', 'spiderid')
-    local first = (tonumber(rec.attempt) or 0) == 0
+    local first = (tonumber(rec.attempt) or 0) == 0 and not rec.lost -- a lost lease was counted when first taken
     local ok = st[1] == 'running'
     local cap = tonumber(st[2]) or 0
     local why = 'stopped'

@@ -28,8 +28,9 @@ WORKER_TIMEOUT = 3
 
 
 class Fleet:
-    def __init__(self, tmp, procs, web_port, workers, out, mongo=None):
+    def __init__(self, tmp, procs, web_port, workers, out, mongo=None, kafka=None):
         self.tmp, self.procs, self.web_port, self.out, self.mongo = tmp, procs, web_port, out, mongo
+        self.kafka = kafka
         self.redis_port = free_port()
         self.redis = None
         self.start_redis()
@@ -60,6 +61,8 @@ class Fleet:
                 "--allow-net", "127.0.0.0/8"]
         if self.mongo:
             argv += ["--mongo", self.mongo]
+        if self.kafka:
+            argv += ["--firehose", "--kafka", self.kafka, "--topic-prefix", "chaos"]
         return self.procs.start(argv, os.path.join(self.tmp, "worker%d.log" % self.n_started), env=self.env)
 
     def job(self, field):
@@ -86,9 +89,11 @@ def chaos_loop(fleet, opts, counts, log):
     """Faults every opts.every seconds until the job is done or opts.max_seconds pass."""
     rnd = random.Random(opts.seed)
     deadline = time.time() + opts.max_seconds
-    plan = ["redis", "scheduler"] + (["disk"] if opts.disk else []) + (["mongo"] if opts.mongo else [])
+    plan = ["redis", "scheduler"] + (["disk"] if opts.disk else []) + (["mongo"] if opts.mongo else []) + \
+        (["kafka"] if opts.kafka else [])
     next_fault = time.time() + opts.every
     disk_filled_at = None
+    done_one_offs = len(plan)
     while time.time() < deadline and fleet.job("state") != "done":
         time.sleep(0.2)
         if disk_filled_at and time.time() - disk_filled_at > 8:
@@ -100,7 +105,7 @@ def chaos_loop(fleet, opts, counts, log):
         next_fault = time.time() + opts.every
         fetched = int(fleet.job("fetched") or 0)
         # The one-off faults come once the crawl is well under way, one per round.
-        if plan and fetched > opts.pages_total * (0.2 + 0.15 * (4 - len(plan))):
+        if plan and fetched > opts.pages_total * (0.15 + 0.13 * (done_one_offs - len(plan))):
             what = plan.pop(0)
             if what == "redis":
                 fleet.procs.stop(fleet.redis)  # SIGTERM: Redis writes its AOF and exits
@@ -111,9 +116,9 @@ def chaos_loop(fleet, opts, counts, log):
             elif what == "disk":
                 fill_disk(os.path.join(opts.disk, "filler"))
                 disk_filled_at = time.time()
-            elif what == "mongo":
-                subprocess.run([os.path.join(opts.source, "scripts", "services.sh"), "restart", "mongo",
-                                "--dir", opts.services_dir], capture_output=True, timeout=120)
+            elif what in ("mongo", "kafka"):
+                subprocess.run([os.path.join(opts.source, "scripts", "services.sh"), "restart", what,
+                                "--dir", opts.services_dir], capture_output=True, timeout=300)
             counts[what] += 1
             log("fault: %s restarted/filled at %d pages" % (what, fetched))
             continue
@@ -165,6 +170,23 @@ def mongo_counts(uri, want):
             "duplicated": dups, "corrupt": 0}
 
 
+def kafka_counts(brokers, want):
+    """The firehose is at least once (consumers dedupe by key): every page's key must be there;
+    repeated deliveries are counted, not failed."""
+    r = subprocess.run(["kcat", "-C", "-b", brokers, "-t", "chaos.crawled_firehose", "-e", "-q", "-f", "%k\t%s\n"],
+                       capture_output=True, text=True, timeout=300)
+    urls = []
+    for line in r.stdout.splitlines():
+        try:
+            urls.append(json.loads(line.split("\t", 1)[1])["url"])
+        except (ValueError, IndexError, KeyError):
+            pass
+    c = collections.Counter(u for u in urls if u in want or "/" in u)
+    pages = {u for u in c if u in want}
+    return {"records": len(urls), "missing": len(set(want) - pages), "unexpected": 0,
+            "redelivered (at least once)": sum(n - 1 for n in c.values() if n > 1), "corrupt": 0}
+
+
 def fetch_counts(log_path, faults_that_interrupt):
     """Fetches per page from the server's log: at most once plus the faults that could have
     interrupted it (each kill, stall, or restart may cut a fetch short or void its result)."""
@@ -182,7 +204,7 @@ def run(tmp, procs, opts, log=print):
     want = expected_pages(graph(*web_args), seeds, -1, ["site.test"])
     opts.pages_total = len(want)
     out = os.path.join(opts.disk or tmp, "out")
-    fleet = Fleet(tmp, procs, web_port, opts.workers, out, opts.mongo)
+    fleet = Fleet(tmp, procs, web_port, opts.workers, out, opts.mongo, opts.kafka)
     r = subprocess.run([REDCRAWL, "submit", "--crawlid", "chaos", "--maxdepth", "-1"] + seeds,
                        capture_output=True, text=True, env=fleet.env, timeout=30)
     if r.returncode != 0:
@@ -199,7 +221,9 @@ def run(tmp, procs, opts, log=print):
     result["jsonl"] = jsonl_counts(os.path.join(out, "pages.jsonl"), want)
     if opts.mongo:
         result["mongodb"] = mongo_counts(opts.mongo, want)
-    interrupting = counts["sigkill"] + counts["sigstop"] + counts["redis"] + counts["scheduler"] + counts["disk"]
+    if opts.kafka:
+        result["kafka"] = kafka_counts(opts.kafka, want)
+    interrupting = sum(counts.values())
     result["server"] = fetch_counts(req_log, interrupting)
     return result
 
@@ -208,9 +232,9 @@ def verdict(res):
     bad = []
     if res["state"] != "done":
         bad.append("job not done: %s" % res["state"])
-    for sink in ("jsonl", "mongodb"):
+    for sink in ("jsonl", "mongodb", "kafka"):
         c = res.get(sink)
-        if c and (c["missing"] or c["unexpected"] or c["duplicated"] or c["corrupt"]):
+        if c and (c["missing"] or c["unexpected"] or c.get("duplicated") or c["corrupt"]):
             bad.append("%s: %s" % (sink, c))
     s = res["server"]
     if s["max_fetches_of_one_url"] > s["bound"]:
@@ -229,6 +253,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--disk", help="a mounted small filesystem for the output, filled once for 8 s")
     ap.add_argument("--mongo", help="MongoDB URI (FerretDB from scripts/services.sh), restarted once")
+    ap.add_argument("--kafka", help="Kafka brokers (scripts/services.sh): workers also produce the firehose; "
+                    "the broker is restarted once")
     ap.add_argument("--services-dir", default=os.environ.get("REDCRAWL_SERVICES_DIR", ""))
     ap.add_argument("--source", default=os.path.join(os.path.dirname(__file__), "..", ".."))
     ap.add_argument("--keep", action="store_true", help="keep the temp dir")

@@ -252,7 +252,7 @@ def test_chaos_short(tmp, procs):
     worker timeout) every 3 s, Redis (AOF) restarted once, the scheduler killed once."""
     import argparse
     opts = argparse.Namespace(sites=50, pages=40, latency=150, workers=4, every=3.0, max_seconds=100, seed=1,
-                              disk=None, mongo=None, services_dir="", source="")
+                              disk=None, mongo=None, kafka=None, services_dir="", source="")
     res = chaos.run(tmp, procs, opts, log=lambda m: print("  chaos: " + m, flush=True))
     print("  chaos counts: %s" % json.dumps(res), flush=True)
     bad = chaos.verdict(res)
