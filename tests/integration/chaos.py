@@ -35,6 +35,8 @@ class Fleet:
         self.redis = None
         self.start_redis()
         self.env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % self.redis_port)
+        for name in ("REDCRAWL_KAFKA", "REDCRAWL_MONGO"):  # sinks by flag; submit in embedded mode
+            self.env.pop(name, None)
         self.scheduler = None
         self.start_scheduler()
         self.n_started = 0
