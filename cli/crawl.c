@@ -40,6 +40,8 @@ typedef struct crawl_conf {
     char *log_level;
     char *rules;
     char *mongo;
+    char *fsync;
+    double retention;
     int text;
     int dedup_content;
     int64_t refresh;
@@ -73,6 +75,8 @@ static const rc_conf_row rows[] = {
     {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", 0, 31536000, NULL, "fetch navigation pages again every N seconds (runs until --max-pages or Ctrl-C)"},
     {"data-pages", RC_CONF_LIST, offsetof(crawl_conf, data_pages), NULL, 0, 0, NULL, "regex of data (article) pages, fetched once even with --refresh"},
     {"mongo", RC_CONF_STR, offsetof(crawl_conf, mongo), NULL, 0, 0, "REDCRAWL_MONGO", "also upsert page records and items into this MongoDB"},
+    {"fsync", RC_CONF_STR, offsetof(crawl_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC", "JSON Lines durability: none, batch (per page) or record (fdatasync each record)"},
+    {"retention", RC_CONF_DOUBLE, offsetof(crawl_conf, retention), "-1", -1, 1e9, NULL, "seconds a finished job's bloom, digests and counters stay in Redis: sets conf:retention (0 = for ever; -1 = leave it: a day unless set)"},
     {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
     {"dedup-content", RC_CONF_BOOL, offsetof(crawl_conf, dedup_content), "1", 0, 1, NULL, "record pages whose main text was seen before as duplicate_of (--dedup-content=0: off)"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
@@ -101,17 +105,21 @@ typedef struct job_stats {
     char state[16];
     int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, duplicates, seeds,
         queued;
+    int64_t store_errors, store_failed;
 } job_stats;
 
-static void read_stats(crawl_run *run, const char *crawlid, job_stats *st)
+/* 0, or -EIO when Redis could not be asked (st then holds zeros and no state). */
+static int read_stats(crawl_run *run, const char *crawlid, job_stats *st)
 {
     char key[200];
     memset(st, 0, sizeof *st);
     redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries "
-                                   "robots_denied items items_dropped duplicates",
+                                   "robots_denied items items_dropped duplicates store_errors store_failed",
                                    rc_redis_key(run->r, key, sizeof key, "job:%s", crawlid));
+    int r = rep && rep->type == REDIS_REPLY_ARRAY ? 0 : -EIO;
     int64_t *f[] = {&st->pending, &st->started, &st->fetched, &st->errors, &st->failed,        &st->dropped,
-                    &st->retries, &st->denied,  &st->items,   &st->items_dropped, &st->duplicates};
+                    &st->retries, &st->denied,  &st->items,   &st->items_dropped, &st->duplicates, &st->store_errors,
+                    &st->store_failed};
     if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1 + RC_ARRAY_LEN(f)) {
         if (rep->element[0]->type == REDIS_REPLY_STRING)
             snprintf(st->state, sizeof st->state, "%s", rep->element[0]->str);
@@ -137,6 +145,7 @@ static void read_stats(crawl_run *run, const char *crawlid, job_stats *st)
     }
     if (rep)
         freeReplyObject(rep);
+    return r;
 }
 
 static pid_t start_worker(crawl_run *run, int i)
@@ -175,6 +184,8 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
         add_arg(&run->wargv, &n, common[i]);
     add_arg(&run->wargv, &n, "--out");
     add_arg(&run->wargv, &n, outdir);
+    add_arg(&run->wargv, &n, "--fsync");
+    add_arg(&run->wargv, &n, c->fsync);
     add_arg(&run->wargv, &n, "--delay");
     snprintf(num, sizeof num, "%.6f", c->delay);
     add_arg(&run->wargv, &n, num);
@@ -439,6 +450,12 @@ int rc_cli_crawl(int argc, char **argv)
         fprintf(stderr, "redcrawl crawl: %s\n", err);
         goto out;
     }
+    if (c.retention >= 0) {
+        redisReply *rep = rc_redis_cmd(run.r, "SET %s %lld", rc_redis_key(run.r, err, sizeof err, "conf:retention"),
+                                       (long long)c.retention);
+        if (rep)
+            freeReplyObject(rep);
+    }
     int64_t added = 0;
     if (rc_frontier_submit(run.r, &job, &added, err, sizeof err) < 0) {
         fprintf(stderr, "redcrawl crawl: %s\n", err);
@@ -465,12 +482,16 @@ int rc_cli_crawl(int argc, char **argv)
 
     job_stats st;
     uint64_t last_line = 0, stop_sent = 0;
-    int stopped_by_user = 0, hit_max = 0;
+    int stopped_by_user = 0, hit_max = 0, missing = 0;
     for (;;) {
         struct timespec ts = {0, 200 * 1000000};
         nanosleep(&ts, NULL);
         check_children(&run);
-        read_stats(&run, job.crawlid, &st);
+        /* A job hash that is gone (Redis restarted without persistence, or someone deleted it)
+         * never finishes: say so instead of waiting for ever. One second of absence counts. */
+        missing = read_stats(&run, job.crawlid, &st) == 0 && !st.state[0] ? missing + 1 : 0;
+        if (missing >= 5)
+            break;
         uint64_t now = rc_mono_ms();
         double secs = (double)(now - t0) / 1000.0;
         int64_t inflight = st.pending - st.seeds - st.queued;
@@ -504,6 +525,11 @@ int rc_cli_crawl(int argc, char **argv)
     }
     if (tty)
         fputc('\n', stderr);
+    if (missing >= 5)
+        fprintf(stderr, "redcrawl: error: job %s vanished from Redis (%s): it restarted without persistence or "
+                        "lost its data; what was stored is in %s/, the rest is lost. Run Redis with appendonly yes "
+                        "and submit the job again.\n",
+                job.crawlid, c.redis ? c.redis : "private Redis", outdir);
     interrupted = interrupted ? interrupted : 1; /* children exiting now are not restarted */
     for (int i = 0; i < c.workers; i++)
         rc_proc_stop(run.workers[i], SIGTERM, (int)(c.timeout * 1000) + 5000);
@@ -518,7 +544,7 @@ int rc_cli_crawl(int argc, char **argv)
     rc_buf_init(&statuses);
     summary_statuses(pages, &statuses);
     printf("\nredcrawl: job %s %s\n", job.crawlid,
-           stopped_by_user ? "stopped by user" : hit_max ? "reached --max-pages" : "finished");
+           missing >= 5 ? "LOST: its job vanished from Redis" : stopped_by_user ? "stopped by user" : hit_max ? "reached --max-pages" : "finished");
     printf("  pages      %lld in %.1f s (%.1f pages/s)\n", (long long)st.fetched, secs,
            secs > 0 ? (double)st.fetched / secs : 0.0);
     printf("  statuses   %s\n", statuses.len ? statuses.ptr : "-");
@@ -529,6 +555,10 @@ int rc_cli_crawl(int argc, char **argv)
         printf("  duplicates %lld page(s) with a main text seen before (duplicate_of; text not stored again)\n",
                (long long)st.duplicates);
     printf("  restarts   %d\n", run.restarts);
+    if (st.store_errors || st.store_failed)
+        printf("  STORE      %lld write(s) failed and were retried; %lld page(s) could NOT be stored (see the "
+               "worker logs)\n",
+               (long long)st.store_errors, (long long)st.store_failed);
     printf("  output     %s\n", pages);
     if (c.rules) {
         char *items_path = rc_xasprintf("%s/items.jsonl", outdir);
@@ -539,7 +569,7 @@ int rc_cli_crawl(int argc, char **argv)
     printf("  logs       %s/\n", run.logdir);
     rc_buf_release(&statuses);
     free(pages);
-    rc = stopped_by_user ? 130 : 0;
+    rc = missing >= 5 ? 3 : stopped_by_user ? 130 : st.store_failed > 0 ? 4 : 0;
 out:
     if (run.r)
         rc_redis_free(run.r);

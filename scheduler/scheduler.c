@@ -56,7 +56,43 @@ struct rc_scheduler {
     uint64_t last_refresh_ms;
     uint64_t last_deep_ms; /* last look past the first window of the frontier */
     uint64_t dispatched, dropped;
+    int refused;      /* Redis refuses writes (OOM, ...): dispatch waits, said once */
+    char run_id[48];  /* Redis' run_id: a change means it restarted */
 };
+
+/* Said once when Redis starts refusing the dispatch (at maxmemory: assign.lua is refused
+ * whole), once when it accepts again. Leader lock, reaping and lease expiry are flagged
+ * allow-oom and go on. */
+static void note_refusal(rc_scheduler *s, const char *err)
+{
+    if (s->refused)
+        return;
+    s->refused = 1;
+    rc_error(MOD, "Redis refuses writes: %s -- dispatching paused (retried every second); heartbeats, reaping "
+                  "and stop go on; free memory or raise maxmemory (README: Redis sizing)",
+             err);
+}
+
+/* A restart of Redis shows as a new run_id; without persistence the jobs and queues went with
+ * it, and only the operator can resubmit them. */
+static void check_run_id(rc_scheduler *s)
+{
+    char id[sizeof s->run_id];
+    if (rc_redis_run_id(s->r, id, sizeof id) < 0)
+        return;
+    if (s->run_id[0] && strcmp(id, s->run_id) != 0) {
+        char key[128];
+        redisReply *rep = rc_redis_cmd(s->r, "SCARD %s", rc_redis_key(s->r, key, sizeof key, "jobs"));
+        int64_t jobs = rc_reply_int(rep, -1);
+        if (rep)
+            freeReplyObject(rep);
+        rc_warn(MOD, "Redis restarted (run_id %s -> %s) and holds %lld jobs%s", s->run_id, id, (long long)jobs,
+                jobs == 0 ? ": its data was lost (no persistence?): resubmit the jobs, and run Redis with "
+                            "appendonly yes"
+                          : "");
+    }
+    snprintf(s->run_id, sizeof s->run_id, "%s", id);
+}
 
 static void free_worker(void *p)
 {
@@ -470,6 +506,11 @@ static int64_t apply_round(rc_scheduler *s, const rc_argv *assign, int64_t na, c
         s->dropped += (uint64_t)dr;
         handled = as + dr;
         rc_debug(MOD, "dispatch assigned=%lld dropped=%lld", (long long)as, (long long)dr);
+        if (s->refused)
+            rc_info(MOD, "Redis accepts writes again: dispatching");
+        s->refused = 0;
+    } else if (res && res->type == REDIS_REPLY_ERROR && rc_redis_refusal(res->str)) {
+        note_refusal(s, res->str);
     } else {
         rc_error(MOD, "assign failed: %s", res && res->str ? res->str : "no reply");
     }
@@ -512,6 +553,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
     rc_scheduler *s = t->data;
     uint64_t now = rc_now_ms();
     double next = (double)s->conf->tick_ms / 1000.0;
+    int refreshed = 0;
     if (now - s->last_refresh_ms >= 1000) {
         if (!hold_lock(s)) {
             s->last_refresh_ms = now;
@@ -519,11 +561,15 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
             ev_timer_start(loop, t);
             return;
         }
+        refreshed = 1;
+        check_run_id(s);
         refresh_workers(s);
         rebalance(s);
         refresh_due(s);
     }
-    if (s->leader && rc_strmap_count(s->workers) > 0) {
+    if (s->refused && !refreshed) {
+        next = 1.0 - (double)(now - s->last_refresh_ms) / 1000.0; /* refused: dispatch once a second */
+    } else if (s->leader && rc_strmap_count(s->workers) > 0) {
         int64_t handled = dispatch(s);
         if (handled >= s->conf->batch / 2)
             next = 0; /* more is waiting: go again at once */

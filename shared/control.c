@@ -77,6 +77,8 @@ static redisReply *checked(struct ctx *c, redisReply *rep, const char *what)
     }
     if (rep->type == REDIS_REPLY_ERROR) {
         set_err(c, "Redis at %s: %s: %s", rc_redis_url(c->r), what, rep->str);
+        if (rc_redis_refusal(rep->str))
+            c->lost = 1; /* at maxmemory, loading, ...: retried like an outage, not answered as a bug */
         freeReplyObject(rep);
         return NULL;
     }

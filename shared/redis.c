@@ -296,3 +296,36 @@ const char *rc_redis_local_ip(rc_redis *r)
     }
     return r->ip;
 }
+
+int rc_redis_refusal(const char *err)
+{
+    static const char *const codes[] = {"OOM ",     "BUSY ",    "LOADING ", "READONLY ",
+                                        "MASTERDOWN ", "MISCONF ", "TRYAGAIN ", "NOREPLICAS "};
+    for (size_t i = 0; err && i < sizeof codes / sizeof codes[0]; i++)
+        if (strncmp(err, codes[i], strlen(codes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+void rc_redis_parse_run_id(const char *info, char *buf, size_t cap)
+{
+    const char *p = info ? strstr(info, "run_id:") : NULL;
+    size_t n = 0;
+    if (p) {
+        p += 7;
+        while (p[n] && p[n] != '\r' && p[n] != '\n')
+            n++;
+    }
+    snprintf(buf, cap, "%.*s", (int)n, p ? p : "");
+}
+
+int rc_redis_run_id(rc_redis *r, char *buf, size_t cap)
+{
+    redisReply *rep = rc_redis_cmd(r, "INFO server");
+    int ok = rep && rep->type == REDIS_REPLY_STRING;
+    if (ok)
+        rc_redis_parse_run_id(rep->str, buf, cap);
+    if (rep)
+        freeReplyObject(rep);
+    return ok && buf[0] ? 0 : -EIO;
+}

@@ -59,6 +59,16 @@ const char *rc_redis_key(const rc_redis *r, char *buf, size_t cap, const char *f
  * worker's ip for per-ip throttles. Borrowed, valid until the next call. */
 const char *rc_redis_local_ip(rc_redis *r);
 
+/* 1 when err (an error reply) is Redis refusing for now rather than a script failing: OOM
+ * (at maxmemory), BUSY, LOADING, READONLY, MASTERDOWN, MISCONF, TRYAGAIN, NOREPLICAS. The
+ * caller holds its work and retries; it does not drop it. */
+int rc_redis_refusal(const char *err);
+/* The run_id line of an INFO server text into buf ("" when absent). A new run_id means Redis
+ * restarted: without persistence its data is gone. */
+void rc_redis_parse_run_id(const char *info, char *buf, size_t cap);
+/* INFO server's run_id of the connected Redis into buf; -EIO when it cannot be read. */
+int rc_redis_run_id(rc_redis *r, char *buf, size_t cap);
+
 /* Reply helpers: integer value of an integer or numeric string reply, else def. */
 int64_t rc_reply_int(const struct redisReply *rep, int64_t def);
 

@@ -39,6 +39,8 @@ static const rc_conf_row rows[] = {
     {"low-speed-time", RC_CONF_DOUBLE, offsetof(rc_worker_conf, low_speed_time), "15", 1, 3600, NULL, "seconds below --low-speed-limit before a transfer fails"},
     {"lease-seconds", RC_CONF_DOUBLE, offsetof(rc_worker_conf, lease_seconds), "120", 5, 86400, NULL, "in-flight lease before a URL is handed out again"},
     {"heartbeat", RC_CONF_DOUBLE, offsetof(rc_worker_conf, heartbeat), "1", 0.1, 60, NULL, "heartbeat period, seconds"},
+    {"fsync", RC_CONF_STR, offsetof(rc_worker_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC", "JSON Lines: fdatasync none, per batch (a page and its items) or per record"},
+    {"fence", RC_CONF_DOUBLE, offsetof(rc_worker_conf, fence), "2", 0.2, 3600, NULL, "store a page only within this many seconds of an accepted heartbeat (keep it below the scheduler's --worker-timeout)"},
     {"robots", RC_CONF_BOOL, offsetof(rc_worker_conf, robots), "1", 0, 1, "REDCRAWL_ROBOTS", "obey robots.txt (--robots=0 to ignore it)"},
     {"robots-ttl", RC_CONF_DOUBLE, offsetof(rc_worker_conf, robots_ttl), "86400", 60, 2592000, NULL, "seconds a robots.txt is cached in Redis"},
     {"max-crawl-delay", RC_CONF_DOUBLE, offsetof(rc_worker_conf, max_crawl_delay), "30", 0, 3600, NULL, "cap on a site's Crawl-delay, seconds"},

@@ -1,8 +1,9 @@
-/* sink.h - where page records (and, later, items) go. The JSON Lines sink is the embedded
- * default: one file per job, one JSON object per line, written with a single write() on an
- * O_APPEND descriptor so several worker processes can share a file without tearing lines.
+/* sink.h - where page records and items go. The JSON Lines sink is the embedded default: one
+ * file per job and kind, one JSON object per line, appended under flock() so several worker
+ * processes share a file; a failed or short write is rolled back to the last complete record.
  * Writes are idempotent by the document's _id: a URL whose earlier attempt may have been
- * written (its lease was lost) is looked up before it is appended again. */
+ * written (its lease was lost) is looked up in the _id index kept beside the file (FILE.ids)
+ * before it is appended again. */
 #ifndef RC_SINK_H
 #define RC_SINK_H
 
@@ -10,12 +11,22 @@
 
 typedef struct rc_sink rc_sink;
 
+/* When the data reaches the disk: none (the kernel decides; a machine crash may lose the last
+ * seconds), batch (fdatasync once per page's write-group, rc_sink_flush), record (fdatasync
+ * after every record). README "Storing a page" gives the measured cost. */
+typedef enum rc_sink_fsync { RC_SINK_FSYNC_NONE, RC_SINK_FSYNC_BATCH, RC_SINK_FSYNC_RECORD } rc_sink_fsync;
+
 /* out: a directory, where "{crawlid}" is replaced by the job's id. */
 rc_sink *rc_sink_jsonl_new(const char *out, char *err, size_t cap);
+void rc_sink_set_fsync(rc_sink *s, rc_sink_fsync policy);
+/* "none", "batch", "record"; -EINVAL otherwise. */
+int rc_sink_fsync_parse(const char *name, rc_sink_fsync *ret);
+/* The per-batch policy's sync of every file written since the last flush. 0 or -errno. */
+int rc_sink_flush(rc_sink *s, char *err, size_t cap);
 void rc_sink_free(rc_sink *s);
 /* Appends doc (one JSON object, no newline) to the job's file for kind ("pages" or "items":
- * DIR/pages.jsonl, DIR/items.jsonl). With maybe_dup, first scans the file for id and writes
- * nothing when it is there. 0 or -errno; err says why. */
+ * DIR/pages.jsonl, DIR/items.jsonl) and its _id to the index. With maybe_dup, first looks id
+ * up and writes nothing when it is there. 0 or -errno (nothing of it stays); err says why. */
 int rc_sink_write(rc_sink *s, const char *crawlid, const char *kind, const char *id, const char *doc, size_t len,
                   int maybe_dup, char *err, size_t cap);
 /* The file of a job for kind (malloc'd). */

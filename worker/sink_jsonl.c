@@ -1,22 +1,61 @@
-/* sink_jsonl.c - the JSON Lines sink, see sink.h. */
+/* sink_jsonl.c - the JSON Lines sink, see sink.h.
+ *
+ * Each job's file (DIR/pages.jsonl, DIR/items.jsonl) has an _id index beside it (FILE.ids, one
+ * line "start end _id" per record). Every write holds flock() on the data file, so the worker
+ * processes sharing the file serialise: the tail is repaired (a writer killed mid-record left a
+ * partial line: truncated to the last complete record), the record appended, its index line
+ * appended; a short or failed write of either is rolled back by ftruncate before the lock is
+ * released, so the file never keeps a fragment and the URL goes back untouched.
+ * A redelivered page (maybe_dup) is looked up in an in-memory set of the file's _ids, loaded
+ * from the index on the first redelivery and caught up incrementally after that: a gap between
+ * index lines or after the last one (a writer killed between the record and its index line) is
+ * filled by reading those records' _ids from the data file. */
 #include "sink.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "strmap.h"
 #include "job.h"
 #include "util.h"
 
+#define MOD "sink"
+
+typedef struct jfile {
+    int fd, ifd;     /* data file and its _id index, both O_APPEND */
+    rc_strmap *ids;  /* _ids in the file, NULL until the first redelivery */
+    off_t idx_read;  /* index bytes taken into ids */
+    off_t covered;   /* data bytes whose _ids are in ids */
+    int dirty;       /* written since the last fsync (per-batch policy) */
+} jfile;
+
 struct rc_sink {
     char *out;
-    rc_strmap *fds; /* crawlid -> (fd + 1) */
+    rc_sink_fsync fsync;
+    rc_strmap *files; /* "crawlid/kind" -> jfile */
 };
+
+static void jfile_free(void *p)
+{
+    jfile *f = p;
+    if (!f)
+        return;
+    fsync(f->fd);
+    fsync(f->ifd);
+    close(f->fd);
+    close(f->ifd);
+    rc_strmap_free(f->ids, NULL);
+    free(f);
+}
 
 rc_sink *rc_sink_jsonl_new(const char *out, char *err, size_t cap)
 {
@@ -26,26 +65,35 @@ rc_sink *rc_sink_jsonl_new(const char *out, char *err, size_t cap)
     }
     rc_sink *s = rc_xcalloc(1, sizeof *s);
     s->out = rc_xstrdup(out);
-    s->fds = rc_strmap_new();
+    s->fsync = RC_SINK_FSYNC_NONE;
+    s->files = rc_strmap_new();
     return s;
+}
+
+void rc_sink_set_fsync(rc_sink *s, rc_sink_fsync policy)
+{
+    s->fsync = policy;
+}
+
+int rc_sink_fsync_parse(const char *name, rc_sink_fsync *ret)
+{
+    static const char *const names[] = {"none", "batch", "record"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, names[i]) == 0) {
+            *ret = (rc_sink_fsync)i;
+            return 0;
+        }
+    return -EINVAL;
 }
 
 void rc_sink_free(rc_sink *s)
 {
     if (!s)
         return;
-    size_t it = 0;
-    void *v;
-    while (rc_strmap_next(s->fds, &it, NULL, &v)) {
-        int fd = (int)(intptr_t)v - 1;
-        fsync(fd);
-        close(fd);
-    }
-    rc_strmap_free(s->fds, NULL);
+    rc_strmap_free(s->files, jfile_free);
     free(s->out);
     free(s);
 }
-
 static char *dir_for(const rc_sink *s, const char *crawlid)
 {
     rc_buf b;
@@ -84,79 +132,244 @@ static int mkdirs(char *path)
     return 0;
 }
 
-static int open_for(rc_sink *s, const char *crawlid, const char *kind, char *err, size_t cap)
+static int open_append(const char *path, char *err, size_t cap)
 {
-    char mapkey[128], why[160];
+    int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        snprintf(err, cap, "cannot open %s: %s", path, strerror(errno));
+    return fd < 0 ? -errno : fd;
+}
+
+static jfile *open_for(rc_sink *s, const char *crawlid, const char *kind, int *rc, char *err, size_t cap)
+{
+    char mapkey[160], why[160];
     /* {crawlid} becomes a path component: it must stay one (no "..", no '/'), whoever sent it. */
     if (rc_id_check(crawlid, RC_JOB_ID_MAX, why, sizeof why) < 0) {
         snprintf(err, cap, "crawlid '%.60s' cannot name a directory: %s", crawlid, why);
-        return -EINVAL;
+        *rc = -EINVAL;
+        return NULL;
     }
     snprintf(mapkey, sizeof mapkey, "%s/%s", crawlid, kind);
-    void *v = rc_strmap_get(s->fds, mapkey);
-    if (v)
-        return (int)(intptr_t)v - 1;
+    jfile *f = rc_strmap_get(s->files, mapkey);
+    if (f)
+        return f;
     char *dir = dir_for(s, crawlid);
-    int r = mkdirs(dir);
-    if (r < 0) {
-        snprintf(err, cap, "cannot create output directory %s: %s", dir, strerror(-r));
+    *rc = mkdirs(dir);
+    if (*rc < 0) {
+        snprintf(err, cap, "cannot create output directory %s: %s", dir, strerror(-*rc));
         free(dir);
-        return r;
+        return NULL;
     }
     char *path = rc_xasprintf("%s/%s.jsonl", dir, kind);
+    char *ipath = rc_xasprintf("%s.ids", path);
     free(dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        r = -errno;
-        snprintf(err, cap, "cannot open %s: %s", path, strerror(errno));
-        free(path);
-        return r;
-    }
+    int fd = open_append(path, err, cap), ifd = fd < 0 ? -1 : open_append(ipath, err, cap);
     free(path);
-    rc_strmap_put(s->fds, mapkey, (void *)(intptr_t)(fd + 1));
-    return fd;
+    free(ipath);
+    if (fd < 0 || ifd < 0) {
+        *rc = fd < 0 ? fd : ifd;
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    f = rc_xcalloc(1, sizeof *f);
+    f->fd = fd;
+    f->ifd = ifd;
+    rc_strmap_put(s->files, mapkey, f);
+    return f;
 }
 
-/* Rare path (only after a lost lease): a linear scan of the job's file for the _id. */
-static int file_has_id(const char *path, const char *id)
+/* A file must end with a complete line; a writer killed mid-line left a fragment: cut it off.
+ * Returns the (new) size, or -errno. */
+static off_t repair_tail(int fd)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    char needle[160];
-    snprintf(needle, sizeof needle, "\"_id\":\"%s\"", id);
-    char *line = NULL;
-    size_t cap = 0;
-    int found = 0;
-    while (!found && getline(&line, &cap, f) > 0)
-        found = strstr(line, needle) != NULL;
-    free(line);
-    fclose(f);
-    return found;
+    off_t end = lseek(fd, 0, SEEK_END);
+    if (end <= 0)
+        return end < 0 ? -errno : 0;
+    char buf[4096];
+    off_t pos = end;
+    while (pos > 0) {
+        size_t n = (size_t)RC_MIN((off_t)sizeof buf, pos);
+        if (pread(fd, buf, n, pos - (off_t)n) != (ssize_t)n)
+            return -EIO;
+        for (size_t i = n; i > 0; i--) {
+            if (buf[i - 1] != '\n')
+                continue;
+            off_t keep = pos - (off_t)n + (off_t)i;
+            if (keep != end) {
+                rc_warn(MOD, "a partial record at the end of an output file (a writer died mid-line): cut %lld bytes",
+                        (long long)(end - keep));
+                if (ftruncate(fd, keep) < 0)
+                    return -errno;
+            }
+            return keep;
+        }
+        pos -= (off_t)n;
+    }
+    return ftruncate(fd, 0) < 0 ? -errno : 0;
 }
 
-int rc_sink_write(rc_sink *s, const char *crawlid, const char *kind, const char *id, const char *doc, size_t len,
-                  int maybe_dup, char *err, size_t cap)
+/* Reads [from, to) of fd (malloc'd, NUL-terminated), NULL on error. */
+static char *read_range(int fd, off_t from, off_t to)
 {
-    int fd = open_for(s, crawlid, kind, err, cap);
-    if (fd < 0)
-        return fd;
+    size_t n = (size_t)(to - from);
+    char *buf = rc_xmalloc(n + 1);
+    if (pread(fd, buf, n, from) != (ssize_t)n) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* The _ids of the records in [from, to) of the data file (records not in the index). */
+static void scan_records(jfile *f, off_t from, off_t to)
+{
+    char *buf = from < to ? read_range(f->fd, from, to) : NULL;
+    for (char *line = buf; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        char *id = strstr(line, "\"_id\":\"");
+        char *q = id ? strchr(id + 7, '"') : NULL;
+        if (q) {
+            *q = '\0';
+            rc_strmap_put(f->ids, id + 7, (void *)1);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(buf);
+}
+
+/* Brings the in-memory _id set up to the data file's end (held under the lock). */
+static void catch_up(jfile *f, off_t data_end)
+{
+    if (!f->ids)
+        f->ids = rc_strmap_new();
+    off_t iend = lseek(f->ifd, 0, SEEK_END);
+    char *buf = iend > f->idx_read ? read_range(f->ifd, f->idx_read, iend) : NULL;
+    for (char *line = buf; line;) {
+        char *nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        *nl = '\0';
+        long long a, b;
+        int used = 0;
+        if (sscanf(line, "%lld %lld %n", &a, &b, &used) == 2 && used > 0 && b <= data_end) {
+            scan_records(f, f->covered, (off_t)a); /* a gap: records with no index line */
+            rc_strmap_put(f->ids, line + used, (void *)1);
+            f->covered = RC_MAX(f->covered, (off_t)b);
+        }
+        f->idx_read += nl + 1 - line;
+        line = nl + 1;
+    }
+    free(buf);
+    scan_records(f, f->covered, data_end);
+    f->covered = RC_MAX(f->covered, data_end);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    ssize_t w = write(fd, p, n);
+    if (w < 0)
+        return -errno;
+    return (size_t)w == n ? 0 : -ENOSPC; /* a short write on a regular file: the disk is full */
+}
+
+static int sync_file(const jfile *f)
+{
+    return fdatasync(f->fd) < 0 || fdatasync(f->ifd) < 0 ? -errno : 0;
+}
+
+/* Under the lock: repair, look up (redeliveries), append record and index line, or roll back. */
+static int locked_write(rc_sink *s, jfile *f, const char *id, const char *doc, size_t len, int maybe_dup,
+                        char *err, size_t cap)
+{
+    off_t end = repair_tail(f->fd), iend = repair_tail(f->ifd);
+    if (end < 0 || iend < 0) {
+        snprintf(err, cap, "cannot repair the end of the file: %s", strerror((int)-(end < 0 ? end : iend)));
+        return -EIO;
+    }
     if (maybe_dup) {
-        char *path = rc_sink_path(s, crawlid, kind);
-        int dup = file_has_id(path, id);
-        free(path);
-        if (dup)
+        catch_up(f, end);
+        if (rc_strmap_get(f->ids, id))
             return 0;
     }
     char *line = rc_xmalloc(len + 1);
     memcpy(line, doc, len);
     line[len] = '\n';
-    ssize_t w = write(fd, line, len + 1);
-    int r = 0;
-    if (w < 0 || (size_t)w != len + 1) {
-        r = w < 0 ? -errno : -EIO;
-        snprintf(err, cap, "writing %s of job %s failed: %s", kind, crawlid, w < 0 ? strerror(errno) : "short write");
-    }
+    int r = write_all(f->fd, line, len + 1);
     free(line);
+    if (r == 0) {
+        char idx[256];
+        int n = snprintf(idx, sizeof idx, "%lld %lld %s\n", (long long)end, (long long)(end + (off_t)len + 1), id);
+        r = n > 0 && (size_t)n < sizeof idx ? write_all(f->ifd, idx, (size_t)n) : -EINVAL;
+    }
+    if (r == 0 && s->fsync == RC_SINK_FSYNC_RECORD)
+        r = sync_file(f);
+    if (r < 0) {
+        /* Roll back to the last complete record: no fragment stays for the next line to glue to. */
+        int t1 = ftruncate(f->fd, end), t2 = ftruncate(f->ifd, iend);
+        snprintf(err, cap, "%s (rolled back%s)", strerror(-r), t1 < 0 || t2 < 0 ? ", truncate FAILED" : "");
+        return r;
+    }
+    if (f->ids)
+        rc_strmap_put(f->ids, id, (void *)1);
+    f->dirty = 1;
+    return 0;
+}
+
+/* The lock is held for microseconds; a writer stopped (SIGSTOP) while holding it must not stall
+ * this worker's loop past its heartbeat: give up after 200 ms (the URL goes back, retried). */
+static int lock_briefly(int fd)
+{
+    for (int i = 0; i < 200; i++) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            return -errno;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return -EAGAIN;
+}
+
+int rc_sink_write(rc_sink *s, const char *crawlid, const char *kind, const char *id, const char *doc, size_t len,
+                  int maybe_dup, char *err, size_t cap)
+{
+    int r = 0;
+    jfile *f = open_for(s, crawlid, kind, &r, err, cap);
+    if (!f)
+        return r;
+    char why[300] = "";
+    r = lock_briefly(f->fd);
+    if (r < 0) {
+        snprintf(err, cap, "cannot lock the %s file of job %s: %s", kind, crawlid, strerror(-r));
+        return r;
+    }
+    r = locked_write(s, f, id, doc, len, maybe_dup, why, sizeof why);
+    flock(f->fd, LOCK_UN);
+    if (r < 0)
+        snprintf(err, cap, "writing %s of job %s failed: %s", kind, crawlid, why);
     return r;
+}
+
+int rc_sink_flush(rc_sink *s, char *err, size_t cap)
+{
+    if (s->fsync != RC_SINK_FSYNC_BATCH)
+        return 0;
+    size_t it = 0;
+    void *v;
+    while (rc_strmap_next(s->files, &it, NULL, &v)) {
+        jfile *f = v;
+        if (!f->dirty)
+            continue;
+        int r = sync_file(f);
+        if (r < 0) {
+            snprintf(err, cap, "fsync of an output file failed: %s", strerror(-r));
+            return r;
+        }
+        f->dirty = 0;
+    }
+    return 0;
 }

@@ -75,6 +75,9 @@ struct task {
     int ok;
     char *error;
     uint64_t next_ms;
+    unsigned epoch;        /* the worker's registration when the lease was taken: its fence token */
+    uint64_t lease_end_ms; /* monotonic: when the scheduler may hand the URL out again */
+    char *dup_of;          /* held for the fence: the page this one duplicates, or NULL */
 };
 
 
@@ -101,9 +104,20 @@ struct rc_worker {
     rc_strmap *health; /* host -> host_health */
     char ip[64];       /* this worker's address, for the per-ip throttles */
     char hostname[64];
-    task *resend;    /* completes waiting for Redis to come back */
-    ev_timer pump_timer, hb_timer, reconnect_timer, drain_timer;
+    task *resend;    /* completes waiting for Redis to come back (or to accept writes again) */
+    task *fenced;    /* pages waiting for a heartbeat to prove this worker still holds its leases */
+    char base_id[150];
+    unsigned epoch;       /* registration: bumped when this worker finds it was reaped */
+    int registered;       /* the first heartbeat went through */
+    int hb_outstanding;
+    uint64_t hb_ok_ms;    /* monotonic: the last heartbeat Redis accepted */
+    int refused;          /* Redis refuses writes (OOM, ...): no new work until it accepts again */
+    char run_id[48];      /* Redis' INFO run_id: a change means it restarted */
+    uint64_t rng;         /* xorshift64 state for retry jitter */
+    ev_timer pump_timer, hb_timer, reconnect_timer, drain_timer, resend_timer;
     int take_outstanding;
+    uint64_t take_sent_ms; /* monotonic, for the local view of lease deadlines */
+    uint64_t hb_sent_ms;
     int draining;
     int64_t active; /* tasks alive */
     uint64_t fetched, errors, links_sent, links_new, started_ms, denied;
@@ -151,7 +165,7 @@ static void on_eval_reply(redisAsyncContext *ac, void *reply, void *privdata)
             return;
         rep = NULL;
     }
-    if (rep && rep->type == REDIS_REPLY_ERROR)
+    if (rep && rep->type == REDIS_REPLY_ERROR && !rc_redis_refusal(rep->str))
         rc_error(MOD, "script %s failed: %s", rc_lua_scripts[q->id].name, rep->str);
     q->cb(q->w, rep, q->ud);
     rc_argv_release(&q->argv);
@@ -198,6 +212,80 @@ static void start_reconnect(rc_worker *w)
 
 static void pump(rc_worker *w);
 static void send_complete(rc_worker *w, task *t);
+static void heartbeat(rc_worker *w);
+
+/* Runs fn on every task of a list, detached first (fn may put a task back on it). */
+static void each_detached(rc_worker *w, task **list, void (*fn)(rc_worker *, task *))
+{
+    task *t = *list;
+    *list = NULL;
+    while (t) {
+        task *next = t->next;
+        t->next = NULL;
+        fn(w, t);
+        t = next;
+    }
+}
+
+static void resend_all(rc_worker *w)
+{
+    each_detached(w, &w->resend, send_complete);
+}
+
+/* Redis restarted when its run_id changes; if it had no persistence the jobs, queues and this
+ * worker's registration are gone (the next heartbeat finds out and registers again). */
+static void on_info_reply(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    rc_worker *w = ac->data;
+    redisReply *rep = reply;
+    if (!w || !rep || rep->type != REDIS_REPLY_STRING)
+        return;
+    char id[sizeof w->run_id];
+    rc_redis_parse_run_id(rep->str, id, sizeof id);
+    if (w->run_id[0] && id[0] && strcmp(id, w->run_id) != 0)
+        rc_warn(MOD, "Redis restarted (run_id %s -> %s): if it ran without persistence its jobs, queues and "
+                     "leases are gone and must be resubmitted; run it with appendonly yes",
+                w->run_id, id);
+    snprintf(w->run_id, sizeof w->run_id, "%s", id);
+}
+
+/* Redis refuses writes (at maxmemory, loading, a read-only replica): said once; no new work
+ * is taken and completes are held and retried every second; heartbeats go on (hb.lua is
+ * flagged allow-oom). Said again when it accepts writes. */
+static void note_refusal(rc_worker *w, const char *err)
+{
+    if (w->refused)
+        return;
+    w->refused = 1;
+    rc_error(MOD, "Redis refuses writes: %s -- taking no new work, %lld pages in flight held and retried every "
+                  "second, heartbeats go on; free memory or raise maxmemory (README: Redis sizing)",
+             err, (long long)w->active);
+}
+
+static void note_accepted(rc_worker *w)
+{
+    if (!w->refused)
+        return;
+    w->refused = 0;
+    rc_info(MOD, "Redis accepts writes again: resuming");
+}
+
+static void hold_complete(rc_worker *w, task *t)
+{
+    t->next = w->resend;
+    w->resend = t;
+    if (!ev_is_active(&w->resend_timer)) {
+        ev_timer_set(&w->resend_timer, 1.0, 0);
+        ev_timer_start(w->loop, &w->resend_timer);
+    }
+}
+
+static void on_resend_timer(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    rc_worker *w = t->data;
+    if (w->ac)
+        resend_all(w);
+}
 
 /* The one place the connection changes, so every user of it (the robots cache) follows. */
 static void set_ac(rc_worker *w, redisAsyncContext *ac)
@@ -216,15 +304,10 @@ static void on_connect(const redisAsyncContext *ac, int status)
         return;
     }
     rc_info(MOD, "connected to Redis");
+    redisAsyncCommand(w->ac, on_info_reply, NULL, "INFO server");
+    heartbeat(w);
     /* Completes that could not be delivered go first: their pages are already stored. */
-    task *t = w->resend;
-    w->resend = NULL;
-    while (t) {
-        task *next = t->next;
-        t->next = NULL;
-        send_complete(w, t);
-        t = next;
-    }
+    resend_all(w);
     pump(w);
 }
 
@@ -272,6 +355,7 @@ static void connect_redis(rc_worker *w)
 
 static void task_free(task *t)
 {
+    free(t->dup_of);
     if (t->page) {
         rc_page_result_release(t->page);
         free(t->page);
@@ -302,8 +386,15 @@ static void on_complete_reply(rc_worker *w, redisReply *rep, void *ud)
         w->resend = t;
         return;
     }
+    if (rep->type == REDIS_REPLY_ERROR && rc_redis_refusal(rep->str)) {
+        /* complete.lua is refused whole (no allow-oom flag): nothing of it happened; retry. */
+        note_refusal(w, rep->str);
+        hold_complete(w, t);
+        return;
+    }
     if (rep->type == REDIS_REPLY_ARRAY && rep->elements >= 3) {
         int64_t ok = rc_reply_int(rep->element[0], -1);
+        note_accepted(w);
         if (ok == 1) {
             for (size_t i = 0; i < t->n_hashes; i++)
                 rc_seen_add(w->seen, t->hashes[i]);
@@ -315,8 +406,21 @@ static void on_complete_reply(rc_worker *w, redisReply *rep, void *ud)
     task_done(w, t);
 }
 
+/* A task whose lease belongs to an earlier registration of this worker (reaped since) has no
+ * effect any more: neither stored nor acked. */
+static int stale(rc_worker *w, task *t)
+{
+    if (t->epoch == w->epoch)
+        return 0;
+    rc_debug(MOD, "dropping a page of a void registration url=%s", t->rec.url);
+    task_done(w, t);
+    return 1;
+}
+
 static void send_complete(rc_worker *w, task *t)
 {
+    if (stale(w, t))
+        return;
     if (async_eval(w, RC_LUA_COMPLETE, &t->complete, on_complete_reply, t) < 0) {
         t->next = w->resend;
         w->resend = t;
@@ -409,6 +513,49 @@ static uint64_t host_failed(rc_worker *w, const char *host, int failed)
 }
 
 static void store_page(rc_worker *w, task *t, const char *duplicate_of);
+static void release_task(rc_worker *w, task *t, const char *why);
+
+static uint64_t fence_ms(const rc_worker *w)
+{
+    return (uint64_t)(w->conf->fence * 1000);
+}
+
+/* The fence: a page is stored only while this worker's registration is proven (a heartbeat
+ * sent less than --fence seconds ago was accepted; --fence is below the scheduler's
+ * --worker-timeout, so the worker cannot have been reaped) and its lease has more than that
+ * left. Otherwise it waits for a heartbeat: one that finds the worker reaped voids the task
+ * (re-registration bumps the epoch), so a stalled worker that wakes stores nothing. */
+static void store_fenced(rc_worker *w, task *t, const char *dup_of)
+{
+    if (stale(w, t))
+        return;
+    uint64_t now = rc_mono_ms();
+    if (now + fence_ms(w) > t->lease_end_ms) {
+        release_task(w, t, "lease nearly over");
+        return;
+    }
+    if (w->registered && now < w->hb_ok_ms + fence_ms(w)) {
+        store_page(w, t, dup_of);
+        return;
+    }
+    t->dup_of = dup_of ? rc_xstrdup(dup_of) : NULL;
+    t->next = w->fenced;
+    w->fenced = t;
+    heartbeat(w);
+}
+
+static void store_held(rc_worker *w, task *t)
+{
+    char *dup_of = t->dup_of;
+    t->dup_of = NULL;
+    store_fenced(w, t, dup_of);
+    free(dup_of);
+}
+
+static void release_fenced(rc_worker *w)
+{
+    each_detached(w, &w->fenced, store_held);
+}
 
 /* Content dedup: the first URL to store a main text owns its digest (HSETNX); a later page with
  * the same text is recorded as a duplicate of it (counted in the job's `duplicates`), its text
@@ -420,7 +567,7 @@ static void on_digest_reply(redisAsyncContext *ac, void *reply, void *privdata)
     rc_worker *w = t->w;
     redisReply *rep = reply;
     const char *first = rep && rep->type == REDIS_REPLY_STRING ? rep->str : NULL;
-    store_page(w, t, first && strcmp(first, t->rec.url) != 0 ? first : NULL);
+    store_fenced(w, t, first && strcmp(first, t->rec.url) != 0 ? first : NULL);
 }
 
 static void check_digest(rc_worker *w, task *t)
@@ -429,7 +576,17 @@ static void check_digest(rc_worker *w, task *t)
     snprintf(key, sizeof key, "%sdigest:%s", w->conf->prefix, t->rec.crawlid);
     if (!w->ac || redisAsyncCommand(w->ac, NULL, NULL, "HSETNX %s %s %s", key, t->page->digest, t->rec.url) != REDIS_OK ||
         redisAsyncCommand(w->ac, on_digest_reply, t, "HGET %s %s", key, t->page->digest) != REDIS_OK)
-        store_page(w, t, NULL); /* no Redis now: store it; the complete waits for the connection anyway */
+        store_fenced(w, t, NULL); /* no Redis now: the fence decides; the complete waits anyway */
+}
+
+/* The job's store_errors (writes that failed and were retried) and store_failed (pages that
+ * could not be stored at all): the crawl's summary and exit status tell from them. */
+static void count_store_failure(rc_worker *w, const task *t, int permanent)
+{
+    char key[200];
+    snprintf(key, sizeof key, "%sjob:%s", w->conf->prefix, t->rec.crawlid);
+    if (w->ac)
+        redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %s %s 1", key, permanent ? "store_failed" : "store_errors");
 }
 
 /* After every sink has the page (or one failed): complete it. Nothing is acknowledged that was
@@ -441,6 +598,7 @@ static void finish_store(rc_worker *w, task *t)
         int permanent = t->sink_status == -EINVAL;
         rc_error(MOD, "storing failed url=%s error=%s (%s)", t->rec.url, t->sink_err,
                  permanent ? "the page fails" : "the URL goes back to its queue");
+        count_store_failure(w, t, permanent);
         if (permanent)
             add_complete_head(t, t->next_ms, "fail", t->sink_err, t->status, 0, 0, 0);
         else
@@ -563,11 +721,26 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
             snprintf(t->sink_err, sizeof t->sink_err, "%s", err);
         }
     }
+    if (t->sink_status == 0 && w->sink && rc_sink_flush(w->sink, err, sizeof err) < 0) {
+        t->sink_status = -EIO; /* not known to be on disk: it goes back, a redelivery */
+        snprintf(t->sink_err, sizeof t->sink_err, "%s", err);
+    }
     for (size_t i = 0; i < n; i++)
         free(lines[i]);
     free(lines);
     free(ids);
     on_sink_done(t, 0, NULL); /* drop the hold */
+}
+
+/* "Equal jitter" on an exponential back-off: between half and all of it, so that hosts (and
+ * workers) that failed together do not all come back in the same instant. Retry-After is kept
+ * as the server said. */
+static uint64_t jitter(rc_worker *w, uint64_t back_ms)
+{
+    w->rng ^= w->rng << 13; /* xorshift64 */
+    w->rng ^= w->rng >> 7;
+    w->rng ^= w->rng << 17;
+    return back_ms / 2 + (back_ms > 1 ? w->rng % (back_ms / 2 + 1) : 0);
 }
 
 static void on_fetched(void *ud, const rc_fetch_result *res)
@@ -587,7 +760,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         /* Back off this domain: Retry-After when given, else exponential on the delay. */
         uint64_t back = retry_after_ms(res->retry_after, now);
         if (!back)
-            back = RC_MAX(delay_ms, 250) << RC_MIN(t->rec.attempt + 1, 6);
+            back = jitter(w, RC_MAX(delay_ms, 250) << RC_MIN(t->rec.attempt + 1, 6));
         /* --max-delay caps back-offs as its help says, Retry-After included; parking has its own. */
         back = RC_MAX(RC_MIN(back, (uint64_t)(conf->max_delay * 1000)), park_ms);
         rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url,
@@ -615,7 +788,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     if (t->page->digest[0])
         check_digest(w, t);
     else
-        store_page(w, t, NULL);
+        store_fenced(w, t, NULL);
 }
 
 /* The URL goes back to its host's queue as it was: this worker could not try it (yet). */
@@ -784,14 +957,7 @@ static void on_job_reply(redisAsyncContext *ac, void *reply, void *privdata)
     } else {
         e->state = JOB_MISSING;
     }
-    task *t = e->waiting;
-    e->waiting = NULL;
-    while (t) {
-        task *next = t->next;
-        t->next = NULL;
-        start_task(w, t);
-        t = next;
-    }
+    each_detached(w, &e->waiting, start_task);
 }
 
 static void dispatch_task(rc_worker *w, task *t)
@@ -827,10 +993,16 @@ static void schedule_pump(rc_worker *w, double after)
 static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
 {
     w->take_outstanding = 0;
+    if (rep && rep->type == REDIS_REPLY_ERROR && rc_redis_refusal(rep->str)) {
+        note_refusal(w, rep->str); /* take.lua refused whole: asked again in a second */
+        schedule_pump(w, 1.0);
+        return;
+    }
     if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
         schedule_pump(w, 0.5);
         return;
     }
+    note_accepted(w);
     redisReply *list = rep->element[0];
     size_t got = list->type == REDIS_REPLY_ARRAY ? list->elements : 0;
     for (size_t i = 0; i < got; i++) {
@@ -838,6 +1010,8 @@ static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
         const char *tab = memchr(m->str, '\t', m->len);
         task *t = rc_xcalloc(1, sizeof *t);
         t->w = w;
+        t->epoch = w->epoch;
+        t->lease_end_ms = w->take_sent_ms + (uint64_t)(w->conf->lease_seconds * 1000);
         rc_argv_init(&t->complete);
         t->lease = rc_xstrndup(m->str, m->len);
         w->active++;
@@ -868,8 +1042,8 @@ static void pump(rc_worker *w)
             ev_break(w->loop, EVBREAK_ALL);
         return;
     }
-    if (w->take_outstanding || !w->ac)
-        return;
+    if (w->take_outstanding || !w->ac || !w->registered || w->resend)
+        return; /* held completes go first (the resend timer); no lease before registration */
     int64_t free_slots = w->conf->concurrency - w->active;
     if (free_slots <= 0)
         return;
@@ -884,6 +1058,7 @@ static void pump(rc_worker *w)
     rc_argv_addi(&a, free_slots);
     rc_argv_addu(&a, (uint64_t)(w->conf->lease_seconds * 1000));
     rc_argv_add(&a, w->ip);
+    w->take_sent_ms = rc_mono_ms();
     if (async_eval(w, RC_LUA_TAKE, &a, on_take_reply, NULL) == 0)
         w->take_outstanding = 1;
     rc_argv_release(&a);
@@ -896,21 +1071,72 @@ static void on_pump_timer(struct ev_loop *loop, ev_timer *t, int revents)
 
 /* ---------- heartbeat, lifecycle ---------- */
 
+/* The scheduler reaped this worker (it stalled past --worker-timeout, or Redis lost its
+ * data): its leases are void. What it holds is dropped unstored and unacked (a task of an
+ * older epoch has no effect), and it registers again under a new id. */
+static void reregister(rc_worker *w)
+{
+    char old[sizeof w->id];
+    snprintf(old, sizeof old, "%s", w->id);
+    w->epoch++;
+    w->registered = 0;
+    snprintf(w->id, sizeof w->id, "%s.%u", w->base_id, w->epoch);
+    rc_error(MOD, "this worker was reaped (stalled longer than the scheduler's --worker-timeout, or Redis lost "
+                  "its data): its %lld pages in flight are dropped, neither stored nor acked; registering again "
+                  "as id=%s (was %s)",
+             (long long)w->active, w->id, old);
+    release_fenced(w); /* all stale now: dropped */
+    resend_all(w);     /* likewise */
+    heartbeat(w);
+}
+
+static void on_hb_reply(rc_worker *w, redisReply *rep, void *ud)
+{
+    w->hb_outstanding = 0;
+    if (!rep || rep->type != REDIS_REPLY_INTEGER) {
+        if (rep && rep->type == REDIS_REPLY_ERROR)
+            rc_warn(MOD, "heartbeat refused: %s", rep->str);
+        return;
+    }
+    if (rep->integer == 0) {
+        reregister(w);
+        return;
+    }
+    if (!w->registered)
+        rc_info(MOD, "registered id=%s", w->id);
+    w->registered = 1;
+    w->hb_ok_ms = w->hb_sent_ms;
+    release_fenced(w);
+    pump(w);
+}
+
 static void heartbeat(rc_worker *w)
 {
-    if (!w->ac)
+    if (!w->ac || w->hb_outstanding)
         return;
-    char k1[200], k2[200];
-    uint64_t now = rc_now_ms();
-    snprintf(k1, sizeof k1, "%sworkers", w->conf->prefix);
-    snprintf(k2, sizeof k2, "%sworker:%s", w->conf->prefix, w->id);
-    redisAsyncCommand(w->ac, NULL, NULL, "ZADD %s %llu %s", k1, (unsigned long long)now, w->id);
-    redisAsyncCommand(w->ac, NULL, NULL,
-                      "HSET %s hb %llu started_ms %llu pid %d host %s ip %s inflight %lld fetched %llu errors %llu links_new %llu "
-                      "robots_denied %llu slots %lld",
-                      k2, (unsigned long long)now, (unsigned long long)w->started_ms, (int)getpid(), w->hostname, w->ip,
-                      (long long)w->active, (unsigned long long)w->fetched, (unsigned long long)w->errors,
-                      (unsigned long long)w->links_new, (unsigned long long)w->denied, (long long)w->conf->concurrency);
+    char num[9][24];
+    snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)rc_now_ms());
+    snprintf(num[1], sizeof num[1], "%llu", (unsigned long long)w->started_ms);
+    snprintf(num[2], sizeof num[2], "%d", (int)getpid());
+    snprintf(num[3], sizeof num[3], "%lld", (long long)w->active);
+    snprintf(num[4], sizeof num[4], "%llu", (unsigned long long)w->fetched);
+    snprintf(num[5], sizeof num[5], "%llu", (unsigned long long)w->errors);
+    snprintf(num[6], sizeof num[6], "%llu", (unsigned long long)w->links_new);
+    snprintf(num[7], sizeof num[7], "%llu", (unsigned long long)w->denied);
+    snprintf(num[8], sizeof num[8], "%lld", (long long)w->conf->concurrency); /* capacity, for the scheduler */
+    const char *fields[] = {"hb",       num[0], "started_ms", num[1],     "pid",       num[2], "host",
+                            w->hostname, "ip",  w->ip,        "inflight", num[3],      "fetched", num[4],
+                            "errors",   num[5], "links_new",  num[6],     "robots_denied", num[7], "slots", num[8]};
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, w->id);
+    rc_argv_add(&a, w->registered ? "beat" : "register");
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        rc_argv_add(&a, fields[i]);
+    w->hb_sent_ms = rc_mono_ms();
+    if (async_eval(w, RC_LUA_HB, &a, on_hb_reply, NULL) == 0)
+        w->hb_outstanding = 1;
+    rc_argv_release(&a);
 }
 
 static void on_hb_timer(struct ev_loop *loop, ev_timer *t, int revents)
@@ -932,12 +1158,19 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->loop = loop;
     w->conf = conf;
     if (conf->id && *conf->id) {
-        snprintf(w->id, sizeof w->id, "%s", conf->id);
+        snprintf(w->base_id, sizeof w->base_id, "%s", conf->id);
     } else {
         char host[64] = "localhost";
         gethostname(host, sizeof host - 1);
-        snprintf(w->id, sizeof w->id, "%s-%d-%04llx", host, (int)getpid(),
+        snprintf(w->base_id, sizeof w->base_id, "%s-%d-%04llx", host, (int)getpid(),
                  (unsigned long long)(rc_now_us() & 0xffff));
+    }
+    snprintf(w->id, sizeof w->id, "%s", w->base_id);
+    w->rng = rc_now_us() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
+    if (conf->fence >= conf->lease_seconds) {
+        snprintf(err, cap, "--fence (%.1fs) must be shorter than --lease-seconds (%.1fs)", conf->fence,
+                 conf->lease_seconds);
+        goto fail;
     }
     if (rc_redis_parse_url(conf->redis, &w->addr, err, cap) < 0)
         goto fail;
@@ -948,6 +1181,13 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     const char *out = conf->out ? conf->out : (conf->mongo || conf->firehose) ? NULL : "redcrawl-out/{crawlid}";
     if (out && !(w->sink = rc_sink_jsonl_new(out, err, cap)))
         goto fail;
+    rc_sink_fsync policy;
+    if (rc_sink_fsync_parse(conf->fsync, &policy) < 0) {
+        snprintf(err, cap, "--fsync: '%s' is not none, batch or record", conf->fsync);
+        goto fail;
+    }
+    if (w->sink)
+        rc_sink_set_fsync(w->sink, policy);
     if (conf->mongo) {
         rc_mongo_opts mo;
         rc_mongo_opts_init(&mo);
@@ -1009,7 +1249,9 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     ev_timer_init(&w->hb_timer, on_hb_timer, 0, conf->heartbeat);
     ev_timer_init(&w->reconnect_timer, on_reconnect_timer, 1.0, 0);
     ev_timer_init(&w->drain_timer, on_drain_timer, conf->timeout + 5, 0);
+    ev_timer_init(&w->resend_timer, on_resend_timer, 1.0, 0);
     w->pump_timer.data = w->hb_timer.data = w->reconnect_timer.data = w->drain_timer.data = w;
+    w->resend_timer.data = w;
     return w;
 fail:
     rc_worker_free(w);
@@ -1020,8 +1262,7 @@ void rc_worker_start(rc_worker *w)
 {
     rc_info(MOD, "started id=%s redis=%s concurrency=%lld delay=%.3fs out=%s", w->id, rc_redis_url(w->sync),
             (long long)w->conf->concurrency, w->conf->delay, w->conf->out);
-    connect_redis(w);
-    heartbeat(w);
+    connect_redis(w); /* registers (the first heartbeat) once connected */
     ev_timer_start(w->loop, &w->hb_timer);
 }
 
@@ -1058,6 +1299,7 @@ void rc_worker_free(rc_worker *w)
         ev_timer_stop(w->loop, &w->hb_timer);
         ev_timer_stop(w->loop, &w->reconnect_timer);
         ev_timer_stop(w->loop, &w->drain_timer);
+        ev_timer_stop(w->loop, &w->resend_timer);
     }
     rc_fetcher_free(w->fetcher);
     rc_netguard_free(w->guard);
@@ -1067,11 +1309,13 @@ void rc_worker_free(rc_worker *w)
         ac->data = w;
         redisAsyncFree(ac); /* pending callbacks run with NULL replies */
     }
-    while (w->resend) {
-        task *t = w->resend;
-        w->resend = t->next;
-        task_free(t);
-    }
+    task *lists[] = {w->resend, w->fenced};
+    for (size_t i = 0; i < 2; i++)
+        while (lists[i]) {
+            task *t = lists[i];
+            lists[i] = t->next;
+            task_free(t);
+        }
     rc_strmap_free(w->jobs, free_job_entry);
     rc_robots_cache_free(w->robots);
     rc_strmap_free(w->health, free);

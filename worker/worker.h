@@ -18,6 +18,7 @@ typedef struct rc_worker_conf {
     char *log_level;
     char *id;
     char *out;
+    char *fsync;         /* JSON Lines durability: none, batch (per page), record */
     char *mongo;         /* MongoDB URI: page records and items upserted there */
     char *mongo_db;
     char *mongo_pages;   /* collection of page records */
@@ -38,6 +39,7 @@ typedef struct rc_worker_conf {
     double low_speed_time;   /* ... for this long a transfer fails (trickling servers) */
     double lease_seconds;
     double heartbeat;
+    double fence;            /* store only within this long of an accepted heartbeat (< worker timeout) */
     int robots;              /* obey robots.txt */
     double robots_ttl;       /* seconds a fetched robots.txt is trusted (shared through Redis) */
     double max_crawl_delay;  /* cap on a site's Crawl-delay, seconds */

@@ -1,3 +1,4 @@
+#!lua
 -- assign: the scheduler's dispatch step. Moves frontier records into workers' domain queues
 -- and drops the ones it refused, atomically, so nothing is lost if the scheduler dies.
 -- ARGV: prefix, now, na, nd, then na x (record, score, worker, host), then nd x (record, reason).

@@ -19,6 +19,30 @@ local function seed_score(priority, depth)
   return (1000 - p) * PRIO_SCALE + d * DEPTH_SCALE + (redis.call('INCR', K('seq')) % DEPTH_SCALE)
 end
 
+-- A finished job's working keys (bloom, digests, navigation times, host counters) expire after
+-- the retention: conf:retention seconds (default a day; 0 keeps them). The job hash stays, for
+-- reports. Without this a one-URL job kept its 4 MB bloom for ever. submit.lua persists them
+-- again when a finished job is extended.
+local function job_keys(crawlid)
+  local bloom = redis.call('HGET', K('job', crawlid), 'bloom') or ''
+  local shards = tonumber(string.match(bloom, '^[^:]*:[^:]*:([^:]*)')) or 1
+  local keys = {K('digest', crawlid), K('navlast', crawlid), K('jobhosts', crawlid)}
+  for s = 0, shards - 1 do
+    keys[#keys + 1] = K('bloom', crawlid, s)
+  end
+  return keys
+end
+
+local function job_retire(crawlid)
+  local secs = tonumber(redis.call('GET', K('conf', 'retention')) or 86400) or 86400
+  if secs <= 0 then
+    return
+  end
+  for _, key in ipairs(job_keys(crawlid)) do
+    redis.call('PEXPIRE', key, secs * 1000)
+  end
+end
+
 -- The job's pending counter: +1 when a URL enters the frontier, -1 when it is done for good.
 -- A running job whose counter reaches 0 is finished: nothing queued, nothing in flight.
 local function job_pending(crawlid, delta)
@@ -26,6 +50,7 @@ local function job_pending(crawlid, delta)
   local left = redis.call('HINCRBY', jk, 'pending', delta)
   if delta < 0 and left <= 0 and redis.call('HGET', jk, 'state') == 'running' then
     redis.call('HSET', jk, 'state', 'done', 'finished_ms', NOW)
+    job_retire(crawlid)
   end
   return left
 end
@@ -44,14 +69,18 @@ local function bloom_add(crawlid, i, k)
   return new
 end
 
--- A URL whose fetch was lost (lease expired, worker died) goes back to the frontier with one
--- more attempt, or to `failed` when it has used them all. Returns 1 when requeued.
+-- A URL whose fetch was lost (lease expired, worker died or was reaped) goes back to the
+-- frontier marked redeliver (a sink may hold it already: the next store looks its _id up).
+-- A lost lease is the worker's misfortune, not the URL's, so it does not use one of the URL's
+-- fetch attempts: it counts in `lost`, and only a URL lost max_attempts x 4 times (a page that
+-- keeps killing its workers) goes to `failed`. Returns 1 when requeued.
 local function requeue_or_fail(member, max_attempts, reason)
   local rec = cjson.decode(member)
-  rec.attempt = (tonumber(rec.attempt) or 0) + 1
-  if rec.attempt >= max_attempts then
+  rec.lost = (tonumber(rec.lost) or 0) + 1
+  rec.redeliver = true
+  if rec.lost >= max_attempts * 4 then
     redis.call('ZADD', K('failed'), NOW,
-      cjson.encode({url = rec.url, crawlid = rec.crawlid, reason = reason, attempts = rec.attempt}))
+      cjson.encode({url = rec.url, crawlid = rec.crawlid, reason = reason, attempts = rec.lost}))
     local jk = K('job', rec.crawlid)
     redis.call('HINCRBY', jk, 'failed', 1)
     job_pending(rec.crawlid, -1)

@@ -1,3 +1,4 @@
+#!lua
 -- complete: one call per fetched page. Acks the lease, schedules the domain's next fetch,
 -- pushes the page's new links through the bloom into the frontier and updates the job.
 -- ARGV: prefix, now, worker, lease member, host, next_ms, outcome, reason, status (HTTP
@@ -31,7 +32,7 @@ if back then
   if outcome == 'retry' then
     rec.attempt = (tonumber(rec.attempt) or 0) + 1
     redis.call('HINCRBY', jk, 'retries', 1)
-  elseif (tonumber(rec.attempt) or 0) == 0 then
+  elseif (tonumber(rec.attempt) or 0) == 0 and not rec.lost then
     -- released untried: take counted it as started (and against the host's cap); it will be
     -- counted again when taken again
     redis.call('HINCRBY', jk, 'started', -1)

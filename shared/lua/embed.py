@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Embeds the Lua scripts into C: common.lua is prepended to each script (Redis 7.0 scripts
-cannot share code), and each becomes a string constant in the generated scripts_lua.c."""
+cannot share code), and each becomes a string constant in the generated scripts_lua.c.
+Every script must start with its Redis 7 shebang (`#!lua` or `#!lua flags=...`): it is moved
+above common.lua, since Redis reads the flags only from the first line. With a shebang and
+without `allow-oom`, Redis refuses a script up front when over maxmemory instead of letting it
+run until its first denied command (a half-applied script)."""
 import os
 import sys
 
@@ -23,7 +27,11 @@ with open(out, "w", encoding="utf-8") as f:
     for path in scripts:
         name = os.path.splitext(os.path.basename(path))[0]
         names.append(name)
-        body = prelude + "\n-- " + name + ".lua\n" + open(path, encoding="utf-8").read()
+        text = open(path, encoding="utf-8").read()
+        shebang, _, rest = text.partition("\n")
+        if not shebang.startswith("#!lua"):
+            sys.exit("%s: the first line must be a '#!lua' shebang declaring the script's flags" % path)
+        body = shebang + "\n" + prelude + "\n-- " + name + ".lua\n" + rest
         f.write("static const char src_%s[] =\n%s;\n\n" % (name, c_string(body)))
     f.write("const rc_lua_script rc_lua_scripts[RC_LUA_COUNT] = {\n")
     for name in names:

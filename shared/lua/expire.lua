@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- expire: leases of a live worker that passed their deadline (a hung fetch) go back to the
 -- frontier with one more attempt; the domain is released so it can be fetched again.
 -- ARGV: prefix, now, worker, max_attempts.  Returns the number of leases expired.

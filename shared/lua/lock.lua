@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- lock: the scheduler's leader lease. Takes the lock when free, renews it when held by us.
 -- ARGV: prefix, now, owner id, ttl_ms.  Returns 1 when we hold it, 0 when another does.
 local key, id, ttl = K('lock', 'scheduler'), ARGV[3], ARGV[4]

@@ -1,3 +1,4 @@
+#!lua
 -- move: rebalancing. Gives up to n of worker `from`'s hosts to worker `to`: only hosts with
 -- nothing in flight (not busy), each with its queue, its ready time (so the delay since the
 -- last hit still holds) and its queued count. Hosts with queued URLs go first.

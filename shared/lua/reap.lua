@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- reap: a worker that died (or left) gives everything back. Its queued URLs return to the
 -- frontier with their scores; its in-flight URLs return with one more attempt (or fail).
 -- ARGV: prefix, now, worker, max_attempts.  Returns {queued moved, leases moved}.

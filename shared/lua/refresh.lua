@@ -1,3 +1,4 @@
+#!lua
 -- refresh: navigation pages whose refresh time has come go back into the frontier (the
 -- scheduler runs this every second). Pages of a job that no longer runs are dropped.
 -- ARGV: prefix, now, max.  Returns {moved, dropped}.

@@ -1,5 +1,7 @@
+#!lua flags=allow-oom
 -- stat: adds to rolling counters (common.lua's stat_incr: per-minute, per-hour and lifetime
--- buckets in stats:{name}, the name listed in stats:names).
+-- buckets in stats:{name}, the name listed in stats:names). Flagged allow-oom: it writes a few
+-- bounded fields, and a request such as a stop must not fail at maxmemory for its counter.
 -- ARGV: prefix, now, then pairs (name, n).  Returns the number of counters touched.
 local touched = 0
 for i = 3, #ARGV - 1, 2 do

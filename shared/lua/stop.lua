@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- stop: a job takes no new URLs; its queued URLs are purged from the frontier and from every
 -- worker's queues; pages in flight finish normally (their links are not followed).
 -- ARGV: prefix, now, crawlid, state ("stopped" or "expired").  Returns {purged, pending}.
@@ -7,6 +8,7 @@ if redis.call('EXISTS', jk) == 0 then
   return {-1, 0}
 end
 redis.call('HSET', jk, 'state', state, 'stopped_ms', NOW)
+job_retire(crawlid)
 local function mine(member)
   local ok, rec = pcall(cjson.decode, member)
   return ok and type(rec) == 'table' and rec.crawlid == crawlid

@@ -1,3 +1,4 @@
+#!lua
 -- submit: create (or extend) a job and put its seeds in the frontier, through the bloom.
 -- ARGV: prefix, now, crawlid, spec, max_pages, bloom params ("m:k:shards:shard_bits"), k, n,
 --       then n x (record, k x (shard, bit)).
@@ -31,10 +32,16 @@ for _ = 1, n do
 end
 if added > 0 then
   redis.call('HINCRBY', jk, 'pending', added)
+  if redis.call('HGET', jk, 'state') == 'done' then
+    for _, key in ipairs(job_keys(crawlid)) do
+      redis.call('PERSIST', key) -- extended after it finished: its keys live again
+    end
+  end
   redis.call('HSET', jk, 'state', 'running')
 end
 local pending = tonumber(redis.call('HGET', jk, 'pending'))
 if pending <= 0 and redis.call('HGET', jk, 'state') == 'running' then
   redis.call('HSET', jk, 'state', 'done', 'finished_ms', NOW)
+  job_retire(crawlid)
 end
 return {added, pending}

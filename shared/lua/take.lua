@@ -1,3 +1,4 @@
+#!lua
 -- take: a worker leases the next URL of each of its domains that may be fetched now.
 -- ARGV: prefix, now, worker, max, lease_ms, worker ip.
 -- Returns {lease members, next due time or -1}.
@@ -108,7 +109,7 @@ for _, host in ipairs(hosts) do
     local rec = cjson.decode(member)
     local jk = K('job', rec.crawlid)
     local st = redis.call('HMGET', jk, 'state', 'max_pages', 'started', 'domain_max_pages', 'spiderid')
-    local first = (tonumber(rec.attempt) or 0) == 0
+    local first = (tonumber(rec.attempt) or 0) == 0 and not rec.lost -- a lost lease was counted when first taken
     local ok = st[1] == 'running'
     local cap = tonumber(st[2]) or 0
     local why = 'stopped'
