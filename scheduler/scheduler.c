@@ -32,6 +32,9 @@ typedef struct worker_info {
     double per_minute; /* measured completions per minute */
     int64_t budget;    /* URLs it may still be handed this tick */
     int64_t slots;     /* transfers it runs at once (its heartbeat), 0 = not reported */
+    int64_t fetched;   /* pages done, from its heartbeat */
+    uint64_t seen_ms;  /* when fetched was read */
+    double rate;       /* pages/s lately: an average over the last refreshes (half-life 1 s) */
 } worker_info;
 
 typedef struct job_info {
@@ -206,6 +209,18 @@ static int64_t worker_weight(const worker_info *w)
     return (int64_t)(100 * (w->per_minute > 1 ? w->per_minute : 1));
 }
 
+/* The worker's recent pages/s from its heartbeat's `fetched`, smoothed with the last value, so
+ * that a change of speed shows within seconds (completions per minute take minutes). */
+static void follow_rate(worker_info *w, const worker_info *prev)
+{
+    if (!prev || !prev->seen_ms || w->seen_ms <= prev->seen_ms || w->fetched < prev->fetched) {
+        w->rate = prev ? prev->rate : 0;
+        return;
+    }
+    double now = (double)(w->fetched - prev->fetched) * 1000.0 / (double)(w->seen_ms - prev->seen_ms);
+    w->rate = prev->rate > 0 ? (prev->rate + now) / 2 : now;
+}
+
 static void refresh_workers(rc_scheduler *s)
 {
     char key[256];
@@ -226,7 +241,7 @@ static void refresh_workers(rc_scheduler *s)
             continue;
         }
         expire_leases(s, wid);
-        redisReply *h = rc_redis_cmd(s->r, "HMGET %s queued started_ms slots",
+        redisReply *h = rc_redis_cmd(s->r, "HMGET %s queued started_ms slots fetched",
                                      rc_redis_key(s->r, key, sizeof key, "worker:%s", wid));
         worker_info *w = rc_xcalloc(1, sizeof *w);
         w->id = rc_xstrdup(wid);
@@ -234,10 +249,13 @@ static void refresh_workers(rc_scheduler *s)
         w->domains = rc_reply_int(d, 0);
         if (d)
             freeReplyObject(d);
-        if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 3) {
+        if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 4) {
             w->queued = rc_reply_int(h->element[0], 0);
             w->per_minute = worker_rate(s, wid, now, (uint64_t)rc_reply_int(h->element[1], 0));
             w->slots = rc_reply_int(h->element[2], 0);
+            w->fetched = rc_reply_int(h->element[3], 0);
+            w->seen_ms = now;
+            follow_rate(w, rc_strmap_get(s->workers, wid));
         }
         if (h)
             freeReplyObject(h);
@@ -279,13 +297,70 @@ static void refresh_workers(rc_scheduler *s)
  * from the most loaded worker (hosts per slot), up to 50 a second, hosts with a backlog first
  * (move.lua). Hosts with a fetch in flight never move, and a moved host keeps its next allowed
  * time, so politeness holds across the move. */
+/* move.lua: up to n of from's hosts (backlogged first, none in flight) to to. Returns how many. */
+static int64_t move_hosts(rc_scheduler *s, worker_info *from, worker_info *to, int64_t n)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, from->id);
+    rc_argv_add(&a, to->id);
+    rc_argv_addi(&a, n);
+    redisReply *rep = rc_redis_eval(s->r, RC_LUA_MOVE, rc_now_ms(), &a);
+    rc_argv_release(&a);
+    int64_t moved = 0;
+    if (rep && rep->type == REDIS_REPLY_ARRAY) {
+        for (size_t i = 0; i < rep->elements; i++)
+            free(rc_strmap_put(s->owners, rep->element[i]->str, rc_xstrdup(to->id)));
+        moved = (int64_t)rep->elements;
+        if (moved)
+            rc_info(MOD, "rebalanced hosts=%lld from=%s to=%s", (long long)moved, from->id, to->id);
+        from->domains -= moved;
+        to->domains += moved;
+    }
+    if (rep)
+        freeReplyObject(rep);
+    return moved;
+}
+
 static int64_t capacity(const worker_info *w)
 {
     return w->slots > 0 ? w->slots : 1;
 }
 
+/* Seconds of work a worker holds at its recent speed. */
+static double backlog_s(const worker_info *w)
+{
+    return (double)w->queued / (w->rate > 0.5 ? w->rate : 0.5);
+}
+
+#define OVERLOADED_S 30.0 /* a worker holding this much work at its speed gives hosts ... */
+#define IDLE_S 5.0        /* ... to one holding less than half of its load less this, with free slots */
+
+/* Gives hosts with a backlog from the worker with the most work for its speed to the one with
+ * the least, while the first holds over OVERLOADED_S and the second under half as much (a worker
+ * slowed down, or one that got hosts faster than it fetches). 1 when it moved any. */
+static int relieve_overloaded(rc_scheduler *s)
+{
+    worker_info *busy = NULL, *idle = NULL;
+    size_t it = 0;
+    void *v;
+    while (rc_strmap_next(s->workers, &it, NULL, &v)) {
+        worker_info *w = v;
+        if (!busy || backlog_s(w) > backlog_s(busy))
+            busy = w;
+        if ((!idle || backlog_s(w) < backlog_s(idle)) && w->domains < capacity(w))
+            idle = w;
+    }
+    if (!busy || !idle || busy == idle || backlog_s(busy) < OVERLOADED_S ||
+        backlog_s(idle) > backlog_s(busy) / 2 - IDLE_S || busy->domains < 1)
+        return 0;
+    return move_hosts(s, busy, idle, RC_MIN(busy->domains / 4 + 1, capacity(idle) - idle->domains)) > 0;
+}
+
 static void rebalance(rc_scheduler *s)
 {
+    if (relieve_overloaded(s))
+        return;
     /* Load = hosts held per transfer slot: equal counts would starve a fast worker and swamp a
      * slow one. The most loaded worker gives hosts to the least loaded while that lowers the
      * larger of the two loads (cross-multiplied to stay in integers). */
@@ -301,27 +376,13 @@ static void rebalance(rc_scheduler *s)
     }
     if (!most || most == fewest || (fewest->domains + 1) * capacity(most) >= most->domains * capacity(fewest))
         return;
+    if (backlog_s(fewest) > IDLE_S && backlog_s(fewest) >= backlog_s(most))
+        return; /* fewer hosts but more work for its speed (a slow worker): not a taker */
     /* Hosts to move so that both loads meet: fewest ends with its share of the two's hosts. */
     int64_t total = most->domains + fewest->domains;
     int64_t n = total * capacity(fewest) / (capacity(most) + capacity(fewest)) - fewest->domains;
     n = n < 1 ? 1 : n > 50 ? 50 : n;
-    rc_argv a;
-    rc_argv_init(&a);
-    rc_argv_add(&a, most->id);
-    rc_argv_add(&a, fewest->id);
-    rc_argv_addi(&a, n);
-    redisReply *rep = rc_redis_eval(s->r, RC_LUA_MOVE, rc_now_ms(), &a);
-    rc_argv_release(&a);
-    if (rep && rep->type == REDIS_REPLY_ARRAY) {
-        for (size_t i = 0; i < rep->elements; i++)
-            free(rc_strmap_put(s->owners, rep->element[i]->str, rc_xstrdup(fewest->id)));
-        if (rep->elements)
-            rc_info(MOD, "rebalanced hosts=%zu from=%s to=%s", rep->elements, most->id, fewest->id);
-        most->domains -= (int64_t)rep->elements;
-        fewest->domains += (int64_t)rep->elements;
-    }
-    if (rep)
-        freeReplyObject(rep);
+    move_hosts(s, most, fewest, n);
 }
 
 /* Navigation pages due for their refresh go back into the frontier. */

@@ -120,6 +120,9 @@ struct rc_worker {
     uint64_t hb_sent_ms;
     int draining;
     int64_t active; /* tasks alive */
+    double max_rate;      /* pages/s started at most, 0 = none (conf, or rc:ratecap at run time) */
+    double tokens;        /* rate cap: pages that may start now (a bucket of one second) */
+    uint64_t tokens_ms;   /* when tokens was last refilled */
     uint64_t fetched, errors, links_sent, links_new, started_ms, denied;
     char **connect_to;
 };
@@ -1005,6 +1008,8 @@ static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
     note_accepted(w);
     redisReply *list = rep->element[0];
     size_t got = list->type == REDIS_REPLY_ARRAY ? list->elements : 0;
+    if (w->max_rate > 0)
+        w->tokens -= (double)got;
     for (size_t i = 0; i < got; i++) {
         redisReply *m = list->element[i];
         const char *tab = memchr(m->str, '\t', m->len);
@@ -1035,6 +1040,21 @@ static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
     schedule_pump(w, after);
 }
 
+/* Pages the rate cap lets start now (a token bucket holding one second's worth); when none,
+ * the next pump is scheduled for when one will be there. */
+static int64_t rate_allowance(rc_worker *w)
+{
+    if (w->max_rate <= 0)
+        return INT64_MAX;
+    uint64_t now = rc_mono_ms();
+    w->tokens = RC_MIN(w->max_rate, w->tokens + w->max_rate * (double)(now - w->tokens_ms) / 1000.0);
+    w->tokens_ms = now;
+    if (w->tokens >= 1.0)
+        return (int64_t)w->tokens;
+    schedule_pump(w, (1.0 - w->tokens) / w->max_rate);
+    return 0;
+}
+
 static void pump(rc_worker *w)
 {
     if (w->draining) {
@@ -1044,7 +1064,7 @@ static void pump(rc_worker *w)
     }
     if (w->take_outstanding || !w->ac || !w->registered || w->resend)
         return; /* held completes go first (the resend timer); no lease before registration */
-    int64_t free_slots = w->conf->concurrency - w->active;
+    int64_t free_slots = RC_MIN(w->conf->concurrency - w->active, rate_allowance(w));
     if (free_slots <= 0)
         return;
     if ((w->mongo && rc_mongo_sink_pending(w->mongo) > 10000) ||
@@ -1110,10 +1130,28 @@ static void on_hb_reply(rc_worker *w, redisReply *rep, void *ud)
     pump(w);
 }
 
+/* The operator's rate cap for this worker (HSET rc:ratecap ID PAGES_PER_S; HDEL = back to
+ * --max-rate), read with every heartbeat, so a change acts within a heartbeat period. */
+static void on_ratecap_reply(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    rc_worker *w = privdata;
+    redisReply *rep = reply;
+    double rate = w->conf->max_rate;
+    if (rep && rep->type == REDIS_REPLY_STRING && rc_parse_double(rep->str, 0, 1e6, &rate) < 0)
+        rate = w->conf->max_rate;
+    if (!rep || rep->type == REDIS_REPLY_ERROR || rate == w->max_rate)
+        return;
+    rc_info(MOD, "rate cap %.3g -> %.3g pages/s", w->max_rate, rate);
+    w->max_rate = rate;
+    w->tokens = RC_MIN(w->tokens, rate);
+    schedule_pump(w, 0);
+}
+
 static void heartbeat(rc_worker *w)
 {
     if (!w->ac || w->hb_outstanding)
         return;
+    redisAsyncCommand(w->ac, on_ratecap_reply, w, "HGET %sratecap %s", w->conf->prefix, w->id);
     char num[9][24];
     snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)rc_now_ms());
     snprintf(num[1], sizeof num[1], "%llu", (unsigned long long)w->started_ms);
@@ -1245,6 +1283,9 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     if (gethostname(w->hostname, sizeof w->hostname - 1) < 0)
         snprintf(w->hostname, sizeof w->hostname, "unknown");
     w->started_ms = rc_now_ms();
+    w->max_rate = conf->max_rate;
+    w->tokens = 1.0;
+    w->tokens_ms = rc_mono_ms();
     ev_timer_init(&w->pump_timer, on_pump_timer, 0, 0);
     ev_timer_init(&w->hb_timer, on_hb_timer, 0, conf->heartbeat);
     ev_timer_init(&w->reconnect_timer, on_reconnect_timer, 1.0, 0);

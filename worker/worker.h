@@ -45,6 +45,8 @@ typedef struct rc_worker_conf {
     double max_crawl_delay;  /* cap on a site's Crawl-delay, seconds */
     double delay_factor;     /* adaptive delay: at least this many times the last response time */
     double max_delay;        /* cap on the adaptive delay and on back-offs, seconds */
+    double max_rate;         /* pages/s this worker starts at most, 0 = no cap; the field with its
+                                id in rc:ratecap overrides it at run time */
     int64_t park_after;      /* consecutive connection failures before a host is parked */
     rc_strlist connect_to;
     rc_strlist allow_net;    /* CIDRs let through the SSRF guard */

@@ -3,9 +3,12 @@
 -- and drops the ones it refused, atomically, so nothing is lost if the scheduler dies.
 -- ARGV: prefix, now, na, nd, then na x (record, score, worker, host), then nd x (record, reason).
 -- A record no longer in seeds (already handled) or aimed at a worker that is gone is skipped.
+-- Per worker, `queued` (its backlog) and `dispatched` (all URLs ever handed to it) grow by what
+-- it got, once per worker rather than once per URL.
 local na, nd = tonumber(ARGV[3]), tonumber(ARGV[4])
 local i = 5
 local assigned, dropped = 0, 0
+local per = {}
 for _ = 1, na do
   local member, score, w, host = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   i = i + 4
@@ -16,9 +19,13 @@ for _ = 1, na do
     if redis.call('SISMEMBER', K('busy', w), host) == 0 then
       redis.call('ZADD', K('ready', w), 'NX', NOW, host)
     end
-    redis.call('HINCRBY', K('worker', w), 'queued', 1)
+    per[w] = (per[w] or 0) + 1
     assigned = assigned + 1
   end
+end
+for w, n in pairs(per) do
+  redis.call('HINCRBY', K('worker', w), 'queued', n)
+  redis.call('HINCRBY', K('worker', w), 'dispatched', n)
 end
 for _ = 1, nd do
   local member, reason = ARGV[i], ARGV[i + 1]

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The scheduler balancing a fleet started by hand (real redis-server, scheduler, workers, the
-test web): a small job is not stuck behind a big job's backlog on another host."""
+test web): a small job is not stuck behind a big job's backlog on another host, hosts follow
+capacity, and a worker slowed down mid-crawl loses its hosts to the others."""
 import os
 import subprocess
 import sys
@@ -102,5 +103,46 @@ def test_hosts_follow_capacity(tmp, procs):
     check(not bad, "overlapping requests to one host: %s" % bad[:2])
 
 
+def test_slowed_worker_loses_hosts(tmp, procs):
+    """A worker slowed down mid-crawl (its rate cap set through rc:ratecap) gives its backlogged
+    hosts to the other worker within seconds; politeness holds through every move."""
+    web_port, log, _ = start_web(procs, tmp, "--sites", "12", "--pages", "150")
+    redis_port, env = fleet(procs, tmp, web_port, 2, "--delay", "0.05", "--delay-factor", "0")
+    t0 = time.time()
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", "slow", "--maxdepth", "-1"] +
+                       ["http://s%d.site.test/" % i for i in range(12)], capture_output=True, text=True, env=env,
+                       timeout=60)
+    check(r.returncode == 0, "submit failed: %s" % r.stderr)
+    time.sleep(3)
+    before = int(redis_cmd(redis_port, "SCARD", "rc:wdoms:w0") or 0)
+    redis_cmd(redis_port, "HSET", "rc:ratecap", "w0", "1")  # w0 now starts 1 page/s
+    t_slow = time.time()
+    after, moved_at = before, None
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        after = int(redis_cmd(redis_port, "SCARD", "rc:wdoms:w0") or 0)
+        if moved_at is None and after <= before // 2:
+            moved_at = time.time() - t_slow
+        if redis_cmd(redis_port, "HGET", "rc:job:slow", "state") == "done":
+            break
+        time.sleep(0.2)
+    print("  w0 held %d hosts when slowed to 1 page/s; half of them moved after %s s; crawl done in %.1f s"
+          % (before, "%.1f" % moved_at if moved_at is not None else "never", time.time() - t0))
+    check(before >= 2, "w0 held no hosts to lose (%d)" % before)
+    check(moved_at is not None and moved_at < 10, "the slowed worker kept its hosts: %d -> %d" % (before, after))
+    deadline = time.time() + 60
+    while time.time() < deadline and redis_cmd(redis_port, "HGET", "rc:job:slow", "state") != "done":
+        time.sleep(0.2)
+    check(redis_cmd(redis_port, "HGET", "rc:job:slow", "state") == "done", "the crawl did not finish")
+    rows = read_requests(log)
+    bad = overlaps(rows)
+    check(not bad, "overlapping requests to one host across the moves: %s" % bad[:2])
+    counts = {}
+    for row in rows:
+        counts[(row[2], row[3])] = counts.get((row[2], row[3]), 0) + 1
+    twice = [k for k, n in counts.items() if n > 1 and k[1] != "/robots.txt"]
+    check(not twice, "pages fetched twice across the moves: %s" % twice[:3])
+
+
 if __name__ == "__main__":
-    run_tests([test_small_job_not_behind_big_one, test_hosts_follow_capacity])
+    run_tests([test_small_job_not_behind_big_one, test_hosts_follow_capacity, test_slowed_worker_loses_hosts])
