@@ -1,4 +1,7 @@
-/* seen.c - see seen.h. Hash 0 is the empty marker, so it is stored as 1. */
+/* seen.c - see seen.h. Hash 0 is the empty marker, so it is stored as 1. Slots are read and
+ * written with relaxed atomics: the worker's parse thread looks up while its loop adds. A slot
+ * only ever holds 0 or a hash that was added, so a racing reader can miss (costs a bloom check)
+ * but never finds a URL that was not seen. */
 #include "seen.h"
 
 #include <stdlib.h>
@@ -36,9 +39,10 @@ int rc_seen_has(const rc_seen *s, uint64_t h)
 {
     h = h ? h : 1;
     for (size_t i = (size_t)h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-        if (s->slots[i] == h)
+        uint64_t v = __atomic_load_n(&s->slots[i], __ATOMIC_RELAXED);
+        if (v == h)
             return 1;
-        if (s->slots[i] == 0)
+        if (v == 0)
             return 0;
     }
 }
@@ -47,7 +51,8 @@ void rc_seen_add(rc_seen *s, uint64_t h)
 {
     h = h ? h : 1;
     if (s->n >= s->limit) {
-        memset(s->slots, 0, s->cap * sizeof(uint64_t));
+        for (size_t i = 0; i < s->cap; i++)
+            __atomic_store_n(&s->slots[i], 0, __ATOMIC_RELAXED);
         s->n = 0;
         s->resets++;
     }
@@ -55,7 +60,7 @@ void rc_seen_add(rc_seen *s, uint64_t h)
         if (s->slots[i] == h)
             return;
         if (s->slots[i] == 0) {
-            s->slots[i] = h;
+            __atomic_store_n(&s->slots[i], h, __ATOMIC_RELAXED);
             s->n++;
             return;
         }

@@ -1,6 +1,7 @@
 /* seen.h - the worker-local seen-cache in front of the Redis bloom: a bounded set of 64-bit
  * URL hashes. A hit means this worker already sent the URL through the bloom, so the link
- * costs no Redis work. When full it starts over (a miss only costs a bloom check). */
+ * costs no Redis work. When full it starts over (a miss only costs a bloom check).
+ * One thread adds; rc_seen_has may run on other threads meanwhile (the worker's parse thread). */
 #ifndef RC_SEEN_H
 #define RC_SEEN_H
 

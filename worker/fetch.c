@@ -273,6 +273,52 @@ static curl_socket_t on_curl_opensocket(void *clientp, curlsocktype purpose, str
 
 /* ---- completion -------------------------------------------------------------------------- */
 
+static char *dup_or_null(const char *s)
+{
+    return s ? rc_xstrdup(s) : NULL;
+}
+
+static char *dup_bytes(const char *p, size_t n)
+{
+    char *d = rc_xmalloc(n + 1);
+    memcpy(d, p, n);
+    d[n] = '\0';
+    return d;
+}
+
+rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r)
+{
+    rc_fetch_result *d = rc_xmalloc(sizeof *d);
+    *d = *r;
+    d->url = dup_or_null(r->url);
+    d->effective_url = dup_or_null(r->effective_url);
+    d->content_type = dup_or_null(r->content_type);
+    d->retry_after = dup_or_null(r->retry_after);
+    d->body = dup_bytes(r->body, r->body_len);
+    /* Without a Content-Encoding both point at the same bytes: keep them shared. */
+    d->raw_body = r->raw_body == r->body ? d->body : dup_bytes(r->raw_body, r->raw_len);
+    d->content_encoding = dup_or_null(r->content_encoding);
+    d->error = dup_or_null(r->error);
+    d->remote_ip = dup_or_null(r->remote_ip);
+    d->blocked = dup_or_null(r->blocked);
+    d->redirect_url = dup_or_null(r->redirect_url);
+    return d;
+}
+
+void rc_fetch_result_free(rc_fetch_result *r)
+{
+    if (!r)
+        return;
+    if (r->raw_body != r->body)
+        free((char *)r->raw_body);
+    char *owned[] = {(char *)r->url, (char *)r->effective_url, (char *)r->content_type, (char *)r->retry_after,
+                     (char *)r->body, (char *)r->content_encoding, (char *)r->error, (char *)r->remote_ip,
+                     (char *)r->blocked, (char *)r->redirect_url};
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+        free(owned[i]);
+    free(r);
+}
+
 static double us_to_ms(curl_off_t us)
 {
     return (double)us / 1000.0;

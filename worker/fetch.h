@@ -78,6 +78,11 @@ typedef struct rc_fetch_result {
 
 typedef void (*rc_fetch_cb)(void *ud, const rc_fetch_result *res);
 
+/* An owned deep copy of a result, for work that outlives the callback (parsing on another
+ * thread); free it with rc_fetch_result_free. */
+rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r);
+void rc_fetch_result_free(rc_fetch_result *r);
+
 /* loop is borrowed and must outlive the fetcher; opts (NULL = defaults) is copied.
  * NULL on invalid options or when curl cannot be set up. */
 rc_fetcher *rc_fetcher_new(struct ev_loop *loop, const rc_fetch_opts *opts);

@@ -32,6 +32,7 @@ static const rc_conf_row rows[] = {
     {"max-body", RC_CONF_INT, offsetof(rc_worker_conf, max_body), "10485760", 1024, 1073741824, NULL, "bytes kept of a body"},
     {"max-links", RC_CONF_INT, offsetof(rc_worker_conf, max_links), "2000", 0, 1000000, NULL, "links taken from one page"},
     {"seen-cache", RC_CONF_INT, offsetof(rc_worker_conf, seen_cache), "1000000", 1024, 1000000000, NULL, "URLs remembered locally in front of the Redis bloom"},
+    {"parse-threads", RC_CONF_INT, offsetof(rc_worker_conf, parse_threads), "1", 0, 1, "REDCRAWL_PARSE_THREADS", "parse pages on a thread of their own, so a huge page never stalls transfers and heartbeats (0 = on the event loop)"},
     {"max-attempts", RC_CONF_INT, offsetof(rc_worker_conf, max_attempts), "3", 1, 100, NULL, "fetch attempts before a URL fails"},
     {"delay", RC_CONF_DOUBLE, offsetof(rc_worker_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY", "seconds between hits on one domain"},
     {"connect-timeout", RC_CONF_DOUBLE, offsetof(rc_worker_conf, connect_timeout), "10", 0.1, 600, NULL, "connect timeout, seconds"},

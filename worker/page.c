@@ -257,6 +257,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     out->items = json_array();
     link_ctx lc = {.ctx = ctx, .out = out};
     rc_buf_init(&lc.key);
+    out->is_data = rc_urlfilter_is_data(ctx->filter, rec->url);
     json_t *o = json_object();
     char id[33], ts[64], charset[RC_CHARSET_NAME_MAX] = "";
     rc_record_doc_id(rec->crawlid, rec->url, id);

@@ -1,7 +1,9 @@
 /* page.h - from a fetched response to what gets stored and followed: the page is decoded to
  * UTF-8 and parsed once; the same tree gives the title, metadata, main text, the items of the
  * job's extraction rules and the links to follow (filtered, through the seen-cache, each with
- * its bloom positions). Pure: no I/O, so it is tested without servers. */
+ * its bloom positions). Pure: no I/O, so it is tested without servers. Runs on the worker's
+ * parse thread: everything in the context is only read, by this thread alone (the urlfilter's
+ * match data included) or by atomics (the seen-cache). */
 #ifndef RC_PAGE_H
 #define RC_PAGE_H
 
@@ -40,6 +42,7 @@ typedef struct rc_page_result {
     size_t n_hashes;
     char digest[33];      /* digest of the normalised main text; "" when the page has none */
     size_t items_dropped; /* items missing a required field (logged with the rule) */
+    int is_data;          /* the URL is a data page of the job (fetched once, never refreshed) */
     char dropped_rule[320];
 } rc_page_result;
 

@@ -19,6 +19,7 @@
 #include "bloom.h"
 #include "fetch.h"
 #include "netguard.h"
+#include "offload.h"
 #include "page.h"
 #include "rules.h"
 #include "frontier.h"
@@ -66,6 +67,9 @@ struct task {
     uint64_t *hashes; /* seen-cache hashes of the links sent, added once Redis took them */
     size_t n_hashes;
     rc_page_result *page; /* between processing and storing */
+    rc_fetch_result *res; /* owned copy while the parse thread works on it */
+    rc_page_ctx pctx;     /* what the parse thread reads (job entry and seen-cache borrowed) */
+    uint64_t delay_ms, park_ms; /* the host's next delay, decided when the fetch ended */
     int sink_waits;       /* sinks still to answer */
     int sink_status;      /* first failure: -EINVAL for good, else transient */
     char sink_err[600];
@@ -99,6 +103,7 @@ struct rc_worker {
     rc_mongo_sink *mongo;      /* NULL = none */
     rc_kafka_sink *firehose;   /* NULL = none */
     rc_seen *seen;
+    rc_offload *parse; /* pages are parsed there, so the loop never waits on a big page */
     rc_strmap *jobs; /* crawlid -> job_entry */
     rc_robots_cache *robots;
     rc_strmap *health; /* host -> host_health */
@@ -114,7 +119,9 @@ struct rc_worker {
     int refused;          /* Redis refuses writes (OOM, ...): no new work until it accepts again */
     char run_id[48];      /* Redis' INFO run_id: a change means it restarted */
     uint64_t rng;         /* xorshift64 state for retry jitter */
-    ev_timer pump_timer, hb_timer, reconnect_timer, drain_timer, resend_timer;
+    ev_timer pump_timer, hb_timer, reconnect_timer, drain_timer, resend_timer, lag_timer;
+    double lag_last;      /* ev_time() of the last lag probe */
+    double lag_max;       /* worst stall of the loop seen, seconds */
     int take_outstanding;
     uint64_t take_sent_ms; /* monotonic, for the local view of lease deadlines */
     uint64_t hb_sent_ms;
@@ -359,6 +366,7 @@ static void connect_redis(rc_worker *w)
 static void task_free(task *t)
 {
     free(t->dup_of);
+    rc_fetch_result_free(t->res);
     if (t->page) {
         rc_page_result_release(t->page);
         free(t->page);
@@ -620,7 +628,7 @@ static void finish_store(rc_worker *w, task *t)
     const rc_job *job = &t->job->job;
     uint64_t refresh_at = 0;
     if (job->refresh_seconds > 0 && t->ok && !t->duplicate && !t->rec.item &&
-        !rc_urlfilter_is_data(t->job->filter, t->rec.url))
+        !pg->is_data)
         refresh_at = rc_now_ms() + (uint64_t)job->refresh_seconds * 1000;
     add_complete_head(t, t->next_ms, t->ok ? "done" : "fail", t->error, t->status,
                       (int64_t)json_array_size(pg->items), (int64_t)pg->items_dropped, refresh_at);
@@ -746,6 +754,35 @@ static uint64_t jitter(rc_worker *w, uint64_t back_ms)
     return back_ms / 2 + (back_ms > 1 ? w->rng % (back_ms / 2 + 1) : 0);
 }
 
+/* On the parse thread: reads the task's copy of the response, its record and job, writes only
+ * t->page. */
+static void parse_task(void *arg)
+{
+    task *t = arg;
+    rc_page_process(&t->pctx, t->res, t->page);
+}
+
+/* Back on the loop: the page is ready to be stored. */
+static void on_parsed(void *arg)
+{
+    task *t = arg;
+    rc_worker *w = t->w;
+    const rc_fetch_result *res = t->res;
+    t->ok = res->ok;
+    t->status = res->status;
+    t->error = res->error ? rc_xstrdup(res->error) : NULL;
+    t->next_ms = t->pctx.now_ms + RC_MAX(t->delay_ms, t->park_ms);
+    rc_fetch_result_free(t->res);
+    t->res = NULL;
+    if (t->page->items_dropped)
+        rc_warn(MOD, "items dropped: a required field is missing url=%s rule=%s count=%zu", t->rec.url,
+                t->page->dropped_rule, t->page->items_dropped);
+    if (t->page->digest[0])
+        check_digest(w, t);
+    else
+        store_fenced(w, t, NULL);
+}
+
 static void on_fetched(void *ud, const rc_fetch_result *res)
 {
     task *t = ud;
@@ -775,23 +812,16 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         return;
     }
 
-    /* Final: parse once, extract, then store before the frontier hears of it. */
-    rc_page_ctx ctx = {.job = &t->job->job, .rules = t->job->rules, .filter = t->job->filter, .bp = &t->job->bp,
-                       .seen = w->seen, .rec = &t->rec, .worker_id = w->id, .max_links = (size_t)conf->max_links,
-                       .now_ms = now};
+    /* Final: parse once (on the parse thread), extract, then store before the frontier hears
+     * of it. The fetch result is borrowed only during this callback: the parse gets a copy. */
+    t->delay_ms = delay_ms;
+    t->park_ms = park_ms;
+    t->pctx = (rc_page_ctx){.job = &t->job->job, .rules = t->job->rules, .filter = t->job->filter,
+                            .bp = &t->job->bp, .seen = w->seen, .rec = &t->rec, .worker_id = w->id,
+                            .max_links = (size_t)conf->max_links, .now_ms = now};
+    t->res = rc_fetch_result_dup(res);
     t->page = rc_xcalloc(1, sizeof *t->page);
-    rc_page_process(&ctx, res, t->page);
-    t->ok = res->ok;
-    t->status = res->status;
-    t->error = res->error ? rc_xstrdup(res->error) : NULL;
-    t->next_ms = now + RC_MAX(delay_ms, park_ms);
-    if (t->page->items_dropped)
-        rc_warn(MOD, "items dropped: a required field is missing url=%s rule=%s count=%zu", t->rec.url,
-                t->page->dropped_rule, t->page->items_dropped);
-    if (t->page->digest[0])
-        check_digest(w, t);
-    else
-        store_fenced(w, t, NULL);
+    rc_offload_submit(w->parse, parse_task, on_parsed, t);
 }
 
 /* The URL goes back to its host's queue as it was: this worker could not try it (yet). */
@@ -1177,6 +1207,21 @@ static void heartbeat(rc_worker *w)
     rc_argv_release(&a);
 }
 
+/* A probe that should run every RC_LAG_PROBE s: when it runs late, something held the loop
+ * (a page parsed on it, a slow sink call), and transfers and heartbeats waited as long. */
+#define RC_LAG_PROBE 0.1
+#define RC_LAG_REPORT 0.25
+static void on_lag_timer(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    rc_worker *w = t->data;
+    double now = ev_time(), stall = now - w->lag_last - RC_LAG_PROBE;
+    w->lag_last = now;
+    if (stall > w->lag_max)
+        w->lag_max = stall;
+    if (stall > RC_LAG_REPORT)
+        rc_warn(MOD, "event loop stalled for %.0f ms (worst so far %.0f ms)", stall * 1000, w->lag_max * 1000);
+}
+
 static void on_hb_timer(struct ev_loop *loop, ev_timer *t, int revents)
 {
     heartbeat(t->data);
@@ -1275,6 +1320,8 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
         goto fail;
     }
     w->seen = rc_seen_new((size_t)conf->seen_cache);
+    if (!(w->parse = rc_offload_new(loop, (int)conf->parse_threads, err, cap)))
+        goto fail;
     w->jobs = rc_strmap_new();
     w->robots = rc_robots_cache_new(w->fetcher, conf->prefix, conf->useragent ? conf->useragent : RC_FETCH_DEFAULT_UA,
                                     conf->robots_ttl);
@@ -1292,7 +1339,8 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     ev_timer_init(&w->drain_timer, on_drain_timer, conf->timeout + 5, 0);
     ev_timer_init(&w->resend_timer, on_resend_timer, 1.0, 0);
     w->pump_timer.data = w->hb_timer.data = w->reconnect_timer.data = w->drain_timer.data = w;
-    w->resend_timer.data = w;
+    ev_timer_init(&w->lag_timer, on_lag_timer, RC_LAG_PROBE, RC_LAG_PROBE);
+    w->resend_timer.data = w->lag_timer.data = w;
     return w;
 fail:
     rc_worker_free(w);
@@ -1305,6 +1353,8 @@ void rc_worker_start(rc_worker *w)
             (long long)w->conf->concurrency, w->conf->delay, w->conf->out);
     connect_redis(w); /* registers (the first heartbeat) once connected */
     ev_timer_start(w->loop, &w->hb_timer);
+    w->lag_last = ev_time();
+    ev_timer_start(w->loop, &w->lag_timer);
 }
 
 void rc_worker_drain(rc_worker *w)
@@ -1332,8 +1382,9 @@ void rc_worker_free(rc_worker *w)
         rc_argv_release(&a);
         if (rep)
             freeReplyObject(rep);
-        rc_info(MOD, "deregistered id=%s fetched=%llu errors=%llu links_new=%llu", w->id,
-                (unsigned long long)w->fetched, (unsigned long long)w->errors, (unsigned long long)w->links_new);
+        rc_info(MOD, "deregistered id=%s fetched=%llu errors=%llu links_new=%llu worst_loop_stall_ms=%.0f", w->id,
+                (unsigned long long)w->fetched, (unsigned long long)w->errors, (unsigned long long)w->links_new,
+                w->lag_max * 1000);
     }
     if (w->loop) {
         ev_timer_stop(w->loop, &w->pump_timer);
@@ -1341,7 +1392,9 @@ void rc_worker_free(rc_worker *w)
         ev_timer_stop(w->loop, &w->reconnect_timer);
         ev_timer_stop(w->loop, &w->drain_timer);
         ev_timer_stop(w->loop, &w->resend_timer);
+        ev_timer_stop(w->loop, &w->lag_timer);
     }
+    rc_offload_free(w->parse); /* before the jobs its threads read */
     rc_fetcher_free(w->fetcher);
     rc_netguard_free(w->guard);
     if (w->ac) {

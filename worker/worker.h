@@ -31,6 +31,7 @@ typedef struct rc_worker_conf {
     int64_t max_body;
     int64_t max_links;
     int64_t seen_cache;
+    int64_t parse_threads;   /* pages parsed off the loop (0 = on it) */
     int64_t max_attempts;
     double delay;
     double connect_timeout;

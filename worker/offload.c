@@ -1,0 +1,150 @@
+/* offload.c - see offload.h. A mutex-guarded FIFO of jobs to do and a list of jobs done; the
+ * threads sleep on a condition variable and wake the loop with ev_async_send (async-signal and
+ * thread safe by libev's contract). */
+#include "offload.h"
+
+#include <ev.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+typedef struct job {
+    struct job *next;
+    rc_offload_fn work, done;
+    void *arg;
+} job;
+
+struct rc_offload {
+    struct ev_loop *loop;
+    ev_async wake;            /* loop thread */
+    pthread_mutex_t mu;       /* guards everything below */
+    pthread_cond_t cv;
+    job *todo, *todo_tail;    /* FIFO: oldest first */
+    job *finished;            /* done() still to run on the loop (any order) */
+    int stopping;
+    long pending;             /* submitted, done() not yet run: read and written on the loop only */
+    int n_threads;
+    pthread_t *threads;
+};
+
+static void *thread_main(void *p)
+{
+    rc_offload *o = p;
+    pthread_mutex_lock(&o->mu);
+    for (;;) {
+        while (!o->todo && !o->stopping)
+            pthread_cond_wait(&o->cv, &o->mu);
+        if (o->stopping)
+            break;
+        job *j = o->todo;
+        o->todo = j->next;
+        if (!o->todo)
+            o->todo_tail = NULL;
+        pthread_mutex_unlock(&o->mu);
+        j->work(j->arg);
+        pthread_mutex_lock(&o->mu);
+        j->next = o->finished;
+        o->finished = j;
+        ev_async_send(o->loop, &o->wake);
+    }
+    pthread_mutex_unlock(&o->mu);
+    return NULL;
+}
+
+static void on_wake(struct ev_loop *loop, ev_async *a, int revents)
+{
+    (void)loop;
+    (void)revents;
+    rc_offload *o = a->data;
+    pthread_mutex_lock(&o->mu);
+    job *list = o->finished;
+    o->finished = NULL;
+    pthread_mutex_unlock(&o->mu);
+    while (list) {
+        job *j = list;
+        list = j->next;
+        o->pending--;
+        j->done(j->arg);
+        free(j);
+    }
+}
+
+rc_offload *rc_offload_new(struct ev_loop *loop, int threads, char *err, size_t cap)
+{
+    rc_offload *o = rc_xcalloc(1, sizeof *o);
+    o->loop = loop;
+    pthread_mutex_init(&o->mu, NULL);
+    pthread_cond_init(&o->cv, NULL);
+    ev_async_init(&o->wake, on_wake);
+    o->wake.data = o;
+    ev_async_start(loop, &o->wake);
+    o->threads = threads > 0 ? rc_xcalloc((size_t)threads, sizeof(pthread_t)) : NULL;
+    for (int i = 0; i < threads; i++) {
+        int rc = pthread_create(&o->threads[i], NULL, thread_main, o);
+        if (rc) {
+            snprintf(err, cap, "cannot start a parse thread: %s", strerror(rc));
+            rc_offload_free(o);
+            return NULL;
+        }
+        o->n_threads++;
+    }
+    return o;
+}
+
+void rc_offload_submit(rc_offload *o, rc_offload_fn work, rc_offload_fn done, void *arg)
+{
+    if (o->n_threads == 0) {
+        work(arg);
+        done(arg);
+        return;
+    }
+    job *j = rc_xcalloc(1, sizeof *j);
+    j->work = work;
+    j->done = done;
+    j->arg = arg;
+    o->pending++;
+    pthread_mutex_lock(&o->mu);
+    if (o->todo_tail)
+        o->todo_tail->next = j;
+    else
+        o->todo = j;
+    o->todo_tail = j;
+    pthread_cond_signal(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+}
+
+long rc_offload_pending(const rc_offload *o)
+{
+    return o->pending;
+}
+
+static void free_list(job *j)
+{
+    while (j) {
+        job *next = j->next;
+        free(j);
+        j = next;
+    }
+}
+
+void rc_offload_free(rc_offload *o)
+{
+    if (!o)
+        return;
+    pthread_mutex_lock(&o->mu);
+    o->stopping = 1;
+    pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+    for (int i = 0; i < o->n_threads; i++)
+        pthread_join(o->threads[i], NULL);
+    ev_async_stop(o->loop, &o->wake);
+    free_list(o->todo);
+    free_list(o->finished);
+    pthread_mutex_destroy(&o->mu);
+    pthread_cond_destroy(&o->cv);
+    free(o->threads);
+    free(o);
+}
