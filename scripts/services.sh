@@ -136,11 +136,16 @@ export_line() {
 	redis) printf 'export REDCRAWL_REDIS=redis://127.0.0.1:%s\n' "$port" ;;
 	kafka)
 		printf 'export REDCRAWL_KAFKA=127.0.0.1:%s\n' "$port"
-		# The SASL/PLAIN listener: REDCRAWL_KAFKA_CONFIG + REDCRAWL_KAFKA_PASSWORD_FILE for clients.
+		# The SASL/PLAIN over TLS listener: REDCRAWL_KAFKA_CONFIG + REDCRAWL_KAFKA_PASSWORD_FILE.
 		printf '# export REDCRAWL_KAFKA=127.0.0.1:%s REDCRAWL_KAFKA_CONFIG=%s REDCRAWL_KAFKA_PASSWORD_FILE=%s\n' \
 			"$(<"$(svc_dir kafka)/sport")" "$(svc_dir kafka)/client-sasl.properties" "$(svc_dir kafka)/sasl-password"
 		;;
-	mongo) printf 'export REDCRAWL_MONGO=mongodb://127.0.0.1:%s/\n' "$port" ;;
+	mongo)
+		printf 'export REDCRAWL_MONGO=mongodb://127.0.0.1:%s/\n' "$port"
+		# The TLS listener, verified against the test CA.
+		printf '# export REDCRAWL_MONGO=mongodb://127.0.0.1:%s/?tls=true&tlsCAFile=%s\n' \
+			"$(<"$(svc_dir mongo)/tport")" "$(svc_dir mongo)/tls/ca.pem"
+		;;
 	esac
 }
 
@@ -309,7 +314,8 @@ EOF
 	log "kafka: $(find "$libs" -name '*.jar' | wc -l) jars ready in $(($(now) - t0)) s"
 }
 
-# A SASL/PLAIN listener beside the plain one, for clients that authenticate: user "crawler",
+# A SASL/PLAIN listener over TLS (SASL_SSL, a test CA in tls/) beside the plain one, for
+# clients that authenticate: user "crawler",
 # a password made per broker dir (sasl-password, mode 600) and a librdkafka client config
 # (client-sasl.properties) that names no secret (REDCRAWL_KAFKA_PASSWORD_FILE gives it).
 write_kafka_sasl() {
@@ -320,7 +326,8 @@ write_kafka_sasl() {
 	cat >"$d/client-sasl.properties" <<EOF
 # librdkafka client settings for the SASL listener (REDCRAWL_KAFKA_CONFIG); the password
 # comes from REDCRAWL_KAFKA_PASSWORD_FILE=$d/sasl-password
-security.protocol=SASL_PLAINTEXT
+security.protocol=SASL_SSL
+ssl.ca.location=$d/tls/ca.pem
 sasl.mechanisms=PLAIN
 sasl.username=crawler
 EOF
@@ -329,18 +336,23 @@ EOF
 write_kafka_config() {
 	local d=$1 port=$2 cport=$3 sport=$4
 	write_kafka_sasl "$d"
+	make_tls "$d/tls"
+	# Kafka reads a PEM keystore as one file: the (PKCS#8, unencrypted) key, then the chain.
+	(umask 077 && cat "$d/tls/server.key" "$d/tls/server.crt" >"$d/tls/server-keystore.pem")
 	cat >"$d/server.properties" <<EOF
 # Written by redcrawl scripts/services.sh: single-node KRaft broker for tests.
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport,SASL_PLAINTEXT://127.0.0.1:$sport
-advertised.listeners=PLAINTEXT://127.0.0.1:$port,SASL_PLAINTEXT://127.0.0.1:$sport
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport,SASL_SSL://127.0.0.1:$sport
+advertised.listeners=PLAINTEXT://127.0.0.1:$port,SASL_SSL://127.0.0.1:$sport
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL
 sasl.enabled.mechanisms=PLAIN
-listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_crawler="$(<"$d/sasl-password")";
+listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_crawler="$(<"$d/sasl-password")";
+listener.name.sasl_ssl.ssl.keystore.type=PEM
+listener.name.sasl_ssl.ssl.keystore.location=$d/tls/server-keystore.pem
 log.dirs=$d/data
 num.network.threads=2
 num.io.threads=4
@@ -457,6 +469,26 @@ ensure_ferretdb() {
 	log "mongo: FerretDB built in $(($(now) - t0)) s"
 }
 
+# make_tls DIR: a test CA (DIR/ca.pem) and a server certificate it signed for 127.0.0.1 and
+# localhost (DIR/server.crt, DIR/server.key: PKCS#8, unencrypted, mode 600), made once per
+# state dir with openssl. Only the tests' clients trust this CA (by file, never system-wide).
+make_tls() {
+	local t=$1
+	[[ -s $t/server.crt && -s $t/server.key && -s $t/ca.pem ]] && return 0
+	mkdir -p "$t"
+	(
+		umask 077
+		openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=redcrawl test CA" \
+			-keyout "$t/ca.key" -out "$t/ca.pem" 2>/dev/null
+		openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$t/server.key" \
+			-out "$t/server.csr" 2>/dev/null
+		printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$t/ext.cnf"
+		openssl x509 -req -in "$t/server.csr" -CA "$t/ca.pem" -CAkey "$t/ca.key" -CAcreateserial \
+			-days 3650 -extfile "$t/ext.cnf" -out "$t/server.crt" 2>/dev/null
+	) || die "cannot make test TLS certificates in $t (openssl)"
+	chmod 644 "$t/ca.pem" "$t/server.crt"
+}
+
 start_mongo() {
 	local reuse=$1 d port logfile deadline bin
 	d=$(svc_dir mongo)
@@ -474,7 +506,11 @@ start_mongo() {
 	printf '%s\n' "$port" >"$d/port"
 	log "mongo: starting FerretDB on 127.0.0.1:$port (data $d/data, log $logfile)"
 	printf '\n==== %s start port=%s\n' "$(date -Is)" "$port" >>"$logfile"
-	launch mongo "$logfile" "$bin" -listen "127.0.0.1:$port" -dir "$d/data"
+	# A TLS listener beside the plain one (a test CA in $d/tls): for clients that test TLS.
+	make_tls "$d/tls"
+	if [[ ! ($reuse == 1 && -s $d/tport) ]]; then free_ports 1 >"$d/tport"; fi
+	launch mongo "$logfile" "$bin" -listen "127.0.0.1:$port" -dir "$d/data" \
+		-listen-tls "127.0.0.1:$(<"$d/tport")" -tls-cert "$d/tls/server.crt" -tls-key "$d/tls/server.key"
 	deadline=$(($(now) + 60))
 	until python3 "$SCRIPT_DIR/mongo_ping.py" --quiet --timeout 2 "127.0.0.1:$port" 2>/dev/null; do
 		svc_running mongo || fail_start mongo "FerretDB exited during startup" "$logfile"

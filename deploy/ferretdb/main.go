@@ -8,6 +8,7 @@
 // process makes no outbound connections.
 //
 // Usage: ferretdb -listen 127.0.0.1:PORT -dir DIR [-log-level info]
+// [-listen-tls 127.0.0.1:PORT -tls-cert CERT.pem -tls-key KEY.pem]
 //
 // The process exits cleanly on SIGTERM or SIGINT.
 package main
@@ -30,6 +31,9 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on (host:port)")
 	dir := flag.String("dir", "", "directory for the SQLite databases (created if missing)")
 	logLevel := flag.String("log-level", "info", "log level: debug, info, warn, error")
+	listenTLS := flag.String("listen-tls", "", "TLS address to listen on as well (host:port); needs -tls-cert and -tls-key")
+	tlsCert := flag.String("tls-cert", "", "PEM certificate (chain) of the TLS listener")
+	tlsKey := flag.String("tls-key", "", "PEM private key of the TLS listener")
 	flag.Parse()
 
 	if *dir == "" {
@@ -64,7 +68,8 @@ func main() {
 	}
 
 	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: *listen},
+		Listener: ferretdb.ListenerConfig{TCP: *listen, TLS: *listenTLS,
+			TLSCertFile: *tlsCert, TLSKeyFile: *tlsKey},
 		Logger:    logger,
 		Handler:   "sqlite",
 		SQLiteURL: sqliteURL,

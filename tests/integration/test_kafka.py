@@ -11,6 +11,7 @@ Each test gets its own broker and Redis in a temp dir, stopped by pid."""
 import collections
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -769,7 +770,7 @@ def test_attrs_and_unlimited_depth(tmp, procs, broker):
 
 @with_kafka
 def test_sasl_listener(tmp, procs, broker):
-    """The monitor and the CLI authenticate to the broker's SASL/PLAIN listener with settings from
+    """The monitor and the CLI authenticate to the broker's SASL/PLAIN over TLS listener with settings from
     REDCRAWL_KAFKA_CONFIG and REDCRAWL_KAFKA_PASSWORD_FILE; a wrong password is refused with a
     clear error; the password shows in no log or output."""
     d = os.path.join(tmp, "kafka", "kafka")
@@ -799,14 +800,29 @@ def test_sasl_listener(tmp, procs, broker):
             timeout=60)
     check(r.returncode != 0 and "auth" in (r.stdout + r.stderr).lower(),
           "a wrong SASL password was not refused clearly: %d %s" % (r.returncode, (r.stdout + r.stderr)[-500:]))
-    texts = [r.stdout, r.stderr]
+    # The listener is TLS: a CA that did not sign the broker's certificate is refused, and said so.
+    other_ca = os.path.join(tmp, "other-ca.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                    "/CN=not the test CA", "-keyout", os.path.join(tmp, "other-ca.key"), "-out", other_ca],
+                   check=True, capture_output=True, timeout=60)
+    with open(auth["REDCRAWL_KAFKA_CONFIG"]) as f:
+        props = re.sub(r"(?m)^ssl\.ca\.location=.*$", "ssl.ca.location=" + other_ca, f.read())
+    bad_conf = os.path.join(tmp, "client-other-ca.properties")
+    with open(bad_conf, "w") as f:
+        f.write(props)
+    t = cli(dict(kenv, REDCRAWL_KAFKA_CONFIG=bad_conf), "stats", "--uuid", "u-tls", "all", expect_rc=None,
+            timeout=60)
+    tls_err = [l for l in (t.stdout + t.stderr).splitlines() if "certificate verify failed" in l or "SSL" in l]
+    check(t.returncode != 0 and tls_err, "an unverifiable broker certificate was not refused clearly: %d %s" %
+          (t.returncode, (t.stdout + t.stderr)[-500:]))
+    texts = [r.stdout, r.stderr, t.stdout, t.stderr]
     for name in os.listdir(tmp):
         if name.endswith(".log"):
             with open(os.path.join(tmp, name), errors="replace") as f:
                 texts.append(f.read())
     check(not any(secret in t for t in texts), "the SASL password leaked into a log or output")
-    print("  stats answered over SASL/PLAIN at %s; wrong password refused: %s" %
-          (sasl, [l for l in (r.stdout + r.stderr).splitlines() if "auth" in l.lower()][:1]))
+    print("  stats answered over SASL/PLAIN + TLS at %s; wrong password refused: %s; wrong CA refused: %s" %
+          (sasl, [l for l in (r.stdout + r.stderr).splitlines() if "auth" in l.lower()][:1], tls_err[0][-200:]))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ Everything binds loopback only; FerretDB is stopped with `services.sh stop` by i
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -228,5 +229,67 @@ def test_crawl_into_mongo_with_outage(tmp, procs):
         stop_mongo(tmp)
 
 
+def make_other_ca(tmp):
+    """A CA the server's certificate was not signed by: verification must fail."""
+    ca = os.path.join(tmp, "other-ca.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                    "/CN=not the test CA", "-keyout", os.path.join(tmp, "other-ca.key"), "-out", ca],
+                   check=True, capture_output=True, timeout=60)
+    return ca
+
+
+def test_crawl_over_tls(tmp, procs):
+    """A crawl stores into MongoDB over TLS (mongodb://...?tls=true&tlsCAFile=CA): every page
+    record arrives; with a CA that did not sign the server's certificate, the worker stores
+    nothing and logs the verification failure (never ignored)."""
+    from harness import REDCRAWL, SCHEDULER, WORKER, expected_pages, graph, start_redis, start_web  # noqa: E402
+    args = ["--sites", "2", "--pages", "15", "--latency-ms", "5"]
+    web_port, _, _ = start_web(procs, tmp, *args)
+    want = expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"])
+    uri = start_mongo(tmp)
+    svc = os.path.join(tmp, "svc", "mongo")
+    with open(os.path.join(svc, "tport")) as f:
+        tport = int(f.read())
+    ca = os.path.join(svc, "tls", "ca.pem")
+    db = "rc_it_tls"
+
+    def tls_uri(cafile):
+        return "mongodb://127.0.0.1:%d/%s?tls=true&tlsCAFile=%s" % (tport, db, cafile)
+
+    try:
+        cmd = [REDCRAWL, "crawl", "--out", os.path.join(tmp, "good"), "--connect-to", "::127.0.0.1:%d" % web_port,
+               "--quiet", "--maxdepth", "-1", "--delay", "0", "--crawlid", "tls-good", "--mongo", tls_uri(ca),
+               "http://s0.site.test/"]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+        check(r.returncode == 0, "crawl over TLS exited %d: %s" % (r.returncode, r.stderr[-1000:]))
+        # The wrong CA, on a fleet by hand: the worker must refuse the connection and say why.
+        redis_port, _ = start_redis(procs, tmp)
+        env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
+        procs.start([SCHEDULER], os.path.join(tmp, "scheduler.log"), env=env)
+        wlog = os.path.join(tmp, "worker-bad-ca.log")
+        worker = procs.start([WORKER, "--mongo", tls_uri(make_other_ca(tmp)), "--delay", "0",
+                              "--connect-to", "::127.0.0.1:%d" % web_port], wlog, env=env)
+        r = subprocess.run([REDCRAWL, "submit", "--crawlid", "tls-bad", "--maxdepth", "-1", "http://s0.site.test/"],
+                           capture_output=True, text=True, env=env, timeout=30)
+        check(r.returncode == 0, "submit failed: %s" % r.stderr)
+        deadline = time.time() + 60
+        while time.time() < deadline and "certificate verify failed" not in open(wlog, errors="replace").read():
+            time.sleep(0.2)
+        procs.stop(worker, signal.SIGKILL)
+        host, port = mongo_ping.parse_address(uri)
+        conn = mongo_ping.Conn(host, port, 30)
+        try:
+            good, bad = count(conn, db, "pages", "tls-good"), count(conn, db, "pages", "tls-bad")
+        finally:
+            conn.close()
+        check(good == len(want), "%d page records stored over TLS, want %d" % (good, len(want)))
+        check(bad == 0, "%d pages stored through an unverified TLS connection" % bad)
+        why = [l for l in open(wlog, errors="replace").read().splitlines() if "certificate verify failed" in l]
+        check(why, "the TLS verification failure was not logged in %s" % wlog)
+        print("  %d pages over TLS; wrong CA: nothing stored, logged: %s" % (good, why[0][-160:]))
+    finally:
+        stop_mongo(tmp)
+
+
 if __name__ == "__main__":
-    run_tests([test_sink_program, test_outage, test_crawl_into_mongo_with_outage])
+    run_tests([test_sink_program, test_outage, test_crawl_into_mongo_with_outage, test_crawl_over_tls])
