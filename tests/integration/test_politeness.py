@@ -392,7 +392,44 @@ def test_unreachable_host_is_parked(tmp, procs):
           (min(gaps), len(ok)), flush=True)
 
 
+def test_backoff_capped_and_jittered(tmp, procs):
+    """Retries back off exponentially with jitter, and --max-delay caps every wait, Retry-After
+    included: hosts answering 500 (no Retry-After) and 503 with Retry-After: 120 are retried
+    within the 1 s cap, and the first waits of different hosts differ (jitter)."""
+    from webfiles import StaticWeb  # noqa: E402
+    hosts = ["b%d.test" % i for i in range(6)]
+    failing = {"http://%s/" % h: (500, {}) for h in hosts}
+    failing["http://late.test/"] = (503, {"Retry-After": "120"})
+    with StaticWeb({}, failing) as web:
+        redis_port, _ = start_redis(procs, tmp)
+        env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
+        procs.start([SCHEDULER], os.path.join(tmp, "scheduler.log"), env=env)
+        procs.start([WORKER, "--out", os.path.join(tmp, "out"), "--delay", "0.3", "--max-delay", "1",
+                     "--max-attempts", "5", "--robots=0", "--connect-to", "::127.0.0.1:%d" % web.port],
+                    os.path.join(tmp, "worker.log"), env=env)
+        seeds = ["http://%s/" % h for h in hosts + ["late.test"]]
+        r = subprocess.run([REDCRAWL, "submit", "--crawlid", "backoff", "--maxdepth", "0"] + seeds,
+                           capture_output=True, text=True, env=env, timeout=30)
+        check(r.returncode == 0, "submit failed: %s" % r.stderr)
+        deadline = time.time() + 60
+        while time.time() < deadline and redis_cmd(redis_port, "HGET", "rc:job:backoff", "state") != "done":
+            time.sleep(0.2)
+        check(redis_cmd(redis_port, "HGET", "rc:job:backoff", "state") == "done", "job not done in 60 s")
+        times = list(web.times)
+    gaps = {}
+    for u in seeds:
+        ts = [t for t, url in times if url == u]
+        check(len(ts) == 5, "%s requested %d times, want 5 attempts" % (u, len(ts)))
+        gaps[u] = [b - a for a, b in zip(ts, ts[1:])]
+    worst = max(g for gs in gaps.values() for g in gs)
+    firsts = sorted(round(gaps["http://%s/" % h][0], 2) for h in hosts)
+    print("  worst wait between attempts %.2f s (cap 1 s; Retry-After: 120 too); first waits of 6 hosts %s"
+          % (worst, firsts))
+    check(worst < 1.0 + 0.6, "a retry waited %.2f s, over the 1 s --max-delay" % worst)
+    check(max(firsts) - min(firsts) > 0.02, "first back-offs all alike, no jitter: %s" % firsts)
+
+
 if __name__ == "__main__":
-    run_tests([test_unreachable_host_is_parked, test_politeness_4_workers_20_hosts, test_rate_change_mid_crawl,
+    run_tests([test_backoff_capped_and_jittered, test_unreachable_host_is_parked, test_politeness_4_workers_20_hosts, test_rate_change_mid_crawl,
                test_retry_after_503,
                test_traps_bounded])

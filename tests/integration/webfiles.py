@@ -3,14 +3,18 @@ URL -> (file, content type), routed by the Host header (clients use --connect-to
 127.0.0.1 port, logging every request. Runs in a thread of the test process."""
 import http.server
 import threading
+import time
 import urllib.parse
 
 
 class StaticWeb:
-    def __init__(self, routes):
-        """routes: {"http://host/path": (file_path, content_type or None)}"""
+    def __init__(self, routes, failing=None):
+        """routes: {"http://host/path": (file_path, content_type or None)}; failing:
+        {"http://host/path": (status, {header: value})} answered with an empty body."""
         self.routes = routes
+        self.failing = failing or {}
         self.requests = []
+        self.times = []  # (time.time(), url) of every request
         web = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -21,8 +25,14 @@ class StaticWeb:
                 path = urllib.parse.urlsplit(self.path).path
                 url = "http://%s%s" % (host, path)
                 web.requests.append(url)
+                web.times.append((time.time(), url))
                 route = web.routes.get(url)
-                if route is None:
+                if url in web.failing:
+                    body = b""
+                    self.send_response(web.failing[url][0])
+                    for k, v in web.failing[url][1].items():
+                        self.send_header(k, v)
+                elif route is None:
                     body = b"<html><title>404</title>not here</html>"
                     self.send_response(404)
                     self.send_header("Content-Type", "text/html")
