@@ -1,6 +1,8 @@
-/* extract.c - `redcrawl extract`: apply a rule document to a saved page offline and print what the
- * crawler would store (items as JSON Lines) and, with --links, the links its link rules would
- * follow, so rules can be developed the way people use `scrapy shell`. */
+/* extract.c - `redcrawl extract`: a saved page through the crawler's own page pipeline
+ * (shared/page.c: decode, parse, metadata, main text, items, links), offline, printing what a
+ * crawl would store (items as JSON Lines; with --record the page record first) and, with
+ * --links, the links it would follow, so rules can be developed the way people use
+ * `scrapy shell`. */
 #include <errno.h>
 #include <jansson.h>
 #include <libxml/parser.h>
@@ -11,9 +13,11 @@
 
 #include "cli.h"
 #include "config.h"
-#include "extract.h"
-#include "html.h"
+#include "page.h"
+#include "record.h"
+#include "response.h"
 #include "rules.h"
+#include "seen.h"
 #include "url.h"
 #include "util.h"
 
@@ -23,25 +27,38 @@ typedef struct extract_conf {
     char *rules;
     char *url;
     char *field_set;
+    char *content_type;
     int links;
     int second_page;
+    int record;
+    int text;
+    int64_t maxdepth;
 } extract_conf;
 
 static const rc_conf_row rows[] = {
-    {"rules", RC_CONF_STR, offsetof(extract_conf, rules), NULL, 0, 0, NULL, "rule document (JSON), required"},
+    {"rules", RC_CONF_STR, offsetof(extract_conf, rules), NULL, 0, 0, NULL,
+     "rule document (JSON); without it only the record, text and links are shown"},
     {"url", RC_CONF_STR, offsetof(extract_conf, url), NULL, 0, 0, NULL,
-     "the page's URL: stored in items, base for links (default http://localhost/PAGE)"},
+     "the page's URL: stored in items, base and scope for links (default http://localhost/PAGE)"},
+    {"content-type", RC_CONF_STR, offsetof(extract_conf, content_type), NULL, 0, 0, NULL,
+     "the Content-Type the server sent, used as a crawl would (default, or -: none, the page is sniffed)"},
     {"field-set", RC_CONF_STR, offsetof(extract_conf, field_set), NULL, 0, 0, NULL,
-     "use this entry of field_sets instead of the top-level fields"},
+     "use this entry of field_sets instead of the top-level fields (a link rule's callback)"},
     {"links", RC_CONF_BOOL, offsetof(extract_conf, links), "0", 0, 1, NULL,
-     "also print the links the link rules select: {\"url\", \"rule\", \"follow\", \"callback\"}"},
+     "also print the links a crawl would follow: {\"links\": {\"url\", \"depth\", \"callback\", \"item\"}}"},
     {"second-page", RC_CONF_BOOL, offsetof(extract_conf, second_page), "0", 0, 1, NULL,
-     "PAGE is a detail page: print the second_page fields it yields"},
+     "PAGE is a detail page: print the item its second_page fields complete"},
+    {"maxdepth", RC_CONF_INT, offsetof(extract_conf, maxdepth), "-1", -1, 1000, NULL,
+     "the crawl's maxdepth (the page is at depth 0): 0 follows no link"},
+    {"record", RC_CONF_BOOL, offsetof(extract_conf, record), "0", 0, 1, NULL,
+     "print the page record first, as a crawl stores it"},
+    {"text", RC_CONF_BOOL, offsetof(extract_conf, text), "0", 0, 1, NULL,
+     "print the page's main text (as `crawl --text` stores it) instead of items"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
-static const char usage_line[] = "usage: redcrawl extract --rules FILE [--url URL] [--links] [--field-set NAME] "
-                                 "[--second-page] PAGE.html|-\n";
+static const char usage_line[] = "usage: redcrawl extract [--rules FILE] [--url URL] [--record] [--text] [--links] "
+                                 "[--field-set NAME] [--second-page] [--content-type TYPE] [--maxdepth N] PAGE.html|-\n";
 
 /* Reads all of PATH ("-" = stdin), at most MAX bytes. NULL with errno set on failure. */
 static char *read_all(const char *path, size_t max, size_t *ret_len)
@@ -76,7 +93,7 @@ static char *read_all(const char *path, size_t max, size_t *ret_len)
 
 static void print_json_line(json_t *v)
 {
-    char *s = json_dumps(v, JSON_COMPACT);
+    char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
     if (s) {
         fputs(s, stdout);
         fputc('\n', stdout);
@@ -84,42 +101,132 @@ static void print_json_line(json_t *v)
     free(s);
 }
 
-static int print_link(void *ud, const char *url, size_t rule, int follow, const char *callback)
+/* The link records the pipeline would push (each followed by its bloom positions). */
+static size_t print_links(const rc_page_result *out, const rc_bloom_params *bp, size_t *waiting)
 {
-    json_t *line = json_pack("{s:s, s:I, s:b, s:s?}", "url", url, "rule", (json_int_t)rule, "follow", follow,
-                             "callback", callback);
-    print_json_line(line);
-    json_decref(line);
+    int stride = 1 + 2 * (int)rc_bloom_npos(bp);
+    size_t n = 0;
+    for (int i = 0; i < out->links.n; i += stride) {
+        rc_record rec;
+        if (rc_record_parse(out->links.v[i], out->links.len[i], &rec) < 0)
+            continue;
+        json_t *item = rec.item ? json_loads(rec.item, 0, NULL) : NULL;
+        *waiting += item != NULL;
+        json_t *line = json_pack("{s:{s:s, s:i, s:s?, s:o?}}", "links", "url", rec.url, "depth", rec.depth,
+                                 "callback", rec.cb, "item", item);
+        print_json_line(line);
+        json_decref(line);
+        rc_record_release(&rec);
+        n++;
+    }
+    return n;
+}
+
+/* The job a crawl of URL with these rules would run (its scope: URL's domain). */
+static char *job_spec(const extract_conf *c, const char *url, const char *rules_text, char *err, size_t cap)
+{
+    json_t *spec = json_pack("{s:s, s:s, s:s, s:s, s:I, s:b}", "crawlid", "extract", "appid", "extract", "spiderid",
+                             "extract", "url", url, "maxdepth", (json_int_t)c->maxdepth, "text", c->text);
+    if (rules_text) {
+        json_error_t je;
+        json_t *r = json_loads(rules_text, 0, &je);
+        if (!r) {
+            snprintf(err, cap, "not JSON: %s (line %d)", je.text, je.line);
+            json_decref(spec);
+            return NULL;
+        }
+        json_object_set_new(spec, "rules", r);
+    }
+    char *s = json_dumps(spec, JSON_COMPACT);
+    json_decref(spec);
+    return s;
+}
+
+static char *page_url(const extract_conf *c, const char *page_path)
+{
+    char *url = NULL;
+    if (c->url) {
+        int r = rc_url_normalize(c->url, &url);
+        if (r != 0)
+            fprintf(stderr, "redcrawl extract: --url %s: %s\n", c->url, rc_url_strerror(r));
+        return url;
+    }
+    const char *base = strrchr(page_path, '/');
+    base = base ? base + 1 : page_path;
+    char *guess = rc_xasprintf("http://localhost/%s", strcmp(page_path, "-") == 0 ? "" : base);
+    if (rc_url_normalize(guess, &url) != 0)
+        url = rc_xstrdup("http://localhost/");
+    free(guess);
+    fprintf(stderr, "redcrawl extract: no --url; using %s\n", url);
+    return url;
+}
+
+/* Checks the options against the rules; 0 or an exit status. */
+static int check_rules(const extract_conf *c, const rc_rules *rules)
+{
+    if (c->second_page && (!rules || !rules->has_second_page)) {
+        fprintf(stderr, "redcrawl extract: --second-page: the rules have no second_page\n");
+        return 1;
+    }
+    if (c->field_set && (!rules || !rc_rules_set_get(rules, c->field_set))) {
+        fprintf(stderr, "redcrawl extract: no field set named \"%s\" in the rules\n", c->field_set);
+        return 1;
+    }
     return 0;
 }
 
-/* The summary on stderr: what was dropped and why, so the rule can be fixed. */
-static void report(const char *page, const rc_extract_stats *st)
+/* Runs the pipeline on the page and prints what the options ask for. Returns the exit status. */
+static int show(const extract_conf *c, const rc_page_job *pj, const char *page_path, const char *url,
+                const char *page, size_t len)
 {
-    fprintf(stderr, "redcrawl extract: %s: %zu item%s", page, st->items, st->items == 1 ? "" : "s");
-    if (st->dropped)
-        fprintf(stderr, ", %zu dropped for a missing required field (first: %s, list position %zu)", st->dropped,
-                st->dropped_rule, st->dropped_index);
+    char empty_item[] = "{}"; /* a detail page completes the list item it came with */
+    rc_record rec = {.url = (char *)url, .crawlid = pj->job.crawlid, .cb = c->field_set,
+                     .item = c->second_page ? empty_item : NULL};
+    const char *ctype = c->content_type && strcmp(c->content_type, "-") != 0 ? c->content_type : NULL;
+    rc_fetch_result res = {.ok = 1, .status = 200, .url = url, .effective_url = url, .content_type = ctype,
+                       .body = page, .body_len = len, .raw_body = page, .raw_len = len};
+    rc_seen *seen = rc_seen_new(1024);
+    rc_page_ctx ctx = {.job = &pj->job, .rules = pj->rules, .filter = pj->filter, .bp = &pj->bp, .seen = seen,
+                       .rec = &rec, .worker_id = "extract", .max_links = SIZE_MAX, .now_ms = rc_now_ms()};
+    rc_page_result out;
+    rc_page_process(&ctx, &res, &out);
+    if (c->record)
+        print_json_line(out.doc);
+    if (c->text) {
+        const char *t = json_string_value(json_object_get(out.doc, "text"));
+        if (t)
+            printf("%s\n", t);
+    }
+    size_t i, waiting = 0, nlinks = 0;
+    json_t *item;
+    if (!c->text)
+        json_array_foreach(out.items, i, item)
+            print_json_line(item);
+    if (c->links)
+        nlinks = print_links(&out, &pj->bp, &waiting);
+    fprintf(stderr, "redcrawl extract: %s: %s, %zu item%s", page_path,
+            json_string_value(json_object_get(out.doc, "charset")) ? json_string_value(json_object_get(out.doc, "charset"))
+                                                                  : "no charset",
+            json_array_size(out.items), json_array_size(out.items) == 1 ? "" : "s");
+    if (out.items_dropped)
+        fprintf(stderr, ", %zu dropped for a missing required field (%s)", out.items_dropped, out.dropped_rule);
+    if (c->links)
+        fprintf(stderr, ", %zu link%s to follow (%zu carry an item to complete)", nlinks, nlinks == 1 ? "" : "s",
+                waiting);
     fputc('\n', stderr);
-    if (st->degraded)
-        fprintf(stderr, "redcrawl extract: %s: the page exceeded the parser's budget and was parsed degraded: only "
-                        "a/area/base/meta/title and text are left\n", page);
-    if (st->truncated)
-        fprintf(stderr, "redcrawl extract: %s: a limit cut nodes, items or values\n", page);
+    rc_page_result_release(&out);
+    rc_seen_free(seen);
+    return fflush(stdout) == 0 ? 0 : 1;
 }
 
 int rc_cli_extract(int argc, char **argv)
 {
     extract_conf c;
     char err[1024];
-    int optind = 0, status = 1;
-    char *rules_text = NULL, *page = NULL, *url = NULL;
-    rc_rules *rules = NULL;
-    rc_html *html = NULL;
-    rc_extract_doc *xd = NULL;
-    json_t *items = NULL;
+    int optind = 0, status = 1, have_job = 0;
+    char *rules_text = NULL, *page = NULL, *url = NULL, *spec = NULL;
     const char *page_path = NULL;
-    rc_extract_stats st;
+    rc_page_job pj;
     size_t len;
 
     memset(&c, 0, sizeof(c));
@@ -136,93 +243,39 @@ int rc_cli_extract(int argc, char **argv)
         status = 2;
         goto fail;
     }
-    if (!c.rules || optind != argc - 1) {
-        fprintf(stderr, "redcrawl extract: %s\n%s", !c.rules ? "--rules FILE is required" : "give exactly one PAGE",
-                usage_line);
+    if (optind != argc - 1) {
+        fprintf(stderr, "redcrawl extract: give exactly one PAGE\n%s", usage_line);
         status = 2;
         goto fail;
     }
     page_path = argv[optind];
-
-    if (!(rules_text = read_all(c.rules, RC_RULES_MAX_LEN, &len))) {
+    if (c.rules && !(rules_text = read_all(c.rules, RC_RULES_MAX_LEN, &len))) {
         fprintf(stderr, "redcrawl extract: %s: %s\n", c.rules,
                 errno == EFBIG ? "larger than the rule document limit" : strerror(errno));
         goto fail;
     }
-    if (!(rules = rc_rules_parse(rules_text, len, err, sizeof(err)))) {
-        fprintf(stderr, "redcrawl extract: %s: %s\n", c.rules, err);
+    if (!(url = page_url(&c, page_path)))
+        goto fail;
+    if (!(spec = job_spec(&c, url, rules_text, err, sizeof err)) ||
+        rc_page_job_init(&pj, spec, strlen(spec), NULL, err, sizeof err) < 0) {
+        fprintf(stderr, "redcrawl extract: %s: %s\n", c.rules ? c.rules : "job", err);
         goto fail;
     }
-    if (c.second_page && !rules->has_second_page) {
-        fprintf(stderr, "redcrawl extract: %s: --second-page: the rules have no second_page\n", c.rules);
+    have_job = 1;
+    if ((status = check_rules(&c, pj.rules)) != 0)
         goto fail;
-    }
-    if (c.field_set && !rc_rules_set_get(rules, c.field_set)) {
-        fprintf(stderr, "redcrawl extract: %s: no field set named \"%s\"\n", c.rules, c.field_set);
-        goto fail;
-    }
-
-    if (c.url) {
-        int r = rc_url_normalize(c.url, &url);
-        if (r != 0) {
-            fprintf(stderr, "redcrawl extract: --url %s: %s\n", c.url, rc_url_strerror(r));
-            goto fail;
-        }
-    } else {
-        const char *base = strrchr(page_path, '/');
-        base = base ? base + 1 : page_path;
-        char *guess = rc_xasprintf("http://localhost/%s", strcmp(page_path, "-") == 0 ? "" : base);
-        if (rc_url_normalize(guess, &url) != 0)
-            url = rc_xstrdup("http://localhost/");
-        free(guess);
-        fprintf(stderr, "redcrawl extract: no --url; using %s\n", url);
-    }
-
     if (!(page = read_all(page_path, MAX_PAGE, &len))) {
         fprintf(stderr, "redcrawl extract: %s: %s\n", page_path,
                 errno == EFBIG ? "larger than 64 MiB" : strerror(errno));
+        status = 1;
         goto fail;
     }
-    html = rc_html_parse(page, len);
-    xd = rc_extract_doc_new(html);
-
-    if (c.second_page) {
-        items = json_pack("{s:s}", "url", url);
-        int r = rc_extract_doc_second_page(rules, xd, url, items, &st, err, sizeof(err));
-        if (r < 0) {
-            fprintf(stderr, "redcrawl extract: %s: %s\n", page_path, err);
-            goto fail;
-        }
-        if (r == 0)
-            print_json_line(items);
-    } else {
-        if (rc_extract_doc_items(rules, xd, url, c.field_set, &items, &st, err, sizeof(err)) < 0) {
-            fprintf(stderr, "redcrawl extract: %s: %s\n", page_path, err);
-            goto fail;
-        }
-        size_t i;
-        json_t *item;
-        json_array_foreach(items, i, item)
-            print_json_line(item);
-    }
-    report(page_path, &st);
-
-    if (c.links) {
-        int n = rc_extract_doc_links(rules, xd, url, SIZE_MAX, print_link, NULL, err, sizeof(err));
-        if (n < 0) {
-            fprintf(stderr, "redcrawl extract: %s: links: %s\n", page_path, err);
-            goto fail;
-        }
-        fprintf(stderr, "redcrawl extract: %s: %d link%s selected by %zu link rule%s\n", page_path, n, n == 1 ? "" : "s",
-                rules->nlinks, rules->nlinks == 1 ? "" : "s");
-    }
-    status = fflush(stdout) == 0 ? 0 : 1;
+    status = show(&c, &pj, page_path, url, page, len);
 
 fail:
-    json_decref(items);
-    rc_extract_doc_free(xd);
-    rc_html_free(html);
-    rc_rules_free(rules);
+    if (have_job)
+        rc_page_job_release(&pj);
+    free(spec);
     free(page);
     free(url);
     free(rules_text);

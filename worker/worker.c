@@ -48,11 +48,8 @@ typedef struct task task;
 
 typedef struct job_entry {
     enum job_state state;
-    rc_job job;
-    rc_bloom_params bp;
-    rc_urlfilter *filter;
-    rc_rules *rules; /* compiled once per worker; NULL = no extraction */
-    task *waiting; /* tasks parked until the spec arrives */
+    rc_page_job pj; /* parsed, filter built and rules compiled once per worker (when READY) */
+    task *waiting;  /* tasks parked until the spec arrives */
 } job_entry;
 
 /* One leased URL from take to the ack of its complete. */
@@ -615,7 +612,7 @@ static void finish_store(rc_worker *w, task *t)
         else
             add_complete_head(t, rc_now_ms() + 1000, t->stored_somewhere ? "requeue" : "release", t->sink_err, 0,
                               0, 0, 0);
-        rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
+        rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->pj.bp));
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
         return;
@@ -625,14 +622,14 @@ static void finish_store(rc_worker *w, task *t)
         w->errors++;
     w->links_sent += pg->n_links;
     /* Navigation pages of a refreshing job come back; data pages are fetched once. */
-    const rc_job *job = &t->job->job;
+    const rc_job *job = &t->job->pj.job;
     uint64_t refresh_at = 0;
     if (job->refresh_seconds > 0 && t->ok && !t->duplicate && !t->rec.item &&
         !pg->is_data)
         refresh_at = rc_now_ms() + (uint64_t)job->refresh_seconds * 1000;
     add_complete_head(t, t->next_ms, t->ok ? "done" : "fail", t->error, t->status,
                       (int64_t)json_array_size(pg->items), (int64_t)pg->items_dropped, refresh_at);
-    rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
+    rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->pj.bp));
     rc_argv_addu(&t->complete, pg->n_links);
     for (int k = 0; k < pg->links.n; k++)
         rc_argv_addn(&t->complete, pg->links.v[k], pg->links.len[k]);
@@ -699,7 +696,7 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
         rc_mongo_doc *docs = rc_xcalloc(n, sizeof *docs);
         for (size_t i = 0; i < n; i++)
             docs[i] = (rc_mongo_doc){.kind = i ? RC_MONGO_ITEM : RC_MONGO_PAGE,
-                                     .spiderid = t->job->job.spiderid, .json = lines[i]};
+                                     .spiderid = t->job->pj.job.spiderid, .json = lines[i]};
         int m = rc_mongo_sink_put(w->mongo, docs, n, on_sink_done, t);
         free(docs);
         if (m == 0) {
@@ -806,7 +803,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url,
                 t->rec.attempt + 1, res->status, res->error ? res->error : "-", (unsigned long long)back);
         add_complete_head(t, now + back, "retry", res->error ? res->error : "http status", res->status, 0, 0, 0);
-        rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->bp));
+        rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->pj.bp));
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
         return;
@@ -816,8 +813,8 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
      * of it. The fetch result is borrowed only during this callback: the parse gets a copy. */
     t->delay_ms = delay_ms;
     t->park_ms = park_ms;
-    t->pctx = (rc_page_ctx){.job = &t->job->job, .rules = t->job->rules, .filter = t->job->filter,
-                            .bp = &t->job->bp, .seen = w->seen, .rec = &t->rec, .worker_id = w->id,
+    t->pctx = (rc_page_ctx){.job = &t->job->pj.job, .rules = t->job->pj.rules, .filter = t->job->pj.filter,
+                            .bp = &t->job->pj.bp, .seen = w->seen, .rec = &t->rec, .worker_id = w->id,
                             .max_links = (size_t)conf->max_links, .now_ms = now};
     t->res = rc_fetch_result_dup(res);
     t->page = rc_xcalloc(1, sizeof *t->page);
@@ -912,7 +909,7 @@ static void fetch_task(rc_worker *w, task *t)
         send_complete(w, t);
         return;
     }
-    const rc_job *j = &t->job->job;
+    const rc_job *j = &t->job->pj.job;
     int r = rc_fetch_start_ex(w->fetcher, t->rec.url, j->cookie, j->useragent, 0, on_fetched, t);
     if (r < 0) {
         rc_error(MOD, "cannot start fetch url=%s error=%s", t->rec.url, strerror(-r));
@@ -926,9 +923,7 @@ static void free_job_entry(void *p)
     if (!e)
         return;
     if (e->state == JOB_READY)
-        rc_job_release(&e->job);
-    rc_urlfilter_free(e->filter);
-    rc_rules_free(e->rules);
+        rc_page_job_release(&e->pj);
     free(e);
 }
 
@@ -957,34 +952,12 @@ static void on_job_reply(redisAsyncContext *ac, void *reply, void *privdata)
         return;
     } else if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 && rep->element[0]->type == REDIS_REPLY_STRING &&
                rep->element[1]->type == REDIS_REPLY_STRING) {
-        char err[256] = "bad bloom parameters";
-        if (rc_job_parse(rep->element[0]->str, rep->element[0]->len, &e->job, err, sizeof err) == 0) {
-            rc_urlfilter_conf fc;
-            rc_urlfilter_conf_init(&fc);
-            fc.allow_re = (const char *const *)e->job.allow_regex;
-            fc.n_allow_re = e->job.n_allow_regex;
-            fc.deny_re = (const char *const *)e->job.deny_regex;
-            fc.n_deny_re = e->job.n_deny_regex;
-            fc.data_re = (const char *const *)e->job.data_pages;
-            fc.n_data_re = e->job.n_data_pages;
-            if (e->job.has_deny_extensions) {
-                fc.deny_ext = (const char *const *)e->job.deny_extensions;
-                fc.n_deny_ext = e->job.n_deny_extensions;
-            }
-            e->filter = rc_urlfilter_new(&fc, err, sizeof err);
-            if (e->filter && e->job.rules)
-                e->rules = rc_rules_parse(e->job.rules, strlen(e->job.rules), err, sizeof err);
-            if (e->filter && (!e->job.rules || e->rules) && rc_bloom_params_parse(rep->element[1]->str, &e->bp) == 0)
-                e->state = JOB_READY;
-            else
-                rc_job_release(&e->job);
-        }
+        char err[256];
+        if (rc_page_job_init(&e->pj, rep->element[0]->str, rep->element[0]->len, rep->element[1]->str, err,
+                             sizeof err) == 0)
+            e->state = JOB_READY;
         if (e->state != JOB_READY) {
             rc_error(MOD, "job %s has a bad spec in Redis: %s", crawlid, err);
-            rc_urlfilter_free(e->filter);
-            rc_rules_free(e->rules);
-            e->filter = NULL;
-            e->rules = NULL;
             e->state = JOB_MISSING;
         }
     } else {

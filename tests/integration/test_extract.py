@@ -2,11 +2,14 @@
 """Extraction end to end: `redcrawl crawl --rules` on realistic pages (a government notice list
 with detail pages, thesis fig. 4-22) gives exactly the expected items in items.jsonl; pages in
 legacy encodings come out as correct UTF-8; `redcrawl extract` works offline on a saved page."""
+import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import time
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import REDCRAWL, Failure, check, read_pages, run_tests  # noqa: E402
@@ -153,8 +156,8 @@ def test_extract_cli_offline(tmp, procs):
                         case["url"], os.path.join(DATA, "extract", case["page"])], capture_output=True, text=True,
                        timeout=30)
     check(r.returncode == 0, "extract failed: %s" % r.stderr)
-    got = [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
-    want = json.load(open(os.path.join(DATA, "extract", case["expect"])))
+    got = [strip(json.loads(line)) for line in r.stdout.splitlines() if line.strip()]
+    want = [strip(i) for i in json.load(open(os.path.join(DATA, "extract", case["expect"])))]
     check(got == want, "extract output differs: %s" % r.stdout[:500])
     bad = subprocess.run([REDCRAWL, "crawl", "--rules", "/nonexistent.json", "http://a.test/"], capture_output=True,
                          text=True, timeout=30)
@@ -166,6 +169,78 @@ def test_extract_cli_offline(tmp, procs):
                          capture_output=True, text=True, timeout=30)
     check(bad.returncode == 2 and "rules" in bad.stderr and "fields.x" in bad.stderr,
           "a rule that does not compile must be refused naming it: %s" % bad.stderr)
+
+
+RECORD_KEYS = ("title", "charset", "text_digest", "meta", "links", "status_code", "length", "items")
+
+
+def saved_pages():
+    """Every page in tests/data/extract (with its rules) and tests/data/charset (with the
+    Content-Type it is served with): (url, path, content type or None, rules or None)."""
+    pages = []
+    for case in json.load(open(os.path.join(DATA, "extract", "cases.json"))):
+        if case.get("field_set"):
+            continue
+        rules = os.path.join(DATA, "extract", case["rules"])
+        url = re.sub(r"^https:", "http:", case["url"])  # the test web speaks plain HTTP
+        pages.append((url, os.path.join(DATA, "extract", case["page"]), "text/html; charset=utf-8", rules))
+        for url, page in sorted(case.get("second_pages", {}).items()):
+            if page.endswith(".html"):
+                pages.append((url, os.path.join(DATA, "extract", page), "text/html; charset=utf-8", None))
+    rows = [line.rstrip("\n").split("\t") for line in open(os.path.join(DATA, "charset", "cases.tsv"))
+            if line.strip() and not line.startswith("#")]
+    for n, (f, ctype, _, _, _) in enumerate(rows):
+        if f.endswith(".html"):
+            pages.append(("http://enc%d.test/%s" % (n, f), os.path.join(DATA, "charset", f),
+                          None if ctype == "-" else ctype, None))
+    return pages
+
+
+def test_extract_matches_crawl(tmp, procs):
+    """`redcrawl extract` runs the crawler's page pipeline: for every saved page in tests/data
+    the items and the record (title, charset, text digest, metadata, links) it prints are what a
+    crawl of the same bytes served with the same Content-Type stores, and its output is UTF-8."""
+    pages = saved_pages()
+    by_rules = collections.defaultdict(list)
+    for url, path, ctype, rules in pages:
+        by_rules[rules].append((url, path, ctype))
+    stored = {}
+    items_by_url = collections.defaultdict(list)
+    for k, (rules, group) in enumerate(sorted(by_rules.items(), key=lambda kv: kv[0] or "")):
+        with StaticWeb({u: (p, c) for u, p, c in group}) as web:
+            args = ["--maxdepth", "0"] + (["--rules", rules] if rules else [])
+            for u, _, _ in group:
+                args += ["--allowed-domain", urllib.parse.urlsplit(u).hostname]
+            out, _ = crawl(os.path.join(tmp, "c%d" % k), web.port, [u for u, _, _ in group], *args)
+        stored.update({p["url"]: p for p in read_pages(os.path.join(out, "pages.jsonl"))})
+        if os.path.exists(os.path.join(out, "items.jsonl")):
+            for line in open(os.path.join(out, "items.jsonl"), encoding="utf-8"):
+                item = json.loads(line)
+                items_by_url[item.get("detail_url") or item["url"]].append(strip(item))
+    bad = []
+    for url, path, ctype, rules in pages:
+        cmd = [REDCRAWL, "extract", "--record", "--maxdepth", "0", "--url", url, "--content-type", ctype or "-"]
+        r = subprocess.run(cmd + (["--rules", rules] if rules else []) + [path], capture_output=True, timeout=60)
+        try:
+            lines = [json.loads(l) for l in r.stdout.decode("utf-8").splitlines() if l.strip()]
+        except UnicodeDecodeError as e:
+            bad.append("%s: extract printed bytes that are not UTF-8 (%s)" % (path, e))
+            continue
+        if r.returncode != 0 or not lines or url not in stored:
+            bad.append("%s: extract rc %d, crawl stored it: %s" % (path, r.returncode, url in stored))
+            continue
+        rec, items = lines[0], [strip(i) for i in lines[1:]]
+        want = stored[url]
+        diff = [k for k in RECORD_KEYS if rec.get(k) != want.get(k)]
+        if diff:
+            bad.append("%s: record differs in %s: %s vs %s" % (path, diff, [rec.get(k) for k in diff][:2],
+                                                                 [want.get(k) for k in diff][:2]))
+        key = lambda i: json.dumps(i, sort_keys=True)
+        if rules and sorted(items, key=key) != sorted(items_by_url.get(url, []), key=key):
+            bad.append("%s: items differ: %d vs %d stored" % (path, len(items), len(items_by_url.get(url, []))))
+    print("  %d saved pages (%d with rules): extract = crawl for %d" %
+          (len(pages), sum(1 for p in pages if p[3]), len(pages) - len(bad)))
+    check(not bad, "; ".join(bad[:5]))
 
 
 def test_navigation_pages_refresh(tmp, procs):
@@ -206,4 +281,5 @@ def test_navigation_pages_refresh(tmp, procs):
 
 if __name__ == "__main__":
     run_tests([test_duplicate_pages_keep_their_items, test_gov_notice_list_with_detail_pages, test_encodings_come_out_as_utf8, test_extract_cli_offline,
+               test_extract_matches_crawl,
                test_navigation_pages_refresh])

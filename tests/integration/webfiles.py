@@ -26,7 +26,7 @@ class StaticWeb:
                 url = "http://%s%s" % (host, path)
                 web.requests.append(url)
                 web.times.append((time.time(), url))
-                route = web.routes.get(url)
+                route = web.routes.get("http://%s%s" % (host, self.path)) or web.routes.get(url)
                 if url in web.failing:
                     body = b""
                     self.send_response(web.failing[url][0])

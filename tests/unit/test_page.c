@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bloom.h"
-#include "fetch.h"
+#include "response.h"
 #include "job.h"
 #include "page.h"
 #include "rc_test.h"
@@ -17,44 +17,36 @@
 #include "util.h"
 
 typedef struct env {
-    rc_job job;
-    rc_urlfilter *filter;
-    rc_rules *rules;
-    rc_bloom_params bp;
+    rc_page_job pj;
     rc_seen *seen;
 } env;
 
+/* The job as the worker builds it: rc_page_job_init over the spec, the rules inside it. */
 static void env_init(env *e, const char *job_json, const char *rules_json)
 {
     char err[256];
-    memset(e, 0, sizeof *e);
-    if (rc_job_parse(job_json, strlen(job_json), &e->job, err, sizeof err) < 0) {
+    json_t *spec = json_loads(job_json, 0, NULL);
+    if (rules_json)
+        json_object_set_new(spec, "rules", json_loads(rules_json, 0, NULL));
+    char *text = json_dumps(spec, JSON_COMPACT);
+    json_decref(spec);
+    if (rc_page_job_init(&e->pj, text, strlen(text), NULL, err, sizeof err) < 0) {
         fprintf(stderr, "job: %s\n", err);
         abort();
     }
-    rc_urlfilter_conf fc;
-    rc_urlfilter_conf_init(&fc);
-    e->filter = rc_urlfilter_new(&fc, err, sizeof err);
-    e->rules = rules_json ? rc_rules_parse(rules_json, strlen(rules_json), err, sizeof err) : NULL;
-    if (rules_json && !e->rules) {
-        fprintf(stderr, "rules: %s\n", err);
-        abort();
-    }
-    rc_bloom_params_for(1000, 0.01, 0, &e->bp);
+    free(text);
     e->seen = rc_seen_new(1024);
 }
 
 static void env_release(env *e)
 {
-    rc_job_release(&e->job);
-    rc_urlfilter_free(e->filter);
-    rc_rules_free(e->rules);
+    rc_page_job_release(&e->pj);
     rc_seen_free(e->seen);
 }
 
 static void run(env *e, rc_record *rec, rc_fetch_result *res, rc_page_result *out)
 {
-    rc_page_ctx ctx = {.job = &e->job, .rules = e->rules, .filter = e->filter, .bp = &e->bp, .seen = e->seen,
+    rc_page_ctx ctx = {.job = &e->pj.job, .rules = e->pj.rules, .filter = e->pj.filter, .bp = &e->pj.bp, .seen = e->seen,
                        .rec = rec, .worker_id = "w1", .max_links = 100, .now_ms = 1700000000000ull};
     if (!res->url)
         res->url = rec->url;
@@ -95,7 +87,7 @@ static void test_links_scope_filters_seen(void)
     rc_seen_add(e.seen, rc_bloom_hash64("c\nhttp://b.site.test/", strlen("c\nhttp://b.site.test/")));
     rc_page_result out;
     run(&e, &rec, &res, &out);
-    char *links = links_of(&out, &e.bp);
+    char *links = links_of(&out, &e.pj.bp);
     RC_CHECK_STR_EQ(links, "http://a.site.test/dir/x@2 http://a.site.test/y@2 http://a.site.test/s@2");
     free(links);
     RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "title")), "T one");
@@ -119,7 +111,7 @@ static void test_redirect_and_errors(void)
     rc_fetch_result res = {.ok = 1, .status = 301, .redirect_url = "http://A.site.test:80/new#x"};
     rc_page_result out;
     run(&e, &rec, &res, &out);
-    char *links = links_of(&out, &e.bp);
+    char *links = links_of(&out, &e.pj.bp);
     RC_CHECK_STR_EQ(links, "http://a.site.test/new@2"); /* same depth, even at maxdepth */
     free(links);
     RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "redirect_to")), "http://a.site.test/new");

@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include "argv.h"
+#include "bloom.h"
+#include "job.h"
 
 struct json_t;
 struct rc_job;
@@ -21,6 +23,20 @@ struct rc_record;
 struct rc_bloom_params;
 struct rc_fetch_result;
 
+/* A job as the pipeline needs it: the spec parsed, its URL filter built and its rules compiled
+ * once, kept together for every page of the job (worker and `redcrawl extract` alike). */
+typedef struct rc_page_job {
+    rc_job job;
+    struct rc_urlfilter *filter;
+    struct rc_rules *rules; /* NULL = no extraction */
+    rc_bloom_params bp;
+} rc_page_job;
+
+/* Parses the spec (JSON), builds the filter and compiles the rules; bloom is the job's bloom
+ * parameters as stored in Redis (NULL: a small bloom, for offline use). -EINVAL with a message
+ * naming what is wrong; nothing to release then. */
+int rc_page_job_init(rc_page_job *pj, const char *spec, size_t len, const char *bloom, char *err, size_t cap);
+void rc_page_job_release(rc_page_job *pj);
 typedef struct rc_page_ctx {       /* all borrowed */
     const struct rc_job *job;
     const struct rc_rules *rules;  /* NULL = no extraction */

@@ -1,6 +1,7 @@
 /* page.c - see page.h. */
 #include "page.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 #include "bloom.h"
 #include "charset.h"
 #include "extract.h"
-#include "fetch.h"
+#include "response.h"
 #include "frontier.h"
 #include "html.h"
 #include "job.h"
@@ -388,6 +389,45 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     free(utf8);
     free(redirect_to);
     rc_buf_release(&lc.key);
+}
+
+int rc_page_job_init(rc_page_job *pj, const char *spec, size_t len, const char *bloom, char *err, size_t cap)
+{
+    memset(pj, 0, sizeof *pj);
+    if (rc_job_parse(spec, len, &pj->job, err, cap) < 0)
+        return -EINVAL;
+    rc_urlfilter_conf fc;
+    rc_urlfilter_conf_init(&fc);
+    fc.allow_re = (const char *const *)pj->job.allow_regex;
+    fc.n_allow_re = pj->job.n_allow_regex;
+    fc.deny_re = (const char *const *)pj->job.deny_regex;
+    fc.n_deny_re = pj->job.n_deny_regex;
+    fc.data_re = (const char *const *)pj->job.data_pages;
+    fc.n_data_re = pj->job.n_data_pages;
+    if (pj->job.has_deny_extensions) {
+        fc.deny_ext = (const char *const *)pj->job.deny_extensions;
+        fc.n_deny_ext = pj->job.n_deny_extensions;
+    }
+    if (!(pj->filter = rc_urlfilter_new(&fc, err, cap)))
+        goto fail;
+    if (pj->job.rules && !(pj->rules = rc_rules_parse(pj->job.rules, strlen(pj->job.rules), err, cap)))
+        goto fail;
+    if (bloom ? rc_bloom_params_parse(bloom, &pj->bp) < 0 : rc_bloom_params_for(1000, 0.01, 0, &pj->bp) < 0) {
+        snprintf(err, cap, "bad bloom parameters");
+        goto fail;
+    }
+    return 0;
+fail:
+    rc_page_job_release(pj);
+    return -EINVAL;
+}
+
+void rc_page_job_release(rc_page_job *pj)
+{
+    rc_job_release(&pj->job);
+    rc_urlfilter_free(pj->filter);
+    rc_rules_free(pj->rules);
+    memset(pj, 0, sizeof *pj);
 }
 
 void rc_page_result_release(rc_page_result *r)
