@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "store.h"
+
 typedef struct rc_sink rc_sink;
 
 /* When the data reaches the disk: none (the kernel decides; a machine crash may lose the last
@@ -29,6 +31,8 @@ void rc_sink_free(rc_sink *s);
  * up and writes nothing when it is there. 0 or -errno (nothing of it stays); err says why. */
 int rc_sink_write(rc_sink *s, const char *crawlid, const char *kind, const char *id, const char *doc, size_t len,
                   int maybe_dup, char *err, size_t cap);
+/* The sink as an rc_store (owns s: the store's free frees it). */
+rc_store rc_sink_jsonl_store(rc_sink *s);
 /* The file of a job for kind (malloc'd). */
 char *rc_sink_path(const rc_sink *s, const char *crawlid, const char *kind);
 

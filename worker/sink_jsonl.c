@@ -373,3 +373,36 @@ int rc_sink_flush(rc_sink *s, char *err, size_t cap)
     }
     return 0;
 }
+
+/* ---- as an rc_store: the group is written (and synced per the policy) inside put ---------- */
+
+static int jsonl_put(void *impl, const rc_write_group *g, rc_store_done done, void *ud, char *err, size_t cap)
+{
+    rc_sink *s = impl;
+    for (size_t i = 0; i < g->n; i++)
+        if (rc_sink_write(s, g->crawlid, i ? "items" : "pages", g->docs[i].id, g->docs[i].json, g->docs[i].len,
+                          g->maybe_dup, err, cap) < 0)
+            return -EIO;
+    if (rc_sink_flush(s, err, cap) < 0)
+        return -EIO; /* not known to be on disk: it goes back, a redelivery */
+    done(ud, 0, NULL);
+    return 0;
+}
+
+static size_t jsonl_pending(const void *impl)
+{
+    (void)impl;
+    return 0; /* synchronous */
+}
+
+static void jsonl_free(void *impl)
+{
+    rc_sink_free(impl);
+}
+
+static const rc_store_ops jsonl_ops = {"jsonl", jsonl_put, jsonl_pending, jsonl_free};
+
+rc_store rc_sink_jsonl_store(rc_sink *s)
+{
+    return (rc_store){.ops = &jsonl_ops, .impl = s};
+}

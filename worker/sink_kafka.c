@@ -205,3 +205,34 @@ void rc_kafka_sink_free(rc_kafka_sink *s)
         rd_kafka_destroy(s->rk);
     free(s);
 }
+
+/* ---- as an rc_store ------------------------------------------------------------------------ */
+
+static int kafka_put(void *impl, const rc_write_group *g, rc_store_done done, void *ud, char *err, size_t cap)
+{
+    rc_kafka_doc *docs = rc_xcalloc(g->n, sizeof *docs);
+    for (size_t i = 0; i < g->n; i++)
+        docs[i] = (rc_kafka_doc){.key = g->docs[i].id, .json = g->docs[i].json, .len = g->docs[i].len};
+    int r = rc_kafka_sink_put(impl, docs, g->n, done, ud);
+    free(docs);
+    if (r < 0)
+        snprintf(err, cap, "kafka firehose %s (%s)", r == -EAGAIN ? "busy" : "refused the group", strerror(-r));
+    return r;
+}
+
+static size_t kafka_pending(const void *impl)
+{
+    return rc_kafka_sink_pending(impl);
+}
+
+static void kafka_free(void *impl)
+{
+    rc_kafka_sink_free(impl);
+}
+
+static const rc_store_ops kafka_ops = {"kafka", kafka_put, kafka_pending, kafka_free};
+
+rc_store rc_kafka_sink_store(rc_kafka_sink *s)
+{
+    return (rc_store){.ops = &kafka_ops, .impl = s, .busy_at = 50000};
+}

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "store.h"
+
 struct ev_loop;
 
 typedef struct rc_kafka_sink rc_kafka_sink;
@@ -30,5 +32,7 @@ int rc_kafka_sink_put(rc_kafka_sink *s, const rc_kafka_doc *docs, size_t n,
 size_t rc_kafka_sink_pending(const rc_kafka_sink *s);
 /* Flushes (bounded: 10 s), then calls the callbacks of undelivered groups with -ECANCELED. */
 void rc_kafka_sink_free(rc_kafka_sink *s);
+/* The sink as an rc_store (owns s); the worker stops taking pages past 50,000 pending. */
+rc_store rc_kafka_sink_store(rc_kafka_sink *s);
 
 #endif

@@ -992,3 +992,35 @@ void rc_mongo_sink_free(rc_mongo_sink *s)
     free(s->where);
     free(s);
 }
+
+/* ---- as an rc_store ------------------------------------------------------------------------ */
+
+static int mongo_put(void *impl, const rc_write_group *g, rc_store_done done, void *ud, char *err, size_t cap)
+{
+    rc_mongo_doc *docs = rc_xcalloc(g->n, sizeof *docs);
+    for (size_t i = 0; i < g->n; i++)
+        docs[i] = (rc_mongo_doc){.kind = i ? RC_MONGO_ITEM : RC_MONGO_PAGE, .spiderid = g->spiderid,
+                                 .json = g->docs[i].json, .len = g->docs[i].len};
+    int r = rc_mongo_sink_put(impl, docs, g->n, done, ud);
+    free(docs);
+    if (r < 0)
+        snprintf(err, cap, "mongodb sink %s (%s)", r == -EAGAIN ? "busy" : "refused the group", strerror(-r));
+    return r;
+}
+
+static size_t mongo_pending(const void *impl)
+{
+    return rc_mongo_sink_pending(impl);
+}
+
+static void mongo_free(void *impl)
+{
+    rc_mongo_sink_free(impl);
+}
+
+static const rc_store_ops mongo_ops = {"mongodb", mongo_put, mongo_pending, mongo_free};
+
+rc_store rc_mongo_sink_store(rc_mongo_sink *s)
+{
+    return (rc_store){.ops = &mongo_ops, .impl = s, .busy_at = 10000};
+}

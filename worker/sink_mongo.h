@@ -38,6 +38,8 @@
 
 #include <stddef.h>
 
+#include "store.h"
+
 struct ev_loop;
 
 typedef struct rc_mongo_sink rc_mongo_sink;
@@ -99,5 +101,7 @@ size_t rc_mongo_sink_pending(const rc_mongo_sink *s);
  * mongoc_cleanup() runs at exit (mongoc_init runs once, with the first sink). Not from inside
  * a done callback (defer it). */
 void rc_mongo_sink_free(rc_mongo_sink *s);
+/* The sink as an rc_store (owns s); the worker stops taking pages past 10,000 pending. */
+rc_store rc_mongo_sink_store(rc_mongo_sink *s);
 
 #endif

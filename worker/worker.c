@@ -96,9 +96,10 @@ struct rc_worker {
     redisAsyncContext *ac;
     rc_fetcher *fetcher;
     rc_netguard *guard; /* the SSRF guard, read by the fetcher */
-    rc_sink *sink;             /* JSON Lines, NULL when only other sinks are used */
-    rc_mongo_sink *mongo;      /* NULL = none */
-    rc_kafka_sink *firehose;   /* NULL = none */
+    rc_store stores[3];        /* every sink, the asynchronous ones first (MongoDB, Kafka
+                                  firehose, then JSON Lines): a full queue then costs nothing
+                                  but a later retry */
+    size_t n_stores;
     rc_seen *seen;
     rc_offload *parse; /* pages are parsed there, so the loop never waits on a big page */
     rc_strmap *jobs; /* crawlid -> job_entry */
@@ -662,7 +663,6 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
 {
     rc_page_result *pg = t->page;
     char err[512];
-    int r = 0;
     if (duplicate_of) {
         /* Only the text is not stored twice: the page's items are what the user asked for. */
         t->duplicate = 1;
@@ -684,59 +684,32 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
     t->sink_waits = 1; /* held until every sink was asked */
     t->sink_status = 0;
     t->stored_somewhere = 0;
-    int maybe_dup = t->rec.attempt > 0 || t->rec.redeliver;
+    rc_store_doc *docs = rc_xcalloc(n, sizeof *docs);
     for (size_t i = 0; i < n; i++) {
+        docs[i] = (rc_store_doc){.id = ids[i], .json = lines[i], .len = lines[i] ? strlen(lines[i]) : 0};
         if (!lines[i] || !ids[i]) {
             t->sink_status = -EINVAL;
             snprintf(t->sink_err, sizeof t->sink_err, "a document could not be serialised");
         }
     }
-    /* The asynchronous sinks first: a full queue then costs nothing but a later retry. */
-    if (t->sink_status == 0 && w->mongo) {
-        rc_mongo_doc *docs = rc_xcalloc(n, sizeof *docs);
-        for (size_t i = 0; i < n; i++)
-            docs[i] = (rc_mongo_doc){.kind = i ? RC_MONGO_ITEM : RC_MONGO_PAGE,
-                                     .spiderid = t->job->pj.job.spiderid, .json = lines[i]};
-        int m = rc_mongo_sink_put(w->mongo, docs, n, on_sink_done, t);
-        free(docs);
-        if (m == 0) {
-            t->sink_waits++;
+    rc_write_group g = {.crawlid = t->rec.crawlid, .spiderid = t->job->pj.job.spiderid, .docs = docs, .n = n,
+                        .maybe_dup = t->rec.attempt > 0 || t->rec.redeliver};
+    for (size_t k = 0; t->sink_status == 0 && k < w->n_stores; k++) {
+        t->sink_waits++;
+        int r = w->stores[k].ops->put(w->stores[k].impl, &g, on_sink_done, t, err, sizeof err);
+        if (r != -EAGAIN)
             t->stored_somewhere = 1;
-        } else {
-            t->sink_status = -EAGAIN;
-            snprintf(t->sink_err, sizeof t->sink_err, "mongodb sink busy (%s)", strerror(-m));
-        }
-    }
-    if (t->sink_status == 0 && w->firehose) {
-        rc_kafka_doc *docs = rc_xcalloc(n, sizeof *docs);
-        for (size_t i = 0; i < n; i++)
-            docs[i] = (rc_kafka_doc){.key = ids[i], .json = lines[i]};
-        int k = rc_kafka_sink_put(w->firehose, docs, n, on_sink_done, t);
-        free(docs);
-        if (k == 0) {
-            t->sink_waits++;
-            t->stored_somewhere = 1;
-        } else {
-            t->sink_status = -EAGAIN;
-            snprintf(t->sink_err, sizeof t->sink_err, "kafka firehose busy (%s)", strerror(-k));
-        }
-    }
-    for (size_t i = 0; t->sink_status == 0 && w->sink && i < n; i++) {
-        t->stored_somewhere = 1;
-        if ((r = rc_sink_write(w->sink, t->rec.crawlid, i ? "items" : "pages", ids[i], lines[i], strlen(lines[i]),
-                               maybe_dup, err, sizeof err)) < 0) {
-            t->sink_status = -EIO;
+        if (r < 0) {
+            t->sink_waits--;
+            t->sink_status = r == -EAGAIN ? -EAGAIN : -EIO;
             snprintf(t->sink_err, sizeof t->sink_err, "%s", err);
         }
-    }
-    if (t->sink_status == 0 && w->sink && rc_sink_flush(w->sink, err, sizeof err) < 0) {
-        t->sink_status = -EIO; /* not known to be on disk: it goes back, a redelivery */
-        snprintf(t->sink_err, sizeof t->sink_err, "%s", err);
     }
     for (size_t i = 0; i < n; i++)
         free(lines[i]);
     free(lines);
     free(ids);
+    free(docs);
     on_sink_done(t, 0, NULL); /* drop the hold */
 }
 
@@ -1070,11 +1043,11 @@ static void pump(rc_worker *w)
     int64_t free_slots = RC_MIN(w->conf->concurrency - w->active, rate_allowance(w));
     if (free_slots <= 0)
         return;
-    if ((w->mongo && rc_mongo_sink_pending(w->mongo) > 10000) ||
-        (w->firehose && rc_kafka_sink_pending(w->firehose) > 50000)) {
-        schedule_pump(w, 0.1); /* a slow store: take nothing new until it catches up */
-        return;
-    }
+    for (size_t k = 0; k < w->n_stores; k++)
+        if (w->stores[k].busy_at && w->stores[k].ops->pending(w->stores[k].impl) > w->stores[k].busy_at) {
+            schedule_pump(w, 0.1); /* a slow store: take nothing new until it catches up */
+            return;
+        }
     rc_argv a;
     rc_argv_init(&a);
     rc_argv_add(&a, w->id);
@@ -1208,6 +1181,51 @@ static void on_drain_timer(struct ev_loop *loop, ev_timer *t, int revents)
     ev_break(loop, EVBREAK_ALL);
 }
 
+/* Every sink the configuration asks for, as rc_stores: MongoDB and the Kafka firehose first
+ * (asynchronous), then JSON Lines (the default; with --mongo or --firehose only when --out is
+ * given). */
+static int open_stores(rc_worker *w, struct ev_loop *loop, const rc_worker_conf *conf, char *err, size_t cap)
+{
+    rc_sink_fsync policy;
+    if (rc_sink_fsync_parse(conf->fsync, &policy) < 0) {
+        snprintf(err, cap, "--fsync: '%s' is not none, batch or record", conf->fsync);
+        return -1;
+    }
+    if (conf->firehose && !conf->kafka) {
+        snprintf(err, cap, "--firehose needs --kafka BROKERS (or REDCRAWL_KAFKA)");
+        return -1;
+    }
+    if (conf->mongo) {
+        rc_mongo_opts mo;
+        rc_mongo_opts_init(&mo);
+        mo.uri = conf->mongo;
+        mo.database = conf->mongo_db ? conf->mongo_db : mo.database;
+        mo.pages_collection = conf->mongo_pages ? conf->mongo_pages : mo.pages_collection;
+        mo.items_collection = conf->mongo_items ? conf->mongo_items : mo.items_collection;
+        rc_mongo_sink *m = rc_mongo_sink_new(loop, &mo, err, cap);
+        if (!m)
+            return -1;
+        w->stores[w->n_stores++] = rc_mongo_sink_store(m);
+    }
+    if (conf->firehose) {
+        char topic[200];
+        snprintf(topic, sizeof topic, "%s.crawled_firehose", conf->topic_prefix);
+        rc_kafka_sink *k = rc_kafka_sink_new(loop, conf->kafka, topic, err, cap);
+        if (!k)
+            return -1;
+        w->stores[w->n_stores++] = rc_kafka_sink_store(k);
+    }
+    const char *out = conf->out ? conf->out : (conf->mongo || conf->firehose) ? NULL : "redcrawl-out/{crawlid}";
+    if (out) {
+        rc_sink *j = rc_sink_jsonl_new(out, err, cap);
+        if (!j)
+            return -1;
+        rc_sink_set_fsync(j, policy);
+        w->stores[w->n_stores++] = rc_sink_jsonl_store(j);
+    }
+    return 0;
+}
+
 rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char *err, size_t cap)
 {
     rc_worker *w = rc_xcalloc(1, sizeof *w);
@@ -1233,40 +1251,8 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->sync = rc_redis_new(conf->redis, conf->prefix, err, cap);
     if (!w->sync)
         goto fail;
-    /* JSON Lines is the default; with --mongo or --firehose it is written only when --out is given. */
-    const char *out = conf->out ? conf->out : (conf->mongo || conf->firehose) ? NULL : "redcrawl-out/{crawlid}";
-    if (out && !(w->sink = rc_sink_jsonl_new(out, err, cap)))
+    if (open_stores(w, loop, conf, err, cap) < 0)
         goto fail;
-    rc_sink_fsync policy;
-    if (rc_sink_fsync_parse(conf->fsync, &policy) < 0) {
-        snprintf(err, cap, "--fsync: '%s' is not none, batch or record", conf->fsync);
-        goto fail;
-    }
-    if (w->sink)
-        rc_sink_set_fsync(w->sink, policy);
-    if (conf->mongo) {
-        rc_mongo_opts mo;
-        rc_mongo_opts_init(&mo);
-        mo.uri = conf->mongo;
-        if (conf->mongo_db)
-            mo.database = conf->mongo_db;
-        if (conf->mongo_pages)
-            mo.pages_collection = conf->mongo_pages;
-        if (conf->mongo_items)
-            mo.items_collection = conf->mongo_items;
-        if (!(w->mongo = rc_mongo_sink_new(loop, &mo, err, cap)))
-            goto fail;
-    }
-    if (conf->firehose) {
-        if (!conf->kafka) {
-            snprintf(err, cap, "--firehose needs --kafka BROKERS (or REDCRAWL_KAFKA)");
-            goto fail;
-        }
-        char topic[200];
-        snprintf(topic, sizeof topic, "%s.crawled_firehose", conf->topic_prefix);
-        if (!(w->firehose = rc_kafka_sink_new(loop, conf->kafka, topic, err, cap)))
-            goto fail;
-    }
     rc_fetch_opts fo;
     rc_fetch_opts_init(&fo);
     fo.max_transfers = (int)conf->concurrency;
@@ -1387,9 +1373,8 @@ void rc_worker_free(rc_worker *w)
     rc_robots_cache_free(w->robots);
     rc_strmap_free(w->health, free);
     rc_seen_free(w->seen);
-    rc_mongo_sink_free(w->mongo); /* flushes; unstored groups come back as -ECANCELED */
-    rc_kafka_sink_free(w->firehose);
-    rc_sink_free(w->sink);
+    for (size_t k = 0; k < w->n_stores; k++)
+        w->stores[k].ops->free(w->stores[k].impl); /* flushes; unstored groups come back as -ECANCELED */
     rc_redis_free(w->sync);
     free(w->connect_to);
     free(w);
