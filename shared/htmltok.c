@@ -16,6 +16,7 @@
 #define NAME_CAP 24     /* tag and attribute names we compare are shorter; longer never match */
 #define MAX_ATTRS 64    /* attributes kept per tag; later ones are parsed and dropped */
 #define MAX_FOREIGN 256 /* open elements tracked inside <svg>/<math> */
+#define MAX_OPEN_NAMES 32 /* distinct HTML element names counted as open */
 #define ARENA_BLOCK ((size_t)16 * 1024)
 
 /* ---- an arena for the strings we keep: pointers stay valid for the life of the scan ---- */
@@ -307,9 +308,18 @@ typedef struct scan {
     /* the little of the tree builder that matters */
     frame stack[MAX_FOREIGN];
     size_t depth;
+    /* HTML elements open outside svg/math, counted by name from start and end tags (elements
+     * closed implicitly stay counted): enough to tell whether an end tag inside svg/math
+     * closes something around it. */
+    struct open_count {
+        char name[NAME_CAP];
+        unsigned count;
+    } open[MAX_OPEN_NAMES];
+    size_t nopen;
     unsigned template_depth;
     int in_select;
     int h1_state; /* 0 none yet, 1 collecting, 2 done */
+    unsigned h1_open; /* elements opened inside it and not closed: a heading then nests */
     rc_buf h1;
     int article_state; /* 0 none yet, 1 inside the first <article>, 2 done */
     unsigned article_depth;
@@ -521,6 +531,25 @@ static size_t script_end(const char *s, size_t n, size_t i)
 
 /* ---- what the tokens mean ---- */
 
+static struct open_count *open_slot(scan *sc, const char *name, int add)
+{
+    for (size_t k = 0; k < sc->nopen; k++)
+        if (strcmp(sc->open[k].name, name) == 0)
+            return &sc->open[k];
+    if (!add || sc->nopen == MAX_OPEN_NAMES)
+        return NULL;
+    struct open_count *o = &sc->open[sc->nopen++];
+    memcpy(o->name, name, NAME_CAP);
+    o->count = 0;
+    return o;
+}
+
+static int is_open(scan *sc, const char *name)
+{
+    const struct open_count *o = open_slot(sc, name, 0);
+    return o && o->count > 0;
+}
+
 static int in_foreign(const scan *sc)
 {
     return sc->depth > 0 && sc->stack[sc->depth - 1].ns != NS_HTML;
@@ -720,10 +749,33 @@ static int want_attrs(const scan *sc)
     }
 }
 
+/* Raw text as the tree holds it: no references, NUL as U+FFFD, CR/CRLF as LF. */
+static void append_raw(rc_buf *out, const char *s, size_t from, size_t to)
+{
+    for (size_t k = from; k < to; k++) {
+        if (s[k] == '\0') {
+            rc_buf_puts(out, "\xEF\xBF\xBD");
+        } else if (s[k] == '\r') {
+            rc_buf_putc(out, '\n');
+            if (k + 1 < to && s[k + 1] == '\n')
+                k++;
+        } else {
+            rc_buf_putc(out, s[k]);
+        }
+    }
+}
+
+static void h1_text(scan *sc, size_t from, size_t to)
+{
+    if (sc->h1_state == 1 && sc->template_depth == 0 && to > from)
+        decode_span(sc->s, from, to, 0, &sc->h1);
+}
+
 /* Title: RCDATA to "</title", references decoded, whitespace collapsed. */
 static size_t rcdata_title(scan *sc, size_t i, int record)
 {
     size_t e = find_end_tag(sc, i, "title");
+    h1_text(sc, i, e);
     if (record && !sc->out->title) {
         rc_buf_reset(&sc->tmp);
         decode_span(sc->s, i, e, 0, &sc->tmp);
@@ -751,18 +803,32 @@ static size_t script_data(scan *sc, size_t i, int record)
 {
     size_t e = script_end(sc->s, sc->n, i);
     if (record && e > i && value_is(get_attr(sc, "type"), "application/ld+json")) {
-        rc_buf_reset(&sc->tmp); /* script text: no references, only NUL and CR preprocessing */
-        for (size_t k = i; k < e; k++) {
-            if (sc->s[k] == '\0')
-                rc_buf_puts(&sc->tmp, "\xEF\xBF\xBD");
-            else if (sc->s[k] == '\r')
-                rc_buf_putc(&sc->tmp, k + 1 < e && sc->s[k + 1] == '\n' ? (k++, '\n') : '\n');
-            else
-                rc_buf_putc(&sc->tmp, sc->s[k]);
-        }
+        rc_buf_reset(&sc->tmp);
+        append_raw(&sc->tmp, sc->s, i, e);
         rc_maintext_facts_jsonld(&sc->out->facts, sc->tmp.ptr, sc->tmp.len);
     }
     return skip_end_tag(sc, e);
+}
+
+/* RCDATA (DECODE 1) or RAWTEXT (0) content from I to its end tag; inside the first <h1> it is
+ * part of the heading's text, except style's (DECODE -1). */
+static size_t raw_text(scan *sc, size_t i, const char *name, int decode)
+{
+    size_t e = find_end_tag(sc, i, name);
+    if (decode > 0)
+        h1_text(sc, i, e);
+    else if (decode == 0 && sc->h1_state == 1 && sc->template_depth == 0)
+        append_raw(&sc->h1, sc->s, i, e);
+    return skip_end_tag(sc, e);
+}
+
+static int table_tag(const char *name)
+{
+    static const char *const names[] = {"caption", "table", "tbody", "tfoot", "thead", "tr", "td", "th", NULL};
+    for (const char *const *p = names; *p; p++)
+        if (strcmp(name, *p) == 0)
+            return 1;
+    return 0;
 }
 
 /* An HTML start tag; I is after its '>'. Returns where the data state resumes. */
@@ -773,30 +839,32 @@ static size_t html_start(scan *sc, enum tag tag, size_t i)
             sc->in_select = 0;
             return i;
         }
-        if (tag == T_INPUT || tag == T_KEYGEN || tag == T_TEXTAREA)
+        if (tag == T_INPUT || tag == T_KEYGEN || tag == T_TEXTAREA || (table_tag(sc->name) && is_open(sc, "table")))
             sc->in_select = 0; /* closes the select, then handled as usual */
-        else if (tag != T_SCRIPT && tag != T_TEMPLATE)
+        else if (tag != T_SCRIPT && tag != T_TEMPLATE && tag != T_HTML)
             return i; /* ignored by the "in select" insertion mode */
     }
     int record = sc->template_depth == 0;
     if (record)
         record_start(sc, tag);
-    if (sc->h1_state == 1 && (tag == T_H1 || tag == T_HEADING))
+    if (sc->h1_state == 1 && (tag == T_H1 || tag == T_HEADING) && sc->h1_open == 0)
         end_h1(sc);
     switch (tag) {
     case T_TITLE:
         return rcdata_title(sc, i, record);
     case T_TEXTAREA:
-        return skip_end_tag(sc, find_end_tag(sc, i, "textarea"));
+        return raw_text(sc, i, "textarea", 1);
     case T_STYLE:
+        return raw_text(sc, i, "style", -1);
     case T_XMP:
     case T_IFRAME:
     case T_NOEMBED:
     case T_NOFRAMES:
-        return skip_end_tag(sc, find_end_tag(sc, i, sc->name));
+        return raw_text(sc, i, sc->name, 0);
     case T_SCRIPT:
         return script_data(sc, i, record);
     case T_PLAINTEXT:
+        h1_text(sc, i, sc->n);
         sc->done = 1;
         return sc->n;
     case T_TEMPLATE:
@@ -823,24 +891,43 @@ static size_t html_start(scan *sc, enum tag tag, size_t i)
     default:
         break;
     }
-    if (sc->depth > 0 && !is_void(sc->name, tag)) /* HTML inside an integration point */
+    if (is_void(sc->name, tag))
+        return i;
+    if (sc->h1_state == 1 && tag != T_H1)
+        sc->h1_open++;
+    if (sc->depth > 0) { /* HTML inside an integration point */
         push(sc, sc->name, NS_HTML, IP_NONE);
+    } else {
+        struct open_count *o = open_slot(sc, sc->name, 1);
+        if (o)
+            o->count++;
+    }
     return i;
 }
 
 static void html_end(scan *sc, enum tag tag)
 {
+    if (sc->depth == 0) {
+        struct open_count *o = open_slot(sc, sc->name, 0);
+        if (o && o->count > 0)
+            o->count--;
+    }
     if (tag == T_TEMPLATE && sc->template_depth > 0)
         sc->template_depth--;
     if (sc->in_select) {
         if (tag == T_SELECT)
             sc->in_select = 0;
-        return;
+        else if (table_tag(sc->name) && is_open(sc, "table") && is_open(sc, sc->name))
+            sc->in_select = 0; /* select in table: closed, the tag then goes on */
+        else
+            return;
     }
     if (tag == T_SELECT)
         sc->in_select = 0;
     if (tag == T_H1 || tag == T_HEADING)
         end_h1(sc);
+    else if (sc->h1_state == 1 && sc->h1_open > 0)
+        sc->h1_open--;
     if (tag == T_ARTICLE && sc->article_state == 1 && --sc->article_depth == 0)
         sc->article_state = 2;
 }
@@ -865,8 +952,8 @@ static void nested_end(scan *sc, enum tag tag)
             return;
         }
     }
-    if (k > 0)
-        return;
+    if (k > 0 || !is_open(sc, sc->name))
+        return; /* stopped at an integration point, or nothing outside to close: ignored */
     sc->depth = 0;
     html_end(sc, tag);
 }
@@ -933,12 +1020,6 @@ static size_t markup_decl(scan *sc, size_t j)
     }
     const char *gt = memchr(s + i, '>', n - i); /* DOCTYPE or bogus comment */
     return gt ? (size_t)(gt - s) + 1 : n;
-}
-
-static void h1_text(scan *sc, size_t from, size_t to)
-{
-    if (sc->h1_state == 1 && sc->template_depth == 0 && to > from)
-        decode_span(sc->s, from, to, 0, &sc->h1);
 }
 
 static void run(scan *sc)

@@ -219,6 +219,15 @@ static const char *const cases[] = {
     "<script type=application/ld+json>{\"@graph\":[{\"datePublished\":\"2023-05-06\"}]}</script>",
     "<meta name=DC.date content=2011><meta property=article:published_time content=2012>",
     "\xEF\xBB\xBF<title>BOM</title>",
+    /* tag soup that once differed (random fragments; the tree builder's view of svg/math, select
+     * in table and the first <h1> as a title) */
+    "<marquee></b><math></head></select><td><style><head><a href=x33><![CDATA[",
+    "<p></font><col><time datetime=t64>'<svg></p><col>'</body></xmp><xmp><i><math><annotation-xml "
+    "encoding=\"text/html\"><article><object>'</style><object><a href=x60></script><iframe><",
+    "</font><table><select><g></object><br><b></a><table><title>t45</title></h1><applet><a href=x84>",
+    "<a rel=nofollow href=nf30><mi><math>'</mi>text <title>t89</title><template>></h1><path/>",
+    "<h1><plaintext><path/><tr></script><math></font>]]><p>]]></br><body><!DOCTYPE html>",
+    "<h1><xmp><b></xmp> x <h2>nested</h2> tail</h1><h1>second</h1>",
     "",
 };
 
