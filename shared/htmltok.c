@@ -16,7 +16,8 @@
 #define NAME_CAP 24     /* tag and attribute names we compare are shorter; longer never match */
 #define MAX_ATTRS 64    /* attributes kept per tag; later ones are parsed and dropped */
 #define MAX_FOREIGN 256 /* open elements tracked inside <svg>/<math> */
-#define MAX_OPEN_NAMES 32 /* distinct HTML element names counted as open */
+#define OPEN_SLOTS 64 /* hash table of HTML element names counted as open (power of 2) */
+#define OPEN_MAX_NAMES 48
 #define ARENA_BLOCK ((size_t)16 * 1024)
 
 /* ---- an arena for the strings we keep: pointers stay valid for the life of the scan ---- */
@@ -301,6 +302,7 @@ typedef struct scan {
     rc_htmltok *out;
     /* the current tag */
     char name[NAME_CAP];
+    enum tag tag;
     int end_tag, self_closing, keep_attrs;
     attr attrs[MAX_ATTRS];
     size_t nattrs;
@@ -312,9 +314,9 @@ typedef struct scan {
      * closed implicitly stay counted): enough to tell whether an end tag inside svg/math
      * closes something around it. */
     struct open_count {
-        char name[NAME_CAP];
+        char name[NAME_CAP]; /* "" = free slot */
         unsigned count;
-    } open[MAX_OPEN_NAMES];
+    } open[OPEN_SLOTS];
     size_t nopen;
     unsigned template_depth;
     int in_select;
@@ -379,6 +381,7 @@ static size_t parse_tag(scan *sc, size_t i, int (*want)(const scan *))
     sc->self_closing = 0;
     while (i < n && !is_ws(s[i]) && s[i] != '/' && s[i] != '>')
         name_putc(sc->name, &len, s[i++]);
+    sc->tag = tag_of(sc->name);
     sc->keep_attrs = want(sc);
     char aname[NAME_CAP];
     for (;;) { /* before attribute name */
@@ -531,17 +534,25 @@ static size_t script_end(const char *s, size_t n, size_t i)
 
 /* ---- what the tokens mean ---- */
 
+/* The count of NAME (open addressing on an FNV-1a hash: every tag looks here). */
 static struct open_count *open_slot(scan *sc, const char *name, int add)
 {
-    for (size_t k = 0; k < sc->nopen; k++)
-        if (strcmp(sc->open[k].name, name) == 0)
-            return &sc->open[k];
-    if (!add || sc->nopen == MAX_OPEN_NAMES)
-        return NULL;
-    struct open_count *o = &sc->open[sc->nopen++];
-    memcpy(o->name, name, NAME_CAP);
-    o->count = 0;
-    return o;
+    uint32_t h = 2166136261u;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    for (size_t k = h & (OPEN_SLOTS - 1);; k = (k + 1) & (OPEN_SLOTS - 1)) {
+        struct open_count *o = &sc->open[k];
+        if (o->name[0] == '\0') {
+            if (!add || sc->nopen == OPEN_MAX_NAMES)
+                return NULL;
+            sc->nopen++;
+            memcpy(o->name, name, NAME_CAP);
+            o->count = 0;
+            return o;
+        }
+        if (strcmp(o->name, name) == 0)
+            return o;
+    }
 }
 
 static int is_open(scan *sc, const char *name)
@@ -732,7 +743,7 @@ static void record_start(scan *sc, enum tag tag)
 
 static int want_attrs(const scan *sc)
 {
-    switch (tag_of(sc->name)) {
+    switch (sc->tag) {
     case T_A:
     case T_AREA:
     case T_BASE:
@@ -965,7 +976,7 @@ static size_t on_tag(scan *sc, size_t j)
     size_t i = parse_tag(sc, j + 1 + (size_t)sc->end_tag, want_attrs);
     if (i == AT_EOF)
         return sc->n;
-    enum tag tag = tag_of(sc->name);
+    enum tag tag = sc->tag;
     if (sc->end_tag) {
         if (sc->depth > 0)
             nested_end(sc, tag);
