@@ -13,7 +13,7 @@
 
 #include "htmlent.inc"
 
-#define NAME_CAP 24     /* tag and attribute names we compare are shorter; longer never match */
+#define NAME_CAP 24     /* tag and attribute names we compare are shorter; longer never match (x 8) */
 #define MAX_ATTRS 64    /* attributes kept per tag; later ones are parsed and dropped */
 #define MAX_FOREIGN 256 /* open elements tracked inside <svg>/<math> */
 #define OPEN_SLOTS 64 /* hash table of HTML element names counted as open (power of 2) */
@@ -213,57 +213,123 @@ enum tag {
 };
 
 static const struct tagname {
-    const char *name;
+    char name[NAME_CAP]; /* zero-padded, as scanned names are: compared as NAME_CAP bytes */
     enum tag tag;
+    int is_void; /* never stays open */
 } tagnames[] = { /* sorted by name */
-    {"a", T_A}, {"annotation-xml", T_ANNOTATION_XML}, {"area", T_AREA}, {"article", T_ARTICLE},
-    {"b", T_BREAKOUT}, {"base", T_BASE}, {"basefont", T_VOID}, {"bgsound", T_VOID},
-    {"big", T_BREAKOUT}, {"blockquote", T_BREAKOUT}, {"body", T_BREAKOUT}, {"br", T_BREAKOUT},
-    {"center", T_BREAKOUT}, {"code", T_BREAKOUT}, {"col", T_VOID}, {"dd", T_BREAKOUT},
-    {"div", T_BREAKOUT}, {"dl", T_BREAKOUT}, {"dt", T_BREAKOUT}, {"em", T_BREAKOUT},
-    {"embed", T_BREAKOUT}, {"font", T_FONT}, {"frame", T_VOID}, {"h1", T_H1}, {"h2", T_HEADING},
-    {"h3", T_HEADING}, {"h4", T_HEADING}, {"h5", T_HEADING}, {"h6", T_HEADING}, {"head", T_BREAKOUT},
-    {"hr", T_BREAKOUT}, {"html", T_HTML}, {"i", T_BREAKOUT}, {"iframe", T_IFRAME},
-    {"img", T_BREAKOUT}, {"input", T_INPUT}, {"keygen", T_KEYGEN}, {"li", T_BREAKOUT},
-    {"link", T_LINK}, {"listing", T_BREAKOUT}, {"math", T_MATH}, {"menu", T_BREAKOUT},
-    {"meta", T_META}, {"nobr", T_BREAKOUT}, {"noembed", T_NOEMBED}, {"noframes", T_NOFRAMES},
-    {"ol", T_BREAKOUT}, {"optgroup", T_OPTGROUP}, {"option", T_OPTION}, {"p", T_BREAKOUT},
-    {"param", T_VOID}, {"plaintext", T_PLAINTEXT}, {"pre", T_BREAKOUT}, {"ruby", T_BREAKOUT},
-    {"s", T_BREAKOUT}, {"script", T_SCRIPT}, {"select", T_SELECT}, {"small", T_BREAKOUT},
-    {"source", T_VOID}, {"span", T_BREAKOUT}, {"strike", T_BREAKOUT}, {"strong", T_BREAKOUT},
-    {"style", T_STYLE}, {"sub", T_BREAKOUT}, {"sup", T_BREAKOUT}, {"svg", T_SVG},
-    {"table", T_BREAKOUT}, {"template", T_TEMPLATE}, {"textarea", T_TEXTAREA}, {"time", T_TIME},
-    {"title", T_TITLE}, {"track", T_VOID}, {"tt", T_BREAKOUT}, {"u", T_BREAKOUT},
-    {"ul", T_BREAKOUT}, {"var", T_BREAKOUT}, {"wbr", T_VOID}, {"xmp", T_XMP},
+    {"a", T_A, 0},
+    {"annotation-xml", T_ANNOTATION_XML, 0},
+    {"area", T_AREA, 1},
+    {"article", T_ARTICLE, 0},
+    {"b", T_BREAKOUT, 0},
+    {"base", T_BASE, 1},
+    {"basefont", T_VOID, 1},
+    {"bgsound", T_VOID, 1},
+    {"big", T_BREAKOUT, 0},
+    {"blockquote", T_BREAKOUT, 0},
+    {"body", T_BREAKOUT, 0},
+    {"br", T_BREAKOUT, 1},
+    {"center", T_BREAKOUT, 0},
+    {"code", T_BREAKOUT, 0},
+    {"col", T_VOID, 1},
+    {"dd", T_BREAKOUT, 0},
+    {"div", T_BREAKOUT, 0},
+    {"dl", T_BREAKOUT, 0},
+    {"dt", T_BREAKOUT, 0},
+    {"em", T_BREAKOUT, 0},
+    {"embed", T_BREAKOUT, 1},
+    {"font", T_FONT, 0},
+    {"frame", T_VOID, 1},
+    {"h1", T_H1, 0},
+    {"h2", T_HEADING, 0},
+    {"h3", T_HEADING, 0},
+    {"h4", T_HEADING, 0},
+    {"h5", T_HEADING, 0},
+    {"h6", T_HEADING, 0},
+    {"head", T_BREAKOUT, 0},
+    {"hr", T_BREAKOUT, 1},
+    {"html", T_HTML, 0},
+    {"i", T_BREAKOUT, 0},
+    {"iframe", T_IFRAME, 0},
+    {"img", T_BREAKOUT, 1},
+    {"input", T_INPUT, 1},
+    {"keygen", T_KEYGEN, 1},
+    {"li", T_BREAKOUT, 0},
+    {"link", T_LINK, 1},
+    {"listing", T_BREAKOUT, 0},
+    {"math", T_MATH, 0},
+    {"menu", T_BREAKOUT, 0},
+    {"meta", T_META, 1},
+    {"nobr", T_BREAKOUT, 0},
+    {"noembed", T_NOEMBED, 0},
+    {"noframes", T_NOFRAMES, 0},
+    {"ol", T_BREAKOUT, 0},
+    {"optgroup", T_OPTGROUP, 0},
+    {"option", T_OPTION, 0},
+    {"p", T_BREAKOUT, 0},
+    {"param", T_VOID, 1},
+    {"plaintext", T_PLAINTEXT, 0},
+    {"pre", T_BREAKOUT, 0},
+    {"ruby", T_BREAKOUT, 0},
+    {"s", T_BREAKOUT, 0},
+    {"script", T_SCRIPT, 0},
+    {"select", T_SELECT, 0},
+    {"small", T_BREAKOUT, 0},
+    {"source", T_VOID, 1},
+    {"span", T_BREAKOUT, 0},
+    {"strike", T_BREAKOUT, 0},
+    {"strong", T_BREAKOUT, 0},
+    {"style", T_STYLE, 0},
+    {"sub", T_BREAKOUT, 0},
+    {"sup", T_BREAKOUT, 0},
+    {"svg", T_SVG, 0},
+    {"table", T_BREAKOUT, 0},
+    {"template", T_TEMPLATE, 0},
+    {"textarea", T_TEXTAREA, 0},
+    {"time", T_TIME, 0},
+    {"title", T_TITLE, 0},
+    {"track", T_VOID, 1},
+    {"tt", T_BREAKOUT, 0},
+    {"u", T_BREAKOUT, 0},
+    {"ul", T_BREAKOUT, 0},
+    {"var", T_BREAKOUT, 0},
+    {"wbr", T_VOID, 1},
+    {"xmp", T_XMP, 0},
 };
 
-static enum tag tag_of(const char *name)
+/* Zero-padded names compared as three 64-bit words; the order is memcmp's (big-endian words). */
+static int name_cmp(const char *a, const char *b)
+{
+    for (size_t k = 0; k < NAME_CAP; k += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + k, 8);
+        memcpy(&y, b + k, 8);
+        if (x != y) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            x = __builtin_bswap64(x);
+            y = __builtin_bswap64(y);
+#endif
+            return x < y ? -1 : 1;
+        }
+    }
+    return 0;
+}
+
+/* The table row of NAME (zero-padded to NAME_CAP), or NULL. */
+static const struct tagname *tag_find(const char *name)
 {
     size_t lo = 0, hi = RC_ARRAY_LEN(tagnames);
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(name, tagnames[mid].name);
+        int c = name_cmp(name, tagnames[mid].name);
         if (c == 0)
-            return tagnames[mid].tag;
+            return &tagnames[mid];
         if (c < 0)
             hi = mid;
         else
             lo = mid + 1;
     }
-    return T_OTHER;
-}
-
-/* Void HTML elements among the breakout and other tags: they never stay open. */
-static int is_void(const char *name, enum tag tag)
-{
-    static const char *const voids[] = {"br", "embed", "hr", "img", NULL};
-    if (tag == T_VOID || tag == T_AREA || tag == T_BASE || tag == T_LINK || tag == T_META ||
-        tag == T_INPUT || tag == T_KEYGEN)
-        return 1;
-    for (const char *const *v = voids; *v; v++)
-        if (strcmp(name, *v) == 0)
-            return 1;
-    return 0;
+    return NULL;
 }
 
 /* ---- the scan ---- */
@@ -303,6 +369,7 @@ typedef struct scan {
     /* the current tag */
     char name[NAME_CAP];
     enum tag tag;
+    int is_void;
     int end_tag, self_closing, keep_attrs;
     attr attrs[MAX_ATTRS];
     size_t nattrs;
@@ -356,7 +423,7 @@ static void name_putc(char *name, size_t *len, char c)
 static void add_attr(scan *sc, const char *name, int has_value, size_t vfrom, size_t vto)
 {
     for (size_t i = 0; i < sc->nattrs; i++)
-        if (strcmp(sc->attrs[i].name, name) == 0)
+        if (name_cmp(sc->attrs[i].name, name) == 0)
             return; /* duplicate: the first wins */
     if (!sc->keep_attrs || sc->nattrs == MAX_ATTRS)
         return;
@@ -376,12 +443,14 @@ static size_t parse_tag(scan *sc, size_t i, int (*want)(const scan *))
 {
     const char *s = sc->s;
     size_t n = sc->n, len = 0;
-    sc->name[0] = '\0';
+    memset(sc->name, 0, NAME_CAP); /* names are zero-padded: compared as NAME_CAP bytes */
     sc->nattrs = 0;
     sc->self_closing = 0;
     while (i < n && !is_ws(s[i]) && s[i] != '/' && s[i] != '>')
         name_putc(sc->name, &len, s[i++]);
-    sc->tag = tag_of(sc->name);
+    const struct tagname *tn = tag_find(sc->name);
+    sc->tag = tn ? tn->tag : T_OTHER;
+    sc->is_void = tn && tn->is_void;
     sc->keep_attrs = want(sc);
     char aname[NAME_CAP];
     for (;;) { /* before attribute name */
@@ -400,7 +469,7 @@ static size_t parse_tag(scan *sc, size_t i, int (*want)(const scan *))
             continue;
         }
         size_t alen = 0;
-        aname[0] = '\0';
+        memset(aname, 0, NAME_CAP);
         name_putc(aname, &alen, s[i++]); /* '=', quotes and '<' start a name here */
         while (i < n && !is_ws(s[i]) && s[i] != '/' && s[i] != '>' && s[i] != '=')
             name_putc(aname, &alen, s[i++]);
@@ -550,14 +619,16 @@ static struct open_count *open_slot(scan *sc, const char *name, int add)
             o->count = 0;
             return o;
         }
-        if (strcmp(o->name, name) == 0)
+        if (name_cmp(o->name, name) == 0)
             return o;
     }
 }
 
 static int is_open(scan *sc, const char *name)
 {
-    const struct open_count *o = open_slot(sc, name, 0);
+    char key[NAME_CAP] = {0}; /* open_slot compares zero-padded names */
+    memcpy(key, name, RC_MIN(strlen(name), NAME_CAP - 1));
+    const struct open_count *o = open_slot(sc, key, 0);
     return o && o->count > 0;
 }
 
@@ -902,7 +973,7 @@ static size_t html_start(scan *sc, enum tag tag, size_t i)
     default:
         break;
     }
-    if (is_void(sc->name, tag))
+    if (sc->is_void)
         return i;
     if (sc->h1_state == 1 && tag != T_H1)
         sc->h1_open++;
@@ -951,13 +1022,13 @@ static void nested_end(scan *sc, enum tag tag)
 {
     size_t k = sc->depth;
     for (; k > 0 && sc->stack[k - 1].ns != NS_HTML; k--) {
-        if (strcmp(sc->stack[k - 1].name, sc->name) == 0) {
+        if (name_cmp(sc->stack[k - 1].name, sc->name) == 0) {
             sc->depth = k - 1;
             return;
         }
     }
     for (; k > 0 && sc->stack[k - 1].ns == NS_HTML; k--) {
-        if (strcmp(sc->stack[k - 1].name, sc->name) == 0) {
+        if (name_cmp(sc->stack[k - 1].name, sc->name) == 0) {
             sc->depth = k - 1;
             html_end(sc, tag);
             return;
