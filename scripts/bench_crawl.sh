@@ -4,9 +4,15 @@
 # the optimised build. Prints pages/s and CPU per page of the workers. Everything on loopback,
 # bounded in time, stopped by pid.
 #   scripts/bench_crawl.sh [HOSTS [PAGES_PER_HOST [WORKERS]]]     (default 100 200 2)
+# Environment:
+#   CRAWL_ARGS="--dedup-content=0"  extra `redcrawl crawl` options; that one makes the crawl
+#                                   link-only (no rules, no text, no digest: the tokenizer path)
+#   PERF=1                          also profile the crawl tree with perf (Debian's linux-perf)
+#                                   and print the top symbols (the timing then includes perf)
+#   NO_BUILD=1                      use build/ as it is (to compare builds of other commits)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-scripts/setup.sh --release
+[ -n "${NO_BUILD:-}" ] || scripts/setup.sh --release
 
 HOSTS=${1:-100}
 PAGES=${2:-200}
@@ -19,11 +25,14 @@ testweb_start --sites "$HOSTS" --pages "$PAGES" --page-size 30000
 seeds=()
 for i in $(seq 0 $((HOSTS - 1))); do seeds+=("http://s$i.site.test/"); done
 
-echo "bench: $HOSTS hosts x $PAGES pages of 30 KB on 127.0.0.1:$PORT, $WORKERS workers, delay 0"
+read -r -a extra <<<"${CRAWL_ARGS:-}"
+echo "bench: $HOSTS hosts x $PAGES pages of 30 KB on 127.0.0.1:$PORT, $WORKERS workers, delay 0 ${CRAWL_ARGS:-}"
+perf=()
+[ -z "${PERF:-}" ] || perf=(perf record -q -F 499 -o "$WORK/perf.data" --)
 # CPU of the crawl's process tree (redcrawl, scheduler, workers, redis) from /proc, before/after.
 t0=$(date +%s.%N)
-/usr/bin/env time -f "%U %S" -o "$WORK/time" build/cli/redcrawl crawl --quiet --delay 0 --maxdepth -1 \
-  --workers "$WORKERS" --out "$WORK/out" --connect-to "::127.0.0.1:$PORT" --allow-net 127.0.0.0/8 "${seeds[@]}" >"$WORK/summary"
+/usr/bin/env time -f "%U %S" -o "$WORK/time" "${perf[@]}" build/cli/redcrawl crawl --quiet --delay 0 --maxdepth -1 \
+  "${extra[@]}" --workers "$WORKERS" --out "$WORK/out" --connect-to "::127.0.0.1:$PORT" --allow-net 127.0.0.0/8 "${seeds[@]}" >"$WORK/summary"
 t1=$(date +%s.%N)
 pages=$(wc -l <"$WORK/out/pages.jsonl")
 read -r user sys <"$WORK/time"
@@ -36,3 +45,10 @@ print("wall         %.1f s  ->  %.0f pages/s" % (wall, pages / wall))
 print("cpu          %.1f s user + %.1f s sys (crawl tree, incl. redis)  ->  %.2f ms of CPU per page" %
       (user, sys_, (user + sys_) * 1000 / max(pages, 1)))
 PY
+if [ -n "${PERF:-}" ]; then
+  echo "profile (whole crawl tree; share of samples by process and symbol):"
+  perf report -q -i "$WORK/perf.data" --no-children --sort comm,dso,symbol --stdio 2>/dev/null |
+    grep -v '^$' | sed 's/ *- *- *$//' | head -20
+  echo "by process:"
+  perf report -q -i "$WORK/perf.data" --no-children --sort comm --stdio 2>/dev/null | grep -v '^$' | sed 's/ *- *- *$//' | head -6
+fi

@@ -4,13 +4,13 @@
 # AddressSanitizer + UBSan (build-fuzz/). Prints, per target, the seconds run, executions and
 # the corpus size; a crash stops with the reproducer saved under build-fuzz/crashes/.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     default 300 s each, every target
-# Targets: url robots msg rules charset html decode. Needs clang (installed here if missing).
+# Targets: url robots msg rules charset html htmltok decode. Needs clang (installed here if missing).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 secs=${1:-300}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(url robots msg rules charset html decode)
+[ ${#targets[@]} -gt 0 ] || targets=(url robots msg rules charset html htmltok decode)
 
 if ! command -v clang >/dev/null || [ ! -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ]; then
   SUDO=""

@@ -329,7 +329,7 @@ static const char *attr(const GumboNode *node, const char *name)
 }
 
 /* Splits S on commas and ASCII whitespace and ORs robots tokens. */
-static int robots_tokens(const char *s)
+int rc_html_robots_tokens(const char *s)
 {
     int flags = 0;
     while (*s) {
@@ -364,7 +364,7 @@ static int value_is(const char *v, const char *lit)
 
 /* The HTML spec's "shared declarative refresh steps" minus the timer: 0 and the URL span in
  * *RET_URL and *RET_LEN (len 0 = refresh of the page itself), or -1 when unparsable. */
-static int parse_refresh(const char *s, const char **ret_url, size_t *ret_len)
+int rc_html_parse_refresh(const char *s, const char **ret_url, size_t *ret_len)
 {
     while (is_ws(*s))
         s++;
@@ -471,11 +471,11 @@ static void visit_element(rc_html *doc, GumboNode *node)
             return;
         const char *name = attr(node, "name");
         if (value_is(name, "robots") || value_is(name, RC_HTML_AGENT))
-            doc->robots |= robots_tokens(content);
+            doc->robots |= rc_html_robots_tokens(content);
         if (!doc->refresh_seen && value_is(attr(node, "http-equiv"), "refresh")) {
             const char *url;
             size_t len;
-            if (parse_refresh(content, &url, &len) == 0) {
+            if (rc_html_parse_refresh(content, &url, &len) == 0) {
                 doc->refresh_seen = 1;
                 if (len)
                     doc->refresh = arena_strndup(&doc->arena, url, len);
@@ -617,9 +617,8 @@ const char *rc_html_meta_refresh(rc_html *doc)
 }
 
 /* rel is a set of space-separated tokens; commas are accepted too, as sites write them. */
-static int rel_nofollow(const GumboNode *node)
+int rc_html_rel_nofollow(const char *s)
 {
-    const char *s = attr(node, "rel");
     while (s && *s) {
         while (*s && (is_ws(*s) || *s == ','))
             s++;
@@ -637,7 +636,7 @@ size_t rc_html_links(rc_html *doc, int skip_nofollow, size_t max, rc_html_link_c
     size_t calls = 0;
     for (size_t i = 0; i < doc->nlinks && calls < max; i++) {
         const GumboNode *node = doc->links[i];
-        if (skip_nofollow && rel_nofollow(node))
+        if (skip_nofollow && rc_html_rel_nofollow(attr(node, "rel")))
             continue;
         const char *href = attr(node, "href");
         calls++;

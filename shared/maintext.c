@@ -412,13 +412,7 @@ char *rc_maintext_extract(rc_html *doc)
 /* ---- metadata ------------------------------------------------------------------------------ */
 
 typedef struct meta_state {
-    const char *lang, *content_language;
-    const char *description, *og_description, *og_title;
-    const char *canonical, *base_href;
-    const char *published_article, *published_itemprop, *published_name, *published_time;
-    char *published_jsonld;
-    char *h1;
-    json_t *og;
+    rc_maintext_facts f;
     const GumboNode *first_article;
 } meta_state;
 
@@ -551,21 +545,25 @@ static const char *jsonld_published(json_t *v, int depth)
     return jsonld_published(json_object_get(v, "@graph"), depth + 1);
 }
 
+void rc_maintext_facts_jsonld(rc_maintext_facts *f, const char *text, size_t len)
+{
+    if (f->published_jsonld || len > JSONLD_MAX)
+        return;
+    json_t *root = json_loadb(text, len, JSON_DECODE_ANY, NULL);
+    const char *s = root ? jsonld_published(root, 0) : NULL;
+    if (s)
+        f->published_jsonld = rc_xstrdup(s);
+    json_decref(root);
+}
+
 static void visit_jsonld(meta_state *st, const GumboNode *node)
 {
-    if (st->published_jsonld || node->v.element.children.length != 1)
+    if (st->f.published_jsonld || node->v.element.children.length != 1)
         return;
     const GumboNode *t = node->v.element.children.data[0];
     if (t->type != GUMBO_NODE_TEXT && t->type != GUMBO_NODE_WHITESPACE)
         return;
-    size_t len = strlen(t->v.text.text);
-    if (len > JSONLD_MAX)
-        return;
-    json_t *root = json_loadb(t->v.text.text, len, JSON_DECODE_ANY, NULL);
-    const char *s = root ? jsonld_published(root, 0) : NULL;
-    if (s)
-        st->published_jsonld = rc_xstrdup(s);
-    json_decref(root);
+    rc_maintext_facts_jsonld(&st->f, t->v.text.text, strlen(t->v.text.text));
 }
 
 static const char *const date_names[] = {
@@ -575,12 +573,12 @@ static const char *const date_names[] = {
     "article.published", NULL,
 };
 
-static void visit_meta(meta_state *st, const GumboNode *node)
+void rc_maintext_facts_meta_tag(rc_maintext_facts *st, rc_maintext_attr_fn get, const void *node)
 {
-    const char *content = attr(node, "content");
+    const char *content = get(node, "content");
     if (!content)
         return;
-    const char *name = attr(node, "name"), *prop = attr(node, "property");
+    const char *name = get(node, "name"), *prop = get(node, "property");
     const char *key = prop ? prop : name;
     if (key && strncasecmp(key, "og:", 3) == 0 && key[3]) {
         if (!json_object_get(st->og, key + 3))
@@ -593,15 +591,20 @@ static void visit_meta(meta_state *st, const GumboNode *node)
     if (!st->published_article &&
         (value_is(prop, "article:published_time") || value_is(name, "article:published_time")))
         st->published_article = content;
-    if (!st->published_itemprop && value_is(attr(node, "itemprop"), "datePublished"))
+    if (!st->published_itemprop && value_is(get(node, "itemprop"), "datePublished"))
         st->published_itemprop = content;
     if (!st->description && value_is(name, "description"))
         st->description = content;
     for (const char *const *d = date_names; !st->published_name && name && *d; d++)
         if (value_is(name, *d))
             st->published_name = content;
-    if (!st->content_language && value_is(attr(node, "http-equiv"), "content-language"))
+    if (!st->content_language && value_is(get(node, "http-equiv"), "content-language"))
         st->content_language = content;
+}
+
+static const char *gumbo_attr(const void *node, const char *name)
+{
+    return attr(node, name);
 }
 
 static int inside(const GumboNode *node, const GumboNode *ancestor)
@@ -619,21 +622,21 @@ static void visit_element(meta_state *st, const GumboNode *node)
         return;
     switch (el->tag) {
     case GUMBO_TAG_HTML:
-        if (!st->lang)
-            st->lang = attr(node, "lang");
+        if (!st->f.lang)
+            st->f.lang = attr(node, "lang");
         break;
     case GUMBO_TAG_META:
-        visit_meta(st, node);
+        rc_maintext_facts_meta_tag(&st->f, gumbo_attr, node);
         break;
     case GUMBO_TAG_LINK: {
         const char *rel = attr(node, "rel");
-        if (!st->canonical && rel && token_in(rel, "canonical"))
-            st->canonical = attr(node, "href");
+        if (!st->f.canonical && rel && token_in(rel, "canonical"))
+            st->f.canonical = attr(node, "href");
         break;
     }
     case GUMBO_TAG_BASE:
-        if (!st->base_href)
-            st->base_href = attr(node, "href");
+        if (!st->f.base_href)
+            st->f.base_href = attr(node, "href");
         break;
     case GUMBO_TAG_SCRIPT:
         if (value_is(attr(node, "type"), "application/ld+json"))
@@ -647,15 +650,15 @@ static void visit_element(meta_state *st, const GumboNode *node)
         const char *dt = attr(node, "datetime");
         if (!dt)
             break;
-        if (!st->published_itemprop && value_is(attr(node, "itemprop"), "datePublished"))
-            st->published_itemprop = dt;
-        if (!st->published_time && st->first_article && inside(node, st->first_article))
-            st->published_time = dt;
+        if (!st->f.published_itemprop && value_is(attr(node, "itemprop"), "datePublished"))
+            st->f.published_itemprop = dt;
+        if (!st->f.published_time && st->first_article && inside(node, st->first_article))
+            st->f.published_time = dt;
         break;
     }
     case GUMBO_TAG_H1:
-        if (!st->h1)
-            st->h1 = node_text(node);
+        if (!st->f.h1)
+            st->f.h1 = node_text(node);
         break;
     default:
         break;
@@ -721,40 +724,58 @@ static char *resolve_canonical(const char *url, const char *base_href, const cha
     return abs;
 }
 
+void rc_maintext_facts_init(rc_maintext_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    f->og = json_object();
+}
+
+void rc_maintext_facts_release(rc_maintext_facts *f)
+{
+    json_decref(f->og);
+    free(f->published_jsonld);
+    free(f->h1);
+    memset(f, 0, sizeof *f);
+}
+
+int rc_maintext_facts_write(const rc_maintext_facts *st, const char *title, const char *url, json_t *out)
+{
+    if (!json_is_object(out))
+        return -EINVAL;
+    if (!set_str(out, "title", title) && !set_str(out, "title", st->og_title))
+        set_str(out, "title", st->h1);
+    if (!set_str(out, "description", st->description))
+        set_str(out, "description", st->og_description);
+    if (st->canonical) {
+        char *c = resolve_canonical(url, st->base_href, st->canonical);
+        set_str(out, "canonical", c);
+        free(c);
+    }
+    if (!set_str(out, "language", st->lang) && st->content_language) {
+        const char *comma = strchr(st->content_language, ',');
+        size_t n = comma ? (size_t)(comma - st->content_language) : strlen(st->content_language);
+        char *first = rc_xstrndup(st->content_language, n);
+        set_str(out, "language", first);
+        free(first);
+    }
+    if (json_object_size(st->og))
+        json_object_set(out, "og", st->og);
+    const char *pub[] = {st->published_article, st->published_jsonld, st->published_itemprop,
+                         st->published_name, st->published_time};
+    for (size_t i = 0; i < RC_ARRAY_LEN(pub); i++)
+        if (set_str(out, "published", pub[i]))
+            break;
+    return 0;
+}
+
 int rc_maintext_meta(rc_html *doc, const char *url, json_t *out)
 {
     if (!json_is_object(out))
         return -EINVAL;
     meta_state st = {0};
-    st.og = json_object();
+    rc_maintext_facts_init(&st.f);
     walk_meta(&st, rc_html_gumbo(doc)->document);
-
-    if (!set_str(out, "title", rc_html_title(doc)) && !set_str(out, "title", st.og_title))
-        set_str(out, "title", st.h1);
-    if (!set_str(out, "description", st.description))
-        set_str(out, "description", st.og_description);
-    if (st.canonical) {
-        char *c = resolve_canonical(url, st.base_href, st.canonical);
-        set_str(out, "canonical", c);
-        free(c);
-    }
-    if (!set_str(out, "language", st.lang) && st.content_language) {
-        const char *comma = strchr(st.content_language, ',');
-        size_t n = comma ? (size_t)(comma - st.content_language) : strlen(st.content_language);
-        char *first = rc_xstrndup(st.content_language, n);
-        set_str(out, "language", first);
-        free(first);
-    }
-    if (json_object_size(st.og))
-        json_object_set(out, "og", st.og);
-    const char *pub[] = {st.published_article, st.published_jsonld, st.published_itemprop,
-                         st.published_name, st.published_time};
-    for (size_t i = 0; i < RC_ARRAY_LEN(pub); i++)
-        if (set_str(out, "published", pub[i]))
-            break;
-
-    json_decref(st.og);
-    free(st.published_jsonld);
-    free(st.h1);
+    rc_maintext_facts_write(&st.f, rc_html_title(doc), url, out);
+    rc_maintext_facts_release(&st.f);
     return 0;
 }

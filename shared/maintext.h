@@ -65,4 +65,30 @@ char *rc_maintext_extract_opts(rc_html *doc, const rc_maintext_opts *opts);
  * Returns 0, or -EINVAL when OUT is not an object. */
 int rc_maintext_meta(rc_html *doc, const char *url, struct json_t *out);
 
+/* The facts rc_maintext_meta() gathers, so a walk that has no gumbo tree (htmltok.c) applies the
+ * same rules: feed it what it finds, then write the same keys. String fields are borrowed from
+ * the caller's document (they must outlive the facts' use); published_jsonld, h1 and og are
+ * owned. */
+typedef struct rc_maintext_facts {
+    const char *lang, *content_language;             /* <html lang>, meta content-language */
+    const char *description, *og_description, *og_title;
+    const char *canonical, *base_href;               /* raw hrefs: first link rel=canonical, base */
+    const char *published_article, *published_itemprop, *published_name, *published_time;
+    char *published_jsonld;
+    char *h1; /* the first <h1>'s text, collapsed */
+    struct json_t *og;
+} rc_maintext_facts;
+
+/* Reads attribute NAME of element EL (NULL when absent). */
+typedef const char *(*rc_maintext_attr_fn)(const void *el, const char *name);
+
+void rc_maintext_facts_init(rc_maintext_facts *f);
+void rc_maintext_facts_release(rc_maintext_facts *f);
+/* One HTML <meta> element: og:*, description, content-language and the published dates. */
+void rc_maintext_facts_meta_tag(rc_maintext_facts *f, rc_maintext_attr_fn attr, const void *el);
+/* The text of one <script type=application/ld+json>: its datePublished. */
+void rc_maintext_facts_jsonld(rc_maintext_facts *f, const char *text, size_t len);
+/* Writes the keys of rc_maintext_meta() into OUT; TITLE is the page's <title> (or NULL). */
+int rc_maintext_facts_write(const rc_maintext_facts *f, const char *title, const char *url, struct json_t *out);
+
 #endif

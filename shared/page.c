@@ -17,6 +17,7 @@
 #include "response.h"
 #include "frontier.h"
 #include "html.h"
+#include "htmltok.h"
 #include "job.h"
 #include "log.h"
 #include "maintext.h"
@@ -269,6 +270,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     char *text = NULL;
     const char *title = NULL;
     rc_html *doc = NULL;
+    rc_htmltok *tok = NULL; /* instead of DOC when nothing needs a tree */
     char *utf8 = NULL;
     int html = res->ok && res->status >= 200 && res->status < 300 && is_html(res);
     char *redirect_to = NULL;
@@ -305,25 +307,38 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
         }
     }
     if (html) {
-        /* Decode once to UTF-8 (header, BOM, <meta>, then sniffing), parse once. */
+        /* Decode once to UTF-8 (header, BOM, <meta>, then sniffing), parse once: a tree when
+         * rules or the main text need one, else the streaming tokenizer (same facts, no DOM). */
         size_t ulen = 0;
         rc_charset_detect(res->body, res->body_len, res->content_type, charset, sizeof charset);
         utf8 = rc_charset_to_utf8(res->body, res->body_len, charset, &ulen);
-        doc = rc_html_parse(utf8, ulen);
-        title = rc_html_title(doc);
         meta = json_object();
-        rc_maintext_meta(doc, url, meta);
-        text = rc_maintext_extract(doc);
-        if (text && ctx->job->dedup_content)
-            text_digest(text, out->digest);
+        const char *bh;
+        int robots;
+        if (ctx->rules || ctx->job->text || ctx->job->dedup_content) {
+            doc = rc_html_parse(utf8, ulen);
+            title = rc_html_title(doc);
+            rc_maintext_meta(doc, url, meta);
+            if (ctx->job->text || ctx->job->dedup_content)
+                text = rc_maintext_extract(doc);
+            if (text && ctx->job->dedup_content)
+                text_digest(text, out->digest);
+            bh = rc_html_base_href(doc);
+            robots = rc_html_robots_flags(doc);
+        } else {
+            tok = rc_htmltok_scan(utf8, ulen);
+            title = rc_htmltok_title(tok);
+            rc_htmltok_meta(tok, url, meta);
+            bh = rc_htmltok_base_href(tok);
+            robots = rc_htmltok_robots_flags(tok);
+        }
 
         char *base_resolved = NULL;
         const char *base = url;
-        const char *bh = rc_html_base_href(doc);
         if (bh && rc_url_resolve(url, bh, strlen(bh), &base_resolved) == 0)
             base = base_resolved;
         int follow = !rec->nofollow && (ctx->job->maxdepth < 0 || rec->depth + 1 <= ctx->job->maxdepth) &&
-                     !(rc_html_robots_flags(doc) & RC_HTML_NOFOLLOW);
+                     !(robots & RC_HTML_NOFOLLOW);
         /* A list page's links (pagination) are followed only with "continue": true; its detail
          * pages always are. */
         if (ctx->rules && !rec->item) {
@@ -339,9 +354,12 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
             if (xd && ctx->rules->nlinks > 0) {
                 if (rc_extract_doc_links(ctx->rules, xd, base, ctx->max_links, on_rule_link, &lc, err, sizeof err) < 0)
                     rc_warn(MOD, "link rules failed url=%s error=%s", url, err);
-            } else {
+            } else if (doc) {
                 href_ctx hc = {.lc = &lc, .base = base};
                 rc_html_links(doc, 1, ctx->max_links, on_href, &hc);
+            } else {
+                href_ctx hc = {.lc = &lc, .base = base};
+                rc_htmltok_links(tok, 1, ctx->max_links, on_href, &hc);
             }
         }
         rc_extract_doc_free(xd);
@@ -386,6 +404,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     json_decref(meta);
     free(text);
     rc_html_free(doc);
+    rc_htmltok_free(tok);
     free(utf8);
     free(redirect_to);
     rc_buf_release(&lc.key);

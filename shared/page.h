@@ -1,9 +1,11 @@
 /* page.h - from a fetched response to what gets stored and followed: the page is decoded to
  * UTF-8 and parsed once; the same tree gives the title, metadata, main text, the items of the
  * job's extraction rules and the links to follow (filtered, through the seen-cache, each with
- * its bloom positions). Pure: no I/O, so it is tested without servers. Runs on the worker's
- * parse thread: everything in the context is only read, by this thread alone (the urlfilter's
- * match data included) or by atomics (the seen-cache). */
+ * its bloom positions). A job with no rules, no stored text and no content dedup needs no tree:
+ * its pages go through the streaming tokenizer (htmltok.h), which gives the same title,
+ * metadata, robots flags, <base> and links. Pure: no I/O, so it is tested without servers. Runs
+ * on the worker's parse thread: everything in the context is only read, by this thread alone
+ * (the urlfilter's match data included) or by atomics (the seen-cache). */
 #ifndef RC_PAGE_H
 #define RC_PAGE_H
 

@@ -46,6 +46,7 @@ pages = sorted(glob.glob(os.path.join(DATA, "maintext", "*.html")) +
 for path in pages[:25]:
     body = open(path, "rb").read()
     put("html", body)
+    put("htmltok", body)
     put("charset", b"text/html; charset=utf-8\n" + body[:4000])
 put("charset", b"text/html; charset=gbk\n<p>" + "中文内容".encode("gbk") + b"</p>")
 put("charset", b"text/html\n<meta charset=shift_jis><p>" + "日本語".encode("shift_jis") + b"</p>")

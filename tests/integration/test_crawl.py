@@ -68,6 +68,34 @@ def test_exact_page_set_unlimited_depth(tmp, procs):
     check("finished" in r.stdout and "pages" in r.stdout, "no summary printed: %s" % r.stdout)
 
 
+def test_link_only_crawl_matches_tree_crawl(tmp, procs):
+    """Without rules, text or content dedup the worker tokenizes pages instead of building a
+    tree: the same page set, each page with the same depth, title, link count and metadata as
+    the crawl through gumbo."""
+    args = ["--sites", "3", "--pages", "40"]
+    port, log, _ = start_web(procs, tmp, *args)
+    g = graph(*args)
+    want = expected_pages(g, ["http://s0.site.test/"], -1, ["site.test"])
+    records = []
+    for i, extra in enumerate([[], ["--dedup-content=0"]]):
+        run_dir = os.path.join(tmp, "run%d" % i)
+        os.makedirs(run_dir)
+        out, _ = crawl(run_dir, port, ["http://s0.site.test/"], "--maxdepth", "-1", "--delay", "0", *extra)
+        pages = read_pages(os.path.join(out, "pages.jsonl"))
+        check_page_set(pages, want, "link-only" if extra else "tree")
+        records.append({p["url"]: p for p in pages})
+    tree, fast = records
+    check(not any("text_digest" in p for p in fast.values()), "the link-only crawl computed a digest")
+    for url, p in tree.items():
+        q = fast[url]
+        for field in ("depth", "title", "links", "links_filtered", "meta", "status_code"):
+            check(p.get(field) == q.get(field), "%s: %s differs: tree %r, link-only %r" %
+                  (url, field, p.get(field), q.get(field)))
+    check(sum(p.get("links", 0) for p in fast.values()) > len(fast), "link-only pages found no links")
+    bad = overlaps(read_requests(log))
+    check(not bad, "overlapping requests to one host: %s" % bad[:2])
+
+
 def test_maxdepth(tmp, procs):
     """One site is a tree, so each page's depth is well defined: exactly the pages within it."""
     args = ["--sites", "1", "--pages", "200"]
@@ -336,7 +364,8 @@ def test_blacklist_applies_to_queued_urls(tmp, procs):
 
 
 if __name__ == "__main__":
-    run_tests([test_bad_input, test_exact_page_set_unlimited_depth, test_maxdepth, test_allowed_domains,
+    run_tests([test_bad_input, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
+               test_maxdepth, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls])

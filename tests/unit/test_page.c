@@ -195,11 +195,56 @@ static void test_items_and_detail_pages(void)
     env_release(&e);
 }
 
+/* A job with no rules, no text and no content dedup takes the streaming tokenizer; its record
+ * and links equal those of the tree path (which adds only the text digest). */
+static void test_fast_path_same_record(void)
+{
+    const char *html =
+        "<!DOCTYPE html><html lang=en><head><title>Fast &amp; same</title><base href='/base/'>"
+        "<link rel=canonical href='c?id=1&amp;x=2'><meta name=description content='About things'>"
+        "<meta property=og:title content='OG'><meta name=robots content=noarchive>"
+        "<script>document.write('<a href=\"/in-script\">')</script></head><body>"
+        "<template><a href=/tpl>t</a></template><!-- <a href=/comment> -->"
+        "<h1>Heading</h1><article><time datetime=2024-05-01>May</time><p>Text of the article.</p>"
+        "<a href='rel?a=1&amp;b=2'>1</a><a href=/abs>2</a><a rel=nofollow href=/nf>3</a>"
+        "<svg><a href=/svg-link>s</a></svg><area href=area.html><a href='x'>dup</a></article></body></html>";
+    rc_record rec = {.url = (char[]){"http://a.site.test/dir/page"}, .crawlid = (char[]){"c"}, .depth = 0,
+                     .priority = 50};
+    rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html; charset=utf-8", .body = html,
+                           .body_len = strlen(html)};
+    char *docs[2], *links[2];
+    const char *jobs[2] = {
+        "{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"maxdepth\":2,\"dedup_content\":false}",
+        "{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"maxdepth\":2,\"dedup_content\":true}",
+    };
+    for (int k = 0; k < 2; k++) {
+        env e;
+        env_init(&e, jobs[k], NULL);
+        rc_page_result out;
+        run(&e, &rec, &res, &out);
+        json_object_del(out.doc, "text_digest");
+        docs[k] = json_dumps(out.doc, JSON_COMPACT | JSON_SORT_KEYS);
+        links[k] = links_of(&out, &e.bp);
+        rc_page_result_release(&out);
+        env_release(&e);
+    }
+    RC_CHECK_STR_EQ(links[0], "http://a.site.test/base/rel?a=1&b=2@1 http://a.site.test/abs@1 "
+                              "http://a.site.test/base/area.html@1 http://a.site.test/base/x@1");
+    RC_CHECK_STR_EQ(links[0], links[1]);
+    RC_CHECK_STR_EQ(docs[0], docs[1]);
+    RC_CHECK(strstr(docs[0], "\"canonical\":\"http://a.site.test/base/c?id=1&x=2\"") != NULL);
+    for (int k = 0; k < 2; k++) {
+        free(docs[k]);
+        free(links[k]);
+    }
+}
+
 int main(void)
 {
     test_links_scope_filters_seen();
     test_redirect_and_errors();
     test_decoding();
     test_items_and_detail_pages();
+    test_fast_path_same_record();
     return rc_test_done("test_page");
 }

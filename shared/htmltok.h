@@ -1,0 +1,56 @@
+/* htmltok.h - what a link-only crawl needs from a page, in one streaming pass with no tree.
+ *
+ * Building gumbo's DOM is most of a worker's CPU, yet a job without extraction rules and
+ * without main text only needs the links, <base href>, <link rel=canonical>, meta robots, meta
+ * refresh, the title and the record's metadata. rc_htmltok_scan() follows the WHATWG tokenizer
+ * (data, RCDATA, RAWTEXT, script data with its escaped states, PLAINTEXT, comments, DOCTYPE,
+ * bogus comments, CDATA in foreign content, tag and attribute states, character references
+ * with the named table and the attribute-value rules, duplicate attributes: first wins) and
+ * keeps only the few facts of the tree builder that change what gumbo reports:
+ *   - <template> contents are inert (not walked by rc_html_*);
+ *   - inside <select> every tag but option/optgroup/script/template is dropped;
+ *   - <svg>/<math> subtrees are foreign (their <a>, <title>, <script> are not HTML, and CDATA
+ *     sections are recognised) until their end tag, a breakout tag (<p>, <div>, <b>, ...) or an
+ *     unmatched end tag; integration points (foreignObject, desc, title, mi, mo, mn, ms, mtext,
+ *     annotation-xml with an HTML encoding) hold HTML again, as a stack up to 256 deep;
+ *   - <noscript> is markup (gumbo parses with scripting off).
+ * tests/unit/test_htmltok.c proves the results equal rc_html_*'s (gumbo 0.10.1) on every page
+ * of tests/data and a corpus of malformed markup. Known differences, all on markup no site
+ * writes on purpose: tree-builder moves that reorder elements (a <title> inside a table that
+ * is foster-parented is still first in source order here), select-in-table closing, foreign
+ * nesting deeper than 256, invalid UTF-8 (kept as is; gumbo writes U+FFFD).
+ *
+ * Linear in the input, allocation only for what it keeps. Results are borrowed from the scan. */
+#ifndef RC_HTMLTOK_H
+#define RC_HTMLTOK_H
+
+#include <stddef.h>
+
+struct json_t;
+
+typedef struct rc_htmltok rc_htmltok;
+
+/* Scans LEN bytes of UTF-8 HTML (not copied; only needed during the call). Never NULL (aborts
+ * on out of memory). */
+rc_htmltok *rc_htmltok_scan(const char *data, size_t len);
+/* Accepts NULL. */
+void rc_htmltok_free(rc_htmltok *t);
+
+/* Same contracts as rc_html_title / _base_href / _robots_flags / _meta_refresh / _links in
+ * html.h (the first HTML <title>, collapsed; the first <base>'s raw href; OR of meta robots
+ * tokens; the first parsable meta refresh URL; <a href>/<area href> in document order). */
+const char *rc_htmltok_title(const rc_htmltok *t);
+const char *rc_htmltok_base_href(const rc_htmltok *t);
+int rc_htmltok_robots_flags(const rc_htmltok *t);
+const char *rc_htmltok_meta_refresh(const rc_htmltok *t);
+typedef int (*rc_htmltok_link_cb)(void *ud, const char *href, size_t len);
+size_t rc_htmltok_links(const rc_htmltok *t, int skip_nofollow, size_t max, rc_htmltok_link_cb cb, void *ud);
+
+/* The raw href of the first <link rel=canonical> (rel is a whitespace-separated token list);
+ * NULL when absent. */
+const char *rc_htmltok_canonical(const rc_htmltok *t);
+
+/* The page's metadata exactly as rc_maintext_meta() would write it (same keys, same rules). */
+int rc_htmltok_meta(const rc_htmltok *t, const char *url, struct json_t *out);
+
+#endif
