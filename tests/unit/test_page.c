@@ -224,7 +224,7 @@ static void test_fast_path_same_record(void)
         run(&e, &rec, &res, &out);
         json_object_del(out.doc, "text_digest");
         docs[k] = json_dumps(out.doc, JSON_COMPACT | JSON_SORT_KEYS);
-        links[k] = links_of(&out, &e.bp);
+        links[k] = links_of(&out, &e.pj.bp);
         rc_page_result_release(&out);
         env_release(&e);
     }
