@@ -31,6 +31,7 @@ struct json_t;
 typedef enum rc_maintext_method {
     RC_MAINTEXT_DENSITY = 0,
     RC_MAINTEXT_LINEBLOCK = 1,
+    RC_MAINTEXT_ARTICLE = 2,
 } rc_maintext_method;
 
 typedef struct rc_maintext_opts {
