@@ -1,6 +1,8 @@
 /* maintext.c - see maintext.h. */
 #include "maintext.h"
 
+#include "article.h"
+
 #include "url.h"
 #include "util.h"
 
@@ -389,6 +391,13 @@ char *rc_maintext_extract_opts(rc_html *doc, const rc_maintext_opts *opts)
     if (k > MAX_BLOCK_LINES)
         k = MAX_BLOCK_LINES;
     const GumboOutput *g = rc_html_gumbo(doc);
+    if (m == RC_MAINTEXT_ARTICLE) {
+        char *t = rc_article_text(g->document);
+        if (*t)
+            return t;
+        free(t); /* nothing article-like: the density method's best region */
+        m = RC_MAINTEXT_DENSITY;
+    }
     render r = {0};
     render_tree(&r, g->document);
     region *regs = NULL;

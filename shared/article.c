@@ -1,0 +1,527 @@
+/* article.c - see article.h. */
+#include "article.h"
+
+#include "util.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_DEPTH 400            /* deeper subtrees are ignored (gumbo allows any depth) */
+#define MIN_PARA_CHARS 25        /* a paragraph shorter than this scores nothing */
+#define MIN_ARTICLE_BODY 200     /* an itemprop=articleBody with less text is not trusted */
+#define JSONLD_MAX (512 * 1024)  /* bytes of one JSON-LD script we are willing to parse */
+#define JSONLD_DEPTH 4
+#define SCORE_LEVELS 5           /* ancestors a paragraph's score reaches */
+
+typedef struct node_stat {
+    const GumboNode *node;
+    size_t parent; /* index, SIZE_MAX for the root */
+    size_t end;    /* one past the last descendant's index (preorder) */
+    unsigned text, link, commas;
+    double score;
+    int weight;      /* class/id/tag verdict */
+    unsigned cand : 1;  /* score initialised */
+    unsigned boiler : 1; /* class/id/role/tag says navigation, comments, related ... */
+    unsigned in_boiler : 1; /* some ancestor is boilerplate */
+    unsigned has_block : 1; /* a block element among the children */
+} node_stat;
+
+typedef struct art {
+    node_stat *v;
+    size_t n, cap;
+    size_t body_ab;   /* the itemprop=articleBody element, or SIZE_MAX */
+    const GumboNode *h1;
+    const char *jsonld_body; /* borrowed from jsonld */
+    json_t *jsonld;
+} art;
+
+/* ---- what counts ---------------------------------------------------------------------------- */
+
+static const char *attr(const GumboNode *n, const char *name)
+{
+    const GumboAttribute *a = gumbo_get_attribute(&n->v.element.attributes, name);
+    return a ? a->value : NULL;
+}
+
+/* Elements whose content is never text of the page. */
+static int dropped(const GumboNode *n, int depth)
+{
+    if (n->type != GUMBO_NODE_ELEMENT || depth > MAX_DEPTH)
+        return 1;
+    if (n->v.element.tag_namespace != GUMBO_NAMESPACE_HTML)
+        return 1;
+    switch (n->v.element.tag) {
+    case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_HEAD: case GUMBO_TAG_NOSCRIPT:
+    case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_BUTTON: case GUMBO_TAG_SELECT: case GUMBO_TAG_TEXTAREA:
+    case GUMBO_TAG_INPUT: case GUMBO_TAG_IFRAME: case GUMBO_TAG_OBJECT: case GUMBO_TAG_EMBED:
+    case GUMBO_TAG_CANVAS: case GUMBO_TAG_AUDIO: case GUMBO_TAG_VIDEO: case GUMBO_TAG_SVG:
+    case GUMBO_TAG_MATH: case GUMBO_TAG_MAP: case GUMBO_TAG_OPTION: case GUMBO_TAG_LABEL:
+        return 1;
+    default:
+        break;
+    }
+    if (attr(n, "hidden"))
+        return 1;
+    const char *style = attr(n, "style");
+    if (style && (strstr(style, "display:none") || strstr(style, "display: none")))
+        return 1;
+    return 0;
+}
+
+static int is_block(GumboTag t)
+{
+    switch (t) {
+    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_ASIDE: case GUMBO_TAG_BLOCKQUOTE:
+    case GUMBO_TAG_BODY: case GUMBO_TAG_CAPTION: case GUMBO_TAG_CENTER: case GUMBO_TAG_DD:
+    case GUMBO_TAG_DETAILS: case GUMBO_TAG_DIV: case GUMBO_TAG_DL: case GUMBO_TAG_DT:
+    case GUMBO_TAG_FIELDSET: case GUMBO_TAG_FIGCAPTION: case GUMBO_TAG_FIGURE: case GUMBO_TAG_FOOTER:
+    case GUMBO_TAG_FORM: case GUMBO_TAG_H1: case GUMBO_TAG_H2: case GUMBO_TAG_H3: case GUMBO_TAG_H4:
+    case GUMBO_TAG_H5: case GUMBO_TAG_H6: case GUMBO_TAG_HEADER: case GUMBO_TAG_HGROUP:
+    case GUMBO_TAG_HR: case GUMBO_TAG_HTML: case GUMBO_TAG_LI: case GUMBO_TAG_MAIN: case GUMBO_TAG_MENU:
+    case GUMBO_TAG_NAV: case GUMBO_TAG_OL: case GUMBO_TAG_P: case GUMBO_TAG_PRE: case GUMBO_TAG_SECTION:
+    case GUMBO_TAG_SUMMARY: case GUMBO_TAG_TABLE: case GUMBO_TAG_TBODY: case GUMBO_TAG_TD:
+    case GUMBO_TAG_TFOOT: case GUMBO_TAG_TH: case GUMBO_TAG_THEAD: case GUMBO_TAG_TR: case GUMBO_TAG_UL:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Substrings of class/id that mark boilerplate (readability's "unlikely candidates" and the
+ * teaser/sharing blocks seen on the benchmark sets), and those that veto it. */
+static const char *const unlikely[] = {
+    "-ad-", "ad-break", "agegate", "banner", "breadcrumb", "combx", "comment", "community",
+    "cookie", "disqus", "extra", "footer", "gdpr", "header", "legends", "menu", "related",
+    "remark", "replies", "rss", "shoutbox", "sidebar", "skyscraper", "social", "sponsor",
+    "supplemental", "pagination", "pager", "popup", "share", "sharing", "newsletter", "subscribe",
+    "recommend", "popular", "trending", "most-read", "mostread", "read-more", "readmore",
+    "signup", "promo", "navbar", "navigation", "teaser", "outbrain", "taboola", NULL};
+static const char *const maybe[] = {"and", "article", "body", "column", "content", "main",
+                                    "shadow", NULL};
+static const char *const negative[] = {"hidden", "banner", "combx", "comment", "com-", "contact",
+                                       "foot", "footnote", "masthead", "media", "meta", "promo",
+                                       "related", "scroll", "share", "shoutbox", "sidebar",
+                                       "skyscraper", "sponsor", "shopping", "tags", "tool",
+                                       "widget", NULL};
+static const char *const positive[] = {"article", "body", "content", "entry", "hentry", "h-entry",
+                                       "main", "page", "post", "text", "blog", "story", NULL};
+
+static int any_in(const char *s, const char *const *words)
+{
+    for (; *words; words++)
+        if (strstr(s, *words))
+            return 1;
+    return 0;
+}
+
+/* Lower-cased "class id" of N into BUF (cut at CAP). */
+static void class_id(const GumboNode *n, char *buf, size_t cap)
+{
+    const char *c = attr(n, "class"), *i = attr(n, "id");
+    size_t k = 0;
+    for (const char *s = c ? c : ""; *s && k + 2 < cap; s++)
+        buf[k++] = (char)((*s >= 'A' && *s <= 'Z') ? *s + 32 : *s);
+    buf[k++] = ' ';
+    for (const char *s = i ? i : ""; *s && k + 1 < cap; s++)
+        buf[k++] = (char)((*s >= 'A' && *s <= 'Z') ? *s + 32 : *s);
+    buf[k] = 0;
+}
+
+static void judge(node_stat *s)
+{
+    const GumboNode *n = s->node;
+    GumboTag t = n->v.element.tag;
+    char ci[512];
+    class_id(n, ci, sizeof ci);
+    const char *role = attr(n, "role");
+    const char *ip = attr(n, "itemprop");
+    int hasci = ci[0] != ' ' || ci[1];
+    s->boiler = t == GUMBO_TAG_NAV ||
+                (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "contentinfo") ||
+                          !strcasecmp(role, "banner") || !strcasecmp(role, "menu"))) ||
+                (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML &&
+                 any_in(ci, unlikely) && !any_in(ci, maybe));
+    int w = 0;
+    switch (t) {
+    case GUMBO_TAG_DIV: w = 5; break;
+    case GUMBO_TAG_ARTICLE: w = 10; break;
+    case GUMBO_TAG_MAIN: case GUMBO_TAG_SECTION: w = 3; break;
+    case GUMBO_TAG_PRE: case GUMBO_TAG_TD: case GUMBO_TAG_BLOCKQUOTE: w = 3; break;
+    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_OL: case GUMBO_TAG_UL: case GUMBO_TAG_DL: case GUMBO_TAG_DD:
+    case GUMBO_TAG_DT: case GUMBO_TAG_LI: case GUMBO_TAG_FORM: w = -3; break;
+    case GUMBO_TAG_H1: case GUMBO_TAG_H2: case GUMBO_TAG_H3: case GUMBO_TAG_H4: case GUMBO_TAG_H5:
+    case GUMBO_TAG_H6: case GUMBO_TAG_TH: w = -5; break;
+    default: break;
+    }
+    if (hasci && any_in(ci, negative))
+        w -= 25;
+    if (hasci && any_in(ci, positive))
+        w += 25;
+    if (ip && strstr(ip, "articleBody"))
+        w += 25;
+    if (role && !strcasecmp(role, "main"))
+        w += 10;
+    s->weight = w;
+}
+
+/* ---- pass 1: text, links and commas of every element ------------------------------------- */
+
+static void count_text(node_stat *s, const char *text, int in_link)
+{
+    unsigned chars = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == ',' )
+            s->commas++;
+        else if (p[0] == 0xEF && p[1] == 0xBC && p[2] == 0x8C) /* U+FF0C fullwidth comma */
+            s->commas++;
+        else if (p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x81) /* U+3001 ideographic comma */
+            s->commas++;
+        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || (*p & 0xC0) == 0x80)
+            continue;
+        chars++;
+    }
+    s->text += chars;
+    if (in_link)
+        s->link += chars;
+}
+
+static size_t push(art *a, const GumboNode *n, size_t parent)
+{
+    if (a->n == a->cap) {
+        a->cap = a->cap ? a->cap * 2 : 512;
+        a->v = rc_xrealloc(a->v, a->cap * sizeof(*a->v));
+    }
+    memset(&a->v[a->n], 0, sizeof(a->v[a->n]));
+    a->v[a->n].node = n;
+    a->v[a->n].parent = parent;
+    return a->n++;
+}
+
+static void find_jsonld_body(art *a, const GumboNode *n);
+
+static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link, int in_boiler)
+{
+    size_t id = push(a, n, parent);
+    judge(&a->v[id]);
+    a->v[id].in_boiler = (unsigned)in_boiler;
+    GumboTag t = n->v.element.tag;
+    in_link |= t == GUMBO_TAG_A;
+    in_boiler |= a->v[id].boiler;
+    const char *ip = attr(n, "itemprop");
+    if (ip && strstr(ip, "articleBody") && a->body_ab == SIZE_MAX && !in_boiler)
+        a->body_ab = id;
+    if (t == GUMBO_TAG_H1 && !a->h1 && !in_boiler)
+        a->h1 = n;
+    const GumboVector *kids = &n->v.element.children;
+    for (unsigned i = 0; i < kids->length; i++) {
+        const GumboNode *k = kids->data[i];
+        if (k->type == GUMBO_NODE_TEXT || k->type == GUMBO_NODE_CDATA) {
+            count_text(&a->v[id], k->v.text.text, in_link);
+            continue;
+        }
+        if (k->type == GUMBO_NODE_ELEMENT && k->v.element.tag == GUMBO_TAG_SCRIPT)
+            find_jsonld_body(a, k);
+        if (dropped(k, depth + 1))
+            continue;
+        size_t c = collect(a, k, id, depth + 1, in_link, in_boiler);
+        node_stat *s = &a->v[id], *cs = &a->v[c];
+        s->text += cs->text;
+        s->link += cs->link;
+        s->commas += cs->commas;
+        if (is_block(k->v.element.tag))
+            s->has_block = 1;
+    }
+    a->v[id].end = a->n;
+    return id;
+}
+
+/* ---- JSON-LD articleBody ------------------------------------------------------------------- */
+
+static const char *jsonld_body(json_t *v, int depth)
+{
+    if (depth > JSONLD_DEPTH)
+        return NULL;
+    if (json_is_array(v)) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            const char *s = jsonld_body(e, depth + 1);
+            if (s)
+                return s;
+        }
+        return NULL;
+    }
+    if (!json_is_object(v))
+        return NULL;
+    const char *s = json_string_value(json_object_get(v, "articleBody"));
+    if (s && *s)
+        return s;
+    return jsonld_body(json_object_get(v, "@graph"), depth + 1);
+}
+
+static void find_jsonld_body(art *a, const GumboNode *n)
+{
+    const char *type = attr(n, "type");
+    if (a->jsonld_body || !type || strcasecmp(type, "application/ld+json") != 0 ||
+        n->v.element.children.length != 1)
+        return;
+    const GumboNode *t = n->v.element.children.data[0];
+    if (t->type != GUMBO_NODE_TEXT && t->type != GUMBO_NODE_WHITESPACE)
+        return;
+    size_t len = strlen(t->v.text.text);
+    if (len > JSONLD_MAX)
+        return;
+    json_t *root = json_loadb(t->v.text.text, len, JSON_DECODE_ANY, NULL);
+    const char *s = root ? jsonld_body(root, 0) : NULL;
+    if (s) {
+        a->jsonld = root;
+        a->jsonld_body = s;
+    } else {
+        json_decref(root);
+    }
+}
+
+/* ---- pass 2: scoring ------------------------------------------------------------------------ */
+
+static double link_density(const node_stat *s)
+{
+    return s->text ? (double)s->link / s->text : 0;
+}
+
+static int scores_as_paragraph(const node_stat *s)
+{
+    switch (s->node->v.element.tag) {
+    case GUMBO_TAG_P: case GUMBO_TAG_PRE: case GUMBO_TAG_TD: case GUMBO_TAG_BLOCKQUOTE:
+        return 1;
+    case GUMBO_TAG_DIV: case GUMBO_TAG_SECTION: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_LI:
+    case GUMBO_TAG_DD: case GUMBO_TAG_FONT: case GUMBO_TAG_SPAN: case GUMBO_TAG_CENTER:
+        return !s->has_block;
+    default:
+        return 0;
+    }
+}
+
+static void score(art *a)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        node_stat *s = &a->v[i];
+        if (s->boiler || s->in_boiler || !scores_as_paragraph(s) || s->text < MIN_PARA_CHARS)
+            continue;
+        /* Nested paragraph-like elements (a span in a div without blocks) count once. */
+        if (s->parent != SIZE_MAX && scores_as_paragraph(&a->v[s->parent]) &&
+            a->v[s->parent].node->v.element.tag != GUMBO_TAG_TD)
+            continue;
+        double sc = 1 + s->commas + (s->text / 100 < 3 ? s->text / 100 : 3);
+        size_t p = s->parent;
+        for (int level = 0; level < SCORE_LEVELS && p != SIZE_MAX; level++, p = a->v[p].parent) {
+            node_stat *ps = &a->v[p];
+            if (ps->node->v.element.tag == GUMBO_TAG_HTML)
+                break;
+            if (!ps->cand) {
+                ps->cand = 1;
+                ps->score = ps->weight;
+            }
+            ps->score += level == 0 ? sc : level == 1 ? sc / 2 : sc / (level * 3);
+        }
+    }
+}
+
+static double final_score(const node_stat *s)
+{
+    return s->score * (1 - link_density(s));
+}
+
+static size_t best_candidate(art *a)
+{
+    size_t best = SIZE_MAX;
+    double bs = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        if (!a->v[i].cand || a->v[i].boiler || a->v[i].in_boiler)
+            continue;
+        double f = final_score(&a->v[i]);
+        if (best == SIZE_MAX || f > bs) {
+            best = i;
+            bs = f;
+        }
+    }
+    return best;
+}
+
+/* ---- pass 3: the text ---------------------------------------------------------------------- */
+
+typedef struct out {
+    rc_buf b;
+    int para, line, space, in_pre;
+} out;
+
+static void put_text(out *o, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        int ws = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f';
+        int nbsp = p[0] == 0xC2 && p[1] == 0xA0;
+        if (ws || nbsp) {
+            if (*p == '\n' && o->in_pre)
+                o->line = 1;
+            else
+                o->space = 1;
+            p += nbsp ? 2 : 1;
+            continue;
+        }
+        if (o->b.len) {
+            if (o->para)
+                rc_buf_append(&o->b, "\n\n", 2);
+            else if (o->line)
+                rc_buf_putc(&o->b, '\n');
+            else if (o->space)
+                rc_buf_putc(&o->b, ' ');
+        }
+        o->para = o->line = o->space = 0;
+        rc_buf_putc(&o->b, (char)*p++);
+    }
+}
+
+/* Whether the element at I is left out of the article's text. */
+static int cut(const art *a, size_t i)
+{
+    const node_stat *s = &a->v[i];
+    if (s->boiler)
+        return 1;
+    GumboTag t = s->node->v.element.tag;
+    if (!is_block(t) || t == GUMBO_TAG_TD || t == GUMBO_TAG_TH)
+        return 0;
+    return s->text && s->link * 2 > s->text;
+}
+
+static void emit(const art *a, size_t id, out *o, int depth)
+{
+    const GumboNode *n = a->v[id].node;
+    GumboTag t = n->v.element.tag;
+    int block = is_block(t);
+    if (block)
+        o->para = 1;
+    if (t == GUMBO_TAG_PRE)
+        o->in_pre++;
+    const GumboVector *kids = &n->v.element.children;
+    size_t next = id + 1;
+    for (unsigned i = 0; i < kids->length; i++) {
+        const GumboNode *k = kids->data[i];
+        if (k->type == GUMBO_NODE_TEXT || k->type == GUMBO_NODE_CDATA ||
+            k->type == GUMBO_NODE_WHITESPACE) {
+            put_text(o, k->v.text.text);
+            continue;
+        }
+        if (dropped(k, depth + 1))
+            continue;
+        size_t c = next;
+        next = a->v[c].end;
+        if (k->v.element.tag == GUMBO_TAG_BR) {
+            o->line = 1;
+            continue;
+        }
+        if (!cut(a, c))
+            emit(a, c, o, depth + 1);
+    }
+    if (t == GUMBO_TAG_PRE)
+        o->in_pre--;
+    if (block)
+        o->para = 1;
+}
+
+static int depth_of(const art *a, size_t i)
+{
+    int d = 0;
+    for (size_t p = a->v[i].parent; p != SIZE_MAX; p = a->v[p].parent)
+        d++;
+    return d;
+}
+
+/* The winner and those of its siblings that belong to the article, in document order. */
+static void emit_article(const art *a, size_t best, out *o)
+{
+    size_t parent = a->v[best].parent;
+    if (parent == SIZE_MAX || a->v[best].node->v.element.tag == GUMBO_TAG_BODY) {
+        emit(a, best, o, depth_of(a, best));
+        return;
+    }
+    double bs = final_score(&a->v[best]);
+    double threshold = bs * 0.2 > 10 ? bs * 0.2 : 10;
+    size_t *sel = NULL, nsel = 0, cap = 0;
+    size_t first = SIZE_MAX, last = 0, nkids = 0;
+    for (size_t c = parent + 1; c < a->v[parent].end; c = a->v[c].end, nkids++) {
+        const node_stat *s = &a->v[c];
+        int take = c == best;
+        if (!take && !s->boiler) {
+            double ld = link_density(s);
+            GumboTag t = s->node->v.element.tag;
+            if (s->cand && final_score(s) >= threshold)
+                take = 1;
+            else if (t == GUMBO_TAG_P && s->text > 80 && ld < 0.25)
+                take = 1;
+        }
+        if (take) {
+            if (first == SIZE_MAX)
+                first = nkids;
+            last = nkids;
+        }
+        if (nsel == cap) {
+            cap = cap ? cap * 2 : 16;
+            sel = rc_xrealloc(sel, cap * 2 * sizeof(*sel));
+        }
+        sel[2 * nsel] = c;
+        sel[2 * nsel + 1] = (size_t)take;
+        nsel++;
+    }
+    int d = depth_of(a, parent) + 1;
+    for (size_t k = 0; k < nsel; k++) {
+        size_t c = sel[2 * k];
+        /* Between two parts of the article: headings, lists, figures, tables of the article. */
+        int between = k > first && k < last && !cut(a, c);
+        if (sel[2 * k + 1] || between)
+            emit(a, c, o, d);
+    }
+    free(sel);
+}
+
+static unsigned visible_chars(const char *s)
+{
+    unsigned n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (!(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || (*p & 0xC0) == 0x80))
+            n++;
+    return n;
+}
+
+char *rc_article_text(const GumboNode *root)
+{
+    art a = {.body_ab = SIZE_MAX};
+    out o = {0};
+    rc_buf_init(&o.b);
+    const GumboNode *html = NULL;
+    const GumboVector *kids = &root->v.document.children;
+    for (unsigned i = 0; i < kids->length; i++) {
+        const GumboNode *k = kids->data[i];
+        if (k->type == GUMBO_NODE_ELEMENT)
+            html = k;
+    }
+    if (html) {
+        collect(&a, html, SIZE_MAX, 0, 0, 0);
+        size_t best = a.body_ab;
+        if (best == SIZE_MAX || a.v[best].text < MIN_ARTICLE_BODY) {
+            score(&a);
+            best = best_candidate(&a);
+        }
+        if (best != SIZE_MAX)
+            emit_article(&a, best, &o);
+    }
+    char *text = rc_buf_steal(&o.b);
+    if (a.jsonld_body && !strchr(a.jsonld_body, '<') &&
+        visible_chars(a.jsonld_body) > visible_chars(text) * 13 / 10) {
+        free(text);
+        text = rc_xstrdup(a.jsonld_body);
+    }
+    json_decref(a.jsonld);
+    free(a.v);
+    return text;
+}
