@@ -13,6 +13,7 @@
 #define MIN_ARTICLE_BODY 200     /* an itemprop=articleBody with less text is not trusted */
 #define JSONLD_MAX (512 * 1024)  /* bytes of one JSON-LD script we are willing to parse */
 #define JSONLD_DEPTH 4
+#define SMALL_JUNK_CHARS 200  /* a byline, date or caption block is shorter */
 #define SCORE_LEVELS 5           /* ancestors a paragraph's score reaches */
 
 typedef struct node_stat {
@@ -23,16 +24,19 @@ typedef struct node_stat {
     double score;
     int weight;      /* class/id/tag verdict */
     unsigned cand : 1;  /* score initialised */
-    unsigned boiler : 1; /* class/id/role/tag says navigation, comments, related ... */
+    unsigned boiler : 1; /* navigation, comments, related ... (decided in mark_boiler) */
+    unsigned says_boiler : 1; /* its tag, role, class or id says so */
     unsigned in_boiler : 1; /* some ancestor is boilerplate */
     unsigned has_block : 1; /* a block element among the children */
+    unsigned has_h1 : 1;    /* holds the first <h1> */
+    unsigned body_class : 1; /* class/id/itemprop/role names the article body */
+    unsigned small_junk : 1; /* class/id names a byline, date, caption, tag list ... */
 } node_stat;
 
 typedef struct art {
     node_stat *v;
     size_t n, cap;
-    size_t body_ab;   /* the itemprop=articleBody element, or SIZE_MAX */
-    const GumboNode *h1;
+    size_t h1;        /* the first <h1>, or SIZE_MAX */
     const char *jsonld_body; /* borrowed from jsonld */
     json_t *jsonld;
 } art;
@@ -53,8 +57,8 @@ static int dropped(const GumboNode *n, int depth)
     if (n->v.element.tag_namespace != GUMBO_NAMESPACE_HTML)
         return 1;
     switch (n->v.element.tag) {
-    case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_HEAD: case GUMBO_TAG_NOSCRIPT:
-    case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_BUTTON: case GUMBO_TAG_SELECT: case GUMBO_TAG_TEXTAREA:
+    case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_HEAD: case GUMBO_TAG_TEMPLATE:
+    case GUMBO_TAG_BUTTON: case GUMBO_TAG_SELECT: case GUMBO_TAG_TEXTAREA:
     case GUMBO_TAG_INPUT: case GUMBO_TAG_IFRAME: case GUMBO_TAG_OBJECT: case GUMBO_TAG_EMBED:
     case GUMBO_TAG_CANVAS: case GUMBO_TAG_AUDIO: case GUMBO_TAG_VIDEO: case GUMBO_TAG_SVG:
     case GUMBO_TAG_MATH: case GUMBO_TAG_MAP: case GUMBO_TAG_OPTION: case GUMBO_TAG_LABEL:
@@ -108,6 +112,22 @@ static const char *const negative[] = {"hidden", "banner", "combx", "comment", "
 static const char *const positive[] = {"article", "body", "content", "entry", "hentry", "h-entry",
                                        "main", "page", "post", "text", "blog", "story", NULL};
 
+/* Class/id substrings that name the article body itself (trafilatura's first choices). */
+static const char *const body_words[] = {
+    "entry-content", "entry_content", "post-content", "post_content", "postcontent", "post-body",
+    "post_body", "postbody", "post-text", "post_text", "article-body", "article_body",
+    "articlebody", "article-content", "article_content", "articlecontent", "article__content",
+    "article__body", "article-text", "article_text", "articletext", "story-body", "storybody",
+    "story-content", "storycontent", "story-text", "blog-content", "blog-post-content",
+    "content-body", "body-text", "bodytext", "main-text", "news-text", "news_text",
+    "newstext", "news-content", "single-content", "text-content", "article-detail",
+    "news-detail", "news_detail", "page-content", "rich-text", "richtext", "td-post-content",
+    "field--name-body", "field-name-body", NULL};
+/* Inside the article: small blocks that are not its text. */
+static const char *const junk_words[] = {"byline", "author", "dateline", "date", "time", "meta",
+                                         "caption", "credit", "tags", "share", "social", "print",
+                                         "rating", "breadcrumb", "toolbar", "subline", NULL};
+
 static int any_in(const char *s, const char *const *words)
 {
     for (; *words; words++)
@@ -138,11 +158,14 @@ static void judge(node_stat *s)
     const char *role = attr(n, "role");
     const char *ip = attr(n, "itemprop");
     int hasci = ci[0] != ' ' || ci[1];
-    s->boiler = t == GUMBO_TAG_NAV ||
+    s->says_boiler = t == GUMBO_TAG_NAV ||
                 (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "contentinfo") ||
                           !strcasecmp(role, "banner") || !strcasecmp(role, "menu"))) ||
                 (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML &&
                  any_in(ci, unlikely) && !any_in(ci, maybe));
+    s->body_class = (hasci && any_in(ci, body_words)) || (ip && strstr(ip, "articleBody")) ||
+                    (role && !strcasecmp(role, "article"));
+    s->small_junk = hasci && any_in(ci, junk_words);
     int w = 0;
     switch (t) {
     case GUMBO_TAG_DIV: w = 5; break;
@@ -201,19 +224,14 @@ static size_t push(art *a, const GumboNode *n, size_t parent)
 
 static void find_jsonld_body(art *a, const GumboNode *n);
 
-static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link, int in_boiler)
+static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
     judge(&a->v[id]);
-    a->v[id].in_boiler = (unsigned)in_boiler;
     GumboTag t = n->v.element.tag;
     in_link |= t == GUMBO_TAG_A;
-    in_boiler |= a->v[id].boiler;
-    const char *ip = attr(n, "itemprop");
-    if (ip && strstr(ip, "articleBody") && a->body_ab == SIZE_MAX && !in_boiler)
-        a->body_ab = id;
-    if (t == GUMBO_TAG_H1 && !a->h1 && !in_boiler)
-        a->h1 = n;
+    if (t == GUMBO_TAG_H1 && a->h1 == SIZE_MAX)
+        a->h1 = id;
     const GumboVector *kids = &n->v.element.children;
     for (unsigned i = 0; i < kids->length; i++) {
         const GumboNode *k = kids->data[i];
@@ -225,7 +243,7 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
             find_jsonld_body(a, k);
         if (dropped(k, depth + 1))
             continue;
-        size_t c = collect(a, k, id, depth + 1, in_link, in_boiler);
+        size_t c = collect(a, k, id, depth + 1, in_link);
         node_stat *s = &a->v[id], *cs = &a->v[c];
         s->text += cs->text;
         s->link += cs->link;
@@ -235,6 +253,24 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
     }
     a->v[id].end = a->n;
     return id;
+}
+
+/* A class such as "with-sidebar-right" or "header-style-3" on a wrapper of the whole page
+ * says nothing: an element is boilerplate when it says so and holds neither the <h1> nor half
+ * of the page's text outside links. */
+static void mark_boiler(art *a)
+{
+    if (!a->n)
+        return;
+    for (size_t p = a->h1; p != SIZE_MAX; p = a->v[p].parent)
+        a->v[p].has_h1 = 1;
+    unsigned page = a->v[0].text - a->v[0].link;
+    for (size_t i = 0; i < a->n; i++) {
+        node_stat *s = &a->v[i];
+        s->boiler = s->says_boiler && !s->has_h1 && (s->text - s->link) * 2 <= page;
+        if (s->parent != SIZE_MAX)
+            s->in_boiler = a->v[s->parent].boiler || a->v[s->parent].in_boiler;
+    }
 }
 
 /* ---- JSON-LD articleBody ------------------------------------------------------------------- */
@@ -333,6 +369,30 @@ static double final_score(const node_stat *s)
     return s->score * (1 - link_density(s));
 }
 
+static unsigned nonlink(const node_stat *s)
+{
+    return s->text - s->link;
+}
+
+/* The element the page names as its article body (class/id, itemprop, role), else its first
+ * <article>, with the most text outside links; SIZE_MAX when none has MIN_ARTICLE_BODY. */
+static size_t named_body(const art *a)
+{
+    size_t best = SIZE_MAX;
+    for (int pass = 0; pass < 2 && best == SIZE_MAX; pass++)
+        for (size_t i = 0; i < a->n; i++) {
+            const node_stat *s = &a->v[i];
+            int named = pass == 0 ? s->body_class : s->node->v.element.tag == GUMBO_TAG_ARTICLE;
+            if (!named || s->boiler || s->in_boiler || nonlink(s) < MIN_ARTICLE_BODY)
+                continue;
+            if (best == SIZE_MAX || nonlink(s) > nonlink(&a->v[best]))
+                best = i;
+            if (pass == 1)
+                break;
+        }
+    return best;
+}
+
 static size_t best_candidate(art *a)
 {
     size_t best = SIZE_MAX;
@@ -386,7 +446,7 @@ static void put_text(out *o, const char *text)
 static int cut(const art *a, size_t i)
 {
     const node_stat *s = &a->v[i];
-    if (s->boiler)
+    if (s->boiler || (s->small_junk && s->text < SMALL_JUNK_CHARS))
         return 1;
     GumboTag t = s->node->v.element.tag;
     if (!is_block(t) || t == GUMBO_TAG_TD || t == GUMBO_TAG_TH)
@@ -495,7 +555,7 @@ static unsigned visible_chars(const char *s)
 
 char *rc_article_text(const GumboNode *root)
 {
-    art a = {.body_ab = SIZE_MAX};
+    art a = {.h1 = SIZE_MAX};
     out o = {0};
     rc_buf_init(&o.b);
     const GumboNode *html = NULL;
@@ -506,13 +566,14 @@ char *rc_article_text(const GumboNode *root)
             html = k;
     }
     if (html) {
-        collect(&a, html, SIZE_MAX, 0, 0, 0);
-        size_t best = a.body_ab;
-        if (best == SIZE_MAX || a.v[best].text < MIN_ARTICLE_BODY) {
-            score(&a);
-            best = best_candidate(&a);
-        }
-        if (best != SIZE_MAX)
+        collect(&a, html, SIZE_MAX, 0, 0);
+        mark_boiler(&a);
+        size_t named = named_body(&a);
+        score(&a);
+        size_t best = best_candidate(&a);
+        if (named != SIZE_MAX && (best == SIZE_MAX || nonlink(&a.v[named]) * 2 >= nonlink(&a.v[best])))
+            emit(&a, named, &o, depth_of(&a, named));
+        else if (best != SIZE_MAX)
             emit_article(&a, best, &o);
     }
     char *text = rc_buf_steal(&o.b);
