@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -14,6 +15,8 @@
 #define JSONLD_MAX (512 * 1024)  /* bytes of one JSON-LD script we are willing to parse */
 #define JSONLD_DEPTH 4
 #define SMALL_JUNK_CHARS 200  /* a byline, date or caption block is shorter */
+#define LEAD_LEVELS 6
+#define LEAD_MAX 3000
 #define SCORE_LEVELS 5           /* ancestors a paragraph's score reaches */
 
 typedef struct node_stat {
@@ -38,6 +41,7 @@ typedef struct art {
     size_t n, cap;
     size_t h1;        /* the first <h1>, or SIZE_MAX */
     const char *jsonld_body; /* borrowed from jsonld */
+    unsigned scope;   /* text outside links of the container being emitted */
     json_t *jsonld;
 } art;
 
@@ -101,7 +105,7 @@ static const char *const unlikely[] = {
     "remark", "replies", "rss", "shoutbox", "sidebar", "skyscraper", "social", "sponsor",
     "supplemental", "pagination", "pager", "popup", "share", "sharing", "newsletter", "subscribe",
     "recommend", "popular", "trending", "most-read", "mostread", "read-more", "readmore",
-    "signup", "promo", "navbar", "navigation", "teaser", "outbrain", "taboola", NULL};
+    "signup", "promo", "navbar", "navigation", "outbrain", "taboola", NULL};
 static const char *const maybe[] = {"and", "article", "body", "column", "content", "main",
                                     "shadow", NULL};
 static const char *const negative[] = {"hidden", "banner", "combx", "comment", "com-", "contact",
@@ -241,6 +245,12 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
         }
         if (k->type == GUMBO_NODE_ELEMENT && k->v.element.tag == GUMBO_TAG_SCRIPT)
             find_jsonld_body(a, k);
+        if (k->type == GUMBO_NODE_ELEMENT && k->v.element.tag == GUMBO_TAG_HEAD)
+            for (unsigned j = 0; j < k->v.element.children.length; j++) {
+                const GumboNode *h = k->v.element.children.data[j];
+                if (h->type == GUMBO_NODE_ELEMENT && h->v.element.tag == GUMBO_TAG_SCRIPT)
+                    find_jsonld_body(a, h);
+            }
         if (dropped(k, depth + 1))
             continue;
         size_t c = collect(a, k, id, depth + 1, in_link);
@@ -445,8 +455,13 @@ static void put_text(out *o, const char *text)
 /* Whether the element at I is left out of the article's text. */
 static int cut(const art *a, size_t i)
 {
+    if (getenv("RC_ART_X") && !strcmp(getenv("RC_ART_X"), "nocut"))
+        return 0;
     const node_stat *s = &a->v[i];
-    if (s->boiler || (s->small_junk && s->text < SMALL_JUNK_CHARS))
+    /* A "banner" or "share" class on most of the article does not make it boilerplate. */
+    if (s->boiler && (s->text - s->link) * 2 <= a->scope)
+        return 1;
+    if (s->small_junk && s->text < SMALL_JUNK_CHARS)
         return 1;
     GumboTag t = s->node->v.element.tag;
     if (!is_block(t) || t == GUMBO_TAG_TD || t == GUMBO_TAG_TH)
@@ -454,7 +469,7 @@ static int cut(const art *a, size_t i)
     return s->text && s->link * 2 > s->text;
 }
 
-static void emit(const art *a, size_t id, out *o, int depth)
+static void emit(art *a, size_t id, out *o, int depth)
 {
     const GumboNode *n = a->v[id].node;
     GumboTag t = n->v.element.tag;
@@ -498,10 +513,49 @@ static int depth_of(const art *a, size_t i)
 }
 
 /* The winner and those of its siblings that belong to the article, in document order. */
-static void emit_article(const art *a, size_t best, out *o)
+static int holds(const art *a, size_t anc, size_t i)
+{
+    return anc <= i && i < a->v[anc].end;
+}
+
+/* The <h1> neighbourhood: a lead, summary or figure between the page's <h1> and the article
+ * element C (at most LEAD_LEVELS up to their common ancestor, at most LEAD_MAX characters). */
+static void emit_lead(art *a, size_t c, out *o)
+{
+    size_t h = a->h1;
+    if (h == SIZE_MAX || h >= c || holds(a, h, c))
+        return;
+    int levels = 0;
+    size_t p = a->v[c].parent;
+    while (p != SIZE_MAX && !holds(a, p, h) && levels < LEAD_LEVELS) {
+        p = a->v[p].parent;
+        levels++;
+    }
+    if (p == SIZE_MAX || !holds(a, p, h))
+        return;
+    unsigned sum = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t j = a->v[h].end; j < c; j++) {
+            size_t q = a->v[j].parent;
+            if (holds(a, j, c) || !(holds(a, q, h) || holds(a, q, c)))
+                continue;
+            const node_stat *s = &a->v[j];
+            if (cut(a, j) || link_density(s) >= 0.3 || !s->text)
+                continue;
+            if (pass == 0)
+                sum += nonlink(s);
+            else
+                emit(a, j, o, depth_of(a, j));
+            if (pass == 0 && sum > LEAD_MAX)
+                return;
+        }
+}
+
+static void emit_article(art *a, size_t best, out *o)
 {
     size_t parent = a->v[best].parent;
     if (parent == SIZE_MAX || a->v[best].node->v.element.tag == GUMBO_TAG_BODY) {
+        emit_lead(a, best, o);
         emit(a, best, o, depth_of(a, best));
         return;
     }
@@ -534,6 +588,7 @@ static void emit_article(const art *a, size_t best, out *o)
         nsel++;
     }
     int d = depth_of(a, parent) + 1;
+    emit_lead(a, sel[2 * first], o);
     for (size_t k = 0; k < nsel; k++) {
         size_t c = sel[2 * k];
         /* Between two parts of the article: headings, lists, figures, tables of the article. */
@@ -569,13 +624,28 @@ char *rc_article_text(const GumboNode *root)
         collect(&a, html, SIZE_MAX, 0, 0);
         mark_boiler(&a);
         size_t named = named_body(&a);
+        if (getenv("RC_ART_X") && !strcmp(getenv("RC_ART_X"), "body")) {
+            a.scope = nonlink(&a.v[0]);
+            emit(&a, 0, &o, 0);
+            named = SIZE_MAX;
+            goto done;
+        }
         score(&a);
         size_t best = best_candidate(&a);
-        if (named != SIZE_MAX && (best == SIZE_MAX || nonlink(&a.v[named]) * 2 >= nonlink(&a.v[best])))
+        if (getenv("RC_ART_DEBUG"))
+            fprintf(stderr, "named %zu %s (%u) best %zu %s (%u)\n", named, named != SIZE_MAX ? attr(a.v[named].node, "class") : "-",
+                    named != SIZE_MAX ? nonlink(&a.v[named]) : 0, best, best != SIZE_MAX ? attr(a.v[best].node, "class") : "-",
+                    best != SIZE_MAX ? nonlink(&a.v[best]) : 0);
+        if (named != SIZE_MAX && (best == SIZE_MAX || nonlink(&a.v[named]) * 2 >= nonlink(&a.v[best]))) {
+            a.scope = nonlink(&a.v[named]);
+            emit_lead(&a, named, &o);
             emit(&a, named, &o, depth_of(&a, named));
-        else if (best != SIZE_MAX)
+        } else if (best != SIZE_MAX) {
+            a.scope = nonlink(&a.v[best]);
             emit_article(&a, best, &o);
+        }
     }
+done:;
     char *text = rc_buf_steal(&o.b);
     if (a.jsonld_body && !strchr(a.jsonld_body, '<') &&
         visible_chars(a.jsonld_body) > visible_chars(text) * 13 / 10) {
