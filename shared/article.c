@@ -17,6 +17,7 @@
 #define SMALL_JUNK_CHARS 200  /* a byline, date or caption block is shorter */
 #define LEAD_LEVELS 6
 #define LEAD_MAX 3000
+#define POST_LEVELS 6
 #define SCORE_LEVELS 5           /* ancestors a paragraph's score reaches */
 
 typedef struct node_stat {
@@ -34,6 +35,7 @@ typedef struct node_stat {
     unsigned has_h1 : 1;    /* holds the first <h1> */
     unsigned body_class : 1; /* class/id/itemprop/role names the article body */
     unsigned small_junk : 1; /* class/id names a byline, date, caption, tag list ... */
+    unsigned reply : 1;      /* a reply of a forum or Q&A page (see first_post) */
 } node_stat;
 
 typedef struct art {
@@ -463,6 +465,8 @@ static int cut(const art *a, size_t i)
         return 1;
     if (s->small_junk && s->text < SMALL_JUNK_CHARS)
         return 1;
+    if (s->reply)
+        return 1;
     GumboTag t = s->node->v.element.tag;
     if (!is_block(t) || t == GUMBO_TAG_TD || t == GUMBO_TAG_TH)
         return 0;
@@ -551,6 +555,97 @@ static void emit_lead(art *a, size_t c, out *o)
         }
 }
 
+/* The first class of N (the id when it has none) with digits removed, lower-cased, into BUF:
+ * "answer accepted-answer" and "answer" are posts of one run, so are post_91 and post_92. */
+static void signature(const GumboNode *n, char *buf, size_t cap)
+{
+    const char *c = attr(n, "class");
+    if (!c || !*c)
+        c = attr(n, "id");
+    size_t k = 0;
+    const char *s = c ? c : "";
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
+    for (; *s && *s != ' ' && *s != '\t' && *s != '\n' && k + 1 < cap; s++)
+        if (*s < '0' || *s > '9')
+            buf[k++] = (char)((*s >= 'A' && *s <= 'Z') ? *s + 32 : *s);
+    buf[k] = 0;
+}
+
+static const char *const post_words[] = {"post", "reply", "answer", "message", "comment", NULL};
+
+/* Forum and Q&A pages: when most of the container C is a run of sibling posts (same tag and
+ * class, named post/reply/answer/message/comment), the first post is the article and the others
+ * are replies; when a question precedes the run (100+ characters of text before it), the whole
+ * run is replies. Marks the replies to be cut. */
+static void first_post(art *a, size_t c)
+{
+    char sig[256], sig2[256];
+    for (size_t j = c + 1; j < a->v[c].end; j++) {
+        const node_stat *s = &a->v[j];
+        if (!is_block(s->node->v.element.tag) || !s->has_block || nonlink(s) < 100)
+            continue;
+        signature(s->node, sig, sizeof sig);
+        if (!sig[0] || !any_in(sig, post_words))
+            continue;
+        size_t p = s->parent;
+        unsigned group = nonlink(s), members = 1;
+        for (size_t k = a->v[j].end; k < a->v[p].end; k = a->v[k].end) {
+            signature(a->v[k].node, sig2, sizeof sig2);
+            if (a->v[k].node->v.element.tag == s->node->v.element.tag && !strcmp(sig, sig2)) {
+                group += nonlink(&a->v[k]);
+                members++;
+            }
+        }
+        if (members < 2 || group * 5 < nonlink(&a->v[c]) * 2)
+            continue;
+        unsigned before = 0;
+        for (size_t i = c; i < j;) {
+            if (i != c && (cut(a, i) || a->v[i].node->v.element.tag == GUMBO_TAG_H1)) {
+                i = a->v[i].end;
+                continue;
+            }
+            unsigned own = nonlink(&a->v[i]);
+            for (size_t k = i + 1; k < a->v[i].end; k = a->v[k].end)
+                own -= nonlink(&a->v[k]);
+            before += own;
+            i++;
+        }
+        int question = before >= 100;
+        for (size_t k = question ? j : a->v[j].end; k < a->v[p].end; k = a->v[k].end) {
+            signature(a->v[k].node, sig2, sizeof sig2);
+            if (a->v[k].node->v.element.tag == s->node->v.element.tag && !strcmp(sig, sig2))
+                a->v[k].reply = 1;
+        }
+        return;
+    }
+}
+
+/* The post of a forum or Q&A page that holds C, if any: an ancestor (at most POST_LEVELS up)
+ * named like a post with a sibling of the same tag and class. */
+static size_t post_of(const art *a, size_t c)
+{
+    char sig[256], sig2[256];
+    size_t x = c;
+    for (int level = 0; level < POST_LEVELS && x != SIZE_MAX; level++, x = a->v[x].parent) {
+        const node_stat *s = &a->v[x];
+        size_t p = s->parent;
+        if (p == SIZE_MAX || !is_block(s->node->v.element.tag))
+            continue;
+        signature(s->node, sig, sizeof sig);
+        if (!sig[0] || !any_in(sig, post_words))
+            continue;
+        for (size_t k = p + 1; k < a->v[p].end; k = a->v[k].end) {
+            if (k == x || a->v[k].node->v.element.tag != s->node->v.element.tag)
+                continue;
+            signature(a->v[k].node, sig2, sizeof sig2);
+            if (!strcmp(sig, sig2))
+                return x;
+        }
+    }
+    return SIZE_MAX;
+}
+
 static void emit_article(art *a, size_t best, out *o)
 {
     size_t parent = a->v[best].parent;
@@ -636,12 +731,22 @@ char *rc_article_text(const GumboNode *root)
             fprintf(stderr, "named %zu %s (%u) best %zu %s (%u)\n", named, named != SIZE_MAX ? attr(a.v[named].node, "class") : "-",
                     named != SIZE_MAX ? nonlink(&a.v[named]) : 0, best, best != SIZE_MAX ? attr(a.v[best].node, "class") : "-",
                     best != SIZE_MAX ? nonlink(&a.v[best]) : 0);
-        if (named != SIZE_MAX && (best == SIZE_MAX || nonlink(&a.v[named]) * 2 >= nonlink(&a.v[best]))) {
+        /* One post of a thread was chosen: the thread (two up: the posts' list, its parent). */
+        size_t chosen = named != SIZE_MAX && (best == SIZE_MAX || nonlink(&a.v[named]) * 2 >= nonlink(&a.v[best])) ? named : best;
+        size_t post = chosen != SIZE_MAX ? post_of(&a, chosen) : SIZE_MAX;
+        if (post != SIZE_MAX && a.v[post].parent != SIZE_MAX && a.v[a.v[post].parent].parent != SIZE_MAX) {
+            size_t thread = a.v[a.v[post].parent].parent;
+            a.scope = nonlink(&a.v[thread]);
+            first_post(&a, thread);
+            emit(&a, thread, &o, depth_of(&a, thread));
+        } else if (named != SIZE_MAX && (best == SIZE_MAX || nonlink(&a.v[named]) * 2 >= nonlink(&a.v[best]))) {
             a.scope = nonlink(&a.v[named]);
+            first_post(&a, named);
             emit_lead(&a, named, &o);
             emit(&a, named, &o, depth_of(&a, named));
         } else if (best != SIZE_MAX) {
             a.scope = nonlink(&a.v[best]);
+            first_post(&a, best);
             emit_article(&a, best, &o);
         }
     }
