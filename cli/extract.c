@@ -1,6 +1,7 @@
 /* extract.c - `redcrawl extract`: apply a rule document to a saved page offline and print what the
  * crawler would store (items as JSON Lines) and, with --links, the links its link rules would
- * follow, so rules can be developed the way people use `scrapy shell`. */
+ * follow, so rules can be developed the way people use `scrapy shell`; with --text, the page's
+ * main text as the crawler stores it (decoded and parsed the way worker/page.c does). */
 #include <errno.h>
 #include <jansson.h>
 #include <libxml/parser.h>
@@ -9,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "charset.h"
 #include "cli.h"
 #include "config.h"
 #include "extract.h"
 #include "html.h"
+#include "maintext.h"
 #include "rules.h"
 #include "url.h"
 #include "util.h"
@@ -25,10 +28,17 @@ typedef struct extract_conf {
     char *field_set;
     int links;
     int second_page;
+    int text;
+    char *text_method;
 } extract_conf;
 
 static const rc_conf_row rows[] = {
-    {"rules", RC_CONF_STR, offsetof(extract_conf, rules), NULL, 0, 0, NULL, "rule document (JSON), required"},
+    {"rules", RC_CONF_STR, offsetof(extract_conf, rules), NULL, 0, 0, NULL,
+     "rule document (JSON), required unless --text"},
+    {"text", RC_CONF_BOOL, offsetof(extract_conf, text), "0", 0, 1, NULL,
+     "print the page's main text as the crawler stores it (before any items)"},
+    {"text-method", RC_CONF_STR, offsetof(extract_conf, text_method), "article", 0, 0, NULL,
+     "main-text method for --text: article (the crawler's), density or lineblock"},
     {"url", RC_CONF_STR, offsetof(extract_conf, url), NULL, 0, 0, NULL,
      "the page's URL: stored in items, base for links (default http://localhost/PAGE)"},
     {"field-set", RC_CONF_STR, offsetof(extract_conf, field_set), NULL, 0, 0, NULL,
@@ -41,7 +51,8 @@ static const rc_conf_row rows[] = {
 #define NROWS (sizeof rows / sizeof rows[0])
 
 static const char usage_line[] = "usage: redcrawl extract --rules FILE [--url URL] [--links] [--field-set NAME] "
-                                 "[--second-page] PAGE.html|-\n";
+                                 "[--second-page] PAGE.html|-\n"
+                                 "       redcrawl extract --text [--text-method NAME] [--rules FILE ...] PAGE.html|-\n";
 
 /* Reads all of PATH ("-" = stdin), at most MAX bytes. NULL with errno set on failure. */
 static char *read_all(const char *path, size_t max, size_t *ret_len)
@@ -108,6 +119,28 @@ static void report(const char *page, const rc_extract_stats *st)
         fprintf(stderr, "redcrawl extract: %s: a limit cut nodes, items or values\n", page);
 }
 
+/* --text: the page decoded to UTF-8 (BOM, <meta>, sniffing: no header offline) and parsed once,
+ * as worker/page.c does, then its main text. Returns the exit status. */
+static int print_text(const char *page_path, const char *page, size_t len, rc_maintext_method method)
+{
+    size_t ulen;
+    char charset[RC_CHARSET_NAME_MAX];
+    rc_charset_detect(page, len, NULL, charset, sizeof charset);
+    char *utf8 = rc_charset_to_utf8(page, len, charset, &ulen);
+    rc_html *doc = rc_html_parse(utf8, ulen);
+    rc_maintext_opts o = {.method = method};
+    rc_maintext_method used;
+    char *text = rc_maintext_text(doc, &o, &used);
+    if (*text)
+        printf("%s\n", text);
+    fprintf(stderr, "redcrawl extract: %s: %s, main text by %s: %zu bytes\n", page_path, charset,
+            rc_maintext_method_name(used), strlen(text));
+    free(text);
+    rc_html_free(doc);
+    free(utf8);
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int rc_cli_extract(int argc, char **argv)
 {
     extract_conf c;
@@ -136,13 +169,26 @@ int rc_cli_extract(int argc, char **argv)
         status = 2;
         goto fail;
     }
-    if (!c.rules || optind != argc - 1) {
-        fprintf(stderr, "redcrawl extract: %s\n%s", !c.rules ? "--rules FILE is required" : "give exactly one PAGE",
+    rc_maintext_method method;
+    if ((!c.rules && !c.text) || optind != argc - 1 || rc_maintext_method_parse(c.text_method, &method) < 0) {
+        fprintf(stderr, "redcrawl extract: %s\n%s",
+                !c.rules && !c.text ? "--rules FILE or --text is required"
+                : optind != argc - 1 ? "give exactly one PAGE"
+                                     : "--text-method: article, density or lineblock",
                 usage_line);
         status = 2;
         goto fail;
     }
     page_path = argv[optind];
+    if (!c.rules) {
+        if (!(page = read_all(page_path, MAX_PAGE, &len))) {
+            fprintf(stderr, "redcrawl extract: %s: %s\n", page_path,
+                    errno == EFBIG ? "larger than 64 MiB" : strerror(errno));
+            goto fail;
+        }
+        status = print_text(page_path, page, len, method);
+        goto fail;
+    }
 
     if (!(rules_text = read_all(c.rules, RC_RULES_MAX_LEN, &len))) {
         fprintf(stderr, "redcrawl extract: %s: %s\n", c.rules,
@@ -183,6 +229,9 @@ int rc_cli_extract(int argc, char **argv)
                 errno == EFBIG ? "larger than 64 MiB" : strerror(errno));
         goto fail;
     }
+    if (c.text && (status = print_text(page_path, page, len, method)) != 0)
+        goto fail;
+    status = 1;
     html = rc_html_parse(page, len);
     xd = rc_extract_doc_new(html);
 

@@ -4,7 +4,6 @@
 #include "util.h"
 
 #include <jansson.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -36,6 +35,7 @@ typedef struct node_stat {
     unsigned body_class : 1; /* class/id/itemprop/role names the article body */
     unsigned small_junk : 1; /* class/id names a byline, date, caption, tag list ... */
     unsigned reply : 1;      /* a reply of a forum or Q&A page (see first_post) */
+    unsigned itemprop : 1;   /* itemprop=articleBody */
 } node_stat;
 
 typedef struct art {
@@ -172,6 +172,7 @@ static void judge(node_stat *s)
     s->body_class = (hasci && any_in(ci, body_words)) || (ip && strstr(ip, "articleBody")) ||
                     (role && !strcasecmp(role, "article"));
     s->small_junk = hasci && any_in(ci, junk_words);
+    s->itemprop = ip && strstr(ip, "articleBody");
     int w = 0;
     switch (t) {
     case GUMBO_TAG_DIV: w = 5; break;
@@ -457,8 +458,6 @@ static void put_text(out *o, const char *text)
 /* Whether the element at I is left out of the article's text. */
 static int cut(const art *a, size_t i)
 {
-    if (getenv("RC_ART_X") && !strcmp(getenv("RC_ART_X"), "nocut"))
-        return 0;
     const node_stat *s = &a->v[i];
     /* A "banner" or "share" class on most of the article does not make it boilerplate. */
     if (s->boiler && (s->text - s->link) * 2 <= a->scope)
@@ -499,7 +498,10 @@ static void emit(art *a, size_t id, out *o, int depth)
             o->line = 1;
             continue;
         }
-        if (!cut(a, c))
+        /* A bare link between blocks ("next", "read more") is navigation, not text. */
+        int bare_link = a->v[id].has_block && !is_block(k->v.element.tag) && a->v[c].text &&
+                        a->v[c].link == a->v[c].text;
+        if (!cut(a, c) && !bare_link)
             emit(a, c, o, depth + 1);
     }
     if (t == GUMBO_TAG_PRE)
@@ -703,6 +705,40 @@ static unsigned visible_chars(const char *s)
     return n;
 }
 
+/* Which element holds the article, and emits it. */
+static void emit_best(art *a, out *o)
+{
+    size_t named = named_body(a);
+    score(a);
+    size_t best = best_candidate(a);
+    /* A named body is trusted unless the scoring found twice its text elsewhere; an explicit
+     * itemprop=articleBody always. */
+    if (named != SIZE_MAX &&
+        (best == SIZE_MAX || a->v[named].itemprop || nonlink(&a->v[named]) * 2 >= nonlink(&a->v[best])))
+        best = named;
+    else
+        named = SIZE_MAX;
+    if (best == SIZE_MAX)
+        return;
+    /* One post of a thread was chosen: the thread (two up: the posts' list, its parent). */
+    size_t post = post_of(a, best);
+    if (post != SIZE_MAX && a->v[post].parent != SIZE_MAX && a->v[a->v[post].parent].parent != SIZE_MAX) {
+        size_t thread = a->v[a->v[post].parent].parent;
+        a->scope = nonlink(&a->v[thread]);
+        first_post(a, thread);
+        emit(a, thread, o, depth_of(a, thread));
+        return;
+    }
+    a->scope = nonlink(&a->v[best]);
+    first_post(a, best);
+    if (named != SIZE_MAX) {
+        emit_lead(a, named, o);
+        emit(a, named, o, depth_of(a, named));
+    } else {
+        emit_article(a, best, o);
+    }
+}
+
 char *rc_article_text(const GumboNode *root)
 {
     art a = {.h1 = SIZE_MAX};
@@ -718,39 +754,8 @@ char *rc_article_text(const GumboNode *root)
     if (html) {
         collect(&a, html, SIZE_MAX, 0, 0);
         mark_boiler(&a);
-        size_t named = named_body(&a);
-        if (getenv("RC_ART_X") && !strcmp(getenv("RC_ART_X"), "body")) {
-            a.scope = nonlink(&a.v[0]);
-            emit(&a, 0, &o, 0);
-            named = SIZE_MAX;
-            goto done;
-        }
-        score(&a);
-        size_t best = best_candidate(&a);
-        if (getenv("RC_ART_DEBUG"))
-            fprintf(stderr, "named %zu %s (%u) best %zu %s (%u)\n", named, named != SIZE_MAX ? attr(a.v[named].node, "class") : "-",
-                    named != SIZE_MAX ? nonlink(&a.v[named]) : 0, best, best != SIZE_MAX ? attr(a.v[best].node, "class") : "-",
-                    best != SIZE_MAX ? nonlink(&a.v[best]) : 0);
-        /* One post of a thread was chosen: the thread (two up: the posts' list, its parent). */
-        size_t chosen = named != SIZE_MAX && (best == SIZE_MAX || nonlink(&a.v[named]) * 2 >= nonlink(&a.v[best])) ? named : best;
-        size_t post = chosen != SIZE_MAX ? post_of(&a, chosen) : SIZE_MAX;
-        if (post != SIZE_MAX && a.v[post].parent != SIZE_MAX && a.v[a.v[post].parent].parent != SIZE_MAX) {
-            size_t thread = a.v[a.v[post].parent].parent;
-            a.scope = nonlink(&a.v[thread]);
-            first_post(&a, thread);
-            emit(&a, thread, &o, depth_of(&a, thread));
-        } else if (named != SIZE_MAX && (best == SIZE_MAX || nonlink(&a.v[named]) * 2 >= nonlink(&a.v[best]))) {
-            a.scope = nonlink(&a.v[named]);
-            first_post(&a, named);
-            emit_lead(&a, named, &o);
-            emit(&a, named, &o, depth_of(&a, named));
-        } else if (best != SIZE_MAX) {
-            a.scope = nonlink(&a.v[best]);
-            first_post(&a, best);
-            emit_article(&a, best, &o);
-        }
+        emit_best(&a, &o);
     }
-done:;
     char *text = rc_buf_steal(&o.b);
     if (a.jsonld_body && !strchr(a.jsonld_body, '<') &&
         visible_chars(a.jsonld_body) > visible_chars(text) * 13 / 10) {

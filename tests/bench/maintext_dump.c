@@ -37,24 +37,12 @@ static char *slurp(const char *path, size_t *ret_len)
     return rc_buf_steal(&b);
 }
 
-static int parse_method(const char *s, rc_maintext_method *ret)
-{
-    static const char *const names[] = {"density", "lineblock", "article"};
-    static const rc_maintext_method ms[] = {RC_MAINTEXT_DENSITY, RC_MAINTEXT_LINEBLOCK, RC_MAINTEXT_ARTICLE};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *ret = ms[i];
-            return 0;
-        }
-    return -1;
-}
-
 int main(int argc, char **argv)
 {
     rc_maintext_method m = RC_MAINTEXT_ARTICLE;
     int a = 1;
     if (argc > 2 && strcmp(argv[1], "-m") == 0) {
-        if (parse_method(argv[2], &m) < 0) {
+        if (rc_maintext_method_parse(argv[2], &m) < 0) {
             fprintf(stderr, "maintext_dump: unknown method %s\n", argv[2]);
             return 2;
         }
