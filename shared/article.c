@@ -68,6 +68,7 @@ static int dropped(const GumboNode *n, int depth)
     case GUMBO_TAG_INPUT: case GUMBO_TAG_IFRAME: case GUMBO_TAG_OBJECT: case GUMBO_TAG_EMBED:
     case GUMBO_TAG_CANVAS: case GUMBO_TAG_AUDIO: case GUMBO_TAG_VIDEO: case GUMBO_TAG_SVG:
     case GUMBO_TAG_MATH: case GUMBO_TAG_MAP: case GUMBO_TAG_OPTION: case GUMBO_TAG_LABEL:
+    case GUMBO_TAG_FIGCAPTION:
         return 1;
     default:
         break;
@@ -107,7 +108,8 @@ static const char *const unlikely[] = {
     "remark", "replies", "rss", "shoutbox", "sidebar", "skyscraper", "social", "sponsor",
     "supplemental", "pagination", "pager", "popup", "share", "sharing", "newsletter", "subscribe",
     "recommend", "popular", "trending", "most-read", "mostread", "read-more", "readmore",
-    "signup", "promo", "navbar", "navigation", "outbrain", "taboola", NULL};
+    "signup", "promo", "navbar", "navigation", "outbrain", "taboola", "author-bio", "author_section",
+    "author-box", "about-author", "author-info", "tooltip", "disclosure", "affiliate", NULL};
 static const char *const maybe[] = {"and", "article", "body", "column", "content", "main",
                                     "shadow", NULL};
 static const char *const negative[] = {"hidden", "banner", "combx", "comment", "com-", "contact",
