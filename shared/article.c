@@ -503,7 +503,11 @@ static void emit(art *a, size_t id, out *o, int depth)
         /* A bare link between blocks ("next", "read more") is navigation, not text. */
         int bare_link = a->v[id].has_block && !is_block(k->v.element.tag) && a->v[c].text &&
                         a->v[c].link == a->v[c].text;
-        if (!cut(a, c) && !bare_link)
+        /* A heading over a block that is cut ("Related articles") or over nothing goes too. */
+        GumboTag kt = k->v.element.tag;
+        int orphan = kt >= GUMBO_TAG_H1 && kt <= GUMBO_TAG_H6 &&
+                     next < a->v[id].end && cut(a, next);
+        if (!cut(a, c) && !bare_link && !orphan)
             emit(a, c, o, depth + 1);
     }
     if (t == GUMBO_TAG_PRE)
