@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "maintext.h"
 #include "page.h"
 #include "record.h"
 #include "response.h"
@@ -32,6 +33,7 @@ typedef struct extract_conf {
     int second_page;
     int record;
     int text;
+    char *text_method;
     int64_t maxdepth;
 } extract_conf;
 
@@ -54,11 +56,14 @@ static const rc_conf_row rows[] = {
      "print the page record first, as a crawl stores it"},
     {"text", RC_CONF_BOOL, offsetof(extract_conf, text), "0", 0, 1, NULL,
      "print the page's main text (as `crawl --text` stores it) instead of items"},
+    {"text-method", RC_CONF_STR, offsetof(extract_conf, text_method), "article", 0, 0, NULL,
+     "main-text method: article (the crawler's), density or lineblock"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
 static const char usage_line[] = "usage: redcrawl extract [--rules FILE] [--url URL] [--record] [--text] [--links] "
-                                 "[--field-set NAME] [--second-page] [--content-type TYPE] [--maxdepth N] PAGE.html|-\n";
+                                 "[--field-set NAME] [--second-page] [--content-type TYPE] [--maxdepth N] "
+                                 "[--text-method NAME] PAGE.html|-\n";
 
 /* Reads all of PATH ("-" = stdin), at most MAX bytes. NULL with errno set on failure. */
 static char *read_all(const char *path, size_t max, size_t *ret_len)
@@ -176,8 +181,8 @@ static int check_rules(const extract_conf *c, const rc_rules *rules)
 }
 
 /* Runs the pipeline on the page and prints what the options ask for. Returns the exit status. */
-static int show(const extract_conf *c, const rc_page_job *pj, const char *page_path, const char *url,
-                const char *page, size_t len)
+static int show(const extract_conf *c, const rc_page_job *pj, const rc_maintext_opts *text_opts,
+                const char *page_path, const char *url, const char *page, size_t len)
 {
     char empty_item[] = "{}"; /* a detail page completes the list item it came with */
     rc_record rec = {.url = (char *)url, .crawlid = pj->job.crawlid, .cb = c->field_set,
@@ -187,7 +192,8 @@ static int show(const extract_conf *c, const rc_page_job *pj, const char *page_p
                        .body = page, .body_len = len, .raw_body = page, .raw_len = len};
     rc_seen *seen = rc_seen_new(1024);
     rc_page_ctx ctx = {.job = &pj->job, .rules = pj->rules, .filter = pj->filter, .bp = &pj->bp, .seen = seen,
-                       .rec = &rec, .worker_id = "extract", .max_links = SIZE_MAX, .now_ms = rc_now_ms()};
+                       .rec = &rec, .worker_id = "extract", .max_links = SIZE_MAX, .now_ms = rc_now_ms(),
+                       .text_opts = text_opts};
     rc_page_result out;
     rc_page_process(&ctx, &res, &out);
     if (c->record)
@@ -213,6 +219,9 @@ static int show(const extract_conf *c, const rc_page_job *pj, const char *page_p
     if (c->links)
         fprintf(stderr, ", %zu link%s to follow (%zu carry an item to complete)", nlinks, nlinks == 1 ? "" : "s",
                 waiting);
+    const char *used = json_string_value(json_object_get(out.doc, "text_method"));
+    if (used)
+        fprintf(stderr, ", main text by %s", used);
     fputc('\n', stderr);
     rc_page_result_release(&out);
     rc_seen_free(seen);
@@ -243,8 +252,11 @@ int rc_cli_extract(int argc, char **argv)
         status = 2;
         goto fail;
     }
-    if (optind != argc - 1) {
-        fprintf(stderr, "redcrawl extract: give exactly one PAGE\n%s", usage_line);
+    rc_maintext_opts text_opts = {0};
+    if (optind != argc - 1 || rc_maintext_method_parse(c.text_method, &text_opts.method) < 0) {
+        fprintf(stderr, "redcrawl extract: %s\n%s",
+                optind != argc - 1 ? "give exactly one PAGE" : "--text-method: article, density or lineblock",
+                usage_line);
         status = 2;
         goto fail;
     }
@@ -270,7 +282,7 @@ int rc_cli_extract(int argc, char **argv)
         status = 1;
         goto fail;
     }
-    status = show(&c, &pj, page_path, url, page, len);
+    status = show(&c, &pj, &text_opts, page_path, url, page, len);
 
 fail:
     if (have_job)

@@ -1,9 +1,31 @@
 #!/usr/bin/env bash
-# Main-text extraction figures (issue 5): token precision / recall / F1 of the line-block
-# distribution method and of redcrawl's density variant, page by page and overall, over the
-# hand-labelled corpus in tests/data/maintext (each page's expected main text written by hand).
-#   scripts/bench_maintext.sh [--sweep]   (--sweep also tries other K and threshold values)
+# Main-text extraction figures (issues 5, 15): precision / recall / F1 and ms/page of redcrawl's
+# methods and of trafilatura, readability-lxml and jusText on the same pages in the same run, over
+# each labelled data directory given (layouts and scoring: scripts/maintext_bench.py; where the
+# sets come from: README.md "Main text"). Without a directory, redcrawl's own tests/data/maintext.
+#   scripts/bench_maintext.sh [--redcrawl-only] [--methods article,density] [--worst N] [DIR...]
+#   scripts/bench_maintext.sh --sweep   (the old K/threshold sweep on tests/data/maintext)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-scripts/setup.sh --release
-exec build/tests/bench/maintext_eval tests/data "$@"
+scripts/setup.sh --release >/dev/null
+if [ "${1:-}" = "--sweep" ]; then
+  exec build/tests/bench/maintext_eval tests/data "$@"
+fi
+venv="${REDCRAWL_MAINTEXT_VENV:-$HOME/.cache/redcrawl/venv-maintext}"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import trafilatura, readability, justext' 2>/dev/null; then
+  echo "bench_maintext: installing trafilatura, readability-lxml, jusText into $venv" >&2
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q -U pip
+  "$venv/bin/pip" install -q trafilatura readability-lxml justext
+fi
+args=() sets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --redcrawl-only) args+=("$1") ;;
+    --methods|--worst) args+=("$1" "$2"); shift ;;
+    *) sets+=("$1") ;;
+  esac
+  shift
+done
+[ ${#sets[@]} -gt 0 ] || sets=(tests/data)
+exec "$venv/bin/python" scripts/maintext_bench.py --driver build/tests/bench/maintext_dump "${args[@]}" "${sets[@]}"

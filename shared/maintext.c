@@ -1,6 +1,8 @@
 /* maintext.c - see maintext.h. */
 #include "maintext.h"
 
+#include "article.h"
+
 #include "url.h"
 #include "util.h"
 
@@ -381,14 +383,24 @@ static void extract_density(rc_buf *out, const render *r, const region *regs, si
     }
 }
 
-char *rc_maintext_extract_opts(rc_html *doc, const rc_maintext_opts *opts)
+char *rc_maintext_text(rc_html *doc, const rc_maintext_opts *opts, rc_maintext_method *ret_used)
 {
-    rc_maintext_method m = opts ? opts->method : RC_MAINTEXT_DENSITY;
+    rc_maintext_method m = opts ? opts->method : RC_MAINTEXT_ARTICLE;
     unsigned k = opts && opts->block_lines ? opts->block_lines : DEFAULT_BLOCK_LINES;
     unsigned threshold = opts && opts->threshold ? opts->threshold : DEFAULT_THRESHOLD;
     if (k > MAX_BLOCK_LINES)
         k = MAX_BLOCK_LINES;
     const GumboOutput *g = rc_html_gumbo(doc);
+    if (m == RC_MAINTEXT_ARTICLE) {
+        char *t = rc_article_text(g->document);
+        if (*t) {
+            if (ret_used)
+                *ret_used = m;
+            return t;
+        }
+        free(t); /* nothing article-like: the density method's best region */
+        m = RC_MAINTEXT_DENSITY;
+    }
     render r = {0};
     render_tree(&r, g->document);
     region *regs = NULL;
@@ -401,12 +413,36 @@ char *rc_maintext_extract_opts(rc_html *doc, const rc_maintext_opts *opts)
         extract_density(&out, &r, regs, nregs);
     free(regs);
     render_release(&r);
+    if (ret_used)
+        *ret_used = m;
     return rc_buf_steal(&out);
+}
+
+char *rc_maintext_extract_opts(rc_html *doc, const rc_maintext_opts *opts)
+{
+    return rc_maintext_text(doc, opts, NULL);
 }
 
 char *rc_maintext_extract(rc_html *doc)
 {
-    return rc_maintext_extract_opts(doc, NULL);
+    return rc_maintext_text(doc, NULL, NULL);
+}
+
+static const char *const method_names[] = {"density", "lineblock", "article"};
+
+const char *rc_maintext_method_name(rc_maintext_method m)
+{
+    return (unsigned)m < sizeof method_names / sizeof method_names[0] ? method_names[m] : "?";
+}
+
+int rc_maintext_method_parse(const char *name, rc_maintext_method *ret)
+{
+    for (size_t i = 0; i < sizeof method_names / sizeof method_names[0]; i++)
+        if (strcmp(name, method_names[i]) == 0) {
+            *ret = (rc_maintext_method)i;
+            return 0;
+        }
+    return -EINVAL;
 }
 
 /* ---- metadata ------------------------------------------------------------------------------ */

@@ -1,26 +1,22 @@
 /* maintext.h - the main text of an article page, and its metadata.
  *
- * Main text follows the line-block distribution method (Chen Xin et al., as used in the thesis):
- * the page is rendered to text lines, each block of K consecutive lines gets its length (non-
- * whitespace characters), and the main text is where block lengths jump above a threshold and
- * run on until the blocks fall to zero. The original method works on source lines with the tags
- * stripped; here the lines come from the gumbo tree (every block element's start and end breaks
- * a line, as a formatted source would), with script/style/noscript/template/nav/footer/aside/
- * form/select/button/iframe/svg content dropped.
- *
- * Two variants, measured on the 17 hand-labelled pages of tests/data/maintext (token F1, see
- * tests/bench/maintext_eval.c): published 0.82, density 0.94.
- *  RC_MAINTEXT_LINEBLOCK  the published method: every region above the threshold, lines under 5
- *                         characters dropped, regions mentioning "Copyright"/"版权所有" skipped.
- *  RC_MAINTEXT_DENSITY    the default. Link text does not count towards a line's length (nav,
- *                         related-link lists and tag clouds become gaps), the region with the most
- *                         text is taken as the article, the smallest element containing it is
- *                         found in the tree, and only regions inside that element are kept (so
- *                         comments, sidebars and teasers elsewhere are dropped, while an article
- *                         split by an advert or a figure is joined again); lines under 5
+ * Three methods, all on the one gumbo tree (figures: scripts/bench_maintext.sh, README "Main
+ * text"):
+ *  RC_MAINTEXT_ARTICLE    the default: the article found by the page's structure (article.h);
+ *                         when it finds nothing, the density method's text.
+ *  RC_MAINTEXT_DENSITY    line-block distribution (Chen Xin et al., as used in the thesis) with
+ *                         link text not counted: the page is rendered to lines (every block
+ *                         element's start and end breaks a line; script/style/noscript/template/
+ *                         nav/footer/aside/form/select/button/iframe/svg content dropped), each
+ *                         block of K lines gets its length, regions run from a block above the
+ *                         threshold until the blocks fall to zero; the region with the most text
+ *                         is the article, the smallest element containing it is found in the
+ *                         tree, and only regions inside that element are kept; lines under 5
  *                         characters or with more than half their text in links are dropped.
- *                         Weak spots: a headline, byline or caption next to the body is kept; a
- *                         reply longer than the question (Q&A, forums) is taken as the article. */
+ *                         Weak spots: a reply longer than the question is taken, an article cut
+ *                         into sections yields one section, the sidebar's legal text can win.
+ *  RC_MAINTEXT_LINEBLOCK  the published method: every region above the threshold, lines under 5
+ *                         characters dropped, regions mentioning "Copyright"/"版权所有" skipped. */
 #ifndef RC_MAINTEXT_H
 #define RC_MAINTEXT_H
 
@@ -31,6 +27,7 @@ struct json_t;
 typedef enum rc_maintext_method {
     RC_MAINTEXT_DENSITY = 0,
     RC_MAINTEXT_LINEBLOCK = 1,
+    RC_MAINTEXT_ARTICLE = 2, /* the default */
 } rc_maintext_method;
 
 typedef struct rc_maintext_opts {
@@ -39,11 +36,19 @@ typedef struct rc_maintext_opts {
     unsigned threshold;   /* block length that starts a region; 0 = 86 (cx-extractor's default) */
 } rc_maintext_opts;
 
-/* The main text of DOC (borrowed) as malloc'd UTF-8, one paragraph per line, lines separated by
- * "\n" (no trailing newline); "" when no region was found. Never NULL; aborts on OOM. OPTS may be
- * NULL for the defaults. */
+/* The main text of DOC (borrowed) as malloc'd UTF-8, no trailing newline; "" when nothing was
+ * found. Never NULL; aborts on OOM. The article method separates paragraphs by a blank line
+ * ("\n\n", a <br> is "\n"); the line-block methods put one paragraph per line. OPTS NULL =
+ * the article method; block_lines/threshold 0 = their defaults (line-block methods only).
+ * *RET_USED (may be NULL) is the method that produced the text: RC_MAINTEXT_DENSITY when the
+ * article method found nothing. rc_maintext_extract(doc) = rc_maintext_text(doc, NULL, NULL). */
+char *rc_maintext_text(rc_html *doc, const rc_maintext_opts *opts, rc_maintext_method *ret_used);
 char *rc_maintext_extract(rc_html *doc);
 char *rc_maintext_extract_opts(rc_html *doc, const rc_maintext_opts *opts);
+
+/* "article", "density", "lineblock"; parse returns -EINVAL for another name. */
+const char *rc_maintext_method_name(rc_maintext_method m);
+int rc_maintext_method_parse(const char *name, rc_maintext_method *ret);
 
 /* Fills the JSON object OUT (borrowed; existing keys are replaced) with what DOC states about
  * itself, each key only when present and non-empty (whitespace collapsed and trimmed):

@@ -268,6 +268,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
 
     json_t *meta = NULL;
     char *text = NULL;
+    rc_maintext_method text_method = RC_MAINTEXT_ARTICLE;
     const char *title = NULL;
     rc_html *doc = NULL;
     rc_htmltok *tok = NULL; /* instead of DOC when nothing needs a tree */
@@ -320,7 +321,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
             title = rc_html_title(doc);
             rc_maintext_meta(doc, url, meta);
             if (ctx->job->text || ctx->job->dedup_content)
-                text = rc_maintext_extract(doc);
+                text = rc_maintext_text(doc, ctx->text_opts, &text_method);
             if (text && ctx->job->dedup_content)
                 text_digest(text, out->digest);
             bh = rc_html_base_href(doc);
@@ -392,8 +393,10 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
         json_object_set(o, "meta", meta);
     if (out->digest[0])
         json_object_set_new(o, "text_digest", json_string(out->digest));
-    if (text && ctx->job->text)
+    if (text && ctx->job->text) {
         json_object_set_new(o, "text", json_string(text));
+        json_object_set_new(o, "text_method", json_string(rc_maintext_method_name(text_method)));
+    }
     json_object_set_new(o, "timestamp", json_string(ts));
     json_object_set_new(o, "fetch_ms", json_real(res->total_ms));
     json_object_set_new(o, "attempt", json_integer(rec->attempt + 1));

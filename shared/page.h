@@ -24,6 +24,7 @@ struct rc_seen;
 struct rc_record;
 struct rc_bloom_params;
 struct rc_fetch_result;
+struct rc_maintext_opts;
 
 /* A job as the pipeline needs it: the spec parsed, its URL filter built and its rules compiled
  * once, kept together for every page of the job (worker and `redcrawl extract` alike). */
@@ -49,6 +50,7 @@ typedef struct rc_page_ctx {       /* all borrowed */
     const char *worker_id;
     size_t max_links;
     uint64_t now_ms;
+    const struct rc_maintext_opts *text_opts; /* NULL = the crawler's method */
 } rc_page_ctx;
 
 typedef struct rc_page_result {

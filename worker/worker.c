@@ -668,6 +668,7 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
         t->duplicate = 1;
         json_object_set_new(pg->doc, "duplicate_of", json_string(duplicate_of));
         json_object_del(pg->doc, "text");
+        json_object_del(pg->doc, "text_method");
         if (w->ac)
             redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %sjob:%s duplicates 1", w->conf->prefix, t->rec.crawlid);
     }

@@ -104,6 +104,8 @@ def test_encodings_come_out_as_utf8(tmp, procs):
                 bad.append("%s: a duplicate must point at a page with the same digest and not store text" % url)
         elif not body or body.split()[0] not in text:
             bad.append("%s: main text %r does not match" % (url, body[:40]))
+        elif p.get("text_method") not in ("article", "density"):
+            bad.append("%s: text_method %r" % (url, p.get("text_method")))
     check(not bad, "%d of %d pages wrong:\n  %s" % (len(bad), len(expect), "\n  ".join(bad[:10])))
     dups = sum(1 for p in pages.values() if "duplicate_of" in p)
     check(dups > 0, "the same text in several encodings should be recognised as duplicates")
@@ -159,6 +161,21 @@ def test_extract_cli_offline(tmp, procs):
     got = [strip(json.loads(line)) for line in r.stdout.splitlines() if line.strip()]
     want = [strip(i) for i in json.load(open(os.path.join(DATA, "extract", case["expect"])))]
     check(got == want, "extract output differs: %s" % r.stdout[:500])
+    # --text: the main text the crawler would store, paragraphs separated by a blank line.
+    page = os.path.join(DATA, "maintext", "en_blog_tech.html")
+    want_text = open(os.path.join(DATA, "maintext", "en_blog_tech.txt"), encoding="utf-8").read().split("\n")
+    r = subprocess.run([REDCRAWL, "extract", "--text", page], capture_output=True, text=True, timeout=30)
+    check(r.returncode == 0 and "main text by article" in r.stderr, "extract --text failed: %s" % r.stderr)
+    paras = r.stdout.rstrip("\n").split("\n\n")
+    check(paras[0] == want_text[0] and all(line in paras for line in want_text[1:4]),
+          "extract --text: %r, want paragraphs %r" % (paras[:4], want_text[:4]))
+    r = subprocess.run([REDCRAWL, "extract", "--text", "--text-method", "density", page], capture_output=True,
+                       text=True, timeout=30)
+    check(r.returncode == 0 and r.stdout.split("\n")[:2] == want_text[:2], "extract --text-method density: %r"
+          % r.stdout[:200])
+    bad = subprocess.run([REDCRAWL, "extract", "--text-method", "best", "--text", page], capture_output=True,
+                         text=True, timeout=30)
+    check(bad.returncode == 2 and "--text-method" in bad.stderr, "an unknown method: %s" % bad.stderr)
     bad = subprocess.run([REDCRAWL, "crawl", "--rules", "/nonexistent.json", "http://a.test/"], capture_output=True,
                          text=True, timeout=30)
     check(bad.returncode == 2 and "--rules" in bad.stderr, "a missing rules file: %s" % bad.stderr)

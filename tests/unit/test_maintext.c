@@ -1,9 +1,11 @@
 /* test_maintext.c - rc_maintext: metadata of the article corpus in tests/data/maintext (exact,
- * NAME.meta.json), metadata edge cases, extraction edge cases, and a regression floor on the
- * corpus' token F1 for both methods (tests/bench/maintext_eval.c prints the full table).
+ * NAME.meta.json), metadata edge cases, extraction edge cases, the article method's structural
+ * cues, and a regression floor on the corpus' token F1 for the three methods
+ * (scripts/bench_maintext.sh prints the full tables, also on third-party sets).
  *
  * Measured (17 pages, K = 3, threshold = 86): line-block as published micro F1 0.824, macro 0.788;
- * line-block + density micro F1 0.939, macro 0.926. The floors below sit about 0.04 under. */
+ * line-block + density micro F1 0.939, macro 0.926; article micro F1 0.95. The floors below sit
+ * about 0.04 under. */
 #include "html.h"
 #include "maintext.h"
 #include "rc_test.h"
@@ -19,6 +21,8 @@
 #define FLOOR_LINEBLOCK_MACRO 0.75
 #define FLOOR_DENSITY_MICRO 0.90
 #define FLOOR_DENSITY_MACRO 0.88
+#define FLOOR_ARTICLE_MICRO 0.91
+#define FLOOR_ARTICLE_MACRO 0.88
 
 static const char *data_dir = "tests/data";
 
@@ -63,8 +67,8 @@ static void test_corpus(void)
         free(dir);
         return;
     }
-    mt_score tot[2] = {{0, 0, 0}, {0, 0, 0}};
-    double macro[2] = {0, 0};
+    mt_score tot[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    double macro[3] = {0, 0, 0};
     int pages = 0;
     char line[2048];
     while (fgets(line, sizeof line, f)) {
@@ -106,11 +110,13 @@ static void test_corpus(void)
         json_decref(got);
         json_decref(want);
 
-        for (int m = 0; m < 2; m++) {
-            rc_maintext_opts o = {m ? RC_MAINTEXT_LINEBLOCK : RC_MAINTEXT_DENSITY, 0, 0};
+        static const rc_maintext_method ms[] = {RC_MAINTEXT_DENSITY, RC_MAINTEXT_LINEBLOCK, RC_MAINTEXT_ARTICLE};
+        for (int m = 0; m < 3; m++) {
+            rc_maintext_opts o = {ms[m], 0, 0};
             char *text = rc_maintext_extract_opts(doc, &o);
             RC_CHECK(text[0] != '\n' && (text[0] == '\0' || text[strlen(text) - 1] != '\n'));
-            RC_CHECK(strstr(text, "\n\n") == NULL);
+            if (ms[m] != RC_MAINTEXT_ARTICLE)
+                RC_CHECK(strstr(text, "\n\n") == NULL); /* one paragraph a line */
             mt_score s;
             mt_score_texts(text, expect, &s);
             tot[m].got += s.got;
@@ -119,10 +125,10 @@ static void test_corpus(void)
             macro[m] += mt_f1(&s);
             free(text);
         }
-        char *def = rc_maintext_extract(doc), *dens = text_of(html, RC_MAINTEXT_DENSITY);
-        RC_CHECK_STR_EQ(def, dens); /* density is the default */
+        char *def = rc_maintext_extract(doc), *art = text_of(html, RC_MAINTEXT_ARTICLE);
+        RC_CHECK_STR_EQ(def, art); /* the article method is the default */
         free(def);
-        free(dens);
+        free(art);
         rc_html_free(doc);
         free(html);
         free(expect);
@@ -132,10 +138,13 @@ static void test_corpus(void)
     RC_CHECK(pages >= 12);
     double dmic = mt_f1(&tot[0]), lmic = mt_f1(&tot[1]);
     double dmac = pages ? macro[0] / pages : 0, lmac = pages ? macro[1] / pages : 0;
+    double amic = mt_f1(&tot[2]), amac = pages ? macro[2] / pages : 0;
     fprintf(stderr,
             "maintext corpus: %d pages; line-block F1 micro %.3f macro %.3f; "
-            "line-block + density F1 micro %.3f macro %.3f\n",
-            pages, lmic, lmac, dmic, dmac);
+            "line-block + density F1 micro %.3f macro %.3f; article F1 micro %.3f macro %.3f\n",
+            pages, lmic, lmac, dmic, dmac, amic, amac);
+    RC_CHECK(amic >= FLOOR_ARTICLE_MICRO);
+    RC_CHECK(amac >= FLOOR_ARTICLE_MACRO);
     RC_CHECK(lmic >= FLOOR_LINEBLOCK_MICRO);
     RC_CHECK(lmac >= FLOOR_LINEBLOCK_MACRO);
     RC_CHECK(dmic >= FLOOR_DENSITY_MICRO);
@@ -386,6 +395,85 @@ static void test_score(void)
     RC_CHECK(mt_f1(&s) == 0.0);
 }
 
+/* ---- the article method's structural cues ------------------------------------------------- */
+
+static void test_article(void)
+{
+    char *t;
+    rc_buf b;
+    /* Paragraphs are separated by a blank line, <br> is a line break; headings, lists and
+     * tables inside the article are kept; the site's nav and footer are not. */
+    t = text_of("<body><nav><a href=/>Home</a> <a href=/n>News</a></nav><article><h1>Title</h1>"
+                "<p>" PARA "</p><h2>Section</h2><p>" PARA "<br>second line</p><ul><li>one item</li>"
+                "<li>two items</li></ul><table><tr><td>cell a</td><td>cell b</td></tr></table>"
+                "<p>" PARA "</p></article><footer>FOOTER text of the site, " PARA "</footer></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, "Title\n\n" PARA "\n\nSection\n\n" PARA "\nsecond line\n\none item\n\ntwo items"
+                       "\n\ncell a\n\ncell b\n\n" PARA);
+    free(t);
+
+    /* An article wrapped in <aside> is still found (no container is dropped wholesale). */
+    t = text_of("<body><aside><div class=entry-content><p>" PARA "</p><p>" PARA "</p></div></aside>"
+                "</body>", RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA "\n\n" PARA);
+    free(t);
+
+    /* itemprop=articleBody beats a longer legal text elsewhere; a related-links block and a
+     * share bar inside the article are left out. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=legal><p>" PARA " " PARA " " PARA "</p><p>" PARA " " PARA "</p></div>"
+                    "<div itemprop=articleBody><p>" PARA "</p><p>" PARA "</p><div class=share>Share on X</div>"
+                    "<p>Short body, second paragraph.</p><div class=related><ul>");
+    for (int i = 0; i < 6; i++)
+        rc_buf_printf(&b, "<li><a href=/r%d>A related headline about something else, number %d</a></li>", i, i);
+    rc_buf_puts(&b, "</ul></div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA "\n\n" PARA "\n\nShort body, second paragraph.");
+    free(t);
+    rc_buf_release(&b);
+
+    /* A class that says "sidebar" on the wrapper of the whole page says nothing. */
+    t = text_of("<body><div class=with-sidebar-right><div class=content><p>" PARA "</p><p>" PARA
+                "</p></div></div></body>", RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA "\n\n" PARA);
+    free(t);
+
+    /* JSON-LD articleBody when the page shows a teaser only. */
+    t = text_of("<html><head><script type=application/ld+json>{\"@graph\": [{\"@type\": \"NewsArticle\", "
+                "\"articleBody\": \"" PARA " " PARA "\"}]}</script></head><body><div class=content><p>"
+                "Subscribe to read the rest of this article, which is long.</p></div></body></html>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA " " PARA);
+    free(t);
+
+    /* A forum thread: the first post, not the longest reply. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h1>Thread title</h1><div id=posts><div class=post><div class=author>"
+                    "<a href=/u/1>alice</a></div><div class=body><p>FIRST " PARA "</p></div></div>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b, "<div class=post><div class=author><a href=/u/%d>bob</a></div><div class=body>"
+                          "<p>REPLY %d " PARA " " PARA "</p><p>" PARA "</p></div></div>", i + 2, i);
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "FIRST " PARA) != NULL);
+    RC_CHECK(strstr(t, "REPLY") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* A page with no article-like element falls back to the density method, and says so. */
+    rc_html *doc = rc_html_parse("<p>x</p>", 8);
+    rc_maintext_method used = RC_MAINTEXT_ARTICLE;
+    t = rc_maintext_text(doc, NULL, &used);
+    RC_CHECK_STR_EQ(t, "");
+    RC_CHECK_INT_EQ(used, RC_MAINTEXT_DENSITY);
+    free(t);
+    rc_html_free(doc);
+    RC_CHECK_STR_EQ(rc_maintext_method_name(RC_MAINTEXT_ARTICLE), "article");
+    RC_CHECK_INT_EQ(rc_maintext_method_parse("lineblock", &used), 0);
+    RC_CHECK_INT_EQ(used, RC_MAINTEXT_LINEBLOCK);
+    RC_CHECK_INT_EQ(rc_maintext_method_parse("best", &used), -EINVAL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -393,6 +481,7 @@ int main(int argc, char **argv)
     test_score();
     test_meta();
     test_extract();
+    test_article();
     test_corpus();
     return rc_test_done("test_maintext");
 }

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Main-text figures on labelled sets: redcrawl's methods and trafilatura, readability-lxml and
+jusText on the same pages in the same run (scripts/bench_maintext.sh sets up and calls this).
+
+Each argument is a data directory in one of three layouts, recognised by what it holds:
+  ground-truth.json + html/ID.html.gz   Scrapinghub/Zyte article-extraction-benchmark: the whole
+                                        article text per page -> token precision/recall/F1
+  evaldata.json + eval/ and cache/      trafilatura's evaluation set: "with"/"without" snippets
+                                        per page -> snippet precision/recall/F1 (a snippet counts
+                                        when it occurs in the text, whitespace collapsed: the
+                                        scoring of trafilatura's tests/eval_common.py)
+  maintext/pages.tsv + NAME.html/.txt   redcrawl's own hand-labelled pages -> token P/R/F1
+
+Tokens: runs of Unicode letters and digits, lower-cased; each CJK character is a token by
+itself. Texts are compared as bags (matched = sum of min counts), summed over the pages (micro).
+Time per page: reading the bytes in memory to text, i.e. charset decoding + parse + extraction
+(redcrawl: tests/bench/maintext_dump, one process for all pages; the Python tools in this process).
+"""
+import argparse
+import collections
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W_]+")
+
+
+def tokens(text):
+    return collections.Counter(TOKEN.findall(text.lower()))
+
+
+def norm(text):
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# ---- data sets -------------------------------------------------------------------------------
+
+def load_set(path):
+    """[(page id, html bytes, truth)] where truth is {"text": str} or {"with": [...], ...}."""
+    if os.path.exists(os.path.join(path, "ground-truth.json")):
+        with open(os.path.join(path, "ground-truth.json"), encoding="utf-8") as f:
+            gt = json.load(f)
+        pages = []
+        for pid in sorted(gt):
+            with gzip.open(os.path.join(path, "html", pid + ".html.gz"), "rb") as f:
+                pages.append((pid, f.read(), {"text": gt[pid]["articleBody"]}))
+        return "tokens", pages
+    if os.path.exists(os.path.join(path, "evaldata.json")):
+        with open(os.path.join(path, "evaldata.json"), encoding="utf-8") as f:
+            ev = json.load(f)
+        pages = []
+        for i, url in enumerate(sorted(ev)):
+            item = ev[url]
+            for sub in ("cache", "eval"):
+                p = os.path.join(path, sub, item["file"])
+                if os.path.isfile(p):
+                    with open(p, "rb") as f:
+                        pages.append(("%04d" % i, f.read(), item))
+                    break
+            else:
+                sys.exit("%s: %s not found" % (path, item["file"]))
+        return "snippets", pages
+    tsv = os.path.join(path, "maintext", "pages.tsv")
+    if os.path.exists(tsv):
+        pages = []
+        with open(tsv, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("#") or not line.strip():
+                    continue
+                name = line.split("\t")[0]
+                base = os.path.join(path, "maintext", name)
+                with open(base + ".html", "rb") as h, open(base + ".txt", encoding="utf-8") as t:
+                    pages.append((name, h.read(), {"text": t.read()}))
+        return "tokens", pages
+    sys.exit("%s: no ground-truth.json, evaldata.json or maintext/pages.tsv" % path)
+
+
+# ---- scoring ---------------------------------------------------------------------------------
+
+class Score:
+    def __init__(self):
+        self.tp = self.got = self.expect = 0
+        self.ms = 0.0
+        self.empty = 0
+
+    def add(self, kind, truth, text):
+        text = text or ""
+        if not norm(text):
+            self.empty += 1
+        if kind == "tokens":
+            g, e = tokens(text), tokens(truth["text"])
+            self.tp += sum((g & e).values())
+            self.got += sum(g.values())
+            self.expect += sum(e.values())
+        else:  # snippets: got = with found + without found, expect = all with
+            t = norm(text)
+            tp = sum(1 for w in truth["with"] if norm(w) in t)
+            fp = sum(1 for w in truth["without"] if norm(w) in t)
+            self.tp += tp
+            self.got += tp + fp
+            self.expect += len(truth["with"])
+
+    def prf(self):
+        p = self.tp / self.got if self.got else 0.0
+        r = self.tp / self.expect if self.expect else 0.0
+        return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def page_f1(kind, truth, text):
+    s = Score()
+    s.add(kind, truth, text)
+    return s.prf()
+
+
+# ---- extractors ------------------------------------------------------------------------------
+
+def run_redcrawl(driver, methods, pages, workdir):
+    """{method: ([text per page], ms per page)} from the C driver."""
+    listing = []
+    for pid, html, _ in pages:
+        p = os.path.join(workdir, pid + ".html")
+        with open(p, "wb") as f:
+            f.write(html)
+        listing.append(p)
+    out = {}
+    for m in methods:
+        od = os.path.join(workdir, m)
+        os.makedirs(od, exist_ok=True)
+        res = subprocess.run([driver, "-m", m, od], input="\n".join(listing).encode(),
+                             capture_output=True, check=True)
+        total_ms = float(res.stdout.decode().split()[0])
+        texts = []
+        for pid, _, _ in pages:
+            with open(os.path.join(od, pid + ".txt"), encoding="utf-8", errors="replace") as f:
+                texts.append(f.read())
+        out[m] = (texts, total_ms / len(pages))
+    return out
+
+
+JUSTEXT_LANG = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian",
+                "pt": "Portuguese", "nl": "Dutch", "ru": "Russian", "pl": "Polish", "zh": "Chinese",
+                "ja": "Japanese", "ko": "Korean", "sv": "Swedish", "da": "Danish", "fi": "Finnish",
+                "cs": "Czech", "tr": "Turkish", "el": "Greek", "hu": "Hungarian", "no": "Norwegian",
+                "uk": "Ukrainian", "ro": "Romanian", "id": "Indonesian", "vi": "Vietnamese"}
+LANG = re.compile(rb"<html[^>]*\blang\s*=\s*[\"']?([a-zA-Z]{2})", re.I)
+
+
+def python_extractors():
+    import justext
+    import trafilatura
+    from readability import Document
+
+    stoplists = set(justext.get_stoplists())
+
+    def traf(html):
+        return trafilatura.extract(html, include_comments=False, include_tables=True,
+                                   include_formatting=False) or ""
+
+    def readab(html):
+        summary = Document(html).summary(html_partial=True)
+        import lxml.html
+        return lxml.html.fromstring(summary).text_content() if summary.strip() else ""
+
+    def jt(html):
+        m = LANG.search(html[:20000])
+        lang = JUSTEXT_LANG.get(m.group(1).decode().lower(), "English") if m else "English"
+        if lang not in stoplists:
+            lang = "English"
+        paras = justext.justext(html, justext.get_stoplist(lang))
+        return "\n\n".join(p.text for p in paras if not p.is_boilerplate)
+
+    return [("trafilatura " + trafilatura.__version__, traf),
+            ("readability-lxml", readab), ("jusText", jt)]
+
+
+def run_python(fn, pages):
+    texts, t0 = [], time.perf_counter()
+    for _, html, _ in pages:
+        try:
+            texts.append(fn(html))
+        except Exception:  # a crash costs recall, as in production
+            texts.append("")
+    return texts, (time.perf_counter() - t0) * 1000 / len(pages)
+
+
+# ---- main ------------------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--driver", required=True, help="tests/bench/maintext_dump")
+    ap.add_argument("--methods", default="article,density,lineblock")
+    ap.add_argument("--redcrawl-only", action="store_true", help="skip the Python extractors")
+    ap.add_argument("--worst", type=int, default=0, help="list the N worst pages of the first method")
+    ap.add_argument("sets", nargs="+")
+    a = ap.parse_args()
+    others = [] if a.redcrawl_only else python_extractors()
+    for path in a.sets:
+        kind, pages = load_set(path)
+        unit = "token" if kind == "tokens" else "snippet"
+        print("\n## %s (%d pages, %s P/R/F1)\n" % (os.path.basename(os.path.normpath(path)), len(pages), unit))
+        print("| extractor | precision | recall | F1 | empty | ms/page |")
+        print("|---|---|---|---|---|---|")
+        results = []
+        with tempfile.TemporaryDirectory(prefix="maintext.") as wd:
+            for m, (texts, ms) in run_redcrawl(a.driver, a.methods.split(","), pages, wd).items():
+                results.append(("redcrawl " + m, texts, ms))
+        for name, fn in others:
+            texts, ms = run_python(fn, pages)
+            results.append((name, texts, ms))
+        for name, texts, ms in results:
+            s = Score()
+            for (_, _, truth), text in zip(pages, texts):
+                s.add(kind, truth, text)
+            p, r, f = s.prf()
+            print("| %s | %.3f | %.3f | %.3f | %d | %.2f |" % (name, p, r, f, s.empty, ms))
+        if a.worst:
+            name, texts, _ = results[0]
+            rows = sorted(((page_f1(kind, t, x), pid) for (pid, _, t), x in zip(pages, texts)),
+                          key=lambda r: r[0][2])
+            print("\nworst pages of %s:" % name)
+            for (p, r, f), pid in rows[:a.worst]:
+                print("  %s P %.2f R %.2f F1 %.2f" % (pid, p, r, f))
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,774 @@
+/* article.c - see article.h. */
+#include "article.h"
+
+#include "util.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_DEPTH 400            /* deeper subtrees are ignored (gumbo allows any depth) */
+#define MIN_PARA_CHARS 25        /* a paragraph shorter than this scores nothing */
+#define MIN_ARTICLE_BODY 200     /* an itemprop=articleBody with less text is not trusted */
+#define JSONLD_MAX (512 * 1024)  /* bytes of one JSON-LD script we are willing to parse */
+#define JSONLD_DEPTH 4
+#define SMALL_JUNK_CHARS 200  /* a byline, date or caption block is shorter */
+#define LEAD_LEVELS 6
+#define LEAD_MAX 3000
+#define POST_LEVELS 6
+#define SCORE_LEVELS 5           /* ancestors a paragraph's score reaches */
+
+typedef struct node_stat {
+    const GumboNode *node;
+    size_t parent; /* index, SIZE_MAX for the root */
+    size_t end;    /* one past the last descendant's index (preorder) */
+    unsigned text, link, commas;
+    double score;
+    int weight;      /* class/id/tag verdict */
+    unsigned cand : 1;  /* score initialised */
+    unsigned boiler : 1; /* navigation, comments, related ... (decided in mark_boiler) */
+    unsigned says_boiler : 1; /* its tag, role, class or id says so */
+    unsigned in_boiler : 1; /* some ancestor is boilerplate */
+    unsigned has_block : 1; /* a block element among the children */
+    unsigned has_h1 : 1;    /* holds the first <h1> */
+    unsigned body_class : 1; /* class/id/itemprop/role names the article body */
+    unsigned small_junk : 1; /* class/id names a byline, date, caption, tag list ... */
+    unsigned reply : 1;      /* a reply of a forum or Q&A page (see first_post) */
+    unsigned itemprop : 1;   /* itemprop=articleBody */
+} node_stat;
+
+typedef struct art {
+    node_stat *v;
+    size_t n, cap;
+    size_t h1;        /* the first <h1>, or SIZE_MAX */
+    const char *jsonld_body; /* borrowed from jsonld */
+    unsigned scope;   /* text outside links of the container being emitted */
+    json_t *jsonld;
+} art;
+
+/* ---- what counts ---------------------------------------------------------------------------- */
+
+static const char *attr(const GumboNode *n, const char *name)
+{
+    const GumboAttribute *a = gumbo_get_attribute(&n->v.element.attributes, name);
+    return a ? a->value : NULL;
+}
+
+/* Elements whose content is never text of the page. */
+static int dropped(const GumboNode *n, int depth)
+{
+    if (n->type != GUMBO_NODE_ELEMENT || depth > MAX_DEPTH)
+        return 1;
+    if (n->v.element.tag_namespace != GUMBO_NAMESPACE_HTML)
+        return 1;
+    switch (n->v.element.tag) {
+    case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_HEAD: case GUMBO_TAG_TEMPLATE:
+    case GUMBO_TAG_BUTTON: case GUMBO_TAG_SELECT: case GUMBO_TAG_TEXTAREA:
+    case GUMBO_TAG_INPUT: case GUMBO_TAG_IFRAME: case GUMBO_TAG_OBJECT: case GUMBO_TAG_EMBED:
+    case GUMBO_TAG_CANVAS: case GUMBO_TAG_AUDIO: case GUMBO_TAG_VIDEO: case GUMBO_TAG_SVG:
+    case GUMBO_TAG_MATH: case GUMBO_TAG_MAP: case GUMBO_TAG_OPTION: case GUMBO_TAG_LABEL:
+    case GUMBO_TAG_FIGCAPTION:
+        return 1;
+    default:
+        break;
+    }
+    if (attr(n, "hidden"))
+        return 1;
+    const char *style = attr(n, "style");
+    if (style && (strstr(style, "display:none") || strstr(style, "display: none")))
+        return 1;
+    return 0;
+}
+
+static int is_block(GumboTag t)
+{
+    switch (t) {
+    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_ASIDE: case GUMBO_TAG_BLOCKQUOTE:
+    case GUMBO_TAG_BODY: case GUMBO_TAG_CAPTION: case GUMBO_TAG_CENTER: case GUMBO_TAG_DD:
+    case GUMBO_TAG_DETAILS: case GUMBO_TAG_DIV: case GUMBO_TAG_DL: case GUMBO_TAG_DT:
+    case GUMBO_TAG_FIELDSET: case GUMBO_TAG_FIGCAPTION: case GUMBO_TAG_FIGURE: case GUMBO_TAG_FOOTER:
+    case GUMBO_TAG_FORM: case GUMBO_TAG_H1: case GUMBO_TAG_H2: case GUMBO_TAG_H3: case GUMBO_TAG_H4:
+    case GUMBO_TAG_H5: case GUMBO_TAG_H6: case GUMBO_TAG_HEADER: case GUMBO_TAG_HGROUP:
+    case GUMBO_TAG_HR: case GUMBO_TAG_HTML: case GUMBO_TAG_LI: case GUMBO_TAG_MAIN: case GUMBO_TAG_MENU:
+    case GUMBO_TAG_NAV: case GUMBO_TAG_OL: case GUMBO_TAG_P: case GUMBO_TAG_PRE: case GUMBO_TAG_SECTION:
+    case GUMBO_TAG_SUMMARY: case GUMBO_TAG_TABLE: case GUMBO_TAG_TBODY: case GUMBO_TAG_TD:
+    case GUMBO_TAG_TFOOT: case GUMBO_TAG_TH: case GUMBO_TAG_THEAD: case GUMBO_TAG_TR: case GUMBO_TAG_UL:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Substrings of class/id that mark boilerplate (readability's "unlikely candidates" and the
+ * teaser/sharing blocks seen on the benchmark sets), and those that veto it. */
+static const char *const unlikely[] = {
+    "-ad-", "ad-break", "agegate", "banner", "breadcrumb", "combx", "comment", "community",
+    "cookie", "disqus", "extra", "footer", "gdpr", "header", "legends", "menu", "related",
+    "remark", "replies", "rss", "shoutbox", "sidebar", "skyscraper", "social", "sponsor",
+    "supplemental", "pagination", "pager", "popup", "share", "sharing", "newsletter", "subscribe",
+    "recommend", "popular", "trending", "most-read", "mostread", "read-more", "readmore",
+    "signup", "promo", "navbar", "navigation", "outbrain", "taboola", "author-bio", "author_section",
+    "author-box", "about-author", "author-info", "tooltip", "disclosure", "affiliate", NULL};
+static const char *const maybe[] = {"and", "article", "body", "column", "content", "main",
+                                    "shadow", NULL};
+static const char *const negative[] = {"hidden", "banner", "combx", "comment", "com-", "contact",
+                                       "foot", "footnote", "masthead", "media", "meta", "promo",
+                                       "related", "scroll", "share", "shoutbox", "sidebar",
+                                       "skyscraper", "sponsor", "shopping", "tags", "tool",
+                                       "widget", NULL};
+static const char *const positive[] = {"article", "body", "content", "entry", "hentry", "h-entry",
+                                       "main", "page", "post", "text", "blog", "story", NULL};
+
+/* Class/id substrings that name the article body itself (trafilatura's first choices). */
+static const char *const body_words[] = {
+    "entry-content", "entry_content", "post-content", "post_content", "postcontent", "post-body",
+    "post_body", "postbody", "post-text", "post_text", "article-body", "article_body",
+    "articlebody", "article-content", "article_content", "articlecontent", "article__content",
+    "article__body", "article-text", "article_text", "articletext", "story-body", "storybody",
+    "story-content", "storycontent", "story-text", "blog-content", "blog-post-content",
+    "content-body", "body-text", "bodytext", "main-text", "news-text", "news_text",
+    "newstext", "news-content", "single-content", "text-content", "article-detail",
+    "news-detail", "news_detail", "page-content", "rich-text", "richtext", "td-post-content",
+    "field--name-body", "field-name-body", NULL};
+/* Inside the article: small blocks that are not its text. */
+static const char *const junk_words[] = {"byline", "author", "dateline", "date", "time", "meta",
+                                         "caption", "credit", "tags", "share", "social", "print",
+                                         "rating", "breadcrumb", "toolbar", "subline", NULL};
+
+static int any_in(const char *s, const char *const *words)
+{
+    for (; *words; words++)
+        if (strstr(s, *words))
+            return 1;
+    return 0;
+}
+
+/* Lower-cased "class id" of N into BUF (cut at CAP). */
+static void class_id(const GumboNode *n, char *buf, size_t cap)
+{
+    const char *c = attr(n, "class"), *i = attr(n, "id");
+    size_t k = 0;
+    for (const char *s = c ? c : ""; *s && k + 2 < cap; s++)
+        buf[k++] = (char)((*s >= 'A' && *s <= 'Z') ? *s + 32 : *s);
+    buf[k++] = ' ';
+    for (const char *s = i ? i : ""; *s && k + 1 < cap; s++)
+        buf[k++] = (char)((*s >= 'A' && *s <= 'Z') ? *s + 32 : *s);
+    buf[k] = 0;
+}
+
+static void judge(node_stat *s)
+{
+    const GumboNode *n = s->node;
+    GumboTag t = n->v.element.tag;
+    char ci[512];
+    class_id(n, ci, sizeof ci);
+    const char *role = attr(n, "role");
+    const char *ip = attr(n, "itemprop");
+    int hasci = ci[0] != ' ' || ci[1];
+    s->says_boiler = t == GUMBO_TAG_NAV ||
+                (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "contentinfo") ||
+                          !strcasecmp(role, "banner") || !strcasecmp(role, "menu"))) ||
+                (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML &&
+                 any_in(ci, unlikely) && !any_in(ci, maybe));
+    s->body_class = (hasci && any_in(ci, body_words)) || (ip && strstr(ip, "articleBody")) ||
+                    (role && !strcasecmp(role, "article"));
+    s->small_junk = hasci && any_in(ci, junk_words);
+    s->itemprop = ip && strstr(ip, "articleBody");
+    int w = 0;
+    switch (t) {
+    case GUMBO_TAG_DIV: w = 5; break;
+    case GUMBO_TAG_ARTICLE: w = 10; break;
+    case GUMBO_TAG_MAIN: case GUMBO_TAG_SECTION: w = 3; break;
+    case GUMBO_TAG_PRE: case GUMBO_TAG_TD: case GUMBO_TAG_BLOCKQUOTE: w = 3; break;
+    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_OL: case GUMBO_TAG_UL: case GUMBO_TAG_DL: case GUMBO_TAG_DD:
+    case GUMBO_TAG_DT: case GUMBO_TAG_LI: case GUMBO_TAG_FORM: w = -3; break;
+    case GUMBO_TAG_H1: case GUMBO_TAG_H2: case GUMBO_TAG_H3: case GUMBO_TAG_H4: case GUMBO_TAG_H5:
+    case GUMBO_TAG_H6: case GUMBO_TAG_TH: w = -5; break;
+    default: break;
+    }
+    if (hasci && any_in(ci, negative))
+        w -= 25;
+    if (hasci && any_in(ci, positive))
+        w += 25;
+    if (ip && strstr(ip, "articleBody"))
+        w += 25;
+    if (role && !strcasecmp(role, "main"))
+        w += 10;
+    s->weight = w;
+}
+
+/* ---- pass 1: text, links and commas of every element ------------------------------------- */
+
+static void count_text(node_stat *s, const char *text, int in_link)
+{
+    unsigned chars = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == ',' )
+            s->commas++;
+        else if (p[0] == 0xEF && p[1] == 0xBC && p[2] == 0x8C) /* U+FF0C fullwidth comma */
+            s->commas++;
+        else if (p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x81) /* U+3001 ideographic comma */
+            s->commas++;
+        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || (*p & 0xC0) == 0x80)
+            continue;
+        chars++;
+    }
+    s->text += chars;
+    if (in_link)
+        s->link += chars;
+}
+
+static size_t push(art *a, const GumboNode *n, size_t parent)
+{
+    if (a->n == a->cap) {
+        a->cap = a->cap ? a->cap * 2 : 512;
+        a->v = rc_xrealloc(a->v, a->cap * sizeof(*a->v));
+    }
+    memset(&a->v[a->n], 0, sizeof(a->v[a->n]));
+    a->v[a->n].node = n;
+    a->v[a->n].parent = parent;
+    return a->n++;
+}
+
+static void find_jsonld_body(art *a, const GumboNode *n);
+
+static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
+{
+    size_t id = push(a, n, parent);
+    judge(&a->v[id]);
+    GumboTag t = n->v.element.tag;
+    in_link |= t == GUMBO_TAG_A;
+    if (t == GUMBO_TAG_H1 && a->h1 == SIZE_MAX)
+        a->h1 = id;
+    const GumboVector *kids = &n->v.element.children;
+    for (unsigned i = 0; i < kids->length; i++) {
+        const GumboNode *k = kids->data[i];
+        if (k->type == GUMBO_NODE_TEXT || k->type == GUMBO_NODE_CDATA) {
+            count_text(&a->v[id], k->v.text.text, in_link);
+            continue;
+        }
+        if (k->type == GUMBO_NODE_ELEMENT && k->v.element.tag == GUMBO_TAG_SCRIPT)
+            find_jsonld_body(a, k);
+        if (k->type == GUMBO_NODE_ELEMENT && k->v.element.tag == GUMBO_TAG_HEAD)
+            for (unsigned j = 0; j < k->v.element.children.length; j++) {
+                const GumboNode *h = k->v.element.children.data[j];
+                if (h->type == GUMBO_NODE_ELEMENT && h->v.element.tag == GUMBO_TAG_SCRIPT)
+                    find_jsonld_body(a, h);
+            }
+        if (dropped(k, depth + 1))
+            continue;
+        size_t c = collect(a, k, id, depth + 1, in_link);
+        node_stat *s = &a->v[id], *cs = &a->v[c];
+        s->text += cs->text;
+        s->link += cs->link;
+        s->commas += cs->commas;
+        if (is_block(k->v.element.tag))
+            s->has_block = 1;
+    }
+    a->v[id].end = a->n;
+    return id;
+}
+
+/* A class such as "with-sidebar-right" or "header-style-3" on a wrapper of the whole page
+ * says nothing: an element is boilerplate when it says so and holds neither the <h1> nor half
+ * of the page's text outside links. */
+static void mark_boiler(art *a)
+{
+    if (!a->n)
+        return;
+    for (size_t p = a->h1; p != SIZE_MAX; p = a->v[p].parent)
+        a->v[p].has_h1 = 1;
+    unsigned page = a->v[0].text - a->v[0].link;
+    for (size_t i = 0; i < a->n; i++) {
+        node_stat *s = &a->v[i];
+        s->boiler = s->says_boiler && !s->has_h1 && (s->text - s->link) * 2 <= page;
+        if (s->parent != SIZE_MAX)
+            s->in_boiler = a->v[s->parent].boiler || a->v[s->parent].in_boiler;
+    }
+}
+
+/* ---- JSON-LD articleBody ------------------------------------------------------------------- */
+
+static const char *jsonld_body(json_t *v, int depth)
+{
+    if (depth > JSONLD_DEPTH)
+        return NULL;
+    if (json_is_array(v)) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            const char *s = jsonld_body(e, depth + 1);
+            if (s)
+                return s;
+        }
+        return NULL;
+    }
+    if (!json_is_object(v))
+        return NULL;
+    const char *s = json_string_value(json_object_get(v, "articleBody"));
+    if (s && *s)
+        return s;
+    return jsonld_body(json_object_get(v, "@graph"), depth + 1);
+}
+
+static void find_jsonld_body(art *a, const GumboNode *n)
+{
+    const char *type = attr(n, "type");
+    if (a->jsonld_body || !type || strcasecmp(type, "application/ld+json") != 0 ||
+        n->v.element.children.length != 1)
+        return;
+    const GumboNode *t = n->v.element.children.data[0];
+    if (t->type != GUMBO_NODE_TEXT && t->type != GUMBO_NODE_WHITESPACE)
+        return;
+    size_t len = strlen(t->v.text.text);
+    if (len > JSONLD_MAX)
+        return;
+    json_t *root = json_loadb(t->v.text.text, len, JSON_DECODE_ANY, NULL);
+    const char *s = root ? jsonld_body(root, 0) : NULL;
+    if (s) {
+        a->jsonld = root;
+        a->jsonld_body = s;
+    } else {
+        json_decref(root);
+    }
+}
+
+/* ---- pass 2: scoring ------------------------------------------------------------------------ */
+
+static double link_density(const node_stat *s)
+{
+    return s->text ? (double)s->link / s->text : 0;
+}
+
+static int scores_as_paragraph(const node_stat *s)
+{
+    switch (s->node->v.element.tag) {
+    case GUMBO_TAG_P: case GUMBO_TAG_PRE: case GUMBO_TAG_TD: case GUMBO_TAG_BLOCKQUOTE:
+        return 1;
+    case GUMBO_TAG_DIV: case GUMBO_TAG_SECTION: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_LI:
+    case GUMBO_TAG_DD: case GUMBO_TAG_FONT: case GUMBO_TAG_SPAN: case GUMBO_TAG_CENTER:
+        return !s->has_block;
+    default:
+        return 0;
+    }
+}
+
+static void score(art *a)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        node_stat *s = &a->v[i];
+        if (s->boiler || s->in_boiler || !scores_as_paragraph(s) || s->text < MIN_PARA_CHARS)
+            continue;
+        /* Nested paragraph-like elements (a span in a div without blocks) count once. */
+        if (s->parent != SIZE_MAX && scores_as_paragraph(&a->v[s->parent]) &&
+            a->v[s->parent].node->v.element.tag != GUMBO_TAG_TD)
+            continue;
+        double sc = 1 + s->commas + (s->text / 100 < 3 ? s->text / 100 : 3);
+        size_t p = s->parent;
+        for (int level = 0; level < SCORE_LEVELS && p != SIZE_MAX; level++, p = a->v[p].parent) {
+            node_stat *ps = &a->v[p];
+            if (ps->node->v.element.tag == GUMBO_TAG_HTML)
+                break;
+            if (!ps->cand) {
+                ps->cand = 1;
+                ps->score = ps->weight;
+            }
+            ps->score += level == 0 ? sc : level == 1 ? sc / 2 : sc / (level * 3);
+        }
+    }
+}
+
+static double final_score(const node_stat *s)
+{
+    return s->score * (1 - link_density(s));
+}
+
+static unsigned nonlink(const node_stat *s)
+{
+    return s->text - s->link;
+}
+
+/* The element the page names as its article body (class/id, itemprop, role), else its first
+ * <article>, with the most text outside links; SIZE_MAX when none has MIN_ARTICLE_BODY. */
+static size_t named_body(const art *a)
+{
+    size_t best = SIZE_MAX;
+    for (int pass = 0; pass < 2 && best == SIZE_MAX; pass++)
+        for (size_t i = 0; i < a->n; i++) {
+            const node_stat *s = &a->v[i];
+            int named = pass == 0 ? s->body_class : s->node->v.element.tag == GUMBO_TAG_ARTICLE;
+            if (!named || s->boiler || s->in_boiler || nonlink(s) < MIN_ARTICLE_BODY)
+                continue;
+            if (best == SIZE_MAX || nonlink(s) > nonlink(&a->v[best]))
+                best = i;
+            if (pass == 1)
+                break;
+        }
+    return best;
+}
+
+static size_t best_candidate(art *a)
+{
+    size_t best = SIZE_MAX;
+    double bs = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        if (!a->v[i].cand || a->v[i].boiler || a->v[i].in_boiler)
+            continue;
+        double f = final_score(&a->v[i]);
+        if (best == SIZE_MAX || f > bs) {
+            best = i;
+            bs = f;
+        }
+    }
+    return best;
+}
+
+/* ---- pass 3: the text ---------------------------------------------------------------------- */
+
+typedef struct out {
+    rc_buf b;
+    int para, line, space, in_pre;
+} out;
+
+static void put_text(out *o, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        int ws = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f';
+        int nbsp = p[0] == 0xC2 && p[1] == 0xA0;
+        if (ws || nbsp) {
+            if (*p == '\n' && o->in_pre)
+                o->line = 1;
+            else
+                o->space = 1;
+            p += nbsp ? 2 : 1;
+            continue;
+        }
+        if (o->b.len) {
+            if (o->para)
+                rc_buf_append(&o->b, "\n\n", 2);
+            else if (o->line)
+                rc_buf_putc(&o->b, '\n');
+            else if (o->space)
+                rc_buf_putc(&o->b, ' ');
+        }
+        o->para = o->line = o->space = 0;
+        rc_buf_putc(&o->b, (char)*p++);
+    }
+}
+
+/* Whether the element at I is left out of the article's text. */
+static int cut(const art *a, size_t i)
+{
+    const node_stat *s = &a->v[i];
+    /* A "banner" or "share" class on most of the article does not make it boilerplate. */
+    if (s->boiler && (s->text - s->link) * 2 <= a->scope)
+        return 1;
+    if (s->small_junk && s->text < SMALL_JUNK_CHARS)
+        return 1;
+    if (s->reply)
+        return 1;
+    GumboTag t = s->node->v.element.tag;
+    if (!is_block(t) || t == GUMBO_TAG_TD || t == GUMBO_TAG_TH)
+        return 0;
+    return s->text && s->link * 2 > s->text;
+}
+
+static void emit(art *a, size_t id, out *o, int depth)
+{
+    const GumboNode *n = a->v[id].node;
+    GumboTag t = n->v.element.tag;
+    int block = is_block(t);
+    if (block)
+        o->para = 1;
+    if (t == GUMBO_TAG_PRE)
+        o->in_pre++;
+    const GumboVector *kids = &n->v.element.children;
+    size_t next = id + 1;
+    for (unsigned i = 0; i < kids->length; i++) {
+        const GumboNode *k = kids->data[i];
+        if (k->type == GUMBO_NODE_TEXT || k->type == GUMBO_NODE_CDATA ||
+            k->type == GUMBO_NODE_WHITESPACE) {
+            put_text(o, k->v.text.text);
+            continue;
+        }
+        if (dropped(k, depth + 1))
+            continue;
+        size_t c = next;
+        next = a->v[c].end;
+        if (k->v.element.tag == GUMBO_TAG_BR) {
+            o->line = 1;
+            continue;
+        }
+        /* A bare link between blocks ("next", "read more") is navigation, not text. */
+        int bare_link = a->v[id].has_block && !is_block(k->v.element.tag) && a->v[c].text &&
+                        a->v[c].link == a->v[c].text;
+        /* A heading over a block that is cut ("Related articles") or over nothing goes too. */
+        GumboTag kt = k->v.element.tag;
+        int orphan = kt >= GUMBO_TAG_H1 && kt <= GUMBO_TAG_H6 &&
+                     next < a->v[id].end && cut(a, next);
+        if (!cut(a, c) && !bare_link && !orphan)
+            emit(a, c, o, depth + 1);
+    }
+    if (t == GUMBO_TAG_PRE)
+        o->in_pre--;
+    if (block)
+        o->para = 1;
+}
+
+static int depth_of(const art *a, size_t i)
+{
+    int d = 0;
+    for (size_t p = a->v[i].parent; p != SIZE_MAX; p = a->v[p].parent)
+        d++;
+    return d;
+}
+
+/* The winner and those of its siblings that belong to the article, in document order. */
+static int holds(const art *a, size_t anc, size_t i)
+{
+    return anc <= i && i < a->v[anc].end;
+}
+
+/* The <h1> neighbourhood: a lead, summary or figure between the page's <h1> and the article
+ * element C (at most LEAD_LEVELS up to their common ancestor, at most LEAD_MAX characters). */
+static void emit_lead(art *a, size_t c, out *o)
+{
+    size_t h = a->h1;
+    if (h == SIZE_MAX || h >= c || holds(a, h, c))
+        return;
+    int levels = 0;
+    size_t p = a->v[c].parent;
+    while (p != SIZE_MAX && !holds(a, p, h) && levels < LEAD_LEVELS) {
+        p = a->v[p].parent;
+        levels++;
+    }
+    if (p == SIZE_MAX || !holds(a, p, h))
+        return;
+    unsigned sum = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t j = a->v[h].end; j < c; j++) {
+            size_t q = a->v[j].parent;
+            if (holds(a, j, c) || !(holds(a, q, h) || holds(a, q, c)))
+                continue;
+            const node_stat *s = &a->v[j];
+            if (cut(a, j) || link_density(s) >= 0.3 || !s->text)
+                continue;
+            if (pass == 0)
+                sum += nonlink(s);
+            else
+                emit(a, j, o, depth_of(a, j));
+            if (pass == 0 && sum > LEAD_MAX)
+                return;
+        }
+}
+
+/* The first class of N (the id when it has none) with digits removed, lower-cased, into BUF:
+ * "answer accepted-answer" and "answer" are posts of one run, so are post_91 and post_92. */
+static void signature(const GumboNode *n, char *buf, size_t cap)
+{
+    const char *c = attr(n, "class");
+    if (!c || !*c)
+        c = attr(n, "id");
+    size_t k = 0;
+    const char *s = c ? c : "";
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
+    for (; *s && *s != ' ' && *s != '\t' && *s != '\n' && k + 1 < cap; s++)
+        if (*s < '0' || *s > '9')
+            buf[k++] = (char)((*s >= 'A' && *s <= 'Z') ? *s + 32 : *s);
+    buf[k] = 0;
+}
+
+static const char *const post_words[] = {"post", "reply", "answer", "message", "comment", NULL};
+
+/* Forum and Q&A pages: when most of the container C is a run of sibling posts (same tag and
+ * class, named post/reply/answer/message/comment), the first post is the article and the others
+ * are replies; when a question precedes the run (100+ characters of text before it), the whole
+ * run is replies. Marks the replies to be cut. */
+static void first_post(art *a, size_t c)
+{
+    char sig[256], sig2[256];
+    for (size_t j = c + 1; j < a->v[c].end; j++) {
+        const node_stat *s = &a->v[j];
+        if (!is_block(s->node->v.element.tag) || !s->has_block || nonlink(s) < 100)
+            continue;
+        signature(s->node, sig, sizeof sig);
+        if (!sig[0] || !any_in(sig, post_words))
+            continue;
+        size_t p = s->parent;
+        unsigned group = nonlink(s), members = 1;
+        for (size_t k = a->v[j].end; k < a->v[p].end; k = a->v[k].end) {
+            signature(a->v[k].node, sig2, sizeof sig2);
+            if (a->v[k].node->v.element.tag == s->node->v.element.tag && !strcmp(sig, sig2)) {
+                group += nonlink(&a->v[k]);
+                members++;
+            }
+        }
+        if (members < 2 || group * 5 < nonlink(&a->v[c]) * 2)
+            continue;
+        unsigned before = 0;
+        for (size_t i = c; i < j;) {
+            if (i != c && (cut(a, i) || a->v[i].node->v.element.tag == GUMBO_TAG_H1)) {
+                i = a->v[i].end;
+                continue;
+            }
+            unsigned own = nonlink(&a->v[i]);
+            for (size_t k = i + 1; k < a->v[i].end; k = a->v[k].end)
+                own -= nonlink(&a->v[k]);
+            before += own;
+            i++;
+        }
+        int question = before >= 100;
+        for (size_t k = question ? j : a->v[j].end; k < a->v[p].end; k = a->v[k].end) {
+            signature(a->v[k].node, sig2, sizeof sig2);
+            if (a->v[k].node->v.element.tag == s->node->v.element.tag && !strcmp(sig, sig2))
+                a->v[k].reply = 1;
+        }
+        return;
+    }
+}
+
+/* The post of a forum or Q&A page that holds C, if any: an ancestor (at most POST_LEVELS up)
+ * named like a post with a sibling of the same tag and class. */
+static size_t post_of(const art *a, size_t c)
+{
+    char sig[256], sig2[256];
+    size_t x = c;
+    for (int level = 0; level < POST_LEVELS && x != SIZE_MAX; level++, x = a->v[x].parent) {
+        const node_stat *s = &a->v[x];
+        size_t p = s->parent;
+        if (p == SIZE_MAX || !is_block(s->node->v.element.tag))
+            continue;
+        signature(s->node, sig, sizeof sig);
+        if (!sig[0] || !any_in(sig, post_words))
+            continue;
+        for (size_t k = p + 1; k < a->v[p].end; k = a->v[k].end) {
+            if (k == x || a->v[k].node->v.element.tag != s->node->v.element.tag)
+                continue;
+            signature(a->v[k].node, sig2, sizeof sig2);
+            if (!strcmp(sig, sig2))
+                return x;
+        }
+    }
+    return SIZE_MAX;
+}
+
+static void emit_article(art *a, size_t best, out *o)
+{
+    size_t parent = a->v[best].parent;
+    if (parent == SIZE_MAX || a->v[best].node->v.element.tag == GUMBO_TAG_BODY) {
+        emit_lead(a, best, o);
+        emit(a, best, o, depth_of(a, best));
+        return;
+    }
+    double bs = final_score(&a->v[best]);
+    double threshold = bs * 0.2 > 10 ? bs * 0.2 : 10;
+    size_t *sel = NULL, nsel = 0, cap = 0;
+    size_t first = SIZE_MAX, last = 0, nkids = 0;
+    for (size_t c = parent + 1; c < a->v[parent].end; c = a->v[c].end, nkids++) {
+        const node_stat *s = &a->v[c];
+        int take = c == best;
+        if (!take && !s->boiler) {
+            double ld = link_density(s);
+            GumboTag t = s->node->v.element.tag;
+            if (s->cand && final_score(s) >= threshold)
+                take = 1;
+            else if (t == GUMBO_TAG_P && s->text > 80 && ld < 0.25)
+                take = 1;
+        }
+        if (take) {
+            if (first == SIZE_MAX)
+                first = nkids;
+            last = nkids;
+        }
+        if (nsel == cap) {
+            cap = cap ? cap * 2 : 16;
+            sel = rc_xrealloc(sel, cap * 2 * sizeof(*sel));
+        }
+        sel[2 * nsel] = c;
+        sel[2 * nsel + 1] = (size_t)take;
+        nsel++;
+    }
+    int d = depth_of(a, parent) + 1;
+    emit_lead(a, sel[2 * first], o);
+    for (size_t k = 0; k < nsel; k++) {
+        size_t c = sel[2 * k];
+        /* Between two parts of the article: headings, lists, figures, tables of the article. */
+        int between = k > first && k < last && !cut(a, c);
+        if (sel[2 * k + 1] || between)
+            emit(a, c, o, d);
+    }
+    free(sel);
+}
+
+static unsigned visible_chars(const char *s)
+{
+    unsigned n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (!(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || (*p & 0xC0) == 0x80))
+            n++;
+    return n;
+}
+
+/* Which element holds the article, and emits it. */
+static void emit_best(art *a, out *o)
+{
+    size_t named = named_body(a);
+    score(a);
+    size_t best = best_candidate(a);
+    /* A named body is trusted unless the scoring found twice its text elsewhere; an explicit
+     * itemprop=articleBody always. */
+    if (named != SIZE_MAX &&
+        (best == SIZE_MAX || a->v[named].itemprop || nonlink(&a->v[named]) * 2 >= nonlink(&a->v[best])))
+        best = named;
+    else
+        named = SIZE_MAX;
+    if (best == SIZE_MAX)
+        return;
+    /* One post of a thread was chosen: the thread (two up: the posts' list, its parent). */
+    size_t post = post_of(a, best);
+    if (post != SIZE_MAX && a->v[post].parent != SIZE_MAX && a->v[a->v[post].parent].parent != SIZE_MAX) {
+        size_t thread = a->v[a->v[post].parent].parent;
+        a->scope = nonlink(&a->v[thread]);
+        first_post(a, thread);
+        emit(a, thread, o, depth_of(a, thread));
+        return;
+    }
+    a->scope = nonlink(&a->v[best]);
+    first_post(a, best);
+    if (named != SIZE_MAX) {
+        emit_lead(a, named, o);
+        emit(a, named, o, depth_of(a, named));
+    } else {
+        emit_article(a, best, o);
+    }
+}
+
+char *rc_article_text(const GumboNode *root)
+{
+    art a = {.h1 = SIZE_MAX};
+    out o = {0};
+    rc_buf_init(&o.b);
+    const GumboNode *html = NULL;
+    const GumboVector *kids = &root->v.document.children;
+    for (unsigned i = 0; i < kids->length; i++) {
+        const GumboNode *k = kids->data[i];
+        if (k->type == GUMBO_NODE_ELEMENT)
+            html = k;
+    }
+    if (html) {
+        collect(&a, html, SIZE_MAX, 0, 0);
+        mark_boiler(&a);
+        emit_best(&a, &o);
+    }
+    char *text = rc_buf_steal(&o.b);
+    if (a.jsonld_body && !strchr(a.jsonld_body, '<') &&
+        visible_chars(a.jsonld_body) > visible_chars(text) * 13 / 10) {
+        free(text);
+        text = rc_xstrdup(a.jsonld_body);
+    }
+    json_decref(a.jsonld);
+    free(a.v);
+    return text;
+}

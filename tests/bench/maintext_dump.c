@@ -1,0 +1,96 @@
+/* maintext_dump.c - the main text of many saved pages, for scripts/maintext_bench.py: reads page
+ * paths (one a line) on stdin, writes OUTDIR/NAME.txt (NAME = the file name less ".html") and
+ * prints the total milliseconds of charset decoding + parse + extraction over all pages (file
+ * reading and writing excluded). Asserts nothing.
+ *   maintext_dump [-m article|density|lineblock] OUTDIR < LIST */
+#include "charset.h"
+#include "html.h"
+#include "maintext.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static char *slurp(const char *path, size_t *ret_len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    rc_buf b;
+    rc_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        rc_buf_append(&b, chunk, n);
+    fclose(f);
+    *ret_len = b.len;
+    rc_buf_append(&b, "", 1);
+    return rc_buf_steal(&b);
+}
+
+int main(int argc, char **argv)
+{
+    rc_maintext_method m = RC_MAINTEXT_ARTICLE;
+    int a = 1;
+    if (argc > 2 && strcmp(argv[1], "-m") == 0) {
+        if (rc_maintext_method_parse(argv[2], &m) < 0) {
+            fprintf(stderr, "maintext_dump: unknown method %s\n", argv[2]);
+            return 2;
+        }
+        a = 3;
+    }
+    if (a != argc - 1) {
+        fprintf(stderr, "usage: maintext_dump [-m article|density|lineblock] OUTDIR < LIST\n");
+        return 2;
+    }
+    const char *outdir = argv[a];
+    char path[4096];
+    double total = 0;
+    while (fgets(path, sizeof path, stdin)) {
+        path[strcspn(path, "\n")] = 0;
+        if (!path[0])
+            continue;
+        size_t len;
+        char *body = slurp(path, &len);
+        if (!body) {
+            fprintf(stderr, "maintext_dump: %s: cannot read\n", path);
+            return 1;
+        }
+        double t0 = now_ms();
+        char cs[RC_CHARSET_NAME_MAX];
+        size_t ulen;
+        rc_charset_detect(body, len, NULL, cs, sizeof cs);
+        char *utf8 = rc_charset_to_utf8(body, len, cs, &ulen);
+        rc_html *doc = rc_html_parse(utf8, ulen);
+        rc_maintext_opts o = {.method = m};
+        char *text = rc_maintext_extract_opts(doc, &o);
+        rc_html_free(doc);
+        total += now_ms() - t0;
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        size_t bl = strlen(base);
+        if (bl > 5 && strcmp(base + bl - 5, ".html") == 0)
+            bl -= 5;
+        char *out = rc_xasprintf("%s/%.*s.txt", outdir, (int)bl, base);
+        FILE *f = fopen(out, "wb");
+        if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+            fprintf(stderr, "maintext_dump: %s: cannot write\n", out);
+            return 1;
+        }
+        free(out);
+        free(text);
+        free(utf8);
+        free(body);
+    }
+    printf("%.3f\n", total);
+    return 0;
+}
