@@ -644,10 +644,6 @@ static void sample_gauges(rc_scheduler *s)
     if (rep)
         freeReplyObject(rep);
     rc_metric_set(m->workers, NULL, (double)rc_strmap_count(s->workers));
-    /* Workers come and go: the per-worker gauges show only the live ones. */
-    rc_metric_clear(m->queued);
-    rc_metric_clear(m->domains);
-    rc_metric_clear(m->rate);
     size_t it = 0;
     const char *wid;
     void *v;
@@ -657,6 +653,10 @@ static void sample_gauges(rc_scheduler *s)
         rc_metric_set(m->domains, wid, (double)w->domains);
         rc_metric_set(m->rate, wid, w->rate);
     }
+    /* Workers come and go: the per-worker gauges show only the live ones. */
+    rc_metric_sweep(m->queued);
+    rc_metric_sweep(m->domains);
+    rc_metric_sweep(m->rate);
 }
 
 static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)

@@ -15,6 +15,7 @@ typedef enum kind { COUNTER, GAUGE, HISTOGRAM } kind;
 typedef struct child {
     char *values; /* comma-joined label values, "" for none */
     double v;
+    unsigned gen; /* the family's generation when last updated (rc_metric_sweep) */
 } child;
 
 struct rc_metric {
@@ -30,6 +31,7 @@ struct rc_metric {
     size_t n_bounds;
     double sum;
     uint64_t count;
+    unsigned gen;
     rc_metric *next;
 };
 
@@ -159,6 +161,7 @@ static child *find_child(rc_metric *x, const char *values)
     child *c = &x->children[x->n_children++];
     c->values = rc_xstrdup(values);
     c->v = 0;
+    c->gen = x->gen;
     return c;
 }
 
@@ -167,7 +170,9 @@ void rc_metric_add(rc_metric *x, const char *values, double v)
     if (!x || x->kind == HISTOGRAM || (x->kind == COUNTER && !(v >= 0)))
         return;
     pthread_mutex_lock(&x->reg->mu);
-    find_child(x, values)->v += v;
+    child *c = find_child(x, values);
+    c->v += v;
+    c->gen = x->gen;
     pthread_mutex_unlock(&x->reg->mu);
 }
 
@@ -176,7 +181,9 @@ void rc_metric_set(rc_metric *x, const char *values, double v)
     if (!x || x->kind != GAUGE)
         return;
     pthread_mutex_lock(&x->reg->mu);
-    find_child(x, values)->v = v;
+    child *c = find_child(x, values);
+    c->v = v;
+    c->gen = x->gen;
     pthread_mutex_unlock(&x->reg->mu);
 }
 
@@ -194,16 +201,20 @@ void rc_metric_observe(rc_metric *x, double v)
     pthread_mutex_unlock(&x->reg->mu);
 }
 
-void rc_metric_clear(rc_metric *x)
+void rc_metric_sweep(rc_metric *x)
 {
     if (!x || x->kind != GAUGE)
         return;
     pthread_mutex_lock(&x->reg->mu);
-    for (size_t i = 0; i < x->n_children; i++)
-        free(x->children[i].values);
-    free(x->children);
-    x->children = NULL;
-    x->n_children = 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < x->n_children; i++) {
+        if (x->children[i].gen == x->gen)
+            x->children[kept++] = x->children[i];
+        else
+            free(x->children[i].values);
+    }
+    x->n_children = kept;
+    x->gen++;
     pthread_mutex_unlock(&x->reg->mu);
 }
 

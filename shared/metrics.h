@@ -39,8 +39,9 @@ rc_metric *rc_metrics_histogram(rc_metrics *m, const char *name, const char *hel
 void rc_metric_add(rc_metric *x, const char *values, double v);
 void rc_metric_set(rc_metric *x, const char *values, double v); /* gauges */
 void rc_metric_observe(rc_metric *x, double v);                  /* histograms */
-/* Gauges: forgets every child (e.g. before re-setting per-worker gauges whose workers left). */
-void rc_metric_clear(rc_metric *x);
+/* Gauges: forgets the children not set since the previous sweep (per-worker gauges whose
+ * workers left). Set the live ones, then sweep: a scrape in between never misses a live one. */
+void rc_metric_sweep(rc_metric *x);
 
 /* The whole registry in the text format; a malloc'd string (the caller frees), its length in
  * *ret_len when not NULL. */

@@ -61,9 +61,25 @@ static void test_render(void)
     RC_CHECK_INT_EQ(len, strlen(want));
     free(text);
 
-    rc_metric_clear(up);
+    rc_metrics_free(m);
+}
+
+static void test_sweep(void)
+{
+    rc_metrics *m = rc_metrics_new();
+    rc_metric *q = rc_metrics_gauge(m, "q", "Queued.", "worker");
+    rc_metric_set(q, "a", 1);
+    rc_metric_set(q, "b", 2);
+    rc_metric_sweep(q); /* both set in this generation: kept */
+    rc_metric_set(q, "b", 3);
+    rc_metric_set(q, "c", 4);
+    rc_metric_sweep(q); /* a was not set again: gone */
+    char *text = rc_metrics_render(m, NULL);
+    RC_CHECK_STR_EQ(text, "# HELP q Queued.\n# TYPE q gauge\nq{worker=\"b\"} 3\nq{worker=\"c\"} 4\n");
+    free(text);
+    rc_metric_sweep(q);
     text = rc_metrics_render(m, NULL);
-    RC_CHECK(strstr(text, "# TYPE t_up gauge\nt_up 0\n") != NULL);
+    RC_CHECK_STR_EQ(text, "# HELP q Queued.\n# TYPE q gauge\n");
     free(text);
     rc_metrics_free(m);
 }
@@ -149,6 +165,7 @@ static void test_http(void)
 int main(void)
 {
     test_render();
+    test_sweep();
     test_refusals();
     test_http();
     return rc_test_done("test_metrics");
