@@ -177,6 +177,8 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     add_arg(&run->wargv, &n, run->worker_bin);
     /* Secrets reach the children through the environment, never argv (which ps shows). */
     setenv("REDCRAWL_REDIS", redis_url, 1);
+    /* Several children on one machine cannot share one metrics port. */
+    unsetenv("REDCRAWL_METRICS_PORT");
     if (c->mongo)
         setenv("REDCRAWL_MONGO", c->mongo, 1);
     const char *common[] = {"--prefix", c->prefix, "--log-level", c->log_level}; /* scheduler too */

@@ -14,6 +14,7 @@ static const struct {
     {"info", rc_cli_info, "show a job's state and counters"},
     {"stop", rc_cli_stop, "stop a job: purge its queued URLs"},
     {"stats", rc_cli_stats, "show counters, queues and live processes"},
+    {"status", rc_cli_status, "live view of workers, jobs, hosts, bloom filters, Redis memory (--json once)"},
     {"domain", rc_cli_domain, "set a domain's rate limit, or (un)blacklist it"},
     {"extract", rc_cli_extract, "run extraction rules on a saved page (develop rules offline)"},
     {"robots", rc_cli_robots, "check URLs against a robots.txt file, as the workers do"},

@@ -21,6 +21,8 @@ static const rc_conf_row rows[] = {
     {"backlog-seconds", RC_CONF_DOUBLE, offsetof(rc_sched_conf, backlog_seconds), "120", 1, 3600, NULL, "queue at most this much of a worker's throughput"},
     {"backlog-floor", RC_CONF_INT, offsetof(rc_sched_conf, backlog_floor), "500", 1, 10000000, NULL, "but at least this many URLs"},
     {"max-attempts", RC_CONF_INT, offsetof(rc_sched_conf, max_attempts), "3", 1, 100, NULL, "fetch attempts before a URL fails"},
+    {"metrics-port", RC_CONF_INT, offsetof(rc_sched_conf, metrics_port), "-1", -1, 65535, "REDCRAWL_METRICS_PORT", "serve Prometheus metrics on this port (-1 = off, 0 = a free one, logged)"},
+    {"metrics-addr", RC_CONF_STR, offsetof(rc_sched_conf, metrics_addr), "127.0.0.1", 0, 0, "REDCRAWL_METRICS_ADDR", "address the metrics port binds (0.0.0.0 in a container)"},
     {"lock-ttl", RC_CONF_DOUBLE, offsetof(rc_sched_conf, lock_ttl), "10", 2, 600, NULL, "leader lease, seconds"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])

@@ -13,6 +13,8 @@
  * a 250 ms timer drains too, and an ev_idle continues a drain that stopped at --batch. */
 #include "monitor.h"
 #include "kafka_conf.h"
+#include "metrics.h"
+#include "metrics_http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -100,6 +102,11 @@ struct rc_monitor {
     size_t nparts;
     bool started, stopping;
     uint64_t handled, answered, lost, expired;
+    /* Prometheus (--metrics-port): the loop thread updates, microhttpd's thread renders, both
+     * under the registry's mutex (shared/metrics.h). NULL when off. */
+    rc_metrics *reg;
+    rc_metrics_http *http;
+    rc_metric *m_requests, *m_answers, *m_expired, *m_lag, *m_held;
 };
 
 /* ---- small helpers ------------------------------------------------------------------------- */
@@ -259,6 +266,7 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *km, void *opaq
 {
     rc_monitor *m = opaque;
     uint64_t seq = (uint64_t)(uintptr_t)km->_private;
+    rc_metric_add(m->m_answers, km->err ? "lost" : "delivered", 1);
     if (km->err) {
         m->lost++;
         rc_error(MOD, "an answer was not delivered to %s: %s", rd_kafka_topic_name(km->rkt), rd_kafka_err2str(km->err));
@@ -344,6 +352,21 @@ static void cur_reset(rc_monitor *m)
     memset(&m->cur, 0, sizeof m->cur);
 }
 
+/* requests_total{kind,result} from the answer: kind is its action ("stats" for a stats answer,
+ * the request's kind for a refusal), result accepted or rejected (the answer has an error). */
+static void count_request(rc_monitor *m, const json_t *answer)
+{
+    if (!m->reg)
+        return;
+    const char *kind = json_string_value(json_object_get(answer, "action"));
+    if (!kind)
+        kind = json_object_get(answer, "stats") ? "stats" : json_string_value(json_object_get(answer, "kind"));
+    char values[96];
+    snprintf(values, sizeof values, "%s,%s", kind && !strchr(kind, ',') ? kind : "unknown",
+             json_object_get(answer, "error") ? "rejected" : "accepted");
+    rc_metric_add(m->m_requests, values, 1);
+}
+
 /* Advances the current message; true when it is done (and released), false when it must wait. */
 static bool process(rc_monitor *m)
 {
@@ -377,7 +400,10 @@ static bool process(rc_monitor *m)
         if (answer) {
             json_t *doc = json_loads(answer, 0, NULL);
             app_topic(m, json_string_value(json_object_get(doc, "appid")), c->app, sizeof c->app);
+            count_request(m, doc);
             json_decref(doc);
+        } else {
+            rc_metric_add(m->m_requests, "crawl,accepted", 1); /* a crawl without uuid: never answered */
         }
         rc_debug(MOD, "applied %s [%d] @ %lld", rd_kafka_topic_name(c->msg->rkt), (int)c->msg->partition,
                  (long long)c->msg->offset);
@@ -484,6 +510,7 @@ static void notify_expired(const char *appid, const char *json, void *ud)
     rc_monitor *m = ud;
     char app[300];
     m->expired++;
+    rc_metric_add(m->m_expired, NULL, 1);
     rc_info(MOD, "job expired: %s", json);
     app_topic(m, appid, app, sizeof app);
     const char *topics[2] = {m->fire_topic, app};
@@ -530,11 +557,36 @@ static void heartbeat(rc_monitor *m)
         freeReplyObject(rep);
 }
 
+/* Consumer lag: messages on our partitions not consumed yet (high watermark - position), from
+ * librdkafka's cached watermarks (updated by every fetch): no request to the broker. */
+static void sample_lag(rc_monitor *m)
+{
+    rd_kafka_topic_partition_list_t *parts = NULL;
+    if (!m->reg || rd_kafka_assignment(m->cons, &parts) != RD_KAFKA_RESP_ERR_NO_ERROR || !parts)
+        return;
+    int64_t lag = 0;
+    rd_kafka_position(m->cons, parts);
+    for (int i = 0; i < parts->cnt; i++) {
+        const rd_kafka_topic_partition_t *p = &parts->elems[i];
+        int64_t lo = -1, hi = -1;
+        if (rd_kafka_get_watermark_offsets(m->cons, p->topic, p->partition, &lo, &hi) != RD_KAFKA_RESP_ERR_NO_ERROR ||
+            hi < 0)
+            continue;
+        int64_t pos = p->offset >= 0 ? p->offset : lo; /* nothing consumed yet: from the start */
+        if (pos >= 0 && hi > pos)
+            lag += hi - pos;
+    }
+    rd_kafka_topic_partition_list_destroy(parts);
+    rc_metric_set(m->m_lag, NULL, (double)lag);
+    rc_metric_set(m->m_held, NULL, m->cur.msg ? 1 : 0);
+}
+
 static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
 {
     rc_monitor *m = t->data;
     char err[512];
     heartbeat(m);
+    sample_lag(m);
     int n = rc_control_expire_due(m->r, (int64_t)(rc_now_ms() / 1000), notify_expired, m, err, sizeof err);
     if (n < 0)
         rc_warn(MOD, "expiring jobs: %s", err);
@@ -598,6 +650,25 @@ static void ensure_topics(rc_monitor *m)
     rd_kafka_AdminOptions_destroy(opt);
     rd_kafka_queue_destroy(q);
     rd_kafka_NewTopic_destroy_array(nt, 2);
+}
+
+static int start_metrics(rc_monitor *m, char *err, size_t cap)
+{
+    rc_metrics *r = m->reg = rc_metrics_new();
+    m->m_requests = rc_metrics_counter(r, "redcrawl_monitor_requests_total",
+                                       "Requests applied, by kind (the answer's action) and result.", "kind,result");
+    m->m_answers = rc_metrics_counter(r, "redcrawl_monitor_answers_total",
+                                      "Answers and notifications produced: delivered or lost.", "result");
+    m->m_expired = rc_metrics_counter(r, "redcrawl_monitor_jobs_expired_total", "Jobs expired by this monitor.",
+                                      NULL);
+    m->m_lag = rc_metrics_gauge(r, "redcrawl_monitor_consumer_lag",
+                                "Requests on this monitor's partitions not consumed yet.", NULL);
+    m->m_held = rc_metrics_gauge(r, "redcrawl_monitor_held",
+                                 "1 while a request waits for Redis (nothing behind it is consumed).", NULL);
+    if (!(m->http = rc_metrics_http_start(r, m->conf->metrics_addr, (int)m->conf->metrics_port, err, cap)))
+        return -EIO;
+    rc_info(MOD, "metrics on http://%s:%d/metrics", m->conf->metrics_addr, rc_metrics_http_port(m->http));
+    return 0;
 }
 
 rc_monitor *rc_monitor_new(struct ev_loop *loop, const rc_monitor_conf *conf, char *err, size_t cap)
@@ -667,6 +738,8 @@ rc_monitor *rc_monitor_new(struct ev_loop *loop, const rc_monitor_conf *conf, ch
     for (int i = 0; i < 2; i++)
         fcntl(m->pipefd[i], F_SETFL, fcntl(m->pipefd[i], F_GETFL) | O_NONBLOCK);
     ensure_topics(m);
+    if (conf->metrics_port >= 0 && start_metrics(m, err, cap) < 0)
+        goto fail;
     return m;
 fail:
     if (kc)
@@ -764,6 +837,8 @@ void rc_monitor_free(rc_monitor *m)
         if (m->pipefd[i] >= 0)
             close(m->pipefd[i]);
     rc_redis_free(m->r);
+    rc_metrics_http_stop(m->http); /* before the registry it renders */
+    rc_metrics_free(m->reg);
     free(m->fifo);
     free(m->parts);
     free(m);

@@ -32,6 +32,8 @@ typedef struct rc_monitor_conf {
     int64_t session_timeout_ms; /* consumer group session timeout */
     int app_topics;             /* also answer on <prefix>.outbound_<appid> */
     int64_t batch;              /* messages handled per loop iteration at most */
+    int64_t metrics_port;       /* Prometheus endpoint: -1 off, 0 a free port (logged) */
+    char *metrics_addr;         /* its address (default loopback) */
 } rc_monitor_conf;
 
 typedef struct rc_monitor rc_monitor;

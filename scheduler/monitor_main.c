@@ -21,6 +21,8 @@ static const rc_conf_row rows[] = {
     {"session-timeout", RC_CONF_INT, offsetof(rc_monitor_conf, session_timeout_ms), "10000", 1000, 3600000, NULL, "consumer group session timeout, ms"},
     {"app-topics", RC_CONF_BOOL, offsetof(rc_monitor_conf, app_topics), "1", 0, 1, NULL, "also answer on PREFIX.outbound_APPID (--app-topics=0: firehose only)"},
     {"batch", RC_CONF_INT, offsetof(rc_monitor_conf, batch), "500", 1, 1000000, NULL, "requests handled per loop turn at most"},
+    {"metrics-port", RC_CONF_INT, offsetof(rc_monitor_conf, metrics_port), "-1", -1, 65535, "REDCRAWL_METRICS_PORT", "serve Prometheus metrics on this port (-1 = off, 0 = a free one, logged)"},
+    {"metrics-addr", RC_CONF_STR, offsetof(rc_monitor_conf, metrics_addr), "127.0.0.1", 0, 0, "REDCRAWL_METRICS_ADDR", "address the metrics port binds (0.0.0.0 in a container)"},
     {"id", RC_CONF_STR, offsetof(rc_monitor_conf, id), NULL, 0, 0, NULL, "this monitor's id in Redis (default HOST-PID-RANDOM)"},
     {"log-level", RC_CONF_STR, offsetof(rc_monitor_conf, log_level), "info", 0, 0, "REDCRAWL_LOG_LEVEL", "debug|info|warn|error"},
 };

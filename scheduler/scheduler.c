@@ -22,6 +22,8 @@
 #include "url.h"
 #include "util.h"
 #include "wrr.h"
+#include "metrics.h"
+#include "sched_metrics.h"
 
 #define MOD "scheduler"
 
@@ -61,6 +63,7 @@ struct rc_scheduler {
     uint64_t dispatched, dropped;
     int refused;      /* Redis refuses writes (OOM, ...): dispatch waits, said once */
     char run_id[48];  /* Redis' run_id: a change means it restarted */
+    rc_sched_metrics *metrics; /* NULL = --metrics-port off; see sched_metrics.h for threads */
 };
 
 /* Said once when Redis starts refusing the dispatch (at maxmemory: assign.lua is refused
@@ -138,10 +141,15 @@ static void reap(rc_scheduler *s, const char *wid, const char *why)
     rc_argv_addi(&a, s->conf->max_attempts);
     redisReply *rep = rc_redis_eval(s->r, RC_LUA_REAP, rc_now_ms(), &a);
     rc_argv_release(&a);
-    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2)
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2) {
+        int64_t queued = rc_reply_int(rep->element[0], 0), inflight = rc_reply_int(rep->element[1], 0);
         rc_warn(MOD, "worker gone: its work goes back to the frontier worker=%s reason=%s queued=%lld inflight=%lld",
-                wid, why, (long long)rc_reply_int(rep->element[0], 0), (long long)rc_reply_int(rep->element[1], 0));
-    else
+                wid, why, (long long)queued, (long long)inflight);
+        if (s->metrics) {
+            rc_metric_add(s->metrics->reaped, NULL, 1);
+            rc_metric_add(s->metrics->reclaimed, "reaped", (double)(queued + inflight));
+        }
+    } else
         rc_error(MOD, "reap failed worker=%s error=%s", wid, rep && rep->str ? rep->str : "no reply");
     if (rep)
         freeReplyObject(rep);
@@ -167,8 +175,11 @@ static void expire_leases(rc_scheduler *s, const char *wid)
     rc_argv_addi(&a, s->conf->max_attempts);
     redisReply *rep = rc_redis_eval(s->r, RC_LUA_EXPIRE, rc_now_ms(), &a);
     rc_argv_release(&a);
-    if (rep && rep->type == REDIS_REPLY_INTEGER && rep->integer > 0)
+    if (rep && rep->type == REDIS_REPLY_INTEGER && rep->integer > 0) {
         rc_warn(MOD, "leases expired: URLs go back to the frontier worker=%s count=%lld", wid, rep->integer);
+        if (s->metrics)
+            rc_metric_add(s->metrics->reclaimed, "expired", (double)rep->integer);
+    }
     if (rep)
         freeReplyObject(rep);
 }
@@ -312,6 +323,8 @@ static int64_t move_hosts(rc_scheduler *s, worker_info *from, worker_info *to, i
         for (size_t i = 0; i < rep->elements; i++)
             free(rc_strmap_put(s->owners, rep->element[i]->str, rc_xstrdup(to->id)));
         moved = (int64_t)rep->elements;
+        if (s->metrics)
+            rc_metric_add(s->metrics->moved, NULL, (double)moved);
         if (moved)
             rc_info(MOD, "rebalanced hosts=%lld from=%s to=%s", (long long)moved, from->id, to->id);
         from->domains -= moved;
@@ -565,6 +578,10 @@ static int64_t apply_round(rc_scheduler *s, const rc_argv *assign, int64_t na, c
         int64_t as = rc_reply_int(res->element[0], 0), dr = rc_reply_int(res->element[1], 0);
         s->dispatched += (uint64_t)as;
         s->dropped += (uint64_t)dr;
+        if (s->metrics) {
+            rc_metric_add(s->metrics->dispatched, NULL, (double)as);
+            rc_metric_add(s->metrics->dropped, NULL, (double)dr);
+        }
         handled = as + dr;
         rc_debug(MOD, "dispatch assigned=%lld dropped=%lld", (long long)as, (long long)dr);
         if (s->refused)
@@ -588,6 +605,7 @@ static int64_t apply_round(rc_scheduler *s, const rc_argv *assign, int64_t na, c
 /* One dispatch round. Returns the number of records handled (assigned + dropped). */
 static int64_t dispatch(rc_scheduler *s)
 {
+    uint64_t t0 = rc_mono_us();
     rc_argv assign, drop;
     rc_argv_init(&assign);
     rc_argv_init(&drop);
@@ -606,7 +624,39 @@ static int64_t dispatch(rc_scheduler *s)
     int64_t handled = na + nd > 0 ? apply_round(s, &assign, na, &drop, nd) : 0;
     rc_argv_release(&assign);
     rc_argv_release(&drop);
+    if (s->metrics && na + nd > 0)
+        rc_metric_observe(s->metrics->round_seconds, (double)(rc_mono_us() - t0) / 1e6);
     return handled;
+}
+
+/* Gauges, once a second after the worker table was read (one ZCARD more). */
+static void sample_gauges(rc_scheduler *s)
+{
+    rc_sched_metrics *m = s->metrics;
+    if (!m)
+        return;
+    rc_metric_set(m->leader, NULL, s->leader);
+    if (!s->leader)
+        return;
+    char key[128];
+    redisReply *rep = rc_redis_cmd(s->r, "ZCARD %s", rc_redis_key(s->r, key, sizeof key, "seeds"));
+    rc_metric_set(m->frontier, NULL, (double)rc_reply_int(rep, 0));
+    if (rep)
+        freeReplyObject(rep);
+    rc_metric_set(m->workers, NULL, (double)rc_strmap_count(s->workers));
+    size_t it = 0;
+    const char *wid;
+    void *v;
+    while (rc_strmap_next(s->workers, &it, &wid, &v)) {
+        const worker_info *w = v;
+        rc_metric_set(m->queued, wid, (double)w->queued);
+        rc_metric_set(m->domains, wid, (double)w->domains);
+        rc_metric_set(m->rate, wid, w->rate);
+    }
+    /* Workers come and go: the per-worker gauges show only the live ones. */
+    rc_metric_sweep(m->queued);
+    rc_metric_sweep(m->domains);
+    rc_metric_sweep(m->rate);
 }
 
 static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
@@ -617,6 +667,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
     int refreshed = 0;
     if (now - s->last_refresh_ms >= 1000) {
         if (!hold_lock(s)) {
+            sample_gauges(s);
             s->last_refresh_ms = now;
             ev_timer_set(t, 1.0, 0);
             ev_timer_start(loop, t);
@@ -627,6 +678,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
         refresh_workers(s);
         rebalance(s);
         refresh_due(s);
+        sample_gauges(s);
     }
     if (s->refused && !refreshed) {
         next = 1.0 - (double)(now - s->last_refresh_ms) / 1000.0; /* refused: dispatch once a second */
@@ -666,12 +718,19 @@ rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, 
         freeReplyObject(rep);
     ev_timer_init(&s->tick, on_tick, 0, 0);
     s->tick.data = s;
+    if (conf->metrics_port >= 0 &&
+        !(s->metrics = rc_sched_metrics_new(conf->metrics_addr, (int)conf->metrics_port, err, cap))) {
+        rc_scheduler_free(s);
+        return NULL;
+    }
     return s;
 }
 
 void rc_scheduler_start(rc_scheduler *s)
 {
     rc_info(MOD, "started id=%s redis=%s prefix=%s", s->id, rc_redis_url(s->r), rc_redis_prefix(s->r));
+    if (s->metrics)
+        rc_info(MOD, "metrics on http://%s:%d/metrics", s->conf->metrics_addr, rc_sched_metrics_port(s->metrics));
     ev_timer_start(s->loop, &s->tick);
 }
 
@@ -698,6 +757,7 @@ void rc_scheduler_free(rc_scheduler *s)
     rc_strmap_free(s->workers, free_worker);
     rc_strmap_free(s->jobs, free);
     rc_strmap_free(s->blacklist, NULL);
+    rc_sched_metrics_free(s->metrics);
     rc_redis_free(s->r);
     free(s);
 }

@@ -13,7 +13,10 @@ PACKAGES=(
   libhiredis-dev libcurl4-openssl-dev libev-dev libgumbo-dev libpcre2-dev libjansson-dev
   libmongoc-dev libbson-dev librdkafka-dev libxml2-dev libpsl-dev liburiparser-dev
   libxxhash-dev libuchardet-dev libidn2-dev zlib1g-dev libbrotli-dev libzstd-dev
+  libmicrohttpd-dev # the metrics endpoint (shared/metrics_http.c)
   redis-server redis-tools kcat
+  python3-venv # tests/integration/test_metrics.py: prometheus_client's parser from PyPI in a venv
+  iproute2     # ss, ip netns (tests)
   docker-compose # validates deploy/docker-compose.yml in the tests (no engine needed)
 )
 

@@ -15,6 +15,7 @@ typedef enum rc_lua_id {
     RC_LUA_REFRESH,
     RC_LUA_STAT,
     RC_LUA_HB,
+    RC_LUA_HOSTS,
     RC_LUA_COUNT
 } rc_lua_id;
 

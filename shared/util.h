@@ -48,6 +48,7 @@ char *rc_buf_steal(rc_buf *b);
 uint64_t rc_now_ms(void);
 uint64_t rc_now_us(void);
 uint64_t rc_mono_ms(void);
+uint64_t rc_mono_us(void);
 
 /* Strict number parsing: the whole string must be a number in [min, max]. 0 or -EINVAL/-ERANGE. */
 int rc_parse_i64(const char *s, int64_t min, int64_t max, int64_t *ret);

@@ -1,5 +1,6 @@
 /* testweb.c - a deterministic test web server for redcrawl's integration tests, benchmarks and
- * demo. Standalone (no shared/), loopback only, one libev loop, non-blocking sockets.
+ * demo. Standalone (no shared/), loopback only (or inside a test's own network namespace), one
+ * libev loop, non-blocking sockets.
  *
  *   gcc -std=c11 -D_GNU_SOURCE -O2 -o testweb tests/testweb.c -lev
  *   ./testweb --port 0 --log req.tsv &      # first stdout line: "PORT <n>"
@@ -58,6 +59,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -116,7 +118,8 @@ static const struct opt opts[] = {
     { "port", OPT_INT, offsetof(struct cfg, port), 0, 0, 65535, NULL,
       "TCP port; 0 picks a free one. First stdout line is 'PORT <n>'" },
     { "bind", OPT_STR, offsetof(struct cfg, bind), 0, 0, 0, "127.0.0.1",
-      "loopback address to bind: 127.x.y.z or ::1" },
+      "address to bind: 127.x.y.z or ::1; any address only where there is no default route "
+      "(a test's own network namespace)" },
     { "log", OPT_STR, offsetof(struct cfg, log_path), 0, 0, 0, NULL,
       "request log (truncated): start_us end_us host path status bytes conn_id" },
     { "sites", OPT_INT, offsetof(struct cfg, sites), 5, 1, 100000, NULL,
@@ -2122,7 +2125,37 @@ static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 /* ---------------------------------------------------------------------------------------------
  * Startup. */
 
-/* Parses a loopback literal ("127.x.y.z", "::1" or "[::1]"). */
+/* 1 when this process's network has no default route, IPv4 or IPv6 (/proc/net is per network
+ * namespace): a test's own namespace (tests/integration/netns.py), from which nothing is
+ * routed beyond the subnets the test made. Anything unreadable counts as a route. */
+static int no_default_route(void)
+{
+    char line[512];
+    int found = 0;
+    FILE *f = fopen("/proc/net/route", "r");
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f)) { /* Iface Destination Gateway ...: default = 00000000 */
+        char dest[16];
+        if (sscanf(line, "%*s %15s", dest) == 1 && strcmp(dest, "00000000") == 0)
+            found = 1;
+    }
+    fclose(f);
+    if ((f = fopen("/proc/net/ipv6_route", "r"))) { /* dest plen src plen nexthop metric ... dev */
+        while (fgets(line, sizeof line, f)) {
+            char dest[40], plen[4], dev[32];
+            if (sscanf(line, "%39s %3s %*s %*s %*s %*s %*s %*s %*s %31s", dest, plen, dev) == 3 &&
+                strcmp(dest, "00000000000000000000000000000000") == 0 && strcmp(plen, "00") == 0 &&
+                strcmp(dev, "lo") != 0) /* the kernel's unreachable default on lo leads nowhere */
+                found = 1;
+        }
+        fclose(f);
+    }
+    return !found;
+}
+
+/* Parses a loopback literal ("127.x.y.z", "::1" or "[::1]"), or any literal where no default
+ * route leads out (a test's own network namespace). */
 static int bind_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len, long port)
 {
     char tmp[64];
@@ -2135,7 +2168,7 @@ static int bind_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len,
     struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
     if (inet_pton(AF_INET, s, &v4->sin_addr) == 1) {
-        if ((ntohl(v4->sin_addr.s_addr) >> 24) != 127)
+        if ((ntohl(v4->sin_addr.s_addr) >> 24) != 127 && !no_default_route())
             return -EPERM;
         v4->sin_family = AF_INET;
         v4->sin_port = htons((uint16_t)port);
@@ -2143,7 +2176,7 @@ static int bind_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len,
         return 0;
     }
     if (inet_pton(AF_INET6, s, &v6->sin6_addr) == 1) {
-        if (!IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr))
+        if (!IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr) && !no_default_route())
             return -EPERM;
         v6->sin6_family = AF_INET6;
         v6->sin6_port = htons((uint16_t)port);
@@ -2162,7 +2195,8 @@ static int listen_on(const struct cfg *c, int *ret_port)
 
     if (rc < 0) {
         fprintf(stderr, "testweb: --bind %s: %s\n", c->bind,
-                rc == -EPERM ? "not a loopback address, refusing" : "not an IP literal");
+                rc == -EPERM ? "not a loopback address and a default route leads out, refusing"
+                             : "not an IP literal");
         return rc;
     }
     fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

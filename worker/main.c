@@ -51,6 +51,8 @@ static const rc_conf_row rows[] = {
     {"park-after", RC_CONF_INT, offsetof(rc_worker_conf, park_after), "3", 1, 1000, NULL, "connection failures in a row before a host is parked"},
     {"connect-to", RC_CONF_LIST, offsetof(rc_worker_conf, connect_to), NULL, 0, 0, "REDCRAWL_CONNECT_TO", "HOST:PORT:ADDR:PORT, curl's --connect-to (empty HOST or PORT matches any)"},
     {"allow-net", RC_CONF_LIST, offsetof(rc_worker_conf, allow_net), NULL, 0, 0, "REDCRAWL_ALLOW_NET", "CIDR let through the SSRF guard (loopback, private, link-local... are refused otherwise)"},
+    {"metrics-port", RC_CONF_INT, offsetof(rc_worker_conf, metrics_port), "-1", -1, 65535, "REDCRAWL_METRICS_PORT", "serve Prometheus metrics on this port (-1 = off, 0 = a free one, logged)"},
+    {"metrics-addr", RC_CONF_STR, offsetof(rc_worker_conf, metrics_addr), "127.0.0.1", 0, 0, "REDCRAWL_METRICS_ADDR", "address the metrics port binds (0.0.0.0 in a container)"},
     {"allow-port", RC_CONF_LIST, offsetof(rc_worker_conf, allow_port), NULL, 0, 0, "REDCRAWL_ALLOW_PORT", "the only ports fetched (default any)"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])

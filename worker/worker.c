@@ -39,6 +39,8 @@
 #include "url.h"
 #include "urlfilter.h"
 #include "util.h"
+#include "metrics.h"
+#include "worker_metrics.h"
 
 #define MOD "worker"
 
@@ -79,6 +81,7 @@ struct task {
     unsigned epoch;        /* the worker's registration when the lease was taken: its fence token */
     uint64_t lease_end_ms; /* monotonic: when the scheduler may hand the URL out again */
     char *dup_of;          /* held for the fence: the page this one duplicates, or NULL */
+    uint64_t fetched_us;   /* monotonic: when the final fetch ended (the store-lag histogram) */
 };
 
 
@@ -130,6 +133,7 @@ struct rc_worker {
     uint64_t tokens_ms;   /* when tokens was last refilled */
     uint64_t fetched, errors, links_sent, links_new, started_ms, denied;
     char **connect_to;
+    rc_worker_metrics *metrics; /* NULL = --metrics-port off; see worker_metrics.h for threads */
 };
 
 /* ---------- Redis plumbing ---------- */
@@ -407,8 +411,13 @@ static void on_complete_reply(rc_worker *w, redisReply *rep, void *ud)
         if (ok == 1) {
             for (size_t i = 0; i < t->n_hashes; i++)
                 rc_seen_add(w->seen, t->hashes[i]);
-            w->links_new += (uint64_t)rc_reply_int(rep->element[1], 0);
+            int64_t fresh = rc_reply_int(rep->element[1], 0);
+            w->links_new += (uint64_t)fresh;
+            if (w->metrics)
+                rc_metric_add(w->metrics->links_new, NULL, (double)fresh);
         } else {
+            if (w->metrics)
+                rc_metric_add(w->metrics->errors, "lease_lost", 1);
             rc_warn(MOD, "lease lost before completion url=%s (the URL went back to the frontier)", t->rec.url);
         }
     }
@@ -608,6 +617,8 @@ static void finish_store(rc_worker *w, task *t)
         rc_error(MOD, "storing failed url=%s error=%s (%s)", t->rec.url, t->sink_err,
                  permanent ? "the page fails" : "the URL goes back to its queue");
         count_store_failure(w, t, permanent);
+        if (w->metrics)
+            rc_metric_add(w->metrics->errors, "store", 1);
         if (permanent)
             add_complete_head(t, t->next_ms, "fail", t->sink_err, t->status, 0, 0, 0);
         else
@@ -622,6 +633,13 @@ static void finish_store(rc_worker *w, task *t)
     if (!t->ok)
         w->errors++;
     w->links_sent += pg->n_links;
+    if (w->metrics) {
+        char status[24];
+        snprintf(status, sizeof status, "%ld", t->ok ? t->status : 0L);
+        rc_metric_add(w->metrics->pages, status, 1);
+        rc_metric_add(w->metrics->links, NULL, (double)pg->n_links);
+        rc_metric_observe(w->metrics->store_seconds, (double)(rc_mono_us() - t->fetched_us) / 1e6);
+    }
     /* Navigation pages of a refreshing job come back; data pages are fetched once. */
     const rc_job *job = &t->job->pj.job;
     uint64_t refresh_at = 0;
@@ -743,6 +761,7 @@ static void on_parsed(void *arg)
     t->status = res->status;
     t->error = res->error ? rc_xstrdup(res->error) : NULL;
     t->next_ms = t->pctx.now_ms + RC_MAX(t->delay_ms, t->park_ms);
+    t->fetched_us = rc_mono_us();
     rc_fetch_result_free(t->res);
     t->res = NULL;
     if (t->page->items_dropped)
@@ -752,6 +771,28 @@ static void on_parsed(void *arg)
         check_digest(w, t);
     else
         store_fenced(w, t, NULL);
+}
+
+/* The metrics of one finished attempt (a blocked URL had no transfer). */
+static void count_fetch(rc_worker *w, const rc_fetch_result *res, int will_retry)
+{
+    rc_worker_metrics *m = w->metrics;
+    if (!m)
+        return;
+    const char *kind = res->blocked             ? "blocked"
+                       : !res->ok && res->final ? "limit"
+                       : !res->ok               ? "transport"
+                       : res->status == 429     ? "http_429"
+                       : res->status >= 500     ? "http_5xx"
+                                                : NULL;
+    if (kind)
+        rc_metric_add(m->errors, kind, 1);
+    if (will_retry)
+        rc_metric_add(m->retries, NULL, 1);
+    if (!res->blocked) {
+        rc_metric_observe(m->fetch_seconds, res->total_ms / 1000.0);
+        rc_metric_add(m->bytes, NULL, (double)res->raw_len);
+    }
 }
 
 static void on_fetched(void *ud, const rc_fetch_result *res)
@@ -766,6 +807,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     uint64_t park_ms = res->blocked ? 0 : host_failed(w, t->host, !res->ok && res->status == 0);
     int can_retry = t->rec.attempt + 1 < conf->max_attempts;
     int transient = !res->blocked && !res->final && (!res->ok || res->status == 429 || res->status >= 500);
+    count_fetch(w, res, transient && can_retry);
 
     if (transient && can_retry) {
         /* Back off this domain: Retry-After when given, else exponential on the delay. */
@@ -841,6 +883,8 @@ static void start_task(rc_worker *w, task *t)
 static void deny_task(rc_worker *w, task *t)
 {
     w->denied++;
+    if (w->metrics)
+        rc_metric_add(w->metrics->robots_denied, NULL, 1);
     rc_debug(MOD, "disallowed by robots.txt url=%s", t->rec.url);
     add_complete_head(t, rc_now_ms(), "denied", "robots.txt", 0, 0, 0, 0);
     rc_argv_addu(&t->complete, 1);
@@ -1124,8 +1168,33 @@ static void on_ratecap_reply(redisAsyncContext *ac, void *reply, void *privdata)
     schedule_pump(w, 0);
 }
 
+static size_t list_len(const task *t)
+{
+    size_t n = 0;
+    for (; t; t = t->next)
+        n++;
+    return n;
+}
+
+/* Gauges are sampled once per heartbeat (counters move as things happen). */
+static void sample_gauges(rc_worker *w)
+{
+    rc_worker_metrics *m = w->metrics;
+    if (!m)
+        return;
+    rc_metric_set(m->in_flight, NULL, (double)w->active);
+    rc_metric_set(m->slots, NULL, (double)w->conf->concurrency);
+    if (w->mongo)
+        rc_metric_set(m->sink_pending, "mongo", (double)rc_mongo_sink_pending(w->mongo));
+    if (w->firehose)
+        rc_metric_set(m->sink_pending, "kafka", (double)rc_kafka_sink_pending(w->firehose));
+    rc_metric_set(m->held, "fence", (double)list_len(w->fenced));
+    rc_metric_set(m->held, "redis", (double)list_len(w->resend));
+}
+
 static void heartbeat(rc_worker *w)
 {
+    sample_gauges(w);
     if (!w->ac || w->hb_outstanding)
         return;
     redisAsyncCommand(w->ac, on_ratecap_reply, w, "HGET %sratecap %s", w->conf->prefix, w->id);
@@ -1289,6 +1358,9 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     snprintf(w->ip, sizeof w->ip, "%s", rc_redis_local_ip(w->sync));
     if (gethostname(w->hostname, sizeof w->hostname - 1) < 0)
         snprintf(w->hostname, sizeof w->hostname, "unknown");
+    if (conf->metrics_port >= 0 &&
+        !(w->metrics = rc_worker_metrics_new(conf->metrics_addr, (int)conf->metrics_port, err, cap)))
+        goto fail;
     w->started_ms = rc_now_ms();
     w->max_rate = conf->max_rate;
     w->tokens = 1.0;
@@ -1311,6 +1383,8 @@ void rc_worker_start(rc_worker *w)
 {
     rc_info(MOD, "started id=%s redis=%s concurrency=%lld delay=%.3fs out=%s", w->id, rc_redis_url(w->sync),
             (long long)w->conf->concurrency, w->conf->delay, w->conf->out);
+    if (w->metrics)
+        rc_info(MOD, "metrics on http://%s:%d/metrics", w->conf->metrics_addr, rc_worker_metrics_port(w->metrics));
     connect_redis(w); /* registers (the first heartbeat) once connected */
     ev_timer_start(w->loop, &w->hb_timer);
     w->lag_last = ev_time();
@@ -1377,6 +1451,7 @@ void rc_worker_free(rc_worker *w)
     for (size_t k = 0; k < w->n_stores; k++)
         w->stores[k].ops->free(w->stores[k].impl); /* flushes; unstored groups come back as -ECANCELED */
     rc_redis_free(w->sync);
+    rc_worker_metrics_free(w->metrics);
     free(w->connect_to);
     free(w);
 }

@@ -52,6 +52,8 @@ typedef struct rc_worker_conf {
     rc_strlist connect_to;
     rc_strlist allow_net;    /* CIDRs let through the SSRF guard */
     rc_strlist allow_port;   /* the only ports fetched; empty = any */
+    int64_t metrics_port;    /* Prometheus endpoint: -1 off, 0 a free port (logged) */
+    char *metrics_addr;      /* its address (default loopback) */
 } rc_worker_conf;
 
 typedef struct rc_worker rc_worker;

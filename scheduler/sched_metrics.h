@@ -1,0 +1,39 @@
+/* sched_metrics.h - the scheduler's Prometheus metrics (README "Metrics" says what each means).
+ *
+ * Ownership: the scheduler's loop thread declares the families, updates them (counters as
+ * dispatch, reaping and lease expiry happen; gauges at each once-a-second refresh, by the
+ * leader only: a standby shows leader 0 and its last values) and frees them after the loop;
+ * the HTTP server's thread (shared/metrics_http.c) only renders, under the registry's mutex. */
+#ifndef RC_SCHED_METRICS_H
+#define RC_SCHED_METRICS_H
+
+#include <stddef.h>
+
+struct rc_metrics;
+struct rc_metric;
+struct rc_metrics_http;
+
+typedef struct rc_sched_metrics {
+    struct rc_metrics *reg;
+    struct rc_metrics_http *http;
+    struct rc_metric *leader;      /* gauge: 1 while this process holds the leader lock */
+    struct rc_metric *workers;     /* gauge: live workers */
+    struct rc_metric *frontier;    /* gauge: URLs in rc:seeds, not yet dispatched */
+    struct rc_metric *queued;      /* gauge{worker}: URLs queued on a worker */
+    struct rc_metric *domains;     /* gauge{worker}: hosts a worker owns */
+    struct rc_metric *rate;        /* gauge{worker}: pages/s lately */
+    struct rc_metric *dispatched;  /* counter: URLs handed to workers */
+    struct rc_metric *dropped;     /* counter: frontier URLs dropped (stopped job, too deep, ...) */
+    struct rc_metric *reclaimed;   /* counter{reason}: URLs back to the frontier: expired, reaped */
+    struct rc_metric *reaped;      /* counter: workers reaped (heartbeat timeout) */
+    struct rc_metric *moved;       /* counter: hosts moved between workers (rebalancing) */
+    struct rc_metric *round_seconds; /* histogram: one dispatch round (read, decide, assign.lua) */
+} rc_sched_metrics;
+
+/* port < 0: metrics off (NULL, no error). Otherwise serves addr:port (0 = a free port);
+ * NULL with a message in err when the server cannot start. */
+rc_sched_metrics *rc_sched_metrics_new(const char *addr, int port, char *err, size_t cap);
+int rc_sched_metrics_port(const rc_sched_metrics *m);
+void rc_sched_metrics_free(rc_sched_metrics *m);
+
+#endif
