@@ -281,7 +281,8 @@ static char *dup_or_null(const char *s)
 static char *dup_bytes(const char *p, size_t n)
 {
     char *d = rc_xmalloc(n + 1);
-    memcpy(d, p, n);
+    if (n) /* a result made by the worker itself (a refused URL) may have no body at all */
+        memcpy(d, p, n);
     d[n] = '\0';
     return d;
 }
