@@ -27,7 +27,11 @@ class Failure(Exception):
     pass
 
 
+CHECKS = [0]  # check() calls so far: a test that made none checked nothing and fails
+
+
 def check(cond, msg):
+    CHECKS[0] += 1
     if not cond:
         raise Failure(msg)
 
@@ -237,7 +241,10 @@ def run_tests(tests):
         procs = Procs()
         t0 = time.time()
         try:
+            before = CHECKS[0]
             t(tmp, procs)
+            if CHECKS[0] == before:
+                raise Failure("the test made no check: it shows nothing")
             procs.stop_all()
             reports = sanitizer_reports(tmp)
             check(not reports, "sanitizer reports: %s" % reports)

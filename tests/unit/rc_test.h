@@ -41,11 +41,14 @@ static int rc_test_checks;
         }                                                                                          \
     } while (0)
 
-/* Call at the end of main(): prints a summary and returns the exit status. */
+/* Call at the end of main(): prints a summary and returns the exit status. A program that made
+ * no check (a table that read no case, say) fails: it showed nothing. */
 static inline int rc_test_done(const char *name)
 {
     fprintf(stderr, "%s: %d checks, %d failed\n", name, rc_test_checks, rc_test_failures);
-    return rc_test_failures ? 1 : 0;
+    if (rc_test_checks == 0)
+        fprintf(stderr, "%s: no check ran\n", name);
+    return rc_test_failures || rc_test_checks == 0 ? 1 : 0;
 }
 
 #endif

@@ -235,6 +235,8 @@ int main(int argc, char **argv)
     int n = run_file(dir, "url_normalize.tsv", 2);
     int r = run_file(dir, "url_resolve.tsv", 3);
     fprintf(stderr, "test_url: %d normalize cases, %d resolve cases\n", n, r);
+    RC_CHECK(n >= 150); /* the tables were read */
+    RC_CHECK(r >= 100);
     test_host_functions();
     test_misc();
     return rc_test_done("test_url");
