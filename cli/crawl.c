@@ -22,6 +22,7 @@
 #include "netguard.h"
 #include "proc.h"
 #include "redis.h"
+#include "rules.h"
 #include "util.h"
 
 typedef struct crawl_conf {
@@ -409,6 +410,8 @@ int rc_cli_crawl(int argc, char **argv)
     json_decref(req);
     int pr_ok = rc_job_parse(reqs, strlen(reqs), &job, err, sizeof err);
     free(reqs);
+    if (pr_ok == 0 && job.rules && rc_rules_check(job.rules, err, sizeof err) < 0)
+        pr_ok = -1;
     if (pr_ok < 0) {
         fprintf(stderr, "redcrawl crawl: %s\n", err);
         rc = 2;

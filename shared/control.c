@@ -23,6 +23,7 @@
 #include "job.h"
 #include "msg.h"
 #include "redis.h"
+#include "rules.h"
 #include "url.h"
 #include "util.h"
 
@@ -251,6 +252,9 @@ static char *apply_crawl(struct ctx *c, const rc_msg *m)
     rc_job job;
     if (rc_job_parse(spec, strlen(spec), &job, why, sizeof why) < 0) {
         status = "refused"; /* msg.c and job.c disagree: report it rather than loop on it */
+    } else if (job.rules && rc_rules_check(job.rules, why, sizeof why) < 0) {
+        status = "refused";
+        rc_job_release(&job);
     } else {
         int r = rc_frontier_submit(c->r, &job, &added, why, sizeof why);
         if (r == -EPERM) {

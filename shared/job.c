@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "domain.h"
-#include "rules.h"
 #include "url.h"
 #include "util.h"
 
@@ -211,16 +210,9 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
             r = fail(err, cap, "rules", "must be a JSON object (the rule document)");
             goto fail;
         }
-        char *txt = json_dumps(rules, JSON_COMPACT | JSON_PRESERVE_ORDER);
-        char rerr[400];
-        rc_rules *compiled = txt ? rc_rules_parse(txt, strlen(txt), rerr, sizeof rerr) : NULL;
-        if (!compiled) {
-            free(txt);
-            r = fail(err, cap, "rules", rerr);
-            goto fail;
-        }
-        rc_rules_free(compiled);
-        j.rules = txt;
+        /* Compiled where the job is used (rc_page_job) and checked by its entry points
+         * (rc_rules_check): this layer does not know XPath. */
+        j.rules = json_dumps(rules, JSON_COMPACT | JSON_PRESERVE_ORDER);
     }
     json_t *attrs = json_object_get(root, "attrs");
     if (attrs && !json_is_null(attrs)) {

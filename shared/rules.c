@@ -899,3 +899,15 @@ const rc_rules_set *rc_rules_set_get(const rc_rules *r, const char *name)
             return &r->sets[i];
     return NULL;
 }
+
+int rc_rules_check(const char *json, char *err, size_t cap)
+{
+    char why[400];
+    rc_rules *r = rc_rules_parse(json, strlen(json), why, sizeof why);
+    if (!r) {
+        snprintf(err, cap, "rules: %s", why);
+        return -EINVAL;
+    }
+    rc_rules_free(r);
+    return 0;
+}

@@ -89,6 +89,9 @@ typedef struct rc_rules {
 rc_rules *rc_rules_parse(const char *json, size_t len, char *err, size_t cap);
 /* Accepts NULL. */
 void rc_rules_free(rc_rules *rules);
+/* A job's rule document (compact JSON) compiles: 0, or -EINVAL with "rules: <path>: <why>" in
+ * err, the message every entry point (Kafka, CLI) answers with. */
+int rc_rules_check(const char *json, char *err, size_t cap);
 
 /* The field set called NAME, NULL when there is none. NAME NULL = the top level. Borrowed. */
 const rc_rules_set *rc_rules_set_get(const rc_rules *rules, const char *name);

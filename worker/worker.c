@@ -1184,10 +1184,9 @@ static void sample_gauges(rc_worker *w)
         return;
     rc_metric_set(m->in_flight, NULL, (double)w->active);
     rc_metric_set(m->slots, NULL, (double)w->conf->concurrency);
-    if (w->mongo)
-        rc_metric_set(m->sink_pending, "mongo", (double)rc_mongo_sink_pending(w->mongo));
-    if (w->firehose)
-        rc_metric_set(m->sink_pending, "kafka", (double)rc_kafka_sink_pending(w->firehose));
+    for (size_t k = 0; k < w->n_stores; k++)
+        if (w->stores[k].busy_at) /* the asynchronous ones: JSON Lines never holds anything */
+            rc_metric_set(m->sink_pending, w->stores[k].ops->name, (double)w->stores[k].ops->pending(w->stores[k].impl));
     rc_metric_set(m->held, "fence", (double)list_len(w->fenced));
     rc_metric_set(m->held, "redis", (double)list_len(w->resend));
 }
