@@ -336,6 +336,19 @@ static rd_kafka_t *answers_consumer(const ctl_conf *c, struct kstate *ks, const 
     return rk;
 }
 
+/* A wait for answers longer than a second says so on a terminal, once a second, on one line.
+ * Returns when it last drew (0: not yet). */
+static uint64_t show_wait(const char *cmdname, int missing, uint64_t start, double timeout, uint64_t shown)
+{
+    uint64_t now = rc_mono_ms();
+    if (now - start < 1000 || (shown && now - shown < 1000) || !isatty(STDERR_FILENO))
+        return shown;
+    fprintf(stderr, "\rredcrawl %s: waiting for %d answer%s from redcrawl-monitor: %.0f s of %.0f s", cmdname,
+            missing, missing == 1 ? "" : "s", (double)(now - start) / 1000.0, timeout);
+    fflush(stderr);
+    return now;
+}
+
 static int send_kafka(const ctl_conf *c, const char *cmdname, struct req *rs, int n)
 {
     char err[1024], in_topic[300], out_topic[300];
@@ -377,7 +390,9 @@ static int send_kafka(const ctl_conf *c, const char *cmdname, struct req *rs, in
                 c->timeout, ks.last_error[0] ? ": " : "", ks.last_error);
         goto out;
     }
+    uint64_t wait_start = deadline - (uint64_t)(c->timeout * 1000), shown = 0; /* the command's start */
     while (answered < n && remaining_ms(deadline) > 0) {
+        shown = show_wait(cmdname, n - answered, wait_start, c->timeout, shown);
         rd_kafka_message_t *m = rd_kafka_consumer_poll(cons, RC_MIN(remaining_ms(deadline), 200));
         if (!m)
             continue;
@@ -395,6 +410,8 @@ static int send_kafka(const ctl_conf *c, const char *cmdname, struct req *rs, in
         }
         rd_kafka_message_destroy(m);
     }
+    if (shown)
+        fputs("\r\033[K", stderr); /* the progress line goes; what follows starts clean */
     if (answered < n) {
         fprintf(stderr, "redcrawl %s: no answer on %s within %.1f s (is redcrawl-monitor running?)%s%s\n", cmdname,
                 out_topic, c->timeout, ks.last_error[0] ? "; last Kafka error: " : "", ks.last_error);

@@ -1,10 +1,11 @@
 /* metrics_http.h - serves a metrics registry (shared/metrics.h) over HTTP for Prometheus:
  * GET /metrics (any other path is 404), with Debian's libmicrohttpd.
  *
- * Threads: microhttpd answers on its own thread (MHD_USE_INTERNAL_POLLING_THREAD, one
- * connection at a time: a scrape every few seconds needs no more); that thread only calls
- * rc_metrics_render, which takes the registry's lock. The owner's loop never waits for it. The
- * registry must outlive the server: stop the server first. */
+ * Threads: microhttpd answers on one thread of its own (MHD_USE_INTERNAL_POLLING_THREAD, at
+ * most 16 connections, 10 s idle timeout: a scrape every few seconds needs no more); that thread
+ * only calls rc_metrics_render, which takes the registry's lock for the time of one rendering.
+ * The owner's loop never waits for a slow scraper. The registry must outlive the server: stop
+ * the server first. */
 #ifndef RC_METRICS_HTTP_H
 #define RC_METRICS_HTTP_H
 

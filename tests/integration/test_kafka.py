@@ -368,6 +368,13 @@ def test_every_request_kind(tmp, procs, broker):
     a = cli_json(kenv, "submit", "--crawlid", "parked", "http://worse.test/again", expect_rc=1)[0]
     check(a["status"] == "refused" and "stopped" in a["error"], "a stopped job took a URL: %s" % a)
 
+    # a long wait shows progress on a terminal (script(1) gives the CLI one): no monitor reads
+    # the topics of this prefix, so the answer never comes
+    r = subprocess.run(["script", "-qec", "%s info --topic-prefix nomonitor --timeout 5 viacli" % REDCRAWL,
+                        "/dev/null"], capture_output=True, text=True, env=kenv, timeout=60)
+    check("waiting for 1 answer from redcrawl-monitor: 4 s of 5 s" in r.stdout and "no answer" in r.stdout,
+          "no progress shown while waiting: %r" % r.stdout[-500:])
+
 
 @with_kafka
 def test_stop_and_expired(tmp, procs, broker):

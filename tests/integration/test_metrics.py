@@ -86,6 +86,36 @@ def status_of(g, url):
     return "404"
 
 
+def wait_for(port, cond, what, timeout=20):
+    deadline = time.time() + timeout
+    while True:
+        fams = scrape(port)
+        if cond(fams):
+            return fams
+        if time.time() > deadline:
+            raise Failure("timed out waiting for %s" % what)
+        time.sleep(0.3)
+
+
+def check_lag(tmp, procs, broker, redis_port, redis_proc, port):
+    """Redis gone: the monitor holds its request and consumes nothing behind it, so the
+    requests produced meanwhile show as consumer lag; Redis back: the lag drains to 0."""
+    procs.stop(redis_proc)
+    reqs = ['{"appid": "testapp", "crawlid": "m", "spiderid": "link", "action": "info", "uuid": "lag-%d"}' % i
+            for i in range(5)]
+    kcat_produce(broker, "redcrawl.incoming", reqs)
+    fams = wait_for(port, lambda f: value(f, "redcrawl_monitor_held") == 1 and
+                    value(f, "redcrawl_monitor_consumer_lag") >= 4, "the held request and the lag behind it")
+    lag = value(fams, "redcrawl_monitor_consumer_lag")
+    check(lag == 4, "consumer lag %s while the first of 5 requests is held, want 4" % lag)
+    procs.start(["redis-server", "--bind", "127.0.0.1", "--port", str(redis_port), "--save", "", "--appendonly",
+                 "no", "--dir", tmp], os.path.join(tmp, "redis2.log"))
+    wait_for(port, lambda f: value(f, "redcrawl_monitor_held") == 0 and
+             value(f, "redcrawl_monitor_consumer_lag") == 0 and
+             value(f, "redcrawl_monitor_requests_total", kind="info") == 6, "the lag to drain", timeout=30)
+    return lag
+
+
 def test_metrics_match_the_crawl(tmp, procs):
     broker = kafka(tmp)
     try:
@@ -98,7 +128,7 @@ def test_metrics_match_the_crawl(tmp, procs):
 def run_crawl(tmp, procs, broker):
     args = ["--sites", "3", "--pages", "40", "--robots"]
     web_port, _, _ = start_web(procs, tmp, *args)
-    redis_port, _ = start_redis(procs, tmp)
+    redis_port, redis_proc = start_redis(procs, tmp)
     env = env_for(broker, redis_port)
     ports = {"monitor": free_port(), "scheduler": free_port(), "w0": free_port(), "w1": free_port()}
     start_monitor(procs, tmp, broker, redis_port, "--metrics-port", str(ports["monitor"]))
@@ -198,8 +228,10 @@ def run_crawl(tmp, procs, broker):
     check(value(mo, "redcrawl_monitor_answers_total", result="delivered") >= 4, "answers delivered")
     check(value(mo, "redcrawl_monitor_answers_total", result="lost") == 0, "answers lost")
     check(value(mo, "redcrawl_monitor_consumer_lag") == 0, "consumer lag at rest")
-    print("  metrics: %d pages (%s), %d denied, %d transfers, %d dispatched, %d families scraped" %
-          (len(stored), dict(statuses), len(private), fetches, len(want), sum(len(f) for f in s.values())))
+    lag = check_lag(tmp, procs, broker, redis_port, redis_proc, ports["monitor"])
+    print("  metrics: %d pages (%s), %d denied, %d transfers, %d dispatched, %d families scraped, lag %d while "
+          "Redis was away" % (len(stored), dict(statuses), len(private), fetches, len(want),
+                              sum(len(f) for f in s.values()), lag))
 
     # Loopback only: each listening socket is bound to 127.0.0.1, not to every address.
     for k, port in ports.items():
