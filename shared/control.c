@@ -132,13 +132,6 @@ static void stat_add(struct ctx *c, const char *name, int64_t n)
         freeReplyObject(rep);
 }
 
-int rc_control_stat(rc_redis *r, const char *name, int64_t n)
-{
-    struct ctx c = {r, NULL, 0, 0, rc_now_ms(), 0};
-    stat_add(&c, name, n);
-    return result(&c);
-}
-
 /* ---- answers ------------------------------------------------------------------------------- */
 
 static json_t *base_answer(const rc_msg *m)

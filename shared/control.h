@@ -39,8 +39,8 @@ struct rc_msg_error;
 #define RC_TOPIC_INCOMING "incoming"          /* requests */
 #define RC_TOPIC_FIREHOSE "outbound_firehose" /* every answer and notification */
 #define RC_TOPIC_APP "outbound_"              /* + appid: the answers of one app (copies) */
-/* One message per fetched page, the page record as in pages.jsonl, key = its _id. Produced by
- * workers; not built yet (the worker's sink interface, worker/sink.h, is where it plugs in). */
+/* Every stored page record and item, as in pages.jsonl and items.jsonl, key = its _id: produced
+ * by workers run with --firehose (worker/sink_kafka.c). */
 #define RC_TOPIC_CRAWLED "crawled_firehose"
 
 /* Applies a validated request to Redis. On success *ret_answer is the malloc'd answer, or NULL
@@ -73,8 +73,5 @@ typedef void (*rc_control_notify_fn)(const char *appid, const char *json, void *
  * at 100 jobs per call. Returns the number of jobs expired, or -EIO / -EPROTO. */
 int rc_control_expire_due(struct rc_redis *r, int64_t now_s, rc_control_notify_fn notify, void *ud, char *err,
                           size_t cap);
-
-/* Adds N to the rolling counter NAME (stat.lua). 0, -EIO or -EPROTO. */
-int rc_control_stat(struct rc_redis *r, const char *name, int64_t n);
 
 #endif

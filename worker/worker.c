@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "argv.h"
+#include "control.h"
 #include "bloom.h"
 #include "fetch.h"
 #include "netguard.h"
@@ -1278,7 +1279,7 @@ static int open_stores(rc_worker *w, struct ev_loop *loop, const rc_worker_conf 
     }
     if (conf->firehose) {
         char topic[200];
-        snprintf(topic, sizeof topic, "%s.crawled_firehose", conf->topic_prefix);
+        snprintf(topic, sizeof topic, "%s.%s", conf->topic_prefix, RC_TOPIC_CRAWLED);
         rc_kafka_sink *k = rc_kafka_sink_new(loop, conf->kafka, topic, err, cap);
         if (!k)
             return -1;

@@ -26,7 +26,7 @@ end
 local function job_keys(crawlid)
   local bloom = redis.call('HGET', K('job', crawlid), 'bloom') or ''
   local shards = tonumber(string.match(bloom, '^[^:]*:[^:]*:([^:]*)')) or 1
-  local keys = {K('digest', crawlid), K('navlast', crawlid), K('jobhosts', crawlid)}
+  local keys = {K('digest', crawlid), K('jobhosts', crawlid)}
   for s = 0, shards - 1 do
     keys[#keys + 1] = K('bloom', crawlid, s)
   end

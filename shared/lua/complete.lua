@@ -88,7 +88,6 @@ else
     local again = cjson.encode({url = rec.url, crawlid = crawlid, depth = rec.depth, priority = rec.priority,
       attempt = 0, cb = rec.cb})
     redis.call('ZADD', K('refresh'), refresh_at, again)
-    redis.call('HSET', K('navlast', crawlid), rec.url, NOW)
     redis.call('HINCRBY', jk, 'pending', 1)
   end
   if outcome == 'fail' then
