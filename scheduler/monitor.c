@@ -16,12 +16,10 @@
 #include "metrics.h"
 #include "metrics_http.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <ev.h>
 #include <fcntl.h>
 #include <hiredis/hiredis.h>
-#include <ifaddrs.h>
 #include <jansson.h>
 #include <librdkafka/rdkafka.h>
 #include <netinet/in.h>
@@ -110,24 +108,6 @@ struct rc_monitor {
 };
 
 /* ---- small helpers ------------------------------------------------------------------------- */
-
-static void local_ip(char *buf, size_t cap)
-{
-    struct ifaddrs *ifa = NULL;
-    snprintf(buf, cap, "127.0.0.1");
-    if (getifaddrs(&ifa) < 0)
-        return;
-    for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
-            continue;
-        const struct sockaddr_in *sin = (const struct sockaddr_in *)(const void *)i->ifa_addr;
-        if ((ntohl(sin->sin_addr.s_addr) >> 24) == 127)
-            continue;
-        inet_ntop(AF_INET, &sin->sin_addr, buf, (socklen_t)cap);
-        break;
-    }
-    freeifaddrs(ifa);
-}
 
 /* A Kafka topic name: [A-Za-z0-9._-], at most 249 characters. */
 static bool legal_topic(const char *s)
@@ -682,11 +662,10 @@ rc_monitor *rc_monitor_new(struct ev_loop *loop, const rc_monitor_conf *conf, ch
     m->started_ms = rc_now_ms();
     snprintf(m->host, sizeof m->host, "localhost");
     gethostname(m->host, sizeof m->host - 1);
-    local_ip(m->ip, sizeof m->ip);
     if (conf->id && conf->id[0])
         snprintf(m->id, sizeof m->id, "%s", conf->id);
     else
-        snprintf(m->id, sizeof m->id, "%s-%d-%04llx", m->host, (int)getpid(), (unsigned long long)(rc_now_us() & 0xffff));
+        rc_process_id(m->id, sizeof m->id);
     snprintf(m->in_topic, sizeof m->in_topic, "%s.%s", conf->topic_prefix, RC_TOPIC_INCOMING);
     snprintf(m->fire_topic, sizeof m->fire_topic, "%s.%s", conf->topic_prefix, RC_TOPIC_FIREHOSE);
     if (!legal_topic(m->in_topic)) {
@@ -695,6 +674,8 @@ rc_monitor *rc_monitor_new(struct ev_loop *loop, const rc_monitor_conf *conf, ch
         goto fail;
     }
     m->r = rc_redis_new(conf->redis, conf->prefix, err, cap);
+    if (m->r) /* the address this host reaches Redis from, as workers report theirs */
+        snprintf(m->ip, sizeof m->ip, "%s", rc_redis_local_ip(m->r));
     if (!m->r)
         goto fail;
 

@@ -700,9 +700,7 @@ rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, 
     s->loop = loop;
     s->conf = conf;
     s->r = r;
-    char host[64] = "localhost";
-    gethostname(host, sizeof host - 1);
-    snprintf(s->id, sizeof s->id, "%s-%d-%llu", host, (int)getpid(), (unsigned long long)(rc_now_us() % 1000000));
+    rc_process_id(s->id, sizeof s->id);
     s->wrr = rc_wrr_new();
     s->owners = rc_strmap_new();
     s->workers = rc_strmap_new();

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 static void oom(size_t n)
@@ -258,4 +259,12 @@ char *rc_secret_env(const char *name)
     }
     const char *v = getenv(name);
     return v ? rc_xstrdup(v) : NULL;
+}
+
+void rc_process_id(char *buf, size_t cap)
+{
+    char host[64] = "localhost";
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    snprintf(buf, cap, "%s-%d-%04llx", host, (int)getpid(), (unsigned long long)(rc_now_us() & 0xffff));
 }

@@ -47,6 +47,9 @@ char *rc_buf_steal(rc_buf *b);
 /* Wall clock in ms / µs since the epoch, and a monotonic clock in ms. */
 uint64_t rc_now_ms(void);
 uint64_t rc_now_us(void);
+/* This process's default id, HOST-PID-XXXX (XXXX from the clock, so a restarted process with a
+ * recycled pid gets another): workers, schedulers and monitors name themselves with it. */
+void rc_process_id(char *buf, size_t cap);
 uint64_t rc_mono_ms(void);
 uint64_t rc_mono_us(void);
 

@@ -1304,10 +1304,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     if (conf->id && *conf->id) {
         snprintf(w->base_id, sizeof w->base_id, "%s", conf->id);
     } else {
-        char host[64] = "localhost";
-        gethostname(host, sizeof host - 1);
-        snprintf(w->base_id, sizeof w->base_id, "%s-%d-%04llx", host, (int)getpid(),
-                 (unsigned long long)(rc_now_us() & 0xffff));
+        rc_process_id(w->base_id, sizeof w->base_id);
     }
     snprintf(w->id, sizeof w->id, "%s", w->base_id);
     w->rng = rc_now_us() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
