@@ -44,6 +44,10 @@ typedef struct crawl_conf {
     double retention;
     int text;
     int dedup_content;
+    int warc;
+    int64_t warc_size;
+    int body;
+    int64_t body_max;
     int64_t refresh;
     rc_strlist data_pages;
     rc_strlist connect_to;
@@ -79,6 +83,10 @@ static const rc_conf_row rows[] = {
     {"retention", RC_CONF_DOUBLE, offsetof(crawl_conf, retention), "-1", -1, 1e9, NULL, "seconds a finished job's bloom, digests and counters stay in Redis: sets conf:retention (0 = for ever; -1 = leave it: a day unless set)"},
     {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
     {"dedup-content", RC_CONF_BOOL, offsetof(crawl_conf, dedup_content), "1", 0, 1, NULL, "record pages whose main text was seen before as duplicate_of (--dedup-content=0: off)"},
+    {"warc", RC_CONF_BOOL, offsetof(crawl_conf, warc), "0", 0, 1, NULL, "keep every response in WARC/1.1 files under OUT/warc/ (page records name file and offset)"},
+    {"warc-size", RC_CONF_INT, offsetof(crawl_conf, warc_size), "1000000000", 1024, 1099511627776, NULL, "a WARC file is closed for the next one past this many bytes"},
+    {"body", RC_CONF_BOOL, offsetof(crawl_conf, body), "0", 0, 1, NULL, "store each HTML page's decoded body (UTF-8) in its record, up to --body-max bytes"},
+    {"body-max", RC_CONF_INT, offsetof(crawl_conf, body_max), "1048576", 1, 67108864, NULL, "bytes of body kept in a record at most (larger: only in WARC, body_omitted says so)"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
@@ -186,6 +194,9 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     add_arg(&run->wargv, &n, outdir);
     add_arg(&run->wargv, &n, "--fsync");
     add_arg(&run->wargv, &n, c->fsync);
+    add_arg(&run->wargv, &n, "--warc-size");
+    snprintf(num, sizeof num, "%lld", (long long)c->warc_size);
+    add_arg(&run->wargv, &n, num);
     add_arg(&run->wargv, &n, "--delay");
     snprintf(num, sizeof num, "%.6f", c->delay);
     add_arg(&run->wargv, &n, num);
@@ -384,6 +395,12 @@ int rc_cli_crawl(int argc, char **argv)
         json_object_set_new(req, "text", json_true());
     if (!c.dedup_content)
         json_object_set_new(req, "dedup_content", json_false());
+    if (c.warc)
+        json_object_set_new(req, "warc", json_true());
+    if (c.body) {
+        json_object_set_new(req, "body", json_true());
+        json_object_set_new(req, "body_max", json_integer(c.body_max));
+    }
     if (c.refresh)
         json_object_set_new(req, "refresh_seconds", json_integer(c.refresh));
     if (c.data_pages.n) {

@@ -60,6 +60,16 @@ static int get_int(json_t *root, const char *key, int64_t min, int64_t max, int6
     return 0;
 }
 
+/* An optional boolean, false when absent. */
+static int get_flag(json_t *root, const char *key, int *out, char *err, size_t cap)
+{
+    json_t *v = json_object_get(root, key);
+    if (v && !json_is_boolean(v) && !json_is_null(v))
+        return fail(err, cap, key, "must be true or false");
+    *out = json_is_true(v);
+    return 0;
+}
+
 static int get_str(json_t *root, const char *key, size_t max, char **out, char *err, size_t cap)
 {
     json_t *v = json_object_get(root, key);
@@ -242,6 +252,9 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         goto fail;
     }
     j.dedup_content = flag ? json_is_true(flag) : 1;
+    if ((r = get_flag(root, "warc", &j.warc, err, cap)) < 0 || (r = get_flag(root, "body", &j.body, err, cap)) < 0 ||
+        (r = get_int(root, "body_max", 1, 64 * 1024 * 1024, 1024 * 1024, &j.body_max, err, cap)) < 0)
+        goto fail;
 
     json_t *ad = json_object_get(root, "allowed_domains");
     if (ad && !json_is_null(ad)) {
@@ -321,6 +334,12 @@ char *rc_job_encode(const rc_job *j)
         json_object_set_new(o, "text", json_true());
     if (!j->dedup_content)
         json_object_set_new(o, "dedup_content", json_false());
+    if (j->warc)
+        json_object_set_new(o, "warc", json_true());
+    if (j->body) {
+        json_object_set_new(o, "body", json_true());
+        json_object_set_new(o, "body_max", json_integer(j->body_max));
+    }
     if (j->n_data_pages)
         json_object_set_new(o, "data_pages", str_array(j->data_pages, j->n_data_pages));
     if (j->refresh_seconds)

@@ -37,6 +37,9 @@ typedef struct rc_job {
                      and item; NULL = none */
     int text;     /* store each page's main text in its record */
     int dedup_content; /* record pages whose main text was seen before as duplicates (default 1) */
+    int warc;          /* keep every response (request, response, metadata) in WARC files */
+    int body;          /* the decoded HTML in the page record, up to body_max bytes */
+    int64_t body_max;  /* bytes of "body" kept at most (default 1 MiB); larger: only in WARC */
     char **data_pages;  /* regexes of data (article) pages: fetched once, never again */
     size_t n_data_pages;
     int64_t refresh_seconds; /* > 0: every other (navigation) page is fetched again this often */

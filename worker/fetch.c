@@ -51,6 +51,9 @@ typedef struct fetch_xfer {
     char *content_type; /* of the last response seen so far */
     char *content_encoding;
     char *retry_after;
+    char *etag, *last_modified;
+    rc_buf resp_head;   /* the last response's head as received */
+    rc_buf req_head;    /* the last request's head as sent (keep_request) */
     CURLcode code;
     char errbuf[CURL_ERROR_SIZE];
     char blocked[160]; /* why the guard refused a connection, "" if it did not */
@@ -143,6 +146,12 @@ static void xfer_clear(fetch_xfer *x)
     x->retry_after = NULL;
     free(x->content_encoding);
     x->content_encoding = NULL;
+    free(x->etag);
+    x->etag = NULL;
+    free(x->last_modified);
+    x->last_modified = NULL;
+    rc_buf_release(&x->resp_head);
+    rc_buf_release(&x->req_head);
     rc_buf_release(&x->body);
     rc_buf_release(&x->raw);
     rc_decoder_free(x->dec);
@@ -247,6 +256,17 @@ static size_t on_curl_header(char *ptr, size_t size, size_t nitems, void *userda
         x->retry_after = NULL;
         free(x->content_encoding);
         x->content_encoding = NULL;
+        free(x->etag);
+        x->etag = NULL;
+        free(x->last_modified);
+        x->last_modified = NULL;
+        rc_buf_reset(&x->resp_head);
+    } else if ((v = header_value(ptr, n, "etag"))) {
+        free(x->etag);
+        x->etag = v;
+    } else if ((v = header_value(ptr, n, "last-modified"))) {
+        free(x->last_modified);
+        x->last_modified = v;
     } else if ((v = header_value(ptr, n, "content-encoding"))) {
         free(x->content_encoding);
         x->content_encoding = v;
@@ -257,7 +277,24 @@ static size_t on_curl_header(char *ptr, size_t size, size_t nitems, void *userda
         free(x->retry_after);
         x->retry_after = v;
     }
+    rc_buf_append(&x->resp_head, ptr, n);
     return n;
+}
+
+/* CURLOPT_DEBUGFUNCTION (with keep_request): the request head exactly as curl sent it; the last
+ * one wins (curl may resend on a connection found dead). With --verbose the rest still goes
+ * to stderr, as curl would print it. */
+static int on_curl_debug(CURL *easy, curl_infotype type, char *data, size_t size, void *userp)
+{
+    fetch_xfer *x = userp;
+    (void)easy;
+    if (type == CURLINFO_HEADER_OUT) {
+        rc_buf_reset(&x->req_head);
+        rc_buf_append(&x->req_head, data, RC_MIN(size, (size_t)RC_FETCH_MAX_HEADER_BYTES));
+    }
+    if (x->f->opts.verbose && (type == CURLINFO_TEXT || type == CURLINFO_HEADER_IN || type == CURLINFO_HEADER_OUT))
+        fwrite(data, 1, size, stderr);
+    return 0;
 }
 
 /* Every connection curl opens comes through here with the address it is about to connect to:
@@ -318,6 +355,12 @@ static void xfer_deliver(fetch_xfer *x)
     r.remote_ip = ip && *ip ? ip : NULL;
     r.blocked = x->blocked[0] && x->code != CURLE_OK ? x->blocked : NULL;
     r.redirect_url = redir && *redir && status >= 300 && status < 400 ? redir : NULL;
+    r.response_head = x->resp_head.ptr ? x->resp_head.ptr : "";
+    r.response_head_len = x->resp_head.len;
+    r.request_head = x->req_head.ptr ? x->req_head.ptr : "";
+    r.request_head_len = x->req_head.len;
+    r.etag = x->etag;
+    r.last_modified = x->last_modified;
 
     if (x->code == CURLE_OK ||
         (x->code == CURLE_WRITE_ERROR && x->truncated && !x->header_overflow && !x->decode_failed)) {
@@ -568,7 +611,7 @@ static int has_crlf(const char *s)
 }
 
 /* Every option, every time: handles come back from curl_easy_reset. */
-static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent)
+static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent, int keep_request)
 {
     CURL *e = x->easy;
     const rc_fetch_opts *o = &f->opts;
@@ -604,6 +647,11 @@ static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent)
         SET(CURLOPT_CONNECT_TO, f->connect_to)
     if (x->headers)
         SET(CURLOPT_HTTPHEADER, x->headers)
+    if (keep_request) {
+        SET(CURLOPT_DEBUGFUNCTION, on_curl_debug)
+        SET(CURLOPT_DEBUGDATA, (void *)x)
+        SET(CURLOPT_VERBOSE, 1L)
+    }
 #undef SET
     return CURLE_OK;
 }
@@ -617,10 +665,29 @@ int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const cha
 int rc_fetch_start_ex(rc_fetcher *f, const char *url, const char *cookie, const char *useragent, int follow,
                       rc_fetch_cb cb, void *ud)
 {
+    rc_fetch_req req = {.url = url, .cookie = cookie, .useragent = useragent, .follow = follow};
+    return rc_fetch_start_req(f, &req, cb, ud);
+}
+
+/* Appends "name: value" to the request's extra headers; 0 or -ENOMEM. */
+static int add_header(fetch_xfer *x, const char *name, const char *value)
+{
+    char *h = rc_xasprintf("%s: %s", name, value);
+    struct curl_slist *l = curl_slist_append(x->headers, h);
+    free(h);
+    if (!l)
+        return -ENOMEM;
+    x->headers = l;
+    return 0;
+}
+
+int rc_fetch_start_req(rc_fetcher *f, const rc_fetch_req *req, rc_fetch_cb cb, void *ud)
+{
     fetch_xfer *x = NULL;
     int r;
 
-    if (!f || !url || !cb || has_crlf(cookie) || has_crlf(useragent))
+    if (!f || !req || !req->url || !cb || has_crlf(req->cookie) || has_crlf(req->useragent) ||
+        has_crlf(req->if_none_match) || has_crlf(req->if_modified_since))
         return -EINVAL;
     if (f->free_pending)
         return -ECANCELED;
@@ -637,28 +704,26 @@ int rc_fetch_start_ex(rc_fetcher *f, const char *url, const char *cookie, const 
         x->f = f;
         rc_buf_init(&x->body);
         rc_buf_init(&x->raw);
+        rc_buf_init(&x->resp_head);
+        rc_buf_init(&x->req_head);
         x->easy = curl_easy_init();
         if (!x->easy) {
             r = -ENOMEM;
             goto fail;
         }
     }
-    x->url = rc_xstrdup(url);
-    x->follow = follow;
+    x->url = rc_xstrdup(req->url);
+    x->follow = req->follow;
     x->cb = cb;
     x->ud = ud;
-    if (cookie && *cookie) {
-        /* A custom Cookie header rather than CURLOPT_COOKIE: curl does not pass it on to
-         * another host or port when following a redirect. */
-        char *h = rc_xasprintf("Cookie: %s", cookie);
-        x->headers = curl_slist_append(NULL, h);
-        free(h);
-        if (!x->headers) {
-            r = -ENOMEM;
-            goto fail;
-        }
-    }
-    if (xfer_setup(f, x, useragent) != CURLE_OK ||
+    /* A custom Cookie header rather than CURLOPT_COOKIE: curl does not pass it on to another
+     * host or port when following a redirect. */
+    if ((req->cookie && *req->cookie && (r = add_header(x, "Cookie", req->cookie)) < 0) ||
+        (req->if_none_match && *req->if_none_match && (r = add_header(x, "If-None-Match", req->if_none_match)) < 0) ||
+        (req->if_modified_since && *req->if_modified_since &&
+         (r = add_header(x, "If-Modified-Since", req->if_modified_since)) < 0))
+        goto fail;
+    if (xfer_setup(f, x, req->useragent, req->keep_request) != CURLE_OK ||
         curl_multi_add_handle(f->multi, x->easy) != CURLM_OK) {
         r = -EIO;
         goto fail;

@@ -74,6 +74,14 @@ typedef struct rc_fetch_result {
                                   a corrupt encoding): not worth another attempt */
     const char *redirect_url;  /* a 3xx not followed (rc_fetch_start_ex follow 0): its absolute
                                   Location, else NULL */
+    const char *response_head; /* the last response's status line and header lines as received
+                                  (CRLF each, the empty line included), never NULL */
+    size_t response_head_len;
+    const char *request_head;  /* with rc_fetch_req.keep_request: the last request's head as
+                                  sent, else "" */
+    size_t request_head_len;
+    const char *etag;          /* the last response's ETag / Last-Modified, may be NULL */
+    const char *last_modified;
 } rc_fetch_result;
 
 typedef void (*rc_fetch_cb)(void *ud, const rc_fetch_result *res);
@@ -102,6 +110,21 @@ int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const cha
  * lets curl follow up to max_redirects (robots.txt, as RFC 9309 asks). */
 int rc_fetch_start_ex(rc_fetcher *f, const char *url, const char *cookie, const char *useragent, int follow,
                       rc_fetch_cb cb, void *ud);
+
+/* One request's choices; every pointer borrowed for the call (copied). */
+typedef struct rc_fetch_req {
+    const char *url;
+    const char *cookie;            /* see rc_fetch_start */
+    const char *useragent;
+    int follow;                    /* see rc_fetch_start_ex */
+    int keep_request;              /* capture the request head as sent (WARC request records) */
+    const char *if_none_match;     /* conditional GET: a stored ETag, NULL = none */
+    const char *if_modified_since; /* conditional GET: a stored Last-Modified, NULL = none */
+} rc_fetch_req;
+
+/* rc_fetch_start_ex with every choice; the same returns (-EINVAL also for CR or LF in the
+ * conditional headers). */
+int rc_fetch_start_req(rc_fetcher *f, const rc_fetch_req *req, rc_fetch_cb cb, void *ud);
 
 /* The guard's verdict on url before any DNS: its host when that is an address in any spelling or
  * localhost (names are judged on the address connected to). 0 when allowed, there is no guard

@@ -268,6 +268,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     const char *title = NULL;
     rc_html *doc = NULL;
     char *utf8 = NULL;
+    size_t ulen = 0;
     int html = res->ok && res->status >= 200 && res->status < 300 && is_html(res);
     char *redirect_to = NULL;
     if (res->ok && res->redirect_url && rc_url_normalize(res->redirect_url, &redirect_to) == 0) {
@@ -304,7 +305,6 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     }
     if (html) {
         /* Decode once to UTF-8 (header, BOM, <meta>, then sniffing), parse once. */
-        size_t ulen = 0;
         rc_charset_detect(res->body, res->body_len, res->content_type, charset, sizeof charset);
         utf8 = rc_charset_to_utf8(res->body, res->body_len, charset, &ulen);
         doc = rc_html_parse(utf8, ulen);
@@ -374,6 +374,13 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
         json_object_set_new(o, "text_digest", json_string(out->digest));
     if (text && ctx->job->text)
         json_object_set_new(o, "text", json_string(text));
+    if (utf8 && ctx->job->body) {
+        /* The decoded page; a large one only in WARC, so a record stays a record. */
+        if (ulen <= (size_t)ctx->job->body_max)
+            json_object_set_new(o, "body", json_stringn(utf8, ulen));
+        else
+            json_object_set_new(o, "body_omitted", json_sprintf("%zu bytes, over body_max", ulen));
+    }
     json_object_set_new(o, "timestamp", json_string(ts));
     json_object_set_new(o, "fetch_ms", json_real(res->total_ms));
     json_object_set_new(o, "attempt", json_integer(rec->attempt + 1));

@@ -34,6 +34,7 @@
 #include "sink.h"
 #include "sink_kafka.h"
 #include "sink_mongo.h"
+#include "sink_warc.h"
 #include "strmap.h"
 #include "url.h"
 #include "urlfilter.h"
@@ -98,6 +99,7 @@ struct rc_worker {
     rc_sink *sink;             /* JSON Lines, NULL when only other sinks are used */
     rc_mongo_sink *mongo;      /* NULL = none */
     rc_kafka_sink *firehose;   /* NULL = none */
+    rc_warc_sink *warc;        /* WARC files, for the jobs that ask */
     rc_seen *seen;
     rc_strmap *jobs; /* crawlid -> job_entry */
     rc_robots_cache *robots;
@@ -746,6 +748,27 @@ static uint64_t jitter(rc_worker *w, uint64_t back_ms)
     return back_ms / 2 + (back_ms > 1 ? w->rng % (back_ms / 2 + 1) : 0);
 }
 
+/* The response as received goes to the job's WARC file before the page is stored, so that the
+ * page record can name it. A WARC that cannot be written is noted in the record (the crawl goes
+ * on; the log says why). */
+static void keep_warc(rc_worker *w, task *t, const rc_fetch_result *res, uint64_t now)
+{
+    char err[400], *meta;
+    rc_warc_where where;
+    meta = rc_xasprintf("crawlid: %s\r\nhopsFromSeed: %d\r\nfetchTimeMs: %.0f\r\nworker: %s\r\n", t->rec.crawlid,
+                        t->rec.depth, res->total_ms, w->id);
+    json_t *doc = t->page->doc;
+    if (rc_warc_sink_write(w->warc, t->rec.crawlid, res, meta, now, &where, err, sizeof err) < 0) {
+        rc_error(MOD, "WARC write failed url=%s error=%s", t->rec.url, err);
+        json_object_set_new(doc, "warc_error", json_string(err));
+    } else {
+        json_object_set_new(doc, "warc_file", json_string(where.file));
+        json_object_set_new(doc, "warc_offset", json_integer((json_int_t)where.offset));
+        json_object_set_new(doc, "warc_length", json_integer((json_int_t)where.length));
+    }
+    free(meta);
+}
+
 static void on_fetched(void *ud, const rc_fetch_result *res)
 {
     task *t = ud;
@@ -781,6 +804,8 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
                        .now_ms = now};
     t->page = rc_xcalloc(1, sizeof *t->page);
     rc_page_process(&ctx, res, t->page);
+    if (t->job->job.warc && res->ok && res->status > 0)
+        keep_warc(w, t, res, now);
     t->ok = res->ok;
     t->status = res->status;
     t->error = res->error ? rc_xstrdup(res->error) : NULL;
@@ -883,7 +908,8 @@ static void fetch_task(rc_worker *w, task *t)
         return;
     }
     const rc_job *j = &t->job->job;
-    int r = rc_fetch_start_ex(w->fetcher, t->rec.url, j->cookie, j->useragent, 0, on_fetched, t);
+    rc_fetch_req req = {.url = t->rec.url, .cookie = j->cookie, .useragent = j->useragent, .keep_request = j->warc};
+    int r = rc_fetch_start_req(w->fetcher, &req, on_fetched, t);
     if (r < 0) {
         rc_error(MOD, "cannot start fetch url=%s error=%s", t->rec.url, strerror(-r));
         release_task(w, t, "fetch start failed");
@@ -1226,6 +1252,12 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     }
     if (w->sink)
         rc_sink_set_fsync(w->sink, policy);
+    char *wdir = conf->warc_dir ? rc_xstrdup(conf->warc_dir) : rc_xasprintf("%s/warc", out ? out : "redcrawl-out/{crawlid}");
+    w->warc = rc_warc_sink_new(wdir, (uint64_t)conf->warc_size, err, cap);
+    free(wdir);
+    if (!w->warc)
+        goto fail;
+    rc_warc_sink_set_fsync(w->warc, policy != RC_SINK_FSYNC_NONE);
     if (conf->mongo) {
         rc_mongo_opts mo;
         rc_mongo_opts_init(&mo);
@@ -1364,6 +1396,7 @@ void rc_worker_free(rc_worker *w)
     rc_mongo_sink_free(w->mongo); /* flushes; unstored groups come back as -ECANCELED */
     rc_kafka_sink_free(w->firehose);
     rc_sink_free(w->sink);
+    rc_warc_sink_free(w->warc);
     rc_redis_free(w->sync);
     free(w->connect_to);
     free(w);
