@@ -111,7 +111,7 @@ typedef struct crawl_run {
 
 typedef struct job_stats {
     char state[16];
-    int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, duplicates, seeds,
+    int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, duplicates, unchanged, seeds,
         queued;
     int64_t store_errors, store_failed;
 } job_stats;
@@ -122,12 +122,12 @@ static int read_stats(crawl_run *run, const char *crawlid, job_stats *st)
     char key[200];
     memset(st, 0, sizeof *st);
     redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries "
-                                   "robots_denied items items_dropped duplicates store_errors store_failed",
+                                   "robots_denied items items_dropped duplicates store_errors store_failed unchanged",
                                    rc_redis_key(run->r, key, sizeof key, "job:%s", crawlid));
     int r = rep && rep->type == REDIS_REPLY_ARRAY ? 0 : -EIO;
     int64_t *f[] = {&st->pending, &st->started, &st->fetched, &st->errors, &st->failed,        &st->dropped,
                     &st->retries, &st->denied,  &st->items,   &st->items_dropped, &st->duplicates, &st->store_errors,
-                    &st->store_failed};
+                    &st->store_failed, &st->unchanged};
     if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1 + RC_ARRAY_LEN(f)) {
         if (rep->element[0]->type == REDIS_REPLY_STRING)
             snprintf(st->state, sizeof st->state, "%s", rep->element[0]->str);
@@ -568,6 +568,9 @@ int rc_cli_crawl(int argc, char **argv)
     printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st.errors, (long long)st.retries,
            (long long)st.dropped);
     printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st.denied);
+    if (st.unchanged)
+        printf("  unchanged %lld refresh(es): a 304 to a conditional GET (not stored again) or the same text\n",
+               (long long)st.unchanged);
     if (st.duplicates)
         printf("  duplicates %lld page(s) with a main text seen before (duplicate_of; text not stored again)\n",
                (long long)st.duplicates);

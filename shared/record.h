@@ -18,6 +18,10 @@ typedef struct rc_record {
     int nofollow;  /* do not follow this page's links (a link rule with follow: false) */
     int redirects; /* redirects that led here (a redirect target keeps its source's depth) */
     int redeliver; /* an earlier try may have stored it: sinks check for the _id first */
+    int refresh;   /* a navigation page come back for its refresh (complete.lua sets it) ... */
+    char *etag;    /* ... with the validators of its last 200 (NULL = none): conditional GET */
+    char *lastmod;
+    char *digest;  /* ... and the text digest it had then (NULL = none) */
 } rc_record;
 
 #define RC_RECORD_MAX_REDIRECTS 5

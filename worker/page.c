@@ -283,6 +283,8 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
                     lr.url = redirect_to;
                     lr.attempt = 0;
                     lr.redirects = rec->redirects + 1;
+                    lr.refresh = 0; /* a new URL: none of the source's refresh state */
+                    lr.etag = lr.lastmod = lr.digest = NULL;
                     char *bkey = rc_xasprintf("%s\n#item %s", redirect_to, id);
                     push_link(&lc, &lr, bkey, rc_bloom_hash64(bkey, strlen(bkey)));
                     free(bkey);

@@ -206,6 +206,13 @@ static int build(rc_buf *b, const rc_fetch_result *res, const char *metadata, ui
                         .content_type = "application/http; msgtype=response",
                         .truncated = res->truncated ? "length" : NULL, .block = block.ptr, .block_len = block.len,
                         .payload_off = payload_off};
+    if (res->status == 304) {
+        /* Not modified: a revisit of the copy an earlier response record holds (WARC 1.1 6.7.3). */
+        resp.type = "revisit";
+        resp.profile = "http://netpreserve.org/warc/1.1/revisit/server-not-modified";
+        resp.refers_to = uri;
+        resp.payload_off = 0;
+    }
     int r = rc_warc_append(b, &resp);
     *resp_len = b->len;
     if (r == 0 && res->request_head_len > 0) {

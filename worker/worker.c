@@ -79,6 +79,7 @@ struct task {
     unsigned epoch;        /* the worker's registration when the lease was taken: its fence token */
     uint64_t lease_end_ms; /* monotonic: when the scheduler may hand the URL out again */
     char *dup_of;          /* held for the fence: the page this one duplicates, or NULL */
+    char *revisit;         /* refreshing jobs: {etag, lm, digest} for the next visit (JSON), or NULL */
 };
 
 
@@ -361,6 +362,7 @@ static void connect_redis(rc_worker *w)
 static void task_free(task *t)
 {
     free(t->dup_of);
+    free(t->revisit);
     if (t->page) {
         rc_page_result_release(t->page);
         free(t->page);
@@ -462,6 +464,7 @@ static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, co
     rc_argv_addi(a, items);
     rc_argv_addi(a, items_dropped);
     rc_argv_addu(a, refresh_at);
+    rc_argv_add(a, t->revisit ? t->revisit : "");
 }
 
 static void origin_of(const char *url, const char *host, char *buf, size_t cap)
@@ -757,16 +760,60 @@ static void keep_warc(rc_worker *w, task *t, const rc_fetch_result *res, uint64_
     rc_warc_where where;
     meta = rc_xasprintf("crawlid: %s\r\nhopsFromSeed: %d\r\nfetchTimeMs: %.0f\r\nworker: %s\r\n", t->rec.crawlid,
                         t->rec.depth, res->total_ms, w->id);
-    json_t *doc = t->page->doc;
+    json_t *doc = t->page ? t->page->doc : NULL;
     if (rc_warc_sink_write(w->warc, t->rec.crawlid, res, meta, now, &where, err, sizeof err) < 0) {
         rc_error(MOD, "WARC write failed url=%s error=%s", t->rec.url, err);
-        json_object_set_new(doc, "warc_error", json_string(err));
-    } else {
+        if (doc)
+            json_object_set_new(doc, "warc_error", json_string(err));
+    } else if (doc) {
         json_object_set_new(doc, "warc_file", json_string(where.file));
         json_object_set_new(doc, "warc_offset", json_integer((json_int_t)where.offset));
         json_object_set_new(doc, "warc_length", json_integer((json_int_t)where.length));
     }
     free(meta);
+}
+
+/* What a refreshed page's next visit needs: the validators of this 200 (a conditional GET) and
+ * its text digest (the unchanged check). Values too long to be sane are not kept. */
+static char *revisit_of(const rc_fetch_result *res, const char *digest)
+{
+    json_t *o = json_object();
+    int ok2xx = res->ok && res->status >= 200 && res->status < 300;
+    if (ok2xx && res->etag && strlen(res->etag) <= 256)
+        json_object_set_new(o, "etag", json_string(res->etag));
+    if (ok2xx && res->last_modified && strlen(res->last_modified) <= 64)
+        json_object_set_new(o, "lm", json_string(res->last_modified));
+    if (digest && digest[0])
+        json_object_set_new(o, "digest", json_string(digest));
+    char *s = json_object_size(o) ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return s;
+}
+
+static void count_unchanged(rc_worker *w, const task *t)
+{
+    if (w->ac)
+        redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %sjob:%s unchanged 1", w->conf->prefix, t->rec.crawlid);
+}
+
+/* A 304 to a refresh's conditional GET: nothing new to parse or store. The page is completed
+ * as done (its refresh goes on with the same validators) and counted unchanged; WARC gets a
+ * revisit record. */
+static void keep_unchanged(rc_worker *w, task *t, const rc_fetch_result *res, uint64_t now, uint64_t next_ms)
+{
+    rc_debug(MOD, "unchanged (304) url=%s", t->rec.url);
+    rc_fetch_result old = {.ok = 1, .status = 200, .etag = t->rec.etag, .last_modified = t->rec.lastmod};
+    t->revisit = revisit_of(&old, t->rec.digest);
+    if (t->job->job.warc)
+        keep_warc(w, t, res, now);
+    t->page = rc_xcalloc(1, sizeof *t->page);
+    t->page->items = json_array();
+    rc_argv_init(&t->page->links);
+    t->ok = 1;
+    t->status = res->status;
+    t->next_ms = next_ms;
+    count_unchanged(w, t);
+    finish_store(w, t);
 }
 
 static void on_fetched(void *ud, const rc_fetch_result *res)
@@ -798,6 +845,11 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         return;
     }
 
+    if (res->ok && res->status == 304 && t->rec.refresh && (t->rec.etag || t->rec.lastmod)) {
+        keep_unchanged(w, t, res, now, now + RC_MAX(delay_ms, park_ms));
+        return;
+    }
+
     /* Final: parse once, extract, then store before the frontier hears of it. */
     rc_page_ctx ctx = {.job = &t->job->job, .rules = t->job->rules, .filter = t->job->filter, .bp = &t->job->bp,
                        .seen = w->seen, .rec = &t->rec, .worker_id = w->id, .max_links = (size_t)conf->max_links,
@@ -806,6 +858,14 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     rc_page_process(&ctx, res, t->page);
     if (t->job->job.warc && res->ok && res->status > 0)
         keep_warc(w, t, res, now);
+    if (t->job->job.refresh_seconds > 0) {
+        t->revisit = revisit_of(res, t->page->digest);
+        if (t->rec.refresh && t->rec.digest && strcmp(t->rec.digest, t->page->digest) == 0) {
+            /* Fetched whole (no validators, or the server ignored them) but its text is the same. */
+            json_object_set_new(t->page->doc, "unchanged", json_true());
+            count_unchanged(w, t);
+        }
+    }
     t->ok = res->ok;
     t->status = res->status;
     t->error = res->error ? rc_xstrdup(res->error) : NULL;
@@ -908,7 +968,10 @@ static void fetch_task(rc_worker *w, task *t)
         return;
     }
     const rc_job *j = &t->job->job;
-    rc_fetch_req req = {.url = t->rec.url, .cookie = j->cookie, .useragent = j->useragent, .keep_request = j->warc};
+    /* A refresh asks whether the page changed since its last 200 (RFC 9110 13.1). */
+    rc_fetch_req req = {.url = t->rec.url, .cookie = j->cookie, .useragent = j->useragent, .keep_request = j->warc,
+                        .if_none_match = t->rec.refresh ? t->rec.etag : NULL,
+                        .if_modified_since = t->rec.refresh ? t->rec.lastmod : NULL};
     int r = rc_fetch_start_req(w->fetcher, &req, on_fetched, t);
     if (r < 0) {
         rc_error(MOD, "cannot start fetch url=%s error=%s", t->rec.url, strerror(-r));
