@@ -64,6 +64,8 @@ size_t rc_html_links(rc_html *doc, int skip_nofollow, size_t max, rc_html_link_c
  * declarative refresh parsing, quotes stripped, trailing whitespace trimmed, not resolved); NULL
  * when absent, unparsable or a refresh of the page itself. Borrowed. */
 const char *rc_html_meta_refresh(rc_html *doc);
+/* Its delay in whole seconds (0 when there is none). */
+double rc_html_meta_refresh_delay(rc_html *doc);
 
 /* The gumbo tree, borrowed for the life of DOC, for extractors. Do not gumbo_destroy_output() it:
  * it lives in the document's arena. */

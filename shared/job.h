@@ -40,6 +40,8 @@ typedef struct rc_job {
     int warc;          /* keep every response (request, response, metadata) in WARC files */
     int body;          /* the decoded HTML in the page record, up to body_max bytes */
     int64_t body_max;  /* bytes of "body" kept at most (default 1 MiB); larger: only in WARC */
+    int64_t meta_refresh_max; /* a <meta http-equiv=refresh> with at most this delay (seconds) is
+                                 followed like a redirect (default 5; -1 = never) */
     char **data_pages;  /* regexes of data (article) pages: fetched once, never again */
     size_t n_data_pages;
     int64_t refresh_seconds; /* > 0: every other (navigation) page is fetched again this often */

@@ -22,6 +22,8 @@ typedef struct rc_record {
     char *etag;    /* ... with the validators of its last 200 (NULL = none): conditional GET */
     char *lastmod;
     char *digest;  /* ... and the text digest it had then (NULL = none) */
+    char *chain;   /* a redirect target: the hops that led here, JSON [[url, status], ...] from
+                      the chain's first URL (NULL = not reached by a redirect) */
 } rc_record;
 
 #define RC_RECORD_MAX_REDIRECTS 5

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define XXH_INLINE_ALL
@@ -34,6 +35,9 @@ typedef struct link_ctx {
     size_t n_found;    /* in-scope links on the page */
     size_t n_filtered; /* dropped by filters and trap guards */
     rc_buf key;
+    const char *chain; /* while a redirect target is considered: its chain (JSON), else NULL */
+    int any_scope;     /* ... and whether it may leave the job's scope (a seed's chain) */
+    int pushed;        /* the last consider_at queued its URL */
 } link_ctx;
 
 static uint64_t seen_key(rc_buf *b, const char *crawlid, const char *url)
@@ -79,7 +83,8 @@ static void consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, in
 {
     const rc_page_ctx *ctx = c->ctx;
     char host[300];
-    if (rc_url_host(abs, host, sizeof host) < 0 || !rc_job_in_scope(ctx->job, host))
+    c->pushed = 0;
+    if (rc_url_host(abs, host, sizeof host) < 0 || (!c->any_scope && !rc_job_in_scope(ctx->job, host)))
         return;
     char *stripped = rc_urlfilter_strip_session(ctx->filter, abs);
     const char *url = stripped ? stripped : abs;
@@ -98,8 +103,9 @@ static void consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, in
     if (!dup) {
         rc_record lr = {.url = (char *)url, .crawlid = ctx->rec->crawlid, .depth = depth,
                         .priority = ctx->rec->priority, .cb = (char *)cb, .nofollow = nofollow,
-                        .redirects = redirects};
+                        .redirects = redirects, .chain = (char *)c->chain};
         push_link(c, &lr, url, h);
+        c->pushed = 1;
     }
     free(stripped);
 }
@@ -249,6 +255,122 @@ static void extract_items(const rc_page_ctx *ctx, rc_extract_doc *xd, const char
     json_decref(items);
 }
 
+/* A redirect (a 3xx's Location, or a quick meta refresh) is not followed inside the fetch: its
+ * target enters the frontier like a link (same depth, the same page's callback and item), so it
+ * waits for the host's delay, is checked against robots.txt, and is fetched once. It carries the
+ * chain so far; a seed's chain (depth 0) may leave the job's scope, for that chain only (the
+ * target's own links stay in scope). 1 when the target was queued. */
+static int follow_redirect(link_ctx *lc, const char *target, long status, const char *id)
+{
+    const rc_record *rec = lc->ctx->rec;
+    if (rec->redirects >= RC_RECORD_MAX_REDIRECTS)
+        return 0;
+    json_t *chain = rec->chain ? json_loads(rec->chain, 0, NULL) : NULL;
+    if (!json_is_array(chain)) {
+        json_decref(chain);
+        chain = json_array();
+    }
+    json_array_append_new(chain, json_pack("[s,I]", rec->url, (json_int_t)status));
+    char *cj = json_dumps(chain, JSON_COMPACT);
+    json_decref(chain);
+    int pushed = 0;
+    if (rec->item) {
+        char host[300];
+        if (rc_url_host(target, host, sizeof host) == 0) {
+            rc_record lr = *rec;
+            lr.url = (char *)target;
+            lr.attempt = 0;
+            lr.redirects = rec->redirects + 1;
+            lr.refresh = 0; /* a new URL: none of the source's refresh state */
+            lr.etag = lr.lastmod = lr.digest = NULL;
+            lr.chain = cj;
+            char *bkey = rc_xasprintf("%s\n#item %s", target, id);
+            push_link(lc, &lr, bkey, rc_bloom_hash64(bkey, strlen(bkey)));
+            free(bkey);
+            pushed = 1;
+        }
+    } else {
+        char *copy = rc_xstrdup(target);
+        lc->chain = cj;
+        lc->any_scope = rec->depth == 0;
+        consider_at(lc, copy, rec->cb, rec->nofollow, rec->depth, rec->redirects + 1);
+        pushed = lc->pushed;
+        lc->chain = NULL;
+        lc->any_scope = 0;
+        free(copy);
+    }
+    free(cj);
+    return pushed;
+}
+
+/* X-Robots-Tag: noindex (or none) among the response's headers. */
+static int has_noindex_header(const char *head)
+{
+    const char *p = head;
+    while (p && *p) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        if (n > 13 && strncasecmp(p, "x-robots-tag:", 13) == 0) {
+            char line[512];
+            size_t k = 0;
+            for (size_t i = 13; i < n && k + 1 < sizeof line; i++)
+                line[k++] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
+            line[k] = '\0';
+            if (strstr(line, "noindex") || strstr(line, "none"))
+                return 1;
+        }
+        p = eol ? eol + 1 : NULL;
+    }
+    return 0;
+}
+
+/* The last hop of a redirect chain: this record names where the chain began, and, for a seed's
+ * chain that began with a 3xx, the chain's first URL gets its record again (same _id, so it supersedes the one stored
+ * when it answered its 3xx, which held nothing else) with final_url and the whole chain. */
+static void end_of_chain(const rc_page_ctx *ctx, const rc_fetch_result *res, json_t *o, const char *redirect_to,
+                         rc_page_result *out)
+{
+    const rc_record *rec = ctx->rec;
+    json_t *chain = json_loads(rec->chain, 0, NULL);
+    json_t *first = json_array_get(chain, 0);
+    const char *first_url = json_string_value(json_array_get(first, 0));
+    if (!first_url) {
+        json_decref(chain);
+        return;
+    }
+    json_array_append_new(chain, json_pack("[s,I]", rec->url, (json_int_t)res->status));
+    const char *final = redirect_to ? redirect_to : rec->url; /* a redirect not followed ends it */
+    json_object_set_new(o, "redirected_from", json_string(first_url));
+    json_object_set(o, "redirect_chain", chain);
+    json_int_t first_status = json_integer_value(json_array_get(first, 1));
+    if (rec->depth > 0 || first_status < 300 || first_status > 399) {
+        /* Only a seed's chain (what the user posted) gets its first record again; a meta
+         * refresh that began a chain left a record with content of its own, kept as it is. */
+        json_decref(chain);
+        return;
+    }
+    char id[33], ts[64];
+    rc_record_doc_id(rec->crawlid, first_url, id);
+    iso_time(ctx->now_ms, ts, sizeof ts);
+    json_t *f = json_object();
+    json_object_set_new(f, "_id", json_string(id));
+    json_object_set_new(f, "crawlid", json_string(rec->crawlid));
+    json_object_set_new(f, "appid", json_string(ctx->job->appid));
+    json_object_set_new(f, "spiderid", json_string(ctx->job->spiderid));
+    add_attrs(ctx->job, f);
+    json_object_set_new(f, "url", json_string(first_url));
+    json_object_set(f, "status_code", json_array_get(first, 1));
+    json_object_set_new(f, "redirect_to", json_copy(json_array_get(json_array_get(chain, 1), 0)));
+    json_object_set_new(f, "depth", json_integer(rec->depth));
+    json_object_set_new(f, "final_url", json_string(final));
+    json_object_set_new(f, "final_status", redirect_to ? json_null() : json_integer(res->status));
+    json_object_set(f, "redirect_chain", chain);
+    json_object_set_new(f, "timestamp", json_string(ts));
+    json_object_set_new(f, "worker", json_string(ctx->worker_id));
+    out->first_doc = f;
+    json_decref(chain);
+}
+
 void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page_result *out)
 {
     const rc_record *rec = ctx->rec;
@@ -264,6 +386,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     const char *url = res->effective_url ? res->effective_url : rec->url;
 
     json_t *meta = NULL;
+    const char *redirect_kind = NULL;
     char *text = NULL;
     const char *title = NULL;
     rc_html *doc = NULL;
@@ -271,30 +394,14 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     size_t ulen = 0;
     int html = res->ok && res->status >= 200 && res->status < 300 && is_html(res);
     char *redirect_to = NULL;
-    if (res->ok && res->redirect_url && rc_url_normalize(res->redirect_url, &redirect_to) == 0) {
-        /* A redirect is not followed inside the fetch: its target enters the frontier like a
-         * link (same depth, the same page's callback and item), so it waits for the host's
-         * delay, is checked against robots.txt, and is fetched once. */
-        if (rec->redirects < RC_RECORD_MAX_REDIRECTS) {
-            if (rec->item) {
-                char host[300];
-                if (rc_url_host(redirect_to, host, sizeof host) == 0) {
-                    rc_record lr = *rec;
-                    lr.url = redirect_to;
-                    lr.attempt = 0;
-                    lr.redirects = rec->redirects + 1;
-                    lr.refresh = 0; /* a new URL: none of the source's refresh state */
-                    lr.etag = lr.lastmod = lr.digest = NULL;
-                    char *bkey = rc_xasprintf("%s\n#item %s", redirect_to, id);
-                    push_link(&lc, &lr, bkey, rc_bloom_hash64(bkey, strlen(bkey)));
-                    free(bkey);
-                }
-            } else {
-                char *copy = rc_xstrdup(redirect_to);
-                consider_at(&lc, copy, rec->cb, rec->nofollow, rec->depth, rec->redirects + 1);
-                free(copy);
-            }
-        }
+    int redirect_pushed = 0;
+    if (res->ok && res->redirect_url && rc_url_normalize(res->redirect_url, &redirect_to) == 0)
+        redirect_pushed = follow_redirect(&lc, redirect_to, res->status, id);
+    int noindex = 0;
+    const char *noindex_why = NULL;
+    if (html && res->response_head && has_noindex_header(res->response_head)) {
+        noindex = 1;
+        noindex_why = "X-Robots-Tag noindex";
     }
     if (!html && !redirect_to && ctx->rules && rec->item) {
         /* A detail page that is not HTML (a PDF, a 404): the list item is stored as it is. */
@@ -313,7 +420,13 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
         title = rc_html_title(doc);
         meta = json_object();
         rc_maintext_meta(doc, url, meta);
-        text = rc_maintext_extract(doc);
+        if (!noindex && (rc_html_robots_flags(doc) & RC_HTML_NOINDEX)) {
+            noindex = 1;
+            noindex_why = "meta robots noindex";
+        }
+        /* noindex: the page is recorded (it was fetched, its links may be followed) but what a
+         * search index would keep, its text and items, is not. */
+        text = noindex ? NULL : rc_maintext_extract(doc);
         if (text && ctx->job->dedup_content)
             text_digest(text, out->digest);
 
@@ -331,7 +444,15 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
             if (set && set->list_from && !ctx->rules->cont)
                 follow = 0;
         }
-        rc_extract_doc *xd = ctx->rules ? rc_extract_doc_new(doc) : NULL;
+        const char *mr = rc_html_meta_refresh(doc);
+        if (mr && !redirect_to && ctx->job->meta_refresh_max >= 0 &&
+            rc_html_meta_refresh_delay(doc) <= (double)ctx->job->meta_refresh_max &&
+            rc_url_resolve(base, mr, strlen(mr), &redirect_to) == 0) {
+            /* A quick meta refresh is how some sites redirect: followed like a 3xx. */
+            redirect_kind = "meta refresh";
+            redirect_pushed = follow_redirect(&lc, redirect_to, res->status, id);
+        }
+        rc_extract_doc *xd = ctx->rules && !noindex ? rc_extract_doc_new(doc) : NULL;
         if (xd)
             extract_items(ctx, xd, url, &lc, out);
         if (follow) {
@@ -358,6 +479,10 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     json_object_set_new(o, "status_code", json_integer(res->status));
     if (redirect_to)
         json_object_set_new(o, "redirect_to", json_string(redirect_to));
+    if (redirect_kind)
+        json_object_set_new(o, "redirect_kind", json_string(redirect_kind));
+    if (noindex)
+        json_object_set_new(o, "noindex", json_string(noindex_why));
     json_object_set_new(o, "depth", json_integer(rec->depth));
     json_object_set_new(o, "title", title ? json_string(title) : json_null());
     json_object_set_new(o, "content_type", res->content_type ? json_string(res->content_type) : json_null());
@@ -389,6 +514,8 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     json_object_set_new(o, "worker", json_string(ctx->worker_id));
     if (!res->ok)
         json_object_set_new(o, "error", json_string(res->error ? res->error : "fetch failed"));
+    if (rec->chain && !redirect_pushed)
+        end_of_chain(ctx, res, o, redirect_to, out);
     out->doc = o;
     json_decref(meta);
     free(text);
@@ -401,6 +528,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
 void rc_page_result_release(rc_page_result *r)
 {
     json_decref(r->doc);
+    json_decref(r->first_doc);
     json_decref(r->items);
     rc_argv_release(&r->links);
     free(r->hashes);

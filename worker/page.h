@@ -33,6 +33,8 @@ typedef struct rc_page_ctx {       /* all borrowed */
 
 typedef struct rc_page_result {
     struct json_t *doc;   /* the page record (owned) */
+    struct json_t *first_doc; /* the last hop of a redirect chain: the chain's first URL's record
+                                 again, with final_url and the chain (owned), else NULL */
     struct json_t *items; /* array of items to store (owned; empty when none) */
     rc_argv links;        /* per link to push: record JSON, then the bloom (shard, bit) pairs */
     size_t n_links;

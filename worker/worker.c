@@ -671,13 +671,19 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
         if (w->ac)
             redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %sjob:%s duplicates 1", w->conf->prefix, t->rec.crawlid);
     }
-    size_t n = 1 + json_array_size(pg->items);
+    /* The page record, then (at a redirect chain's end) its first URL's record again, then items. */
+    size_t npages = pg->first_doc ? 2 : 1;
+    size_t n = npages + json_array_size(pg->items);
     char **lines = rc_xcalloc(n, sizeof(char *));
     const char **ids = rc_xcalloc(n, sizeof(char *));
     lines[0] = json_dumps(pg->doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     ids[0] = json_string_value(json_object_get(pg->doc, "_id"));
-    for (size_t i = 1; i < n; i++) {
-        json_t *item = json_array_get(pg->items, i - 1);
+    if (pg->first_doc) {
+        lines[1] = json_dumps(pg->first_doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        ids[1] = json_string_value(json_object_get(pg->first_doc, "_id"));
+    }
+    for (size_t i = npages; i < n; i++) {
+        json_t *item = json_array_get(pg->items, i - npages);
         lines[i] = json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
         ids[i] = json_string_value(json_object_get(item, "_id"));
     }
@@ -695,7 +701,7 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
     if (t->sink_status == 0 && w->mongo) {
         rc_mongo_doc *docs = rc_xcalloc(n, sizeof *docs);
         for (size_t i = 0; i < n; i++)
-            docs[i] = (rc_mongo_doc){.kind = i ? RC_MONGO_ITEM : RC_MONGO_PAGE,
+            docs[i] = (rc_mongo_doc){.kind = i >= npages ? RC_MONGO_ITEM : RC_MONGO_PAGE,
                                      .spiderid = t->job->job.spiderid, .json = lines[i]};
         int m = rc_mongo_sink_put(w->mongo, docs, n, on_sink_done, t);
         free(docs);
@@ -723,8 +729,9 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
     }
     for (size_t i = 0; t->sink_status == 0 && w->sink && i < n; i++) {
         t->stored_somewhere = 1;
-        if ((r = rc_sink_write(w->sink, t->rec.crawlid, i ? "items" : "pages", ids[i], lines[i], strlen(lines[i]),
-                               maybe_dup, err, sizeof err)) < 0) {
+        /* The first URL's record is meant to supersede its earlier line: always appended. */
+        if ((r = rc_sink_write(w->sink, t->rec.crawlid, i >= npages ? "items" : "pages", ids[i], lines[i],
+                               strlen(lines[i]), maybe_dup && !(pg->first_doc && i == 1), err, sizeof err)) < 0) {
             t->sink_status = -EIO;
             snprintf(t->sink_err, sizeof t->sink_err, "%s", err);
         }
