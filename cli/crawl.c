@@ -49,6 +49,7 @@ typedef struct crawl_conf {
     int body;
     int64_t body_max;
     int64_t meta_refresh_max;
+    int sitemaps;
     int64_t refresh;
     rc_strlist data_pages;
     rc_strlist connect_to;
@@ -89,6 +90,7 @@ static const rc_conf_row rows[] = {
     {"body", RC_CONF_BOOL, offsetof(crawl_conf, body), "0", 0, 1, NULL, "store each HTML page's decoded body (UTF-8) in its record, up to --body-max bytes"},
     {"body-max", RC_CONF_INT, offsetof(crawl_conf, body_max), "1048576", 1, 67108864, NULL, "bytes of body kept in a record at most (larger: only in WARC, body_omitted says so)"},
     {"meta-refresh-max", RC_CONF_INT, offsetof(crawl_conf, meta_refresh_max), "5", -1, 86400, NULL, "follow a <meta http-equiv=refresh> like a redirect when its delay is at most this many seconds (-1: never)"},
+    {"sitemaps", RC_CONF_BOOL, offsetof(crawl_conf, sitemaps), "0", 0, 1, NULL, "read each seed host's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, indexes and gzip expanded); their URLs enter like links"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
@@ -399,6 +401,8 @@ int rc_cli_crawl(int argc, char **argv)
         json_object_set_new(req, "dedup_content", json_false());
     if (c.warc)
         json_object_set_new(req, "warc", json_true());
+    if (c.sitemaps)
+        json_object_set_new(req, "sitemaps", json_true());
     if (c.meta_refresh_max != 5)
         json_object_set_new(req, "meta_refresh_max", json_integer(c.meta_refresh_max));
     if (c.body) {

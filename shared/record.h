@@ -22,6 +22,8 @@ typedef struct rc_record {
     char *etag;    /* ... with the validators of its last 200 (NULL = none): conditional GET */
     char *lastmod;
     char *digest;  /* ... and the text digest it had then (NULL = none) */
+    int sitemap;   /* a sitemap to read, not a page: 1 from robots.txt or /sitemap.xml, 2 listed
+                      by a sitemap index (whose entries are not indexes again) */
     char *chain;   /* a redirect target: the hops that led here, JSON [[url, status], ...] from
                       the chain's first URL (NULL = not reached by a redirect) */
 } rc_record;

@@ -23,6 +23,7 @@
 #include "record.h"
 #include "rules.h"
 #include "seen.h"
+#include "sitemap.h"
 #include "url.h"
 #include "urlfilter.h"
 #include "util.h"
@@ -371,6 +372,84 @@ static void end_of_chain(const rc_page_ctx *ctx, const rc_fetch_result *res, jso
     json_decref(chain);
 }
 
+/* A sitemap URL (or one an index lists) enters the frontier like a link at the same depth,
+ * marked with its level; in scope only. */
+static void push_sitemap(link_ctx *lc, const char *url, int level)
+{
+    char *norm = NULL, host[300];
+    const rc_page_ctx *ctx = lc->ctx;
+    if (rc_url_normalize(url, &norm) < 0 || rc_url_host(norm, host, sizeof host) < 0 ||
+        !rc_job_in_scope(ctx->job, host)) {
+        free(norm);
+        return;
+    }
+    uint64_t h = seen_key(&lc->key, ctx->rec->crawlid, norm);
+    if (!rc_seen_has(ctx->seen, h)) {
+        rc_record sr = {.url = norm, .crawlid = ctx->rec->crawlid, .depth = ctx->rec->depth,
+                        .priority = ctx->rec->priority, .sitemap = level};
+        push_link(lc, &sr, norm, h);
+    }
+    free(norm);
+}
+
+/* A seed of a job with "sitemaps": its origin's /sitemap.xml and robots.txt Sitemap: lines. */
+static void seed_sitemaps(link_ctx *lc, const char *url)
+{
+    const rc_page_ctx *ctx = lc->ctx;
+    char host[300];
+    if (rc_url_host(url, host, sizeof host) < 0)
+        return;
+    const char *p = strstr(url, "://");
+    const char *slash = p ? strchr(p + 3, '/') : NULL;
+    char *origin = slash ? rc_xstrndup(url, (size_t)(slash - url)) : rc_xstrdup(url);
+    char *sm = rc_xasprintf("%s/sitemap.xml", origin);
+    push_sitemap(lc, sm, 1);
+    for (size_t i = 0; i < ctx->n_sitemaps; i++)
+        push_sitemap(lc, ctx->sitemaps[i], 1);
+    free(sm);
+    free(origin);
+}
+
+typedef struct sitemap_walk {
+    link_ctx *lc;
+    int follow;      /* its page URLs may be followed (maxdepth) */
+    size_t n;
+} sitemap_walk;
+
+static int on_sitemap_loc(void *ud, int kind, const char *loc, const char *lastmod)
+{
+    sitemap_walk *sw = ud;
+    const rc_record *rec = sw->lc->ctx->rec;
+    (void)lastmod;
+    sw->n++;
+    if (kind == RC_SITEMAP_INDEX) {
+        if (rec->sitemap < 2) /* an index lists sitemaps, never indexes (sitemaps.org) */
+            push_sitemap(sw->lc, loc, rec->sitemap + 1);
+        return 0;
+    }
+    char *norm = NULL;
+    if (sw->follow && rc_url_normalize(loc, &norm) == 0)
+        consider(sw->lc, norm, NULL, 0);
+    free(norm);
+    return 0;
+}
+
+/* A fetched sitemap: its entries become frontier records; the record says what it held. */
+static void read_sitemap(const rc_page_ctx *ctx, const rc_fetch_result *res, link_ctx *lc, json_t *o)
+{
+    if (!res->ok || res->status < 200 || res->status > 299)
+        return;
+    char err[200] = "";
+    sitemap_walk sw = {.lc = lc, .follow = ctx->job->maxdepth < 0 || ctx->rec->depth + 1 <= ctx->job->maxdepth};
+    int kind = rc_sitemap_parse(res->body, res->body_len, RC_SITEMAP_MAX_URLS, on_sitemap_loc, &sw, err, sizeof err);
+    if (kind < 0) {
+        json_object_set_new(o, "sitemap_error", json_string(err));
+        return;
+    }
+    json_object_set_new(o, "sitemap", json_string(kind == RC_SITEMAP_INDEX ? "sitemapindex" : "urlset"));
+    json_object_set_new(o, "sitemap_urls", json_integer((json_int_t)sw.n));
+}
+
 void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page_result *out)
 {
     const rc_record *rec = ctx->rec;
@@ -392,7 +471,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     rc_html *doc = NULL;
     char *utf8 = NULL;
     size_t ulen = 0;
-    int html = res->ok && res->status >= 200 && res->status < 300 && is_html(res);
+    int html = res->ok && res->status >= 200 && res->status < 300 && is_html(res) && !rec->sitemap;
     char *redirect_to = NULL;
     int redirect_pushed = 0;
     if (res->ok && res->redirect_url && rc_url_normalize(res->redirect_url, &redirect_to) == 0)
@@ -516,6 +595,10 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
         json_object_set_new(o, "error", json_string(res->error ? res->error : "fetch failed"));
     if (rec->chain && !redirect_pushed)
         end_of_chain(ctx, res, o, redirect_to, out);
+    if (rec->sitemap)
+        read_sitemap(ctx, res, &lc, o);
+    else if (ctx->job->sitemaps && rec->depth == 0 && !rec->refresh && res->ok)
+        seed_sitemaps(&lc, rec->url);
     out->doc = o;
     json_decref(meta);
     free(text);

@@ -27,6 +27,8 @@ typedef struct rc_page_ctx {       /* all borrowed */
     const struct rc_seen *seen;    /* links already sent by this worker */
     const struct rc_record *rec;   /* the URL that was fetched */
     const char *worker_id;
+    const char *const *sitemaps;   /* a seed's origin's robots.txt Sitemap: lines (may be NULL) */
+    size_t n_sitemaps;
     size_t max_links;
     uint64_t now_ms;
 } rc_page_ctx;

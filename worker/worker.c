@@ -861,6 +861,16 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     rc_page_ctx ctx = {.job = &t->job->job, .rules = t->job->rules, .filter = t->job->filter, .bp = &t->job->bp,
                        .seen = w->seen, .rec = &t->rec, .worker_id = w->id, .max_links = (size_t)conf->max_links,
                        .now_ms = now};
+    if (t->job->job.sitemaps && t->rec.depth == 0 && !t->rec.sitemap) {
+        /* A seed's host: robots.txt's Sitemap: lines, when its rules are at hand (they are once
+         * robots.txt was checked for this page). */
+        char origin[320];
+        origin_of(t->rec.url, t->host, origin, sizeof origin);
+        const rc_robots *rules = w->conf->robots ? rc_robots_cache_peek(w->robots, origin) : NULL;
+        const char *const *sm = NULL;
+        ctx.n_sitemaps = rules ? rc_robots_sitemaps(rules, &sm) : 0;
+        ctx.sitemaps = sm;
+    }
     t->page = rc_xcalloc(1, sizeof *t->page);
     rc_page_process(&ctx, res, t->page);
     if (t->job->job.warc && res->ok && res->status > 0)

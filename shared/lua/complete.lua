@@ -88,7 +88,7 @@ else
     -- A navigation page comes back (Octopus design): its next visit waits in refresh, counted
     -- in pending, so a refreshing job runs until it is stopped or expires.
     local visit = {url = rec.url, crawlid = crawlid, depth = rec.depth, priority = rec.priority,
-      attempt = 0, cb = rec.cb, refresh = true}
+      attempt = 0, cb = rec.cb, refresh = true, sitemap = rec.sitemap}
     if revisit ~= '' then
       -- Conditional GET: the page's validators (and text digest) ride in its refresh record,
       -- which lives exactly as long as the page is refreshed.
