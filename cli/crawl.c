@@ -50,6 +50,7 @@ typedef struct crawl_conf {
     int64_t body_max;
     int64_t meta_refresh_max;
     int sitemaps;
+    char *cacert;
     int64_t refresh;
     rc_strlist data_pages;
     rc_strlist connect_to;
@@ -91,6 +92,7 @@ static const rc_conf_row rows[] = {
     {"body-max", RC_CONF_INT, offsetof(crawl_conf, body_max), "1048576", 1, 67108864, NULL, "bytes of body kept in a record at most (larger: only in WARC, body_omitted says so)"},
     {"meta-refresh-max", RC_CONF_INT, offsetof(crawl_conf, meta_refresh_max), "5", -1, 86400, NULL, "follow a <meta http-equiv=refresh> like a redirect when its delay is at most this many seconds (-1: never)"},
     {"sitemaps", RC_CONF_BOOL, offsetof(crawl_conf, sitemaps), "0", 0, 1, NULL, "read each seed host's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, indexes and gzip expanded); their URLs enter like links"},
+    {"cacert", RC_CONF_STR, offsetof(crawl_conf, cacert), NULL, 0, 0, "REDCRAWL_CACERT", "CA bundle (PEM) that verifies HTTPS servers (default: the system's)"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
@@ -198,6 +200,10 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     add_arg(&run->wargv, &n, outdir);
     add_arg(&run->wargv, &n, "--fsync");
     add_arg(&run->wargv, &n, c->fsync);
+    if (c->cacert) {
+        add_arg(&run->wargv, &n, "--cacert");
+        add_arg(&run->wargv, &n, c->cacert);
+    }
     add_arg(&run->wargv, &n, "--warc-size");
     snprintf(num, sizeof num, "%lld", (long long)c->warc_size);
     add_arg(&run->wargv, &n, num);

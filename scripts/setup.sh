@@ -14,6 +14,7 @@ PACKAGES=(
   libmongoc-dev libbson-dev librdkafka-dev libxml2-dev libpsl-dev liburiparser-dev
   libxxhash-dev libuchardet-dev libidn2-dev zlib1g-dev libbrotli-dev libzstd-dev libssl-dev
   redis-server redis-tools kcat
+  nginx-light # the HTTPS test's server (HTTP/2, gzip, a test CA)
   docker-compose # validates deploy/docker-compose.yml in the tests (no engine needed)
 )
 

@@ -65,6 +65,7 @@ struct rc_fetcher {
     ev_timer timer;
     rc_fetch_opts opts;        /* useragent points to the copy below, connect_to is NULL */
     char *useragent;
+    char *cainfo;
     struct curl_slist *connect_to;
     fetch_xfer *running;       /* doubly linked */
     fetch_xfer *idle;          /* singly linked through next */
@@ -330,6 +331,8 @@ static void xfer_deliver(fetch_xfer *x)
     curl_easy_getinfo(e, CURLINFO_CONNECT_TIME_T, &connect);
     curl_easy_getinfo(e, CURLINFO_STARTTRANSFER_TIME_T, &ttfb);
     curl_easy_getinfo(e, CURLINFO_REDIRECT_COUNT, &redirects);
+    long httpv = 0;
+    curl_easy_getinfo(e, CURLINFO_HTTP_VERSION, &httpv);
     if (!x->follow)
         curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &redir);
 
@@ -359,6 +362,11 @@ static void xfer_deliver(fetch_xfer *x)
     r.response_head_len = x->resp_head.len;
     r.request_head = x->req_head.ptr ? x->req_head.ptr : "";
     r.request_head_len = x->req_head.len;
+    r.http_version = httpv == CURL_HTTP_VERSION_1_0   ? "HTTP/1.0"
+                     : httpv == CURL_HTTP_VERSION_1_1 ? "HTTP/1.1"
+                     : httpv == CURL_HTTP_VERSION_2_0 ? "HTTP/2"
+                     : httpv == CURL_HTTP_VERSION_3   ? "HTTP/3"
+                                                      : NULL;
     r.etag = x->etag;
     r.last_modified = x->last_modified;
 
@@ -367,7 +375,9 @@ static void xfer_deliver(fetch_xfer *x)
         r.ok = 1;
     } else {
         r.ok = 0;
-        r.final = x->header_overflow || x->decode_failed || x->code == CURLE_OUT_OF_MEMORY;
+        /* A certificate that does not verify will not verify on the next attempt either. */
+        r.final = x->header_overflow || x->decode_failed || x->code == CURLE_OUT_OF_MEMORY ||
+                  x->code == CURLE_PEER_FAILED_VERIFICATION;
         if (x->header_overflow)
             snprintf(x->errbuf, sizeof(x->errbuf), "response headers exceed %d bytes or %d lines",
                      RC_FETCH_MAX_HEADER_BYTES, RC_FETCH_MAX_HEADER_LINES);
@@ -529,6 +539,7 @@ static void fetcher_destroy(rc_fetcher *f)
     ev_timer_stop(f->loop, &f->timer);
     curl_slist_free_all(f->connect_to);
     free(f->useragent);
+    free(f->cainfo);
     if (f->curl_inited)
         curl_global_cleanup();
     free(f);
@@ -556,6 +567,8 @@ rc_fetcher *rc_fetcher_new(struct ev_loop *loop, const rc_fetch_opts *opts)
     f->useragent = rc_xstrdup(opts->useragent && *opts->useragent ? opts->useragent
                                                                   : RC_FETCH_DEFAULT_UA);
     f->opts.useragent = f->useragent;
+    f->cainfo = opts->cainfo && *opts->cainfo ? rc_xstrdup(opts->cainfo) : NULL;
+    f->opts.cainfo = f->cainfo;
     f->opts.connect_to = NULL;
     f->opts.n_connect_to = 0;
 
@@ -645,6 +658,10 @@ static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent, 
     SET(CURLOPT_OPENSOCKETDATA, (void *)x)
     if (f->connect_to)
         SET(CURLOPT_CONNECT_TO, f->connect_to)
+    if (f->cainfo)
+        SET(CURLOPT_CAINFO, f->cainfo)
+    /* HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 otherwise. */
+    SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS)
     if (x->headers)
         SET(CURLOPT_HTTPHEADER, x->headers)
     if (keep_request) {

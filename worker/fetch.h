@@ -29,6 +29,8 @@ typedef struct rc_fetch_opts {
                                       first n_connect_to, or up to a NULL when n_connect_to is 0 */
     size_t n_connect_to;
     int verbose;                   /* CURLOPT_VERBOSE on stderr */
+    const char *cainfo;            /* CA bundle (PEM file) that verifies servers, copied; NULL =
+                                      the system's. Verification is never turned off. */
     const struct rc_netguard *guard; /* borrowed, outlives the fetcher; NULL = connect anywhere.
                                       Checked on every address a connection is opened to (after
                                       DNS and --connect-to, each redirect hop, each retry). */
@@ -80,6 +82,7 @@ typedef struct rc_fetch_result {
     const char *request_head;  /* with rc_fetch_req.keep_request: the last request's head as
                                   sent, else "" */
     size_t request_head_len;
+    const char *http_version;  /* "HTTP/1.0", "HTTP/1.1", "HTTP/2", "HTTP/3", or NULL */
     const char *etag;          /* the last response's ETag / Last-Modified, may be NULL */
     const char *last_modified;
 } rc_fetch_result;

@@ -556,6 +556,8 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     json_object_set_new(o, "url", json_string(rec->url));
     json_object_set_new(o, "response_url", res->effective_url ? json_string(res->effective_url) : json_null());
     json_object_set_new(o, "status_code", json_integer(res->status));
+    if (res->http_version)
+        json_object_set_new(o, "http_version", json_string(res->http_version));
     if (redirect_to)
         json_object_set_new(o, "redirect_to", json_string(redirect_to));
     if (redirect_kind)

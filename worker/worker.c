@@ -1371,6 +1371,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     fo.low_speed_s = (long)conf->low_speed_time;
     if (conf->useragent)
         fo.useragent = conf->useragent;
+    fo.cainfo = conf->cacert;
     w->connect_to = rc_xcalloc(conf->connect_to.n + 1, sizeof(char *));
     for (size_t i = 0; i < conf->connect_to.n; i++)
         w->connect_to[i] = conf->connect_to.v[i];

@@ -29,6 +29,7 @@ typedef struct rc_worker_conf {
     char *topic_prefix;
     int firehose;        /* produce every stored document to <prefix>.crawled_firehose */
     char *useragent;
+    char *cacert;        /* CA bundle verifying HTTPS servers (default: the system's) */
     int64_t concurrency;
     int64_t max_body;
     int64_t max_links;
