@@ -50,6 +50,7 @@ typedef struct crawl_conf {
     int64_t body_max;
     int64_t meta_refresh_max;
     int sitemaps;
+    int dedup_canonical;
     char *cacert;
     int64_t refresh;
     rc_strlist data_pages;
@@ -93,6 +94,7 @@ static const rc_conf_row rows[] = {
     {"meta-refresh-max", RC_CONF_INT, offsetof(crawl_conf, meta_refresh_max), "5", -1, 86400, NULL, "follow a <meta http-equiv=refresh> like a redirect when its delay is at most this many seconds (-1: never)"},
     {"sitemaps", RC_CONF_BOOL, offsetof(crawl_conf, sitemaps), "0", 0, 1, NULL, "read each seed host's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, indexes and gzip expanded); their URLs enter like links"},
     {"cacert", RC_CONF_STR, offsetof(crawl_conf, cacert), NULL, 0, 0, "REDCRAWL_CACERT", "CA bundle (PEM) that verifies HTTPS servers (default: the system's)"},
+    {"dedup-canonical", RC_CONF_BOOL, offsetof(crawl_conf, dedup_canonical), "0", 0, 1, NULL, "a page whose <link rel=canonical> names another URL is recorded as its duplicate (no text) and the canonical URL fetched instead"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
@@ -409,6 +411,8 @@ int rc_cli_crawl(int argc, char **argv)
         json_object_set_new(req, "warc", json_true());
     if (c.sitemaps)
         json_object_set_new(req, "sitemaps", json_true());
+    if (c.dedup_canonical)
+        json_object_set_new(req, "dedup_canonical", json_true());
     if (c.meta_refresh_max != 5)
         json_object_set_new(req, "meta_refresh_max", json_integer(c.meta_refresh_max));
     if (c.body) {

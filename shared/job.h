@@ -40,7 +40,9 @@ typedef struct rc_job {
     int warc;          /* keep every response (request, response, metadata) in WARC files */
     int body;          /* the decoded HTML in the page record, up to body_max bytes */
     int64_t body_max;  /* bytes of "body" kept at most (default 1 MiB); larger: only in WARC */
-    int sitemaps;      /* read each seed host's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) */
+    int sitemaps;
+    int dedup_canonical; /* a page whose <link rel=canonical> names another URL is that URL's
+                            duplicate: text not stored, the canonical URL queued instead */      /* read each seed host's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) */
     int64_t meta_refresh_max; /* a <meta http-equiv=refresh> with at most this delay (seconds) is
                                  followed like a redirect (default 5; -1 = never) */
     char **data_pages;  /* regexes of data (article) pages: fetched once, never again */

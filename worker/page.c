@@ -466,6 +466,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
 
     json_t *meta = NULL;
     const char *redirect_kind = NULL;
+    char *canonical_of = NULL;
     char *text = NULL;
     const char *title = NULL;
     rc_html *doc = NULL;
@@ -503,9 +504,18 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
             noindex = 1;
             noindex_why = "meta robots noindex";
         }
+        const char *canon = json_string_value(json_object_get(meta, "canonical"));
+        if (ctx->job->dedup_canonical && canon && strcmp(canon, rec->url) != 0) {
+            /* Another URL is this page's canonical one: recorded as its duplicate, its text
+             * left to that URL, which is queued (at this depth) in case no link leads there. */
+            canonical_of = rc_xstrdup(canon);
+            char *copy = rc_xstrdup(canon);
+            consider_at(&lc, copy, rec->cb, rec->nofollow, rec->depth, rec->redirects);
+            free(copy);
+        }
         /* noindex: the page is recorded (it was fetched, its links may be followed) but what a
          * search index would keep, its text and items, is not. */
-        text = noindex ? NULL : rc_maintext_extract(doc);
+        text = noindex || canonical_of ? NULL : rc_maintext_extract(doc);
         if (text && ctx->job->dedup_content)
             text_digest(text, out->digest);
 
@@ -564,6 +574,10 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
         json_object_set_new(o, "redirect_kind", json_string(redirect_kind));
     if (noindex)
         json_object_set_new(o, "noindex", json_string(noindex_why));
+    if (canonical_of) {
+        json_object_set_new(o, "duplicate_of", json_string(canonical_of));
+        json_object_set_new(o, "duplicate_reason", json_string("canonical"));
+    }
     json_object_set_new(o, "depth", json_integer(rec->depth));
     json_object_set_new(o, "title", title ? json_string(title) : json_null());
     json_object_set_new(o, "content_type", res->content_type ? json_string(res->content_type) : json_null());
@@ -607,6 +621,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     rc_html_free(doc);
     free(utf8);
     free(redirect_to);
+    free(canonical_of);
     rc_buf_release(&lc.key);
 }
 

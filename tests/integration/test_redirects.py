@@ -30,6 +30,13 @@ PAGES = {
     "http://short.test/slow": (200, {}, '<meta http-equiv="refresh" content="30; url=/never"><title>slow</title>'
                                '<p>%s</p>' % ("slow page text " * 20)),
     "http://short.test/never": (200, {}, "<title>never</title>"),
+    "http://canon.test/": (200, {}, '<title>home</title><a href="/list?sort=1">1</a> <a href="/list?sort=2">2</a>'),
+    "http://canon.test/list?sort=1": (200, {}, '<link rel="canonical" href="/list"><title>l1</title><p>%s</p>'
+                                      % ("the list " * 30)),
+    "http://canon.test/list?sort=2": (200, {}, '<link rel="canonical" href="http://canon.test/list"><title>l2</title>'
+                                      '<p>%s</p>' % ("the list " * 30)),
+    "http://canon.test/list": (200, {}, '<link rel="canonical" href="/list"><title>list</title><p>%s</p>'
+                               % ("the list " * 30)),
     "http://short.test/hdr": (200, {"X-Robots-Tag": "noindex, nofollow"}, "<title>hdr</title><p>%s</p>"
                               % ("header hidden " * 20)),
 }
@@ -110,5 +117,35 @@ def test_redirect_chain_meta_refresh_noindex(tmp, procs):
     print("redirects: %d requests, chain %s" % (len(asked), " -> ".join(u for u, _ in chain)))
 
 
+def crawl_canon(tmp, name, *args):
+    Web.log = []
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Web)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    out = os.path.join(tmp, name)
+    try:
+        r = subprocess.run([REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % srv.server_address[1],
+                            "--allow-net", "127.0.0.0/8", "--quiet", "--delay", "0", "--text", "--dedup-content=0"]
+                           + list(args) + ["http://canon.test/"], capture_output=True, text=True, timeout=120)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    check(r.returncode == 0, "crawl failed: %s" % r.stderr[-2000:])
+    return last_records(read_pages(os.path.join(out, "pages.jsonl"))), [u for u in Web.log if "robots" not in u]
+
+
+def test_canonical_dedup(tmp, procs):
+    recs, asked = crawl_canon(tmp, "plain")
+    check("http://canon.test/list" not in asked and all(recs[u].get("text") for u in recs if "sort" in u),
+          "without --dedup-canonical every variant is a page of its own: %s" % asked)
+    recs, asked = crawl_canon(tmp, "canon", "--dedup-canonical")
+    check(asked.count("http://canon.test/list") == 1, "the canonical URL must be fetched once: %s" % asked)
+    check(recs["http://canon.test/list"].get("text") and "duplicate_of" not in recs["http://canon.test/list"],
+          "the canonical page keeps its text: %s" % recs["http://canon.test/list"])
+    for u in ("http://canon.test/list?sort=1", "http://canon.test/list?sort=2"):
+        p = recs[u]
+        check(p.get("duplicate_of") == "http://canon.test/list" and p.get("duplicate_reason") == "canonical"
+              and "text" not in p, "%s is not recorded as the canonical's duplicate: %s" % (u, p))
+
+
 if __name__ == "__main__":
-    run_tests([test_redirect_chain_meta_refresh_noindex])
+    run_tests([test_redirect_chain_meta_refresh_noindex, test_canonical_dedup])
