@@ -51,6 +51,7 @@ typedef struct crawl_conf {
     int64_t meta_refresh_max;
     int sitemaps;
     int dedup_canonical;
+    int64_t skip_recent_hours;
     char *cacert;
     int64_t refresh;
     rc_strlist data_pages;
@@ -95,6 +96,7 @@ static const rc_conf_row rows[] = {
     {"sitemaps", RC_CONF_BOOL, offsetof(crawl_conf, sitemaps), "0", 0, 1, NULL, "read each seed host's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, indexes and gzip expanded); their URLs enter like links"},
     {"cacert", RC_CONF_STR, offsetof(crawl_conf, cacert), NULL, 0, 0, "REDCRAWL_CACERT", "CA bundle (PEM) that verifies HTTPS servers (default: the system's)"},
     {"dedup-canonical", RC_CONF_BOOL, offsetof(crawl_conf, dedup_canonical), "0", 0, 1, NULL, "a page whose <link rel=canonical> names another URL is recorded as its duplicate (no text) and the canonical URL fetched instead"},
+    {"skip-recent-hours", RC_CONF_INT, offsetof(crawl_conf, skip_recent_hours), "0", 0, 8760, NULL, "do not fetch a URL that any job fetched within this many hours (fleet-wide, through Redis)"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
@@ -119,7 +121,7 @@ typedef struct crawl_run {
 
 typedef struct job_stats {
     char state[16];
-    int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, duplicates, unchanged, seeds,
+    int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, duplicates, unchanged, recent_skipped, seeds,
         queued;
     int64_t store_errors, store_failed;
 } job_stats;
@@ -130,12 +132,13 @@ static int read_stats(crawl_run *run, const char *crawlid, job_stats *st)
     char key[200];
     memset(st, 0, sizeof *st);
     redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries "
-                                   "robots_denied items items_dropped duplicates store_errors store_failed unchanged",
+                                   "robots_denied items items_dropped duplicates store_errors store_failed unchanged "
+                                   "recent_skipped",
                                    rc_redis_key(run->r, key, sizeof key, "job:%s", crawlid));
     int r = rep && rep->type == REDIS_REPLY_ARRAY ? 0 : -EIO;
     int64_t *f[] = {&st->pending, &st->started, &st->fetched, &st->errors, &st->failed,        &st->dropped,
                     &st->retries, &st->denied,  &st->items,   &st->items_dropped, &st->duplicates, &st->store_errors,
-                    &st->store_failed, &st->unchanged};
+                    &st->store_failed, &st->unchanged, &st->recent_skipped};
     if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1 + RC_ARRAY_LEN(f)) {
         if (rep->element[0]->type == REDIS_REPLY_STRING)
             snprintf(st->state, sizeof st->state, "%s", rep->element[0]->str);
@@ -413,6 +416,8 @@ int rc_cli_crawl(int argc, char **argv)
         json_object_set_new(req, "sitemaps", json_true());
     if (c.dedup_canonical)
         json_object_set_new(req, "dedup_canonical", json_true());
+    if (c.skip_recent_hours)
+        json_object_set_new(req, "skip_recent_hours", json_integer(c.skip_recent_hours));
     if (c.meta_refresh_max != 5)
         json_object_set_new(req, "meta_refresh_max", json_integer(c.meta_refresh_max));
     if (c.body) {
@@ -586,6 +591,9 @@ int rc_cli_crawl(int argc, char **argv)
     printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st.errors, (long long)st.retries,
            (long long)st.dropped);
     printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st.denied);
+    if (st.recent_skipped)
+        printf("  recent %lld URL(s) not fetched: fetched by some job within --skip-recent-hours\n",
+               (long long)st.recent_skipped);
     if (st.unchanged)
         printf("  unchanged %lld refresh(es): a 304 to a conditional GET (not stored again) or the same text\n",
                (long long)st.unchanged);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "domain.h"
+#include "recent.h"
 #include "rules.h"
 #include "url.h"
 #include "util.h"
@@ -255,6 +256,7 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
     if ((r = get_flag(root, "warc", &j.warc, err, cap)) < 0 || (r = get_flag(root, "body", &j.body, err, cap)) < 0 ||
         (r = get_flag(root, "sitemaps", &j.sitemaps, err, cap)) < 0 ||
         (r = get_flag(root, "dedup_canonical", &j.dedup_canonical, err, cap)) < 0 ||
+        (r = get_int(root, "skip_recent_hours", 0, RC_RECENT_MAX_HOURS, 0, &j.skip_recent_hours, err, cap)) < 0 ||
         (r = get_int(root, "body_max", 1, 64 * 1024 * 1024, 1024 * 1024, &j.body_max, err, cap)) < 0 ||
         (r = get_int(root, "meta_refresh_max", -1, 86400, 5, &j.meta_refresh_max, err, cap)) < 0)
         goto fail;
@@ -343,6 +345,8 @@ char *rc_job_encode(const rc_job *j)
         json_object_set_new(o, "sitemaps", json_true());
     if (j->dedup_canonical)
         json_object_set_new(o, "dedup_canonical", json_true());
+    if (j->skip_recent_hours)
+        json_object_set_new(o, "skip_recent_hours", json_integer(j->skip_recent_hours));
     if (j->meta_refresh_max != 5)
         json_object_set_new(o, "meta_refresh_max", json_integer(j->meta_refresh_max));
     if (j->body) {

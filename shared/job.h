@@ -41,6 +41,8 @@ typedef struct rc_job {
     int body;          /* the decoded HTML in the page record, up to body_max bytes */
     int64_t body_max;  /* bytes of "body" kept at most (default 1 MiB); larger: only in WARC */
     int sitemaps;
+    int64_t skip_recent_hours; /* > 0: a URL any job fetched within this many hours is not
+                                  fetched (shared/recent.h) */
     int dedup_canonical; /* a page whose <link rel=canonical> names another URL is that URL's
                             duplicate: text not stored, the canonical URL queued instead */      /* read each seed host's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) */
     int64_t meta_refresh_max; /* a <meta http-equiv=refresh> with at most this delay (seconds) is

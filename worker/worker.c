@@ -25,6 +25,7 @@
 #include "html.h"
 #include "job.h"
 #include "log.h"
+#include "recent.h"
 #include "record.h"
 #include "redis.h"
 #include "robots.h"
@@ -758,6 +759,8 @@ static uint64_t jitter(rc_worker *w, uint64_t back_ms)
     return back_ms / 2 + (back_ms > 1 ? w->rng % (back_ms / 2 + 1) : 0);
 }
 
+static void mark_recent(rc_worker *w, const char *url);
+
 /* The response as received goes to the job's WARC file before the page is stored, so that the
  * page record can name it. A WARC that cannot be written is noted in the record (the crawl goes
  * on; the log says why). */
@@ -875,6 +878,8 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     rc_page_process(&ctx, res, t->page);
     if (t->job->job.warc && res->ok && res->status > 0)
         keep_warc(w, t, res, now);
+    if (res->ok && res->status > 0)
+        mark_recent(w, t->rec.url);
     if (t->job->job.refresh_seconds > 0) {
         t->revisit = revisit_of(res, t->page->digest);
         if (t->rec.refresh && t->rec.digest && strcmp(t->rec.digest, t->page->digest) == 0) {
@@ -974,6 +979,79 @@ static void robots_check(rc_worker *w, task *t)
         on_robots(t, rules, 0);
 }
 
+static void fetch_now(rc_worker *w, task *t)
+{
+    const rc_job *j = &t->job->job;
+    /* A refresh asks whether the page changed since its last 200 (RFC 9110 13.1). */
+    rc_fetch_req req = {.url = t->rec.url, .cookie = j->cookie, .useragent = j->useragent, .keep_request = j->warc,
+                        .if_none_match = t->rec.refresh ? t->rec.etag : NULL,
+                        .if_modified_since = t->rec.refresh ? t->rec.lastmod : NULL};
+    int r = rc_fetch_start_req(w->fetcher, &req, on_fetched, t);
+    if (r < 0) {
+        rc_error(MOD, "cannot start fetch url=%s error=%s", t->rec.url, strerror(-r));
+        release_task(w, t, "fetch start failed");
+    }
+}
+
+/* BITFIELD arguments on the fleet's "fetched recently" slots of url: GET, or SET to hour. */
+static void recent_args(rc_worker *w, const char *url, int set, uint16_t hour, rc_argv *a)
+{
+    uint32_t slots[RC_RECENT_K];
+    char key[200];
+    rc_recent_slots(url, slots);
+    snprintf(key, sizeof key, "%srecent", w->conf->prefix);
+    rc_argv_init(a);
+    rc_argv_add(a, "BITFIELD");
+    rc_argv_add(a, key);
+    for (int i = 0; i < RC_RECENT_K; i++) {
+        char off[24];
+        snprintf(off, sizeof off, "#%u", (unsigned)slots[i]);
+        rc_argv_add(a, set ? "SET" : "GET");
+        rc_argv_add(a, "u16");
+        rc_argv_add(a, off);
+        if (set)
+            rc_argv_addu(a, hour);
+    }
+}
+
+/* Every fetch that got an answer is written down for the fleet (fire and forget). */
+static void mark_recent(rc_worker *w, const char *url)
+{
+    if (!w->conf->mark_recent || !w->ac)
+        return;
+    rc_argv a;
+    recent_args(w, url, 1, rc_recent_hour(rc_now_ms()), &a);
+    redisAsyncCommandArgv(w->ac, NULL, NULL, a.n, (const char **)a.v, a.len);
+    rc_argv_release(&a);
+}
+
+/* Some job fetched it recently: not fetched, not stored, counted; the host had no hit. */
+static void skip_task(rc_worker *w, task *t)
+{
+    rc_debug(MOD, "fetched recently, skipped url=%s", t->rec.url);
+    add_complete_head(t, rc_now_ms(), "skipped", "fetched recently", 0, 0, 0, 0);
+    rc_argv_addu(&t->complete, 1);
+    rc_argv_addu(&t->complete, 0);
+    send_complete(w, t);
+}
+
+static void on_recent_reply(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    task *t = privdata;
+    redisReply *rep = reply;
+    uint16_t vals[RC_RECENT_K];
+    int ok = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == RC_RECENT_K;
+    for (size_t i = 0; ok && i < RC_RECENT_K; i++) {
+        ok = rep->element[i]->type == REDIS_REPLY_INTEGER;
+        vals[i] = ok ? (uint16_t)rep->element[i]->integer : 0;
+    }
+    /* No answer (Redis away): fetch; being polite to the site is the frontier's job. */
+    if (ok && rc_recent_within(vals, rc_recent_hour(rc_now_ms()), (unsigned)t->job->job.skip_recent_hours))
+        skip_task(t->w, t);
+    else
+        fetch_now(t->w, t);
+}
+
 static void fetch_task(rc_worker *w, task *t)
 {
     if (t->job->state != JOB_READY) {
@@ -985,15 +1063,16 @@ static void fetch_task(rc_worker *w, task *t)
         return;
     }
     const rc_job *j = &t->job->job;
-    /* A refresh asks whether the page changed since its last 200 (RFC 9110 13.1). */
-    rc_fetch_req req = {.url = t->rec.url, .cookie = j->cookie, .useragent = j->useragent, .keep_request = j->warc,
-                        .if_none_match = t->rec.refresh ? t->rec.etag : NULL,
-                        .if_modified_since = t->rec.refresh ? t->rec.lastmod : NULL};
-    int r = rc_fetch_start_req(w->fetcher, &req, on_fetched, t);
-    if (r < 0) {
-        rc_error(MOD, "cannot start fetch url=%s error=%s", t->rec.url, strerror(-r));
-        release_task(w, t, "fetch start failed");
+    if (j->skip_recent_hours > 0 && !t->rec.refresh && t->rec.attempt == 0 && !t->rec.redeliver && w->ac) {
+        /* A refresh is meant to come back; a retry was this job's own fetch. */
+        rc_argv a;
+        recent_args(w, t->rec.url, 0, 0, &a);
+        int r = redisAsyncCommandArgv(w->ac, on_recent_reply, t, a.n, (const char **)a.v, a.len);
+        rc_argv_release(&a);
+        if (r == REDIS_OK)
+            return;
     }
+    fetch_now(w, t);
 }
 
 static void free_job_entry(void *p)

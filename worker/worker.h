@@ -29,7 +29,8 @@ typedef struct rc_worker_conf {
     char *topic_prefix;
     int firehose;        /* produce every stored document to <prefix>.crawled_firehose */
     char *useragent;
-    char *cacert;        /* CA bundle verifying HTTPS servers (default: the system's) */
+    char *cacert;
+    int mark_recent;     /* write every fetch into the fleet's "fetched recently" slots */        /* CA bundle verifying HTTPS servers (default: the system's) */
     int64_t concurrency;
     int64_t max_body;
     int64_t max_links;

@@ -9,7 +9,8 @@
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
 -- the host's queue with one more attempt), release (back untouched: the worker could not try),
 -- requeue (like release, but a sink may already hold it: marked redeliver so the next store
--- looks for its _id first), denied (robots.txt forbids it: never fetched, not stored).
+-- looks for its _id first), denied (robots.txt forbids it: never fetched, not stored), skipped
+-- (some job fetched it within the job's skip_recent_hours: not fetched, not stored).
 -- Returns {1, links added, pending} or {-1} when the lease was lost (reaped): then nothing
 -- changes and the caller drops its result, the URL having gone back to the frontier.
 local w, lm, host, next_ms = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
@@ -75,6 +76,9 @@ if back then
   left = tonumber(redis.call('HGET', jk, 'pending'))
 elseif outcome == 'denied' then
   redis.call('HINCRBY', jk, 'robots_denied', 1)
+  left = job_pending(crawlid, -1)
+elseif outcome == 'skipped' then
+  redis.call('HINCRBY', jk, 'recent_skipped', 1)
   left = job_pending(crawlid, -1)
 else
   redis.call('HINCRBY', jk, 'fetched', 1)
