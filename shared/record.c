@@ -45,6 +45,7 @@ int rc_record_parse(const char *json, size_t len, rc_record *ret)
     v = json_string_value(json_object_get(root, "digest"));
     ret->digest = v && *v ? rc_xstrdup(v) : NULL;
     ret->sitemap = (int)json_integer_value(json_object_get(root, "sitemap"));
+    ret->visited_ms = (long long)json_integer_value(json_object_get(root, "at"));
     json_t *chain = json_object_get(root, "chain");
     ret->chain = json_is_array(chain) && json_array_size(chain) ? json_dumps(chain, JSON_COMPACT) : NULL;
     r = 0;
@@ -78,6 +79,8 @@ char *rc_record_encode(const rc_record *r)
         json_object_set_new(o, "digest", json_string(r->digest));
     if (r->sitemap)
         json_object_set_new(o, "sitemap", json_integer(r->sitemap));
+    if (r->visited_ms)
+        json_object_set_new(o, "at", json_integer(r->visited_ms));
     if (r->chain)
         json_object_set_new(o, "chain", json_loads(r->chain, 0, NULL));
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

@@ -58,6 +58,60 @@ static int walk(const xmlNode *root, int kind, size_t max_urls, rc_sitemap_cb cb
     return 0;
 }
 
+/* n digits at *p into *v; advances *p. */
+static int digits(const char **p, int n, int *v)
+{
+    *v = 0;
+    for (int i = 0; i < n; i++, (*p)++) {
+        if (**p < '0' || **p > '9')
+            return -1;
+        *v = *v * 10 + (**p - '0');
+    }
+    return 0;
+}
+
+int rc_sitemap_lastmod_ms(const char *s, int64_t *ret)
+{
+    int y, mo = 1, d = 1, h = 0, mi = 0, sec = 0, ms = 0, tzh = 0, tzm = 0, sign = 0;
+    const char *p = s;
+    if (digits(&p, 4, &y) < 0)
+        return -EINVAL;
+    if (*p == '-' && (p++, digits(&p, 2, &mo) < 0))
+        return -EINVAL;
+    if (*p == '-' && (p++, digits(&p, 2, &d) < 0))
+        return -EINVAL;
+    if (*p == 'T') {
+        p++;
+        if (digits(&p, 2, &h) < 0 || *p++ != ':' || digits(&p, 2, &mi) < 0)
+            return -EINVAL;
+        if (*p == ':' && (p++, digits(&p, 2, &sec) < 0))
+            return -EINVAL;
+        if (*p == '.') {
+            p++;
+            for (int scale = 100; *p >= '0' && *p <= '9'; p++, scale /= 10)
+                ms += (*p - '0') * scale; /* milliseconds; finer digits add nothing */
+        }
+        if (*p == 'Z')
+            p++;
+        else if (*p == '+' || *p == '-') {
+            sign = *p++ == '-' ? -1 : 1;
+            if (digits(&p, 2, &tzh) < 0 || *p++ != ':' || digits(&p, 2, &tzm) < 0)
+                return -EINVAL;
+        } else
+            return -EINVAL;
+    }
+    if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+        return -EINVAL;
+    /* Days from civil (Howard Hinnant's algorithm): no timegm, no TZ environment. */
+    int yy = y - (mo <= 2);
+    int era = yy / 400, yoe = yy - era * 400;
+    int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t days = (int64_t)era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+    int64_t t = days * 86400 + h * 3600 + mi * 60 + sec - sign * (tzh * 3600 + tzm * 60);
+    *ret = t * 1000 + ms;
+    return 0;
+}
+
 int rc_sitemap_parse(const char *body, size_t len, size_t max_urls, rc_sitemap_cb cb, void *ud, char *err,
                      size_t cap)
 {

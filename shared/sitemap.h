@@ -5,6 +5,7 @@
 #define RC_SITEMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define RC_SITEMAP_MAX_BYTES (50u * 1024 * 1024) /* uncompressed, the protocol's own limit */
 #define RC_SITEMAP_MAX_URLS 50000                /* per file, the protocol's own limit */
@@ -20,5 +21,9 @@ typedef int (*rc_sitemap_cb)(void *ud, int kind, const char *loc, const char *la
  * -EINVAL with a message in err (not a sitemap, corrupt gzip, over RC_SITEMAP_MAX_BYTES). */
 int rc_sitemap_parse(const char *body, size_t len, size_t max_urls, rc_sitemap_cb cb, void *ud, char *err,
                      size_t cap);
+
+/* A <lastmod> (W3C datetime: YYYY, YYYY-MM, YYYY-MM-DD, optionally Thh:mm[:ss[.s]] and Z or
+ * +hh:mm / -hh:mm) as unix milliseconds in *ret; -EINVAL when it is none of these. */
+int rc_sitemap_lastmod_ms(const char *s, int64_t *ret);
 
 #endif

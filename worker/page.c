@@ -38,6 +38,8 @@ typedef struct link_ctx {
     rc_buf key;
     const char *chain; /* while a redirect target is considered: its chain (JSON), else NULL */
     int any_scope;     /* ... and whether it may leave the job's scope (a seed's chain) */
+    const char *key_suffix; /* while a re-read sitemap's changed entry is considered: appended
+                               to its dedup key, so it enters the frontier again, once */
     int pushed;        /* the last consider_at queued its URL */
 } link_ctx;
 
@@ -97,7 +99,8 @@ static void consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, in
         return;
     }
     c->n_found++;
-    uint64_t h = seen_key(&c->key, ctx->rec->crawlid, url);
+    char *bkey = c->key_suffix ? rc_xasprintf("%s%s", url, c->key_suffix) : NULL;
+    uint64_t h = seen_key(&c->key, ctx->rec->crawlid, bkey ? bkey : url);
     int dup = rc_seen_has(ctx->seen, h);
     for (size_t i = 0; !dup && i < c->out->n_hashes; i++)
         dup = c->out->hashes[i] == h;
@@ -105,9 +108,10 @@ static void consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, in
         rc_record lr = {.url = (char *)url, .crawlid = ctx->rec->crawlid, .depth = depth,
                         .priority = ctx->rec->priority, .cb = (char *)cb, .nofollow = nofollow,
                         .redirects = redirects, .chain = (char *)c->chain};
-        push_link(c, &lr, url, h);
+        push_link(c, &lr, bkey ? bkey : url, h);
         c->pushed = 1;
     }
+    free(bkey);
     free(stripped);
 }
 
@@ -420,16 +424,24 @@ static int on_sitemap_loc(void *ud, int kind, const char *loc, const char *lastm
 {
     sitemap_walk *sw = ud;
     const rc_record *rec = sw->lc->ctx->rec;
-    (void)lastmod;
     sw->n++;
     if (kind == RC_SITEMAP_INDEX) {
         if (rec->sitemap < 2) /* an index lists sitemaps, never indexes (sitemaps.org) */
             push_sitemap(sw->lc, loc, rec->sitemap + 1);
         return 0;
     }
-    char *norm = NULL;
+    char *norm = NULL, *suffix = NULL;
+    int64_t lm;
+    if (rec->refresh && rec->visited_ms > 0 && lastmod && rc_sitemap_lastmod_ms(lastmod, &lm) == 0 &&
+        lm > rec->visited_ms)
+        /* Changed since this sitemap was last read: fetched again (once per <lastmod>), even a
+         * data page, which is otherwise fetched once. */
+        suffix = rc_xasprintf("\n#lastmod %lld", (long long)lm);
+    sw->lc->key_suffix = suffix;
     if (sw->follow && rc_url_normalize(loc, &norm) == 0)
         consider(sw->lc, norm, NULL, 0);
+    sw->lc->key_suffix = NULL;
+    free(suffix);
     free(norm);
     return 0;
 }

@@ -785,9 +785,11 @@ static void keep_warc(rc_worker *w, task *t, const rc_fetch_result *res, uint64_
 
 /* What a refreshed page's next visit needs: the validators of this 200 (a conditional GET) and
  * its text digest (the unchanged check). Values too long to be sane are not kept. */
-static char *revisit_of(const rc_fetch_result *res, const char *digest)
+static char *revisit_of(const rc_fetch_result *res, const char *digest, uint64_t sitemap_at)
 {
     json_t *o = json_object();
+    if (sitemap_at) /* a sitemap's next reading compares its <lastmod>s with this */
+        json_object_set_new(o, "at", json_integer((json_int_t)sitemap_at));
     int ok2xx = res->ok && res->status >= 200 && res->status < 300;
     if (ok2xx && res->etag && strlen(res->etag) <= 256)
         json_object_set_new(o, "etag", json_string(res->etag));
@@ -813,7 +815,7 @@ static void keep_unchanged(rc_worker *w, task *t, const rc_fetch_result *res, ui
 {
     rc_debug(MOD, "unchanged (304) url=%s", t->rec.url);
     rc_fetch_result old = {.ok = 1, .status = 200, .etag = t->rec.etag, .last_modified = t->rec.lastmod};
-    t->revisit = revisit_of(&old, t->rec.digest);
+    t->revisit = revisit_of(&old, t->rec.digest, t->rec.sitemap ? (uint64_t)t->rec.visited_ms : 0);
     if (t->job->job.warc)
         keep_warc(w, t, res, now);
     t->page = rc_xcalloc(1, sizeof *t->page);
@@ -881,7 +883,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     if (res->ok && res->status > 0)
         mark_recent(w, t->rec.url);
     if (t->job->job.refresh_seconds > 0) {
-        t->revisit = revisit_of(res, t->page->digest);
+        t->revisit = revisit_of(res, t->page->digest, t->rec.sitemap ? now : 0);
         if (t->rec.refresh && t->rec.digest && strcmp(t->rec.digest, t->page->digest) == 0) {
             /* Fetched whole (no validators, or the server ignored them) but its text is the same. */
             json_object_set_new(t->page->doc, "unchanged", json_true());

@@ -3,7 +3,7 @@
 -- pushes the page's new links through the bloom into the frontier and updates the job.
 -- ARGV: prefix, now, worker, lease member, host, next_ms, outcome, reason, status (HTTP
 --       status, 0 for none), items stored, items dropped, refresh_at (ms; > 0: a navigation
---       page to fetch again then), revisit (JSON {etag, lm, digest} the refresh record keeps
+--       page to fetch again then), revisit (JSON {etag, lm, digest, at} the refresh record keeps
 --       for a conditional GET and the unchanged check, or ""), k, n,
 --       then n x (link record, k x (shard, bit)).
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
@@ -97,7 +97,7 @@ else
       -- Conditional GET: the page's validators (and text digest) ride in its refresh record,
       -- which lives exactly as long as the page is refreshed.
       local v = cjson.decode(revisit)
-      visit.etag, visit.lm, visit.digest = v.etag, v.lm, v.digest
+      visit.etag, visit.lm, visit.digest, visit.at = v.etag, v.lm, v.digest, v.at
     end
     local again = cjson.encode(visit)
     redis.call('ZADD', K('refresh'), refresh_at, again)

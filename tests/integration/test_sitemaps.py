@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import REDCRAWL, check, read_pages, run_tests  # noqa: E402
@@ -90,5 +91,56 @@ def test_sitemaps(tmp, procs):
     print("sitemaps: %d requests, %d pages found only through sitemaps" % (len(Web.log), len(orphans)))
 
 
+class Changing(http.server.BaseHTTPRequestHandler):
+    """/sitemap.xml lists /orphan/1 as modified just now (at every reading) and /orphan/2 as
+    modified in 2020."""
+    protocol_version = "HTTP/1.1"
+    log = []
+
+    def do_GET(self):
+        Changing.log.append(self.path)
+        if self.path == "/sitemap.xml":
+            now = time.time()
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%03dZ" % int(now % 1 * 1000)
+            body = ('<urlset><url><loc>http://ch.test/orphan/1</loc><lastmod>%s</lastmod></url>'
+                    '<url><loc>http://ch.test/orphan/2</loc><lastmod>2020-01-01</lastmod></url></urlset>' % stamp).encode()
+            status = 200
+        elif self.path == "/" or self.path.startswith("/orphan/"):
+            body, status = b"<html><head><title>p</title></head><body>a page</body></html>", 200
+        else:
+            body, status = b"", 404
+        self.send_response(status)
+        self.send_header("Content-Type", "text/xml" if "xml" in self.path else "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *a):
+        pass
+
+
+def test_lastmod_refetches_changed_pages(tmp, procs):
+    """With --refresh, a sitemap read again brings back the pages whose <lastmod> is newer than
+    its previous reading, data pages included; an unchanged one is not fetched again."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Changing)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "out"), "--connect-to",
+                            "::127.0.0.1:%d" % srv.server_address[1], "--allow-net", "127.0.0.0/8", "--quiet",
+                            "--delay", "0", "--sitemaps", "--refresh", "1", "--data-pages", "/orphan/",
+                            "--max-pages", "14", "http://ch.test/"], capture_output=True, text=True, timeout=120)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    check(r.returncode == 0, "crawl failed: %s" % r.stderr[-2000:])
+    reads = Changing.log.count("/sitemap.xml")
+    changed, same = Changing.log.count("/orphan/1"), Changing.log.count("/orphan/2")
+    check(reads >= 3, "the sitemap should be read again with --refresh: %s" % Changing.log)
+    check(same == 1, "/orphan/2 (lastmod 2020) fetched %d times, want once" % same)
+    check(changed >= reads - 1, "/orphan/1 (modified at each reading) fetched %d times for %d readings"
+          % (changed, reads))
+    print("lastmod: sitemap read %d times; changed page fetched %d times, unchanged once" % (reads, changed))
+
+
 if __name__ == "__main__":
-    run_tests([test_sitemaps])
+    run_tests([test_sitemaps, test_lastmod_refetches_changed_pages])

@@ -81,6 +81,22 @@ int main(void)
                       "<urlset><url><loc>&e;</loc></url><url><loc>http://a.test/ok</loc></url></urlset>";
     RC_CHECK_INT_EQ(parse(xxe, strlen(xxe), 100, &s), RC_SITEMAP_URLSET);
     RC_CHECK_STR_EQ(s.locs.ptr, "http://a.test/ok|-\n");
+    int64_t ms;
+    RC_CHECK_INT_EQ(rc_sitemap_lastmod_ms("1970-01-02", &ms), 0);
+    RC_CHECK(ms == 86400000);
+    RC_CHECK_INT_EQ(rc_sitemap_lastmod_ms("2026-11-25T03:30:26Z", &ms), 0);
+    RC_CHECK(ms == 1795577426000ll);
+    RC_CHECK_INT_EQ(rc_sitemap_lastmod_ms("2026-11-25T05:30:26.5+02:00", &ms), 0);
+    RC_CHECK(ms == 1795577426500ll);
+    RC_CHECK_INT_EQ(rc_sitemap_lastmod_ms("2026-11-25T03:30:26.1239Z", &ms), 0);
+    RC_CHECK(ms == 1795577426123ll);
+    RC_CHECK_INT_EQ(rc_sitemap_lastmod_ms("2026-11-25T03:30-01:00", &ms), 0);
+    RC_CHECK(ms == 1795577400000ll + 3600000);
+    RC_CHECK_INT_EQ(rc_sitemap_lastmod_ms("2026", &ms), 0);
+    RC_CHECK(ms == 1767225600000ll);
+    RC_CHECK_INT_EQ(rc_sitemap_lastmod_ms("2026-13-01", &ms), -EINVAL);
+    RC_CHECK_INT_EQ(rc_sitemap_lastmod_ms("yesterday", &ms), -EINVAL);
+    RC_CHECK_INT_EQ(rc_sitemap_lastmod_ms("2026-01-01T10:00", &ms), -EINVAL); /* a time needs its zone */
     rc_buf_release(&s.locs);
     return rc_test_done("test_sitemap");
 }
