@@ -260,6 +260,17 @@ static void extract_items(const rc_page_ctx *ctx, rc_extract_doc *xd, const char
     json_decref(items);
 }
 
+/* A detail page whose fields cannot be had: the list item it carries is stored as it is. */
+static void keep_list_item(const rc_record *rec, const char *url, long status, rc_page_result *out)
+{
+    json_t *item = json_loads(rec->item, 0, NULL);
+    if (!item)
+        return;
+    json_object_set_new(item, "detail_url", json_string(url));
+    json_object_set_new(item, "detail_status", json_integer(status));
+    json_array_append_new(out->items, item);
+}
+
 /* A redirect (a 3xx's Location, or a quick meta refresh) is not followed inside the fetch: its
  * target enters the frontier like a link (same depth, the same page's callback and item), so it
  * waits for the host's delay, is checked against robots.txt, and is fetched once. It carries the
@@ -495,15 +506,8 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
         noindex = 1;
         noindex_why = "X-Robots-Tag noindex";
     }
-    if (!html && !redirect_to && ctx->rules && rec->item) {
-        /* A detail page that is not HTML (a PDF, a 404): the list item is stored as it is. */
-        json_t *item = json_loads(rec->item, 0, NULL);
-        if (item) {
-            json_object_set_new(item, "detail_url", json_string(url));
-            json_object_set_new(item, "detail_status", json_integer(res->status));
-            json_array_append_new(out->items, item);
-        }
-    }
+    if (!html && !redirect_to && ctx->rules && rec->item)
+        keep_list_item(rec, url, res->status, out); /* a detail page that is not HTML (a PDF, a 404) */
     if (html) {
         /* Decode once to UTF-8 (header, BOM, <meta>, then sniffing), parse once. */
         rc_charset_detect(res->body, res->body_len, res->content_type, charset, sizeof charset);
@@ -568,6 +572,8 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
         }
         rc_extract_doc_free(xd);
         free(base_resolved);
+        if (noindex && ctx->rules && rec->item)
+            keep_list_item(rec, url, res->status, out); /* the list page's item, not the detail's */
     }
 
     json_object_set_new(o, "_id", json_string(id));
