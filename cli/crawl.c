@@ -53,6 +53,7 @@ typedef struct crawl_conf {
     int dedup_canonical;
     int64_t skip_recent_hours;
     char *cacert;
+    rc_strlist jump_links;
     int64_t refresh;
     rc_strlist data_pages;
     rc_strlist connect_to;
@@ -82,6 +83,7 @@ static const rc_conf_row rows[] = {
     {"allowed-domain", RC_CONF_LIST, offsetof(crawl_conf, allowed_domains), NULL, 0, 0, NULL, "follow links only into this domain (default: the seeds' registrable domains)"},
     {"rules", RC_CONF_STR, offsetof(crawl_conf, rules), NULL, 0, 0, NULL, "extraction rules (JSON file); items go to OUT/items.jsonl"},
     {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", 0, 31536000, NULL, "fetch navigation pages again every N seconds (runs until --max-pages or Ctrl-C)"},
+    {"jump-link", RC_CONF_LIST, offsetof(crawl_conf, jump_links), NULL, 0, 0, NULL, "regex of jump links (a search engine's redirecting result links): their redirect chains may leave the scope, and the link's record gets the final URL"},
     {"data-pages", RC_CONF_LIST, offsetof(crawl_conf, data_pages), NULL, 0, 0, NULL, "regex of data (article) pages, fetched once even with --refresh"},
     {"mongo", RC_CONF_STR, offsetof(crawl_conf, mongo), NULL, 0, 0, "REDCRAWL_MONGO", "also upsert page records and items into this MongoDB"},
     {"fsync", RC_CONF_STR, offsetof(crawl_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC", "JSON Lines durability: none, batch (per page) or record (fdatasync each record)"},
@@ -426,6 +428,12 @@ int rc_cli_crawl(int argc, char **argv)
     }
     if (c.refresh)
         json_object_set_new(req, "refresh_seconds", json_integer(c.refresh));
+    if (c.jump_links.n) {
+        json_t *jl = json_array();
+        for (size_t i = 0; i < c.jump_links.n; i++)
+            json_array_append_new(jl, json_string(c.jump_links.v[i]));
+        json_object_set_new(req, "jump_links", jl);
+    }
     if (c.data_pages.n) {
         json_t *dp = json_array();
         for (size_t i = 0; i < c.data_pages.n; i++)

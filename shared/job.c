@@ -200,6 +200,7 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         (r = get_str_list(root, "deny_extensions", 1000, &j.deny_extensions, &j.n_deny_extensions,
                           &j.has_deny_extensions, err, cap)) < 0 ||
         (r = get_str_list(root, "data_pages", 100, &j.data_pages, &j.n_data_pages, NULL, err, cap)) < 0 ||
+        (r = get_str_list(root, "jump_links", 100, &j.jump_links, &j.n_jump_links, NULL, err, cap)) < 0 ||
         (r = get_int(root, "refresh_seconds", 0, 86400 * 365, 0, &j.refresh_seconds, err, cap)) < 0 ||
         (r = get_int(root, "expected_urls", 1000, INT64_C(100000000000), 1000000, &j.expected_urls, err, cap)) < 0 ||
         (r = get_int(root, "bloom_groups", 1, 4, 1, &j.bloom_groups, err, cap)) < 0)
@@ -355,6 +356,8 @@ char *rc_job_encode(const rc_job *j)
     }
     if (j->n_data_pages)
         json_object_set_new(o, "data_pages", str_array(j->data_pages, j->n_data_pages));
+    if (j->n_jump_links)
+        json_object_set_new(o, "jump_links", str_array(j->jump_links, j->n_jump_links));
     if (j->refresh_seconds)
         json_object_set_new(o, "refresh_seconds", json_integer(j->refresh_seconds));
     json_object_set_new(o, "expected_urls", json_integer(j->expected_urls));
@@ -390,6 +393,7 @@ void rc_job_release(rc_job *j)
     free(j->rules);
     free(j->attrs);
     free_list(j->data_pages, j->n_data_pages);
+    free_list(j->jump_links, j->n_jump_links);
     memset(j, 0, sizeof *j);
 }
 

@@ -49,6 +49,8 @@ typedef struct rc_job {
                                  followed like a redirect (default 5; -1 = never) */
     char **data_pages;  /* regexes of data (article) pages: fetched once, never again */
     size_t n_data_pages;
+    char **jump_links;  /* regexes of jump links: their redirect chains may leave the scope */
+    size_t n_jump_links;
     int64_t refresh_seconds; /* > 0: every other (navigation) page is fetched again this often */
     int64_t expected_urls;   /* bloom sizing: URLs the job may see (default 1,000,000) */
     double bloom_fp;         /* bloom sizing: false-positive rate at expected_urls (default 1e-6) */

@@ -260,6 +260,20 @@ static void extract_items(const rc_page_ctx *ctx, rc_extract_doc *xd, const char
     json_decref(items);
 }
 
+/* A chain that may leave the scope and whose first record gets the final URL: a seed's (what
+ * the user posted) or one that began at a jump link (a search engine's result link). */
+static int free_chain(const rc_page_ctx *ctx)
+{
+    const rc_record *rec = ctx->rec;
+    if (rec->depth == 0)
+        return 1;
+    json_t *chain = rec->chain ? json_loads(rec->chain, 0, NULL) : NULL;
+    const char *first = chain ? json_string_value(json_array_get(json_array_get(chain, 0), 0)) : rec->url;
+    int jump = first && rc_urlfilter_is_jump(ctx->filter, first);
+    json_decref(chain);
+    return jump;
+}
+
 /* A detail page whose fields cannot be had: the list item it carries is stored as it is. */
 static void keep_list_item(const rc_record *rec, const char *url, long status, rc_page_result *out)
 {
@@ -308,7 +322,7 @@ static int follow_redirect(link_ctx *lc, const char *target, long status, const 
     } else {
         char *copy = rc_xstrdup(target);
         lc->chain = cj;
-        lc->any_scope = rec->depth == 0;
+        lc->any_scope = free_chain(lc->ctx);
         consider_at(lc, copy, rec->cb, rec->nofollow, rec->depth, rec->redirects + 1);
         pushed = lc->pushed;
         lc->chain = NULL;
@@ -359,9 +373,9 @@ static void end_of_chain(const rc_page_ctx *ctx, const rc_fetch_result *res, jso
     json_object_set_new(o, "redirected_from", json_string(first_url));
     json_object_set(o, "redirect_chain", chain);
     json_int_t first_status = json_integer_value(json_array_get(first, 1));
-    if (rec->depth > 0 || first_status < 300 || first_status > 399) {
-        /* Only a seed's chain (what the user posted) gets its first record again; a meta
-         * refresh that began a chain left a record with content of its own, kept as it is. */
+    if (!free_chain(ctx) || first_status < 300 || first_status > 399) {
+        /* Only a seed's or a jump link's chain gets its first record again; a meta refresh
+         * that began a chain left a record with content of its own, kept as it is. */
         json_decref(chain);
         return;
     }

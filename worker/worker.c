@@ -1124,6 +1124,8 @@ static void on_job_reply(redisAsyncContext *ac, void *reply, void *privdata)
             fc.n_deny_re = e->job.n_deny_regex;
             fc.data_re = (const char *const *)e->job.data_pages;
             fc.n_data_re = e->job.n_data_pages;
+            fc.jump_re = (const char *const *)e->job.jump_links;
+            fc.n_jump_re = e->job.n_jump_links;
             if (e->job.has_deny_extensions) {
                 fc.deny_ext = (const char *const *)e->job.deny_extensions;
                 fc.n_deny_ext = e->job.n_deny_extensions;

@@ -37,6 +37,11 @@ PAGES = {
                                       '<p>%s</p>' % ("the list " * 30)),
     "http://canon.test/list": (200, {}, '<link rel="canonical" href="/list"><title>list</title><p>%s</p>'
                                % ("the list " * 30)),
+    "http://serp.test/": (200, {}, '<title>results</title><a href="/link?url=abc">1</a> <a href="/link?url=def">2</a>'),
+    "http://serp.test/link?url=abc": (302, {"Location": "http://faraway.test/story"}, ""),
+    "http://serp.test/link?url=def": (302, {"Location": "http://serp.test/local"}, ""),
+    "http://serp.test/local": (200, {}, "<title>local</title>"),
+    "http://faraway.test/story": (200, {}, '<title>story</title><a href="/more">more</a>'),
     "http://short.test/hdr": (200, {"X-Robots-Tag": "noindex, nofollow"}, "<title>hdr</title><p>%s</p>"
                               % ("header hidden " * 20)),
 }
@@ -117,7 +122,7 @@ def test_redirect_chain_meta_refresh_noindex(tmp, procs):
     print("redirects: %d requests, chain %s" % (len(asked), " -> ".join(u for u, _ in chain)))
 
 
-def crawl_canon(tmp, name, *args):
+def crawl_canon(tmp, name, *args, seed="http://canon.test/"):
     Web.log = []
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Web)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
@@ -125,7 +130,7 @@ def crawl_canon(tmp, name, *args):
     try:
         r = subprocess.run([REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % srv.server_address[1],
                             "--allow-net", "127.0.0.0/8", "--quiet", "--delay", "0", "--text", "--dedup-content=0"]
-                           + list(args) + ["http://canon.test/"], capture_output=True, text=True, timeout=120)
+                           + list(args) + [seed], capture_output=True, text=True, timeout=120)
     finally:
         srv.shutdown()
         srv.server_close()
@@ -147,5 +152,21 @@ def test_canonical_dedup(tmp, procs):
               and "text" not in p, "%s is not recorded as the canonical's duplicate: %s" % (u, p))
 
 
+def test_jump_links(tmp, procs):
+    """A search engine's result links (Octopus 5.1) redirect off-site: with --jump-link their chain
+    may leave the scope like a seed's, and the link's record gets the final URL."""
+    recs, asked = crawl_canon(tmp, "plain", seed="http://serp.test/")
+    check("http://faraway.test/story" not in asked and "http://serp.test/local" in asked,
+          "without --jump-link an off-site redirect of a link stays unfollowed: %s" % asked)
+    recs, asked = crawl_canon(tmp, "jump", "--jump-link", r"^http://serp\.test/link\?url=", seed="http://serp.test/")
+    check("http://faraway.test/story" in asked, "the jump link's target was not fetched: %s" % asked)
+    check("http://faraway.test/more" not in asked, "the target's own links stay out of scope: %s" % asked)
+    link = recs["http://serp.test/link?url=abc"]
+    check(link.get("final_url") == "http://faraway.test/story" and link.get("final_status") == 200,
+          "the jump link's record lacks its final URL: %s" % link)
+    check(recs["http://faraway.test/story"].get("redirected_from") == "http://serp.test/link?url=abc",
+          "the target does not name its jump link")
+
+
 if __name__ == "__main__":
-    run_tests([test_redirect_chain_meta_refresh_noindex, test_canonical_dedup])
+    run_tests([test_redirect_chain_meta_refresh_noindex, test_canonical_dedup, test_jump_links])
