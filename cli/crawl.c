@@ -54,6 +54,7 @@ typedef struct crawl_conf {
     int64_t skip_recent_hours;
     char *cacert;
     rc_strlist jump_links;
+    int mark_recent;
     int64_t refresh;
     rc_strlist data_pages;
     rc_strlist connect_to;
@@ -99,6 +100,7 @@ static const rc_conf_row rows[] = {
     {"cacert", RC_CONF_STR, offsetof(crawl_conf, cacert), NULL, 0, 0, "REDCRAWL_CACERT", "CA bundle (PEM) that verifies HTTPS servers (default: the system's)"},
     {"dedup-canonical", RC_CONF_BOOL, offsetof(crawl_conf, dedup_canonical), "0", 0, 1, NULL, "a page whose <link rel=canonical> names another URL is recorded as its duplicate (no text) and the canonical URL fetched instead"},
     {"skip-recent-hours", RC_CONF_INT, offsetof(crawl_conf, skip_recent_hours), "0", 0, 8760, NULL, "do not fetch a URL that any job fetched within this many hours (fleet-wide, through Redis)"},
+    {"mark-recent", RC_CONF_BOOL, offsetof(crawl_conf, mark_recent), "0", 0, 1, "REDCRAWL_MARK_RECENT", "this crawl's workers record every fetch for --skip-recent-hours (rc:recent: 16 MiB in Redis)"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
@@ -207,6 +209,8 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     add_arg(&run->wargv, &n, outdir);
     add_arg(&run->wargv, &n, "--fsync");
     add_arg(&run->wargv, &n, c->fsync);
+    if (c->mark_recent)
+        add_arg(&run->wargv, &n, "--mark-recent");
     if (c->cacert) {
         add_arg(&run->wargv, &n, "--cacert");
         add_arg(&run->wargv, &n, c->cacert);

@@ -29,7 +29,7 @@ static const rc_conf_row rows[] = {
     {"topic-prefix", RC_CONF_STR, offsetof(rc_worker_conf, topic_prefix), "redcrawl", 0, 0, "REDCRAWL_TOPIC_PREFIX", "Kafka topic prefix"},
     {"firehose", RC_CONF_BOOL, offsetof(rc_worker_conf, firehose), "0", 0, 1, NULL, "also produce every stored document to <prefix>.crawled_firehose"},
     {"useragent", RC_CONF_STR, offsetof(rc_worker_conf, useragent), NULL, 0, 0, "REDCRAWL_USERAGENT", "User-Agent header"},
-    {"mark-recent", RC_CONF_BOOL, offsetof(rc_worker_conf, mark_recent), "1", 0, 1, NULL, "record every fetch in the fleet's \"fetched recently\" slots, which skip_recent_hours reads (one BITFIELD per page)"},
+    {"mark-recent", RC_CONF_BOOL, offsetof(rc_worker_conf, mark_recent), "0", 0, 1, "REDCRAWL_MARK_RECENT", "record every fetch in the fleet's \"fetched recently\" slots (rc:recent, 16 MiB in Redis), which skip_recent_hours reads; one BITFIELD per page"},
     {"cacert", RC_CONF_STR, offsetof(rc_worker_conf, cacert), NULL, 0, 0, "REDCRAWL_CACERT", "CA bundle (PEM) that verifies HTTPS servers (default: the system's; verification is never off)"},
     {"max-rate", RC_CONF_DOUBLE, offsetof(rc_worker_conf, max_rate), "0", 0, 1000000, "REDCRAWL_MAX_RATE", "pages/s started at most, 0 = no cap (HSET rc:ratecap ID N changes it at run time)"},
     {"concurrency", RC_CONF_INT, offsetof(rc_worker_conf, concurrency), "64", 1, 10000, "REDCRAWL_CONCURRENCY", "transfers at once"},

@@ -27,15 +27,19 @@ def pages_asked(log):
 def test_skip_recent(tmp, procs):
     rport, _ = start_redis(procs, tmp)
     wport, log, _ = start_web(procs, tmp, "--sites", "2", "--pages", "5")
-    crawl(tmp, rport, wport, "first", "http://s0.site.test/")
+    crawl(tmp, rport, wport, "first", "http://s0.site.test/", "--mark-recent")
     check(pages_asked(log) == [("s0.site.test", "/")], "the first job fetches its seed: %s" % pages_asked(log))
     out = crawl(tmp, rport, wport, "second", "http://s0.site.test/", "--skip-recent-hours", "1")
     check(pages_asked(log) == [("s0.site.test", "/")], "fetched again although recent: %s" % pages_asked(log))
     check("recent 1 URL(s) not fetched" in out, "the summary should count it: %s" % out)
-    crawl(tmp, rport, wport, "third", "http://s1.site.test/", "--skip-recent-hours", "1")
+    crawl(tmp, rport, wport, "third", "http://s1.site.test/", "--skip-recent-hours", "1", "--mark-recent")
     check(pages_asked(log)[-1] == ("s1.site.test", "/"), "a URL nobody fetched must be fetched: %s" % pages_asked(log))
     crawl(tmp, rport, wport, "fourth", "http://s0.site.test/")  # without the option: fetched again
     check(pages_asked(log).count(("s0.site.test", "/")) == 2, "a job without the option fetches as usual")
+    # Workers that do not mark leave nothing behind: s1 page 1, fetched unmarked, is not skipped.
+    crawl(tmp, rport, wport, "fifth", "http://s1.site.test/p/1")
+    crawl(tmp, rport, wport, "sixth", "http://s1.site.test/p/1", "--skip-recent-hours", "1")
+    check(pages_asked(log).count(("s1.site.test", "/p/1")) == 2, "an unmarked fetch must not count as recent")
 
 
 if __name__ == "__main__":
