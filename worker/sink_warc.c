@@ -139,7 +139,7 @@ static wfile *open_next(rc_warc_sink *s, const char *crawlid, uint64_t now_ms, c
         goto out;
     }
     free(path);
-    char id[RC_WARC_ID_LEN], date[40];
+    char id[RC_WARC_ID_LEN], date[64];
     rc_warc_new_id(id);
     warc_date(now_ms, date, sizeof date);
     char *info = rc_xasprintf("software: redcrawl/0.1\r\nformat: WARC File Format 1.1\r\n"
@@ -191,7 +191,7 @@ static wfile *file_for(rc_warc_sink *s, const char *crawlid, uint64_t now_ms, ch
 /* The three records of a fetch, appended to b; the response member's length in *resp_len. */
 static int build(rc_buf *b, const rc_fetch_result *res, const char *metadata, uint64_t now_ms, size_t *resp_len)
 {
-    char rid[RC_WARC_ID_LEN], qid[RC_WARC_ID_LEN], mid[RC_WARC_ID_LEN], date[40];
+    char rid[RC_WARC_ID_LEN], qid[RC_WARC_ID_LEN], mid[RC_WARC_ID_LEN], date[64];
     rc_warc_new_id(rid);
     rc_warc_new_id(qid);
     rc_warc_new_id(mid);
