@@ -18,7 +18,8 @@
 
 typedef struct wfile {
     int fd;
-    char name[256];
+    char name[256];  /* the file's final name */
+    char *path;      /* where it is written: DIR/NAME.open until it is closed */
     uint64_t size;
 } wfile;
 
@@ -38,6 +39,15 @@ static void wfile_free(void *p)
         return;
     fsync(f->fd);
     close(f->fd);
+    if (f->path) {
+        /* Complete: it takes its final name (archives' convention: ".open" is being written). */
+        size_t n = strlen(f->path) - 5;
+        char *final = rc_xstrndup(f->path, n);
+        if (rename(f->path, final) < 0)
+            fprintf(stderr, "redcrawl: sink_warc: cannot rename %s: %s\n", f->path, strerror(errno));
+        free(final);
+        free(f->path);
+    }
     free(f);
 }
 
@@ -128,7 +138,7 @@ static wfile *open_next(rc_warc_sink *s, const char *crawlid, uint64_t now_ms, c
     snprintf(f->name, sizeof f->name, "REDCRAWL-%04d%02d%02d%02d%02d%02d-%05u-%s-%ld.warc.gz", tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, s->serial++ % 100000, s->host,
              (long)getpid());
-    char *path = rc_xasprintf("%s/%s", dir, f->name);
+    char *path = rc_xasprintf("%s/%s.open", dir, f->name);
     f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (f->fd < 0) {
         *rc = -errno;
@@ -138,7 +148,7 @@ static wfile *open_next(rc_warc_sink *s, const char *crawlid, uint64_t now_ms, c
         f = NULL;
         goto out;
     }
-    free(path);
+    f->path = path;
     char id[RC_WARC_ID_LEN], date[64];
     rc_warc_new_id(id);
     warc_date(now_ms, date, sizeof date);

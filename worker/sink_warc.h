@@ -6,6 +6,8 @@
  *   REDCRAWL-YYYYMMDDhhmmss-SERIAL-HOST-PID.warc.gz
  * (creation time UTC, a five-digit serial counting this process's files, its host name and pid),
  * each opening with a warcinfo record and closed for the next one once it passes max_bytes.
+ * A file being written is named NAME.open and renamed NAME when closed (rotation, exit); one left
+ * .open was cut short by a crash (its complete records are readable).
  * A fetch is three records, each its own gzip member: response (status line and headers as
  * received, the body as received, content coding kept, chunking removed), request (the head
  * curl sent) and metadata (warc-fields). The page record names the response record's file and
