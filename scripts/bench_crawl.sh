@@ -3,7 +3,8 @@
 # latency) crawled by `redcrawl crawl` at delay 0 (still one request per host at a time), from
 # the optimised build. Prints pages/s and CPU per page of the workers. Everything on loopback,
 # bounded in time, stopped by pid.
-#   scripts/bench_crawl.sh [HOSTS [PAGES_PER_HOST [WORKERS]]]     (default 100 200 2)
+#   scripts/bench_crawl.sh [HOSTS [PAGES_PER_HOST [WORKERS [CRAWL OPTIONS...]]]]  (default 100 200 2)
+# e.g. `scripts/bench_crawl.sh 30 100 2 --warc` for the cost of keeping bodies (prints the WARC size).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh --release
@@ -11,6 +12,7 @@ scripts/setup.sh --release
 HOSTS=${1:-100}
 PAGES=${2:-200}
 WORKERS=${3:-2}
+EXTRA=("${@:4}")
 WORK=$(mktemp -d /tmp/redcrawl-bench-XXXXXX)
 # shellcheck source=scripts/testweb.sh
 . scripts/testweb.sh
@@ -23,7 +25,7 @@ echo "bench: $HOSTS hosts x $PAGES pages of 30 KB on 127.0.0.1:$PORT, $WORKERS w
 # CPU of the crawl's process tree (redcrawl, scheduler, workers, redis) from /proc, before/after.
 t0=$(date +%s.%N)
 /usr/bin/env time -f "%U %S" -o "$WORK/time" build/cli/redcrawl crawl --quiet --delay 0 --maxdepth -1 \
-  --workers "$WORKERS" --out "$WORK/out" --connect-to "::127.0.0.1:$PORT" --allow-net 127.0.0.0/8 "${seeds[@]}" >"$WORK/summary"
+  --workers "$WORKERS" --out "$WORK/out" --connect-to "::127.0.0.1:$PORT" --allow-net 127.0.0.0/8 ${EXTRA[@]+"${EXTRA[@]}"} "${seeds[@]}" >"$WORK/summary"
 t1=$(date +%s.%N)
 pages=$(wc -l <"$WORK/out/pages.jsonl")
 read -r user sys <"$WORK/time"
@@ -36,3 +38,6 @@ print("wall         %.1f s  ->  %.0f pages/s" % (wall, pages / wall))
 print("cpu          %.1f s user + %.1f s sys (crawl tree, incl. redis)  ->  %.2f ms of CPU per page" %
       (user, sys_, (user + sys_) * 1000 / max(pages, 1)))
 PY
+if [ -d "$WORK/out/warc" ]; then
+  echo "warc         $(du -sb "$WORK/out/warc" | cut -f1) bytes in $(ls "$WORK/out/warc" | wc -l) file(s); pages.jsonl $(stat -c %s "$WORK/out/pages.jsonl") bytes"
+fi

@@ -75,7 +75,7 @@ void rc_warc_format(rc_buf *b, const rc_warc_rec *r)
     rc_buf_puts(b, "\r\n\r\n");
 }
 
-int rc_warc_append(rc_buf *out, const rc_warc_rec *r)
+int rc_warc_append(rc_buf *out, const rc_warc_rec *r, int level)
 {
     rc_buf plain;
     rc_buf_init(&plain);
@@ -83,7 +83,7 @@ int rc_warc_append(rc_buf *out, const rc_warc_rec *r)
     z_stream z;
     memset(&z, 0, sizeof z);
     /* windowBits 15 + 16: a gzip wrapper; one member per record. */
-    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
         rc_buf_release(&plain);
         return -EIO;
     }

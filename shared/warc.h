@@ -33,8 +33,8 @@ typedef struct rc_warc_rec {  /* all borrowed */
 void rc_warc_new_id(char out[RC_WARC_ID_LEN]);
 /* "sha1:" and the base32 (RFC 4648) SHA-1 of data: 5 + 32 characters and a NUL. */
 void rc_warc_sha1(const void *data, size_t len, char out[40]);
-/* Appends the record as one gzip member to out. 0, or -EIO when zlib fails. */
-int rc_warc_append(rc_buf *out, const rc_warc_rec *r);
+/* Appends the record as one gzip member (zlib level 1-9) to out. 0, or -EIO when zlib fails. */
+int rc_warc_append(rc_buf *out, const rc_warc_rec *r, int level);
 /* The same uncompressed (for tests and readers of plain .warc). */
 void rc_warc_format(rc_buf *out, const rc_warc_rec *r);
 /* An HTTP response head as received, made fit to precede a body that is stored de-chunked:

@@ -21,6 +21,7 @@ static const rc_conf_row rows[] = {
     {"out", RC_CONF_STR, offsetof(rc_worker_conf, out), NULL, 0, 0, "REDCRAWL_OUT", "JSON Lines output directory; {crawlid} is replaced (default redcrawl-out/{crawlid} unless --mongo or --firehose)"},
     {"warc-dir", RC_CONF_STR, offsetof(rc_worker_conf, warc_dir), NULL, 0, 0, "REDCRAWL_WARC_DIR", "WARC files of jobs with \"warc\": true; {crawlid} is replaced (default OUT/warc, else redcrawl-out/{crawlid}/warc)"},
     {"warc-size", RC_CONF_INT, offsetof(rc_worker_conf, warc_size), "1000000000", 1024, 1099511627776, NULL, "a WARC file is closed for the next one past this many bytes"},
+    {"warc-gzip", RC_CONF_INT, offsetof(rc_worker_conf, warc_gzip), "1", 1, 9, NULL, "gzip level of WARC records (1: fastest; 6 saves about 14% for 2.5x the CPU)"},
     {"mongo", RC_CONF_STR, offsetof(rc_worker_conf, mongo), NULL, 0, 0, "REDCRAWL_MONGO", "MongoDB URI: page records and items are upserted there"},
     {"mongo-db", RC_CONF_STR, offsetof(rc_worker_conf, mongo_db), NULL, 0, 0, NULL, "MongoDB database (default: the URI's, else redcrawl)"},
     {"mongo-pages", RC_CONF_STR, offsetof(rc_worker_conf, mongo_pages), "pages", 0, 0, NULL, "MongoDB collection of page records"},

@@ -26,6 +26,7 @@ typedef struct wfile {
 struct rc_warc_sink {
     char *dir;
     uint64_t max_bytes;
+    int level;         /* gzip */
     int fsync;
     unsigned serial;   /* files opened by this process */
     char host[64];
@@ -51,15 +52,16 @@ static void wfile_free(void *p)
     free(f);
 }
 
-rc_warc_sink *rc_warc_sink_new(const char *dir, uint64_t max_bytes, char *err, size_t cap)
+rc_warc_sink *rc_warc_sink_new(const char *dir, uint64_t max_bytes, int level, char *err, size_t cap)
 {
-    if (!dir || !*dir || max_bytes < 1024) {
-        snprintf(err, cap, "WARC sink: an output directory and a file size of at least 1 KB are needed");
+    if (!dir || !*dir || max_bytes < 1024 || level < 1 || level > 9) {
+        snprintf(err, cap, "WARC sink: an output directory, a file size of at least 1 KB and a gzip level 1-9 are needed");
         return NULL;
     }
     rc_warc_sink *s = rc_xcalloc(1, sizeof *s);
     s->dir = rc_xstrdup(dir);
     s->max_bytes = max_bytes;
+    s->level = level;
     s->files = rc_strmap_new();
     if (gethostname(s->host, sizeof s->host) < 0 || !s->host[0])
         snprintf(s->host, sizeof s->host, "localhost");
@@ -159,7 +161,7 @@ static wfile *open_next(rc_warc_sink *s, const char *crawlid, uint64_t now_ms, c
                      .content_type = "application/warc-fields", .block = info, .block_len = strlen(info)};
     rc_buf b;
     rc_buf_init(&b);
-    *rc = rc_warc_append(&b, &r);
+    *rc = rc_warc_append(&b, &r, s->level);
     free(info);
     if (*rc == 0 && write(f->fd, b.ptr, b.len) != (ssize_t)b.len)
         *rc = -EIO;
@@ -199,7 +201,8 @@ static wfile *file_for(rc_warc_sink *s, const char *crawlid, uint64_t now_ms, ch
 }
 
 /* The three records of a fetch, appended to b; the response member's length in *resp_len. */
-static int build(rc_buf *b, const rc_fetch_result *res, const char *metadata, uint64_t now_ms, size_t *resp_len)
+static int build(rc_buf *b, const rc_fetch_result *res, const char *metadata, uint64_t now_ms, int level,
+                 size_t *resp_len)
 {
     char rid[RC_WARC_ID_LEN], qid[RC_WARC_ID_LEN], mid[RC_WARC_ID_LEN], date[64];
     rc_warc_new_id(rid);
@@ -223,19 +226,19 @@ static int build(rc_buf *b, const rc_fetch_result *res, const char *metadata, ui
         resp.refers_to = uri;
         resp.payload_off = 0;
     }
-    int r = rc_warc_append(b, &resp);
+    int r = rc_warc_append(b, &resp, level);
     *resp_len = b->len;
     if (r == 0 && res->request_head_len > 0) {
         rc_warc_rec req = {.type = "request", .id = qid, .date = date, .target_uri = uri, .concurrent_to = rid,
                            .content_type = "application/http; msgtype=request", .block = res->request_head,
                            .block_len = res->request_head_len};
-        r = rc_warc_append(b, &req);
+        r = rc_warc_append(b, &req, level);
     }
     if (r == 0 && metadata) {
         rc_warc_rec meta = {.type = "metadata", .id = mid, .date = date, .target_uri = uri, .concurrent_to = rid,
                             .content_type = "application/warc-fields", .block = metadata,
                             .block_len = strlen(metadata)};
-        r = rc_warc_append(b, &meta);
+        r = rc_warc_append(b, &meta, level);
     }
     rc_buf_release(&block);
     return r;
@@ -251,7 +254,7 @@ int rc_warc_sink_write(rc_warc_sink *s, const char *crawlid, const rc_fetch_resu
     rc_buf b;
     rc_buf_init(&b);
     size_t resp_len = 0;
-    if ((r = build(&b, res, metadata, now_ms, &resp_len)) < 0) {
+    if ((r = build(&b, res, metadata, now_ms, s->level, &resp_len)) < 0) {
         snprintf(err, cap, "WARC records could not be compressed");
         rc_buf_release(&b);
         return r;

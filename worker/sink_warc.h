@@ -31,8 +31,9 @@ typedef struct rc_warc_where {
     uint64_t length;  /* of that member */
 } rc_warc_where;
 
-/* dir is copied; max_bytes: a file is closed for the next one once this size is passed. */
-rc_warc_sink *rc_warc_sink_new(const char *dir, uint64_t max_bytes, char *err, size_t cap);
+/* dir is copied; max_bytes: a file is closed for the next one once this size is passed; level:
+ * gzip level 1-9 (1 costs about 0.6 ms of CPU per 30 KB page here, 6 about 1.6 ms for 14% less). */
+rc_warc_sink *rc_warc_sink_new(const char *dir, uint64_t max_bytes, int level, char *err, size_t cap);
 /* fdatasync after every fetch's records (the JSON Lines --fsync batch and record policies). */
 void rc_warc_sink_set_fsync(rc_warc_sink *s, int on);
 void rc_warc_sink_free(rc_warc_sink *s);

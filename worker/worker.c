@@ -1416,7 +1416,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     if (w->sink)
         rc_sink_set_fsync(w->sink, policy);
     char *wdir = conf->warc_dir ? rc_xstrdup(conf->warc_dir) : rc_xasprintf("%s/warc", out ? out : "redcrawl-out/{crawlid}");
-    w->warc = rc_warc_sink_new(wdir, (uint64_t)conf->warc_size, err, cap);
+    w->warc = rc_warc_sink_new(wdir, (uint64_t)conf->warc_size, (int)conf->warc_gzip, err, cap);
     free(wdir);
     if (!w->warc)
         goto fail;

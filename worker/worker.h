@@ -21,6 +21,7 @@ typedef struct rc_worker_conf {
     char *fsync;         /* JSON Lines durability: none, batch (per page), record */
     char *warc_dir;      /* WARC files of jobs with "warc": true; {crawlid} is replaced */
     int64_t warc_size;   /* a WARC file is closed for the next one past this many bytes */
+    int64_t warc_gzip;   /* gzip level of WARC records */
     char *mongo;         /* MongoDB URI: page records and items upserted there */
     char *mongo_db;
     char *mongo_pages;   /* collection of page records */

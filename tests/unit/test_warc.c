@@ -58,12 +58,12 @@ int main(void)
     rc_buf two, plain;
     rc_buf_init(&two);
     rc_buf_init(&plain);
-    RC_CHECK_INT_EQ(rc_warc_append(&two, &r), 0);
+    RC_CHECK_INT_EQ(rc_warc_append(&two, &r, 6), 0);
     size_t first = two.len;
     rc_warc_rec q = {.type = "request", .id = id2, .date = r.date, .target_uri = r.target_uri, .concurrent_to = id1,
                      .content_type = "application/http; msgtype=request", .block = "GET /x HTTP/1.1\r\n\r\n",
                      .block_len = 19};
-    RC_CHECK_INT_EQ(rc_warc_append(&two, &q), 0);
+    RC_CHECK_INT_EQ(rc_warc_append(&two, &q, 1), 0);
 
     /* Each record is a gzip member of its own: the second opens at the first's end. */
     size_t used = 0;
