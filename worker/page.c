@@ -285,6 +285,15 @@ static void keep_list_item(const rc_record *rec, const char *url, long status, r
     json_array_append_new(out->items, item);
 }
 
+/* Bytes of j as compact JSON. */
+static size_t json_dumps_len(const json_t *j)
+{
+    char *s = json_dumps(j, JSON_COMPACT);
+    size_t n = s ? strlen(s) : (size_t)-1;
+    free(s);
+    return n;
+}
+
 /* A redirect (a 3xx's Location, or a quick meta refresh) is not followed inside the fetch: its
  * target enters the frontier like a link (same depth, the same page's callback and item), so it
  * waits for the host's delay, is checked against robots.txt, and is fetched once. It carries the
@@ -301,7 +310,11 @@ static int follow_redirect(link_ctx *lc, const char *target, long status, const 
         chain = json_array();
     }
     json_array_append_new(chain, json_pack("[s,I]", rec->url, (json_int_t)status));
-    char *cj = json_dumps(chain, JSON_COMPACT);
+    /* A frontier record stays under RC_RECORD_MAX: a chain of long URLs loses its middle hops
+     * (the first, which final_url needs, stays), and is dropped when even that is too long. */
+    while (json_array_size(chain) > 1 && json_dumps_len(chain) > RC_RECORD_MAX / 2)
+        json_array_remove(chain, 1);
+    char *cj = json_dumps_len(chain) <= RC_RECORD_MAX / 2 ? json_dumps(chain, JSON_COMPACT) : NULL;
     json_decref(chain);
     int pushed = 0;
     if (rec->item) {

@@ -146,6 +146,25 @@ static void test_chain_scope_and_end(void)
     RC_CHECK_INT_EQ(json_integer_value(json_object_get(out.first_doc, "final_status")), 200);
     rc_page_result_release(&out);
     rc_record_release(&hop);
+
+    /* Long URLs: the chain is cut so that the frontier record still parses. */
+    rc_buf u;
+    rc_buf_init(&u);
+    rc_buf_puts(&u, "http://a.site.test/");
+    for (int i = 0; i < 2500; i++)
+        rc_buf_putc(&u, 'x');
+    char *chain = rc_xasprintf("[[\"%s1\",301],[\"%s2\",301]]", u.ptr, u.ptr);
+    rc_buf_puts(&u, "3");
+    rc_record deep = {.url = u.ptr, .crawlid = (char[]){"c"}, .depth = 0, .redirects = 2, .chain = chain};
+    run(&e, &deep, &res, &out);
+    RC_CHECK_INT_EQ(out.n_links, 1);
+    RC_CHECK(out.links.len[0] <= RC_RECORD_MAX);
+    RC_CHECK_INT_EQ(rc_record_parse(out.links.v[0], out.links.len[0], &hop), 0);
+    RC_CHECK(hop.chain && strstr(hop.chain, "x1\"") && !strstr(hop.chain, "x2\""));
+    rc_record_release(&hop);
+    rc_page_result_release(&out);
+    free(chain);
+    rc_buf_release(&u);
     env_release(&e);
 }
 
