@@ -25,7 +25,7 @@ typedef struct rc_record {
     long long visited_ms; /* ... and, for a sitemap, when it was read then (0 = unknown) */
     int sitemap;   /* a sitemap to read, not a page: 1 from robots.txt or /sitemap.xml, 2 listed
                       by a sitemap index (whose entries are not indexes again) */
-    char *chain;   /* a redirect target: the hops that led here, JSON [[url, status], ...] from
+    char *chain;   /* a redirect target: the hops that led here, JSON [{url, status}, ...] from
                       the chain's first URL (NULL = not reached by a redirect) */
 } rc_record;
 

@@ -268,7 +268,7 @@ static int free_chain(const rc_page_ctx *ctx)
     if (rec->depth == 0)
         return 1;
     json_t *chain = rec->chain ? json_loads(rec->chain, 0, NULL) : NULL;
-    const char *first = chain ? json_string_value(json_array_get(json_array_get(chain, 0), 0)) : rec->url;
+    const char *first = chain ? json_string_value(json_object_get(json_array_get(chain, 0), "url")) : rec->url;
     int jump = first && rc_urlfilter_is_jump(ctx->filter, first);
     json_decref(chain);
     return jump;
@@ -309,7 +309,7 @@ static int follow_redirect(link_ctx *lc, const char *target, long status, const 
         json_decref(chain);
         chain = json_array();
     }
-    json_array_append_new(chain, json_pack("[s,I]", rec->url, (json_int_t)status));
+    json_array_append_new(chain, json_pack("{s:s,s:I}", "url", rec->url, "status", (json_int_t)status));
     /* A frontier record stays under RC_RECORD_MAX: a chain of long URLs loses its middle hops
      * (the first, which final_url needs, stays), and is dropped when even that is too long. */
     while (json_array_size(chain) > 1 && json_dumps_len(chain) > RC_RECORD_MAX / 2)
@@ -376,16 +376,16 @@ static void end_of_chain(const rc_page_ctx *ctx, const rc_fetch_result *res, jso
     const rc_record *rec = ctx->rec;
     json_t *chain = json_loads(rec->chain, 0, NULL);
     json_t *first = json_array_get(chain, 0);
-    const char *first_url = json_string_value(json_array_get(first, 0));
+    const char *first_url = json_string_value(json_object_get(first, "url"));
     if (!first_url) {
         json_decref(chain);
         return;
     }
-    json_array_append_new(chain, json_pack("[s,I]", rec->url, (json_int_t)res->status));
+    json_array_append_new(chain, json_pack("{s:s,s:I}", "url", rec->url, "status", (json_int_t)res->status));
     const char *final = redirect_to ? redirect_to : rec->url; /* a redirect not followed ends it */
     json_object_set_new(o, "redirected_from", json_string(first_url));
     json_object_set(o, "redirect_chain", chain);
-    json_int_t first_status = json_integer_value(json_array_get(first, 1));
+    json_int_t first_status = json_integer_value(json_object_get(first, "status"));
     if (!free_chain(ctx) || first_status < 300 || first_status > 399) {
         /* Only a seed's or a jump link's chain gets its first record again; a meta refresh
          * that began a chain left a record with content of its own, kept as it is. */
@@ -402,8 +402,8 @@ static void end_of_chain(const rc_page_ctx *ctx, const rc_fetch_result *res, jso
     json_object_set_new(f, "spiderid", json_string(ctx->job->spiderid));
     add_attrs(ctx->job, f);
     json_object_set_new(f, "url", json_string(first_url));
-    json_object_set(f, "status_code", json_array_get(first, 1));
-    json_object_set_new(f, "redirect_to", json_copy(json_array_get(json_array_get(chain, 1), 0)));
+    json_object_set(f, "status_code", json_object_get(first, "status"));
+    json_object_set_new(f, "redirect_to", json_copy(json_object_get(json_array_get(chain, 1), "url")));
     json_object_set_new(f, "depth", json_integer(rec->depth));
     json_object_set_new(f, "final_url", json_string(final));
     json_object_set_new(f, "final_status", redirect_to ? json_null() : json_integer(res->status));

@@ -98,7 +98,8 @@ def test_redirect_chain_meta_refresh_noindex(tmp, procs):
 
     recs = last_records(read_pages(os.path.join(out, "pages.jsonl")))
     seed = recs["http://short.test/x"]
-    chain = [["http://short.test/x", 301], ["http://mid.test/y", 302], ["http://target.test/article", 200]]
+    chain = [{"url": "http://short.test/x", "status": 301}, {"url": "http://mid.test/y", "status": 302},
+             {"url": "http://target.test/article", "status": 200}]
     check(seed.get("final_url") == "http://target.test/article" and seed.get("final_status") == 200,
           "the seed's record lacks its final URL: %s" % seed)
     check(seed.get("redirect_chain") == chain, "seed chain %s" % seed.get("redirect_chain"))
@@ -119,7 +120,7 @@ def test_redirect_chain_meta_refresh_noindex(tmp, procs):
         p = recs[url]
         check(p.get("noindex") == why and "text" not in p and "text_digest" not in p,
               "%s: noindex page stored with text or without its reason: %s" % (url, p))
-    print("redirects: %d requests, chain %s" % (len(asked), " -> ".join(u for u, _ in chain)))
+    print("redirects: %d requests, chain %s" % (len(asked), " -> ".join(h["url"] for h in chain)))
 
 
 def crawl_canon(tmp, name, *args, seed="http://canon.test/"):

@@ -125,7 +125,7 @@ static void test_chain_scope_and_end(void)
     free(links);
     rc_record hop;
     RC_CHECK_INT_EQ(rc_record_parse(out.links.v[0], out.links.len[0], &hop), 0);
-    RC_CHECK_STR_EQ(hop.chain, "[[\"http://a.site.test/x\",301]]");
+    RC_CHECK_STR_EQ(hop.chain, "[{\"url\":\"http://a.site.test/x\",\"status\":301}]");
     rc_page_result_release(&out);
     rec.depth = 1;
     run(&e, &rec, &res, &out);
@@ -153,7 +153,7 @@ static void test_chain_scope_and_end(void)
     rc_buf_puts(&u, "http://a.site.test/");
     for (int i = 0; i < 2500; i++)
         rc_buf_putc(&u, 'x');
-    char *chain = rc_xasprintf("[[\"%s1\",301],[\"%s2\",301]]", u.ptr, u.ptr);
+    char *chain = rc_xasprintf("[{\"url\":\"%s1\",\"status\":301},{\"url\":\"%s2\",\"status\":301}]", u.ptr, u.ptr);
     rc_buf_puts(&u, "3");
     rc_record deep = {.url = u.ptr, .crawlid = (char[]){"c"}, .depth = 0, .redirects = 2, .chain = chain};
     run(&e, &deep, &res, &out);
