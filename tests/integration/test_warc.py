@@ -132,8 +132,14 @@ def test_warc_round_trip(tmp, procs):
     names = [os.path.basename(f) for f in files]
     for n in names:
         check(NAME.match(n), "WARC file name %s is not REDCRAWL-TIMESTAMP-SERIAL-HOST-PID.warc.gz" % n)
+    # Each process writes its own files: a page's file carries the pid of the worker that stored it
+    # (worker ids are HOST-PID-RANDOM), and as many pids as workers stored pages.
     pids = {NAME.match(n).group(1) for n in names}
-    check(len(pids) == 2, "want files of 2 worker processes, got pids %s" % sorted(pids))
+    writers = {p["worker"].split("-")[-2] for p in pages}
+    check(pids == writers, "file pids %s, workers' pids %s" % (sorted(pids), sorted(writers)))
+    for p in pages:
+        check(NAME.match(p["warc_file"]).group(1) == p["worker"].split("-")[-2],
+              "%s stored by %s went to %s" % (p["url"], p["worker"], p["warc_file"]))
     check(len(files) > 2, "files did not rotate at --warc-size: %d files" % len(files))
     for f in files[:-1]:
         check(os.path.getsize(f) < 150000 + 60000, "%s grew far past --warc-size" % f)
@@ -162,8 +168,8 @@ def test_warc_round_trip(tmp, procs):
     check(not mismatched, "%d payloads differ from the server's bytes, e.g. %s" % (len(mismatched), mismatched[:3]))
     check_offsets(py, out, pages, dict(zip(names, files)))
     total = sum(os.path.getsize(f) for f in files)
-    print("warc: %d pages, %d files, %d records, %.1f KB per page (%.1f MB per 1,000 pages)"
-          % (len(pages), len(files), len(index), total / 1024 / len(pages), total / len(pages) * 1000 / 1e6))
+    print("warc: %d pages, %d files from %d worker process(es), %d records, %.1f KB per page (%.1f MB per 1,000 pages)"
+          % (len(pages), len(files), len(pids), len(index), total / 1024 / len(pages), total / len(pages) * 1000 / 1e6))
 
 
 class Wire(http.server.BaseHTTPRequestHandler):
