@@ -45,6 +45,17 @@ typedef struct crawl_conf {
     double retention;
     int text;
     int dedup_content;
+    int warc;
+    int64_t warc_size;
+    int body;
+    int64_t body_max;
+    int64_t meta_refresh_max;
+    int sitemaps;
+    int dedup_canonical;
+    int64_t skip_recent_hours;
+    char *cacert;
+    rc_strlist jump_links;
+    int mark_recent;
     int64_t refresh;
     rc_strlist data_pages;
     rc_strlist connect_to;
@@ -74,12 +85,23 @@ static const rc_conf_row rows[] = {
     {"allowed-domain", RC_CONF_LIST, offsetof(crawl_conf, allowed_domains), NULL, 0, 0, NULL, "follow links only into this domain (default: the seeds' registrable domains)"},
     {"rules", RC_CONF_STR, offsetof(crawl_conf, rules), NULL, 0, 0, NULL, "extraction rules (JSON file); items go to OUT/items.jsonl"},
     {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", 0, 31536000, NULL, "fetch navigation pages again every N seconds (runs until --max-pages or Ctrl-C)"},
+    {"jump-link", RC_CONF_LIST, offsetof(crawl_conf, jump_links), NULL, 0, 0, NULL, "regex of jump links (a search engine's redirecting result links): their redirect chains may leave the scope, and the link's record gets the final URL"},
     {"data-pages", RC_CONF_LIST, offsetof(crawl_conf, data_pages), NULL, 0, 0, NULL, "regex of data (article) pages, fetched once even with --refresh"},
     {"mongo", RC_CONF_STR, offsetof(crawl_conf, mongo), NULL, 0, 0, "REDCRAWL_MONGO", "also upsert page records and items into this MongoDB"},
     {"fsync", RC_CONF_STR, offsetof(crawl_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC", "JSON Lines durability: none, batch (per page) or record (fdatasync each record)"},
     {"retention", RC_CONF_DOUBLE, offsetof(crawl_conf, retention), "-1", -1, 1e9, NULL, "seconds a finished job's bloom, digests and counters stay in Redis: sets conf:retention (0 = for ever; -1 = leave it: a day unless set)"},
     {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
     {"dedup-content", RC_CONF_BOOL, offsetof(crawl_conf, dedup_content), "1", 0, 1, NULL, "record pages whose main text was seen before as duplicate_of (--dedup-content=0: off)"},
+    {"warc", RC_CONF_BOOL, offsetof(crawl_conf, warc), "0", 0, 1, NULL, "keep every response in WARC/1.1 files under OUT/warc/ (page records name file and offset)"},
+    {"warc-size", RC_CONF_INT, offsetof(crawl_conf, warc_size), "1000000000", 1024, 1099511627776, NULL, "a WARC file is closed for the next one past this many bytes"},
+    {"body", RC_CONF_BOOL, offsetof(crawl_conf, body), "0", 0, 1, NULL, "store each HTML page's decoded body (UTF-8) in its record, up to --body-max bytes"},
+    {"body-max", RC_CONF_INT, offsetof(crawl_conf, body_max), "1048576", 1, 67108864, NULL, "bytes of body kept in a record at most (larger: only in WARC, body_omitted says so)"},
+    {"meta-refresh-max", RC_CONF_INT, offsetof(crawl_conf, meta_refresh_max), "5", -1, 86400, NULL, "follow a <meta http-equiv=refresh> like a redirect when its delay is at most this many seconds (-1: never)"},
+    {"sitemaps", RC_CONF_BOOL, offsetof(crawl_conf, sitemaps), "0", 0, 1, NULL, "read each seed host's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, indexes and gzip expanded); their URLs enter like links"},
+    {"cacert", RC_CONF_STR, offsetof(crawl_conf, cacert), NULL, 0, 0, "REDCRAWL_CACERT", "CA bundle (PEM) that verifies HTTPS servers (default: the system's)"},
+    {"dedup-canonical", RC_CONF_BOOL, offsetof(crawl_conf, dedup_canonical), "0", 0, 1, NULL, "a page whose <link rel=canonical> names another URL is recorded as its duplicate (no text) and the canonical URL fetched instead"},
+    {"skip-recent-hours", RC_CONF_INT, offsetof(crawl_conf, skip_recent_hours), "0", 0, 8760, NULL, "do not fetch a URL that any job fetched within this many hours (fleet-wide, through Redis)"},
+    {"mark-recent", RC_CONF_BOOL, offsetof(crawl_conf, mark_recent), "0", 0, 1, "REDCRAWL_MARK_RECENT", "this crawl's workers record every fetch for --skip-recent-hours (rc:recent: 16 MiB in Redis)"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
@@ -104,7 +126,7 @@ typedef struct crawl_run {
 
 typedef struct job_stats {
     char state[16];
-    int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, duplicates, seeds,
+    int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, duplicates, unchanged, recent_skipped, seeds,
         queued;
     int64_t store_errors, store_failed;
 } job_stats;
@@ -115,12 +137,13 @@ static int read_stats(crawl_run *run, const char *crawlid, job_stats *st)
     char key[200];
     memset(st, 0, sizeof *st);
     redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries "
-                                   "robots_denied items items_dropped duplicates store_errors store_failed",
+                                   "robots_denied items items_dropped duplicates store_errors store_failed unchanged "
+                                   "recent_skipped",
                                    rc_redis_key(run->r, key, sizeof key, "job:%s", crawlid));
     int r = rep && rep->type == REDIS_REPLY_ARRAY ? 0 : -EIO;
     int64_t *f[] = {&st->pending, &st->started, &st->fetched, &st->errors, &st->failed,        &st->dropped,
                     &st->retries, &st->denied,  &st->items,   &st->items_dropped, &st->duplicates, &st->store_errors,
-                    &st->store_failed};
+                    &st->store_failed, &st->unchanged, &st->recent_skipped};
     if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1 + RC_ARRAY_LEN(f)) {
         if (rep->element[0]->type == REDIS_REPLY_STRING)
             snprintf(st->state, sizeof st->state, "%s", rep->element[0]->str);
@@ -189,6 +212,15 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     add_arg(&run->wargv, &n, outdir);
     add_arg(&run->wargv, &n, "--fsync");
     add_arg(&run->wargv, &n, c->fsync);
+    if (c->mark_recent)
+        add_arg(&run->wargv, &n, "--mark-recent");
+    if (c->cacert) {
+        add_arg(&run->wargv, &n, "--cacert");
+        add_arg(&run->wargv, &n, c->cacert);
+    }
+    add_arg(&run->wargv, &n, "--warc-size");
+    snprintf(num, sizeof num, "%lld", (long long)c->warc_size);
+    add_arg(&run->wargv, &n, num);
     add_arg(&run->wargv, &n, "--delay");
     snprintf(num, sizeof num, "%.6f", c->delay);
     add_arg(&run->wargv, &n, num);
@@ -387,8 +419,28 @@ int rc_cli_crawl(int argc, char **argv)
         json_object_set_new(req, "text", json_true());
     if (!c.dedup_content)
         json_object_set_new(req, "dedup_content", json_false());
+    if (c.warc)
+        json_object_set_new(req, "warc", json_true());
+    if (c.sitemaps)
+        json_object_set_new(req, "sitemaps", json_true());
+    if (c.dedup_canonical)
+        json_object_set_new(req, "dedup_canonical", json_true());
+    if (c.skip_recent_hours)
+        json_object_set_new(req, "skip_recent_hours", json_integer(c.skip_recent_hours));
+    if (c.meta_refresh_max != 5)
+        json_object_set_new(req, "meta_refresh_max", json_integer(c.meta_refresh_max));
+    if (c.body) {
+        json_object_set_new(req, "body", json_true());
+        json_object_set_new(req, "body_max", json_integer(c.body_max));
+    }
     if (c.refresh)
         json_object_set_new(req, "refresh_seconds", json_integer(c.refresh));
+    if (c.jump_links.n) {
+        json_t *jl = json_array();
+        for (size_t i = 0; i < c.jump_links.n; i++)
+            json_array_append_new(jl, json_string(c.jump_links.v[i]));
+        json_object_set_new(req, "jump_links", jl);
+    }
     if (c.data_pages.n) {
         json_t *dp = json_array();
         for (size_t i = 0; i < c.data_pages.n; i++)
@@ -556,6 +608,12 @@ int rc_cli_crawl(int argc, char **argv)
     printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st.errors, (long long)st.retries,
            (long long)st.dropped);
     printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st.denied);
+    if (st.recent_skipped)
+        printf("  recent %lld URL(s) not fetched: fetched by some job within --skip-recent-hours\n",
+               (long long)st.recent_skipped);
+    if (st.unchanged)
+        printf("  unchanged %lld refresh(es): a 304 to a conditional GET (not stored again) or the same text\n",
+               (long long)st.unchanged);
     if (st.duplicates)
         printf("  duplicates %lld page(s) with a main text seen before (duplicate_of; text not stored again)\n",
                (long long)st.duplicates);

@@ -3,7 +3,8 @@
 # latency) crawled by `redcrawl crawl` at delay 0 (still one request per host at a time), from
 # the optimised build. Prints pages/s and CPU per page of the workers. Everything on loopback,
 # bounded in time, stopped by pid.
-#   scripts/bench_crawl.sh [HOSTS [PAGES_PER_HOST [WORKERS]]]     (default 100 200 2)
+#   scripts/bench_crawl.sh [HOSTS [PAGES_PER_HOST [WORKERS [CRAWL OPTIONS...]]]]  (default 100 200 2)
+# e.g. `scripts/bench_crawl.sh 30 100 2 --warc` for the cost of keeping bodies (prints the WARC size).
 # Environment:
 #   CRAWL_ARGS="--dedup-content=0"  extra `redcrawl crawl` options; that one makes the crawl
 #                                   link-only (no rules, no text, no digest: the tokenizer path)
@@ -17,6 +18,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 HOSTS=${1:-100}
 PAGES=${2:-200}
 WORKERS=${3:-2}
+EXTRA=("${@:4}")
 WORK=$(mktemp -d /tmp/redcrawl-bench-XXXXXX)
 # shellcheck source=scripts/testweb.sh
 . scripts/testweb.sh
@@ -32,7 +34,8 @@ perf=()
 # CPU of the crawl's process tree (redcrawl, scheduler, workers, redis) from /proc, before/after.
 t0=$(date +%s.%N)
 /usr/bin/env time -f "%U %S" -o "$WORK/time" "${perf[@]}" build/cli/redcrawl crawl --quiet --delay 0 --maxdepth -1 \
-  "${extra[@]}" --workers "$WORKERS" --out "$WORK/out" --connect-to "::127.0.0.1:$PORT" --allow-net 127.0.0.0/8 "${seeds[@]}" >"$WORK/summary"
+  "${extra[@]}" --workers "$WORKERS" --out "$WORK/out" --connect-to "::127.0.0.1:$PORT" --allow-net 127.0.0.0/8 \
+  ${EXTRA[@]+"${EXTRA[@]}"} "${seeds[@]}" >"$WORK/summary"
 t1=$(date +%s.%N)
 pages=$(wc -l <"$WORK/out/pages.jsonl")
 read -r user sys <"$WORK/time"
@@ -51,4 +54,7 @@ if [ -n "${PERF:-}" ]; then
     grep -v '^$' | sed 's/ *- *- *$//' | head -20
   echo "by process:"
   perf report -q -i "$WORK/perf.data" --no-children --sort comm --stdio 2>/dev/null | grep -v '^$' | sed 's/ *- *- *$//' | head -6
+fi
+if [ -d "$WORK/out/warc" ]; then
+  echo "warc         $(du -sb "$WORK/out/warc" | cut -f1) bytes in $(ls "$WORK/out/warc" | wc -l) file(s); pages.jsonl $(stat -c %s "$WORK/out/pages.jsonl") bytes"
 fi

@@ -9,14 +9,15 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 PACKAGES=(
-  meson ninja-build pkg-config gcc python3
+  meson ninja-build pkg-config gcc python3 python3-venv
   libhiredis-dev libcurl4-openssl-dev libev-dev libgumbo-dev libpcre2-dev libjansson-dev
   libmongoc-dev libbson-dev librdkafka-dev libxml2-dev libpsl-dev liburiparser-dev
-  libxxhash-dev libuchardet-dev libidn2-dev zlib1g-dev libbrotli-dev libzstd-dev
+  libxxhash-dev libuchardet-dev libidn2-dev zlib1g-dev libbrotli-dev libzstd-dev libssl-dev
   libmicrohttpd-dev # the metrics endpoint (shared/metrics_http.c)
   redis-server redis-tools kcat
   python3-venv # tests/integration/test_metrics.py: prometheus_client's parser from PyPI in a venv
   iproute2     # ss, ip netns (tests)
+  nginx-light # the HTTPS test's server (HTTP/2, gzip, a test CA)
   docker-compose # validates deploy/docker-compose.yml in the tests (no engine needed)
 )
 
@@ -30,6 +31,12 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# warcio (PyPI), the WARC reader the WARC tests check the files with, in its own venv.
+venv="$HOME/.cache/redcrawl/warcio-venv"
+if [ ! -x "$venv/bin/warcio" ]; then
+  python3 -m venv "$venv" && "$venv/bin/pip" install -q warcio || echo "setup: warcio not installed (the WARC tests install it)" >&2
 fi
 
 build() { # dir, meson options...

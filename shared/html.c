@@ -318,6 +318,7 @@ struct rc_html {
     int robots;
     const char *refresh;
     int refresh_seen;
+    double refresh_delay;
     GumboNode **links; /* <a href>/<area href> in document order */
     size_t nlinks, links_cap;
 };
@@ -363,13 +364,17 @@ static int value_is(const char *v, const char *lit)
 }
 
 /* The HTML spec's "shared declarative refresh steps" minus the timer: 0 and the URL span in
- * *RET_URL and *RET_LEN (len 0 = refresh of the page itself), or -1 when unparsable. */
-int rc_html_parse_refresh(const char *s, const char **ret_url, size_t *ret_len)
+ * *RET_URL and *RET_LEN (len 0 = refresh of the page itself) and the delay in seconds in
+ * *RET_DELAY (may be NULL), or -1 when unparsable. */
+int rc_html_parse_refresh(const char *s, const char **ret_url, size_t *ret_len, double *ret_delay)
 {
     while (is_ws(*s))
         s++;
     if (!(*s >= '0' && *s <= '9') && *s != '.')
         return -1;
+    *ret_delay = 0;
+    for (const char *d = s; *d >= '0' && *d <= '9' && *ret_delay < 1e9; d++)
+        *ret_delay = *ret_delay * 10 + (*d - '0'); /* the integer part, as browsers use it */
     while ((*s >= '0' && *s <= '9') || *s == '.')
         s++;
     if (*s) {
@@ -475,7 +480,7 @@ static void visit_element(rc_html *doc, GumboNode *node)
         if (!doc->refresh_seen && value_is(attr(node, "http-equiv"), "refresh")) {
             const char *url;
             size_t len;
-            if (rc_html_parse_refresh(content, &url, &len) == 0) {
+            if (rc_html_parse_refresh(content, &url, &len, &doc->refresh_delay) == 0) {
                 doc->refresh_seen = 1;
                 if (len)
                     doc->refresh = arena_strndup(&doc->arena, url, len);
@@ -614,6 +619,11 @@ int rc_html_robots_flags(rc_html *doc)
 const char *rc_html_meta_refresh(rc_html *doc)
 {
     return doc->refresh;
+}
+
+double rc_html_meta_refresh_delay(rc_html *doc)
+{
+    return doc->refresh_delay;
 }
 
 /* rel is a set of space-separated tokens; commas are accepted too, as sites write them. */

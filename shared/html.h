@@ -64,13 +64,16 @@ size_t rc_html_links(rc_html *doc, int skip_nofollow, size_t max, rc_html_link_c
  * declarative refresh parsing, quotes stripped, trailing whitespace trimmed, not resolved); NULL
  * when absent, unparsable or a refresh of the page itself. Borrowed. */
 const char *rc_html_meta_refresh(rc_html *doc);
+/* Its delay in whole seconds (0 when there is none). */
+double rc_html_meta_refresh_delay(rc_html *doc);
 
 /* The rules above, for other walkers of the same markup (htmltok.c): the RC_HTML_NOINDEX/
  * NOFOLLOW flags of a robots meta content; whether a rel value holds "nofollow"; the URL span
- * of a meta refresh content (0, *RET_LEN 0 = the page itself) or -1 when unparsable. */
+ * of a meta refresh content (0, *RET_LEN 0 = the page itself; its delay in seconds in
+ * *RET_DELAY) or -1 when unparsable. */
 int rc_html_robots_tokens(const char *content);
 int rc_html_rel_nofollow(const char *rel);
-int rc_html_parse_refresh(const char *content, const char **ret_url, size_t *ret_len);
+int rc_html_parse_refresh(const char *content, const char **ret_url, size_t *ret_len, double *ret_delay);
 
 /* The gumbo tree, borrowed for the life of DOC, for extractors. Do not gumbo_destroy_output() it:
  * it lives in the document's arena. */

@@ -356,6 +356,7 @@ typedef struct link {
 struct rc_htmltok {
     struct block *arena;
     const char *title, *base_href, *refresh;
+    double refresh_delay;
     int base_seen, refresh_seen, robots;
     link *links;
     size_t nlinks, links_cap;
@@ -760,7 +761,7 @@ static void on_meta(scan *sc)
     if (!t->refresh_seen && value_is(get_attr(sc, "http-equiv"), "refresh")) {
         const char *url;
         size_t len;
-        if (rc_html_parse_refresh(content, &url, &len) == 0) {
+        if (rc_html_parse_refresh(content, &url, &len, &t->refresh_delay) == 0) {
             t->refresh_seen = 1;
             if (len)
                 t->refresh = keep(&t->arena, url, len);
@@ -1189,6 +1190,11 @@ int rc_htmltok_robots_flags(const rc_htmltok *t)
 const char *rc_htmltok_meta_refresh(const rc_htmltok *t)
 {
     return t->refresh;
+}
+
+double rc_htmltok_meta_refresh_delay(const rc_htmltok *t)
+{
+    return t->refresh_delay;
 }
 
 const char *rc_htmltok_canonical(const rc_htmltok *t)

@@ -43,6 +43,7 @@ const char *rc_htmltok_title(const rc_htmltok *t);
 const char *rc_htmltok_base_href(const rc_htmltok *t);
 int rc_htmltok_robots_flags(const rc_htmltok *t);
 const char *rc_htmltok_meta_refresh(const rc_htmltok *t);
+double rc_htmltok_meta_refresh_delay(const rc_htmltok *t);
 typedef int (*rc_htmltok_link_cb)(void *ud, const char *href, size_t len);
 size_t rc_htmltok_links(const rc_htmltok *t, int skip_nofollow, size_t max, rc_htmltok_link_cb cb, void *ud);
 

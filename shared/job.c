@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "domain.h"
+#include "recent.h"
 #include "url.h"
 #include "util.h"
 
@@ -56,6 +57,16 @@ static int get_int(json_t *root, const char *key, int64_t min, int64_t max, int6
         return fail(err, cap, key, why);
     }
     *out = x;
+    return 0;
+}
+
+/* An optional boolean, false when absent. */
+static int get_flag(json_t *root, const char *key, int *out, char *err, size_t cap)
+{
+    json_t *v = json_object_get(root, key);
+    if (v && !json_is_boolean(v) && !json_is_null(v))
+        return fail(err, cap, key, "must be true or false");
+    *out = json_is_true(v);
     return 0;
 }
 
@@ -188,6 +199,7 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         (r = get_str_list(root, "deny_extensions", 1000, &j.deny_extensions, &j.n_deny_extensions,
                           &j.has_deny_extensions, err, cap)) < 0 ||
         (r = get_str_list(root, "data_pages", 100, &j.data_pages, &j.n_data_pages, NULL, err, cap)) < 0 ||
+        (r = get_str_list(root, "jump_links", 100, &j.jump_links, &j.n_jump_links, NULL, err, cap)) < 0 ||
         (r = get_int(root, "refresh_seconds", 0, 86400 * 365, 0, &j.refresh_seconds, err, cap)) < 0 ||
         (r = get_int(root, "expected_urls", 1000, INT64_C(100000000000), 1000000, &j.expected_urls, err, cap)) < 0 ||
         (r = get_int(root, "bloom_groups", 1, 4, 1, &j.bloom_groups, err, cap)) < 0)
@@ -234,6 +246,13 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         goto fail;
     }
     j.dedup_content = flag ? json_is_true(flag) : 1;
+    if ((r = get_flag(root, "warc", &j.warc, err, cap)) < 0 || (r = get_flag(root, "body", &j.body, err, cap)) < 0 ||
+        (r = get_flag(root, "sitemaps", &j.sitemaps, err, cap)) < 0 ||
+        (r = get_flag(root, "dedup_canonical", &j.dedup_canonical, err, cap)) < 0 ||
+        (r = get_int(root, "skip_recent_hours", 0, RC_RECENT_MAX_HOURS, 0, &j.skip_recent_hours, err, cap)) < 0 ||
+        (r = get_int(root, "body_max", 1, 64 * 1024 * 1024, 1024 * 1024, &j.body_max, err, cap)) < 0 ||
+        (r = get_int(root, "meta_refresh_max", -1, 86400, 5, &j.meta_refresh_max, err, cap)) < 0)
+        goto fail;
 
     json_t *ad = json_object_get(root, "allowed_domains");
     if (ad && !json_is_null(ad)) {
@@ -313,8 +332,24 @@ char *rc_job_encode(const rc_job *j)
         json_object_set_new(o, "text", json_true());
     if (!j->dedup_content)
         json_object_set_new(o, "dedup_content", json_false());
+    if (j->warc)
+        json_object_set_new(o, "warc", json_true());
+    if (j->sitemaps)
+        json_object_set_new(o, "sitemaps", json_true());
+    if (j->dedup_canonical)
+        json_object_set_new(o, "dedup_canonical", json_true());
+    if (j->skip_recent_hours)
+        json_object_set_new(o, "skip_recent_hours", json_integer(j->skip_recent_hours));
+    if (j->meta_refresh_max != 5)
+        json_object_set_new(o, "meta_refresh_max", json_integer(j->meta_refresh_max));
+    if (j->body) {
+        json_object_set_new(o, "body", json_true());
+        json_object_set_new(o, "body_max", json_integer(j->body_max));
+    }
     if (j->n_data_pages)
         json_object_set_new(o, "data_pages", str_array(j->data_pages, j->n_data_pages));
+    if (j->n_jump_links)
+        json_object_set_new(o, "jump_links", str_array(j->jump_links, j->n_jump_links));
     if (j->refresh_seconds)
         json_object_set_new(o, "refresh_seconds", json_integer(j->refresh_seconds));
     json_object_set_new(o, "expected_urls", json_integer(j->expected_urls));
@@ -350,6 +385,7 @@ void rc_job_release(rc_job *j)
     free(j->rules);
     free(j->attrs);
     free_list(j->data_pages, j->n_data_pages);
+    free_list(j->jump_links, j->n_jump_links);
     memset(j, 0, sizeof *j);
 }
 

@@ -37,8 +37,20 @@ typedef struct rc_job {
                      and item; NULL = none */
     int text;     /* store each page's main text in its record */
     int dedup_content; /* record pages whose main text was seen before as duplicates (default 1) */
+    int warc;          /* keep every response (request, response, metadata) in WARC files */
+    int body;          /* the decoded HTML in the page record, up to body_max bytes */
+    int64_t body_max;  /* bytes of "body" kept at most (default 1 MiB); larger: only in WARC */
+    int sitemaps;
+    int64_t skip_recent_hours; /* > 0: a URL any job fetched within this many hours is not
+                                  fetched (shared/recent.h) */
+    int dedup_canonical; /* a page whose <link rel=canonical> names another URL is that URL's
+                            duplicate: text not stored, the canonical URL queued instead */      /* read each seed host's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) */
+    int64_t meta_refresh_max; /* a <meta http-equiv=refresh> with at most this delay (seconds) is
+                                 followed like a redirect (default 5; -1 = never) */
     char **data_pages;  /* regexes of data (article) pages: fetched once, never again */
     size_t n_data_pages;
+    char **jump_links;  /* regexes of jump links: their redirect chains may leave the scope */
+    size_t n_jump_links;
     int64_t refresh_seconds; /* > 0: every other (navigation) page is fetched again this often */
     int64_t expected_urls;   /* bloom sizing: URLs the job may see (default 1,000,000) */
     double bloom_fp;         /* bloom sizing: false-positive rate at expected_urls (default 1e-6) */

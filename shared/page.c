@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define XXH_INLINE_ALL
@@ -24,6 +25,7 @@
 #include "record.h"
 #include "rules.h"
 #include "seen.h"
+#include "sitemap.h"
 #include "url.h"
 #include "urlfilter.h"
 #include "util.h"
@@ -36,6 +38,11 @@ typedef struct link_ctx {
     size_t n_found;    /* in-scope links on the page */
     size_t n_filtered; /* dropped by filters and trap guards */
     rc_buf key;
+    const char *chain; /* while a redirect target is considered: its chain (JSON), else NULL */
+    int any_scope;     /* ... and whether it may leave the job's scope (a seed's chain) */
+    const char *key_suffix; /* while a re-read sitemap's changed entry is considered: appended
+                               to its dedup key, so it enters the frontier again, once */
+    int pushed;        /* the last consider_at queued its URL */
 } link_ctx;
 
 static uint64_t seen_key(rc_buf *b, const char *crawlid, const char *url)
@@ -81,7 +88,8 @@ static void consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, in
 {
     const rc_page_ctx *ctx = c->ctx;
     char host[300];
-    if (rc_url_host(abs, host, sizeof host) < 0 || !rc_job_in_scope(ctx->job, host))
+    c->pushed = 0;
+    if (rc_url_host(abs, host, sizeof host) < 0 || (!c->any_scope && !rc_job_in_scope(ctx->job, host)))
         return;
     char *stripped = rc_urlfilter_strip_session(ctx->filter, abs);
     const char *url = stripped ? stripped : abs;
@@ -93,16 +101,19 @@ static void consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, in
         return;
     }
     c->n_found++;
-    uint64_t h = seen_key(&c->key, ctx->rec->crawlid, url);
+    char *bkey = c->key_suffix ? rc_xasprintf("%s%s", url, c->key_suffix) : NULL;
+    uint64_t h = seen_key(&c->key, ctx->rec->crawlid, bkey ? bkey : url);
     int dup = rc_seen_has(ctx->seen, h);
     for (size_t i = 0; !dup && i < c->out->n_hashes; i++)
         dup = c->out->hashes[i] == h;
     if (!dup) {
         rc_record lr = {.url = (char *)url, .crawlid = ctx->rec->crawlid, .depth = depth,
                         .priority = ctx->rec->priority, .cb = (char *)cb, .nofollow = nofollow,
-                        .redirects = redirects};
-        push_link(c, &lr, url, h);
+                        .redirects = redirects, .chain = (char *)c->chain};
+        push_link(c, &lr, bkey ? bkey : url, h);
+        c->pushed = 1;
     }
+    free(bkey);
     free(stripped);
 }
 
@@ -251,6 +262,246 @@ static void extract_items(const rc_page_ctx *ctx, rc_extract_doc *xd, const char
     json_decref(items);
 }
 
+/* A chain that may leave the scope and whose first record gets the final URL: a seed's (what
+ * the user posted) or one that began at a jump link (a search engine's result link). */
+static int free_chain(const rc_page_ctx *ctx)
+{
+    const rc_record *rec = ctx->rec;
+    if (rec->depth == 0)
+        return 1;
+    json_t *chain = rec->chain ? json_loads(rec->chain, 0, NULL) : NULL;
+    const char *first = chain ? json_string_value(json_object_get(json_array_get(chain, 0), "url")) : rec->url;
+    int jump = first && rc_urlfilter_is_jump(ctx->filter, first);
+    json_decref(chain);
+    return jump;
+}
+
+/* A detail page whose fields cannot be had: the list item it carries is stored as it is. */
+static void keep_list_item(const rc_record *rec, const char *url, long status, rc_page_result *out)
+{
+    json_t *item = json_loads(rec->item, 0, NULL);
+    if (!item)
+        return;
+    json_object_set_new(item, "detail_url", json_string(url));
+    json_object_set_new(item, "detail_status", json_integer(status));
+    json_array_append_new(out->items, item);
+}
+
+/* Bytes of j as compact JSON. */
+static size_t json_dumps_len(const json_t *j)
+{
+    char *s = json_dumps(j, JSON_COMPACT);
+    size_t n = s ? strlen(s) : (size_t)-1;
+    free(s);
+    return n;
+}
+
+/* A redirect (a 3xx's Location, or a quick meta refresh) is not followed inside the fetch: its
+ * target enters the frontier like a link (same depth, the same page's callback and item), so it
+ * waits for the host's delay, is checked against robots.txt, and is fetched once. It carries the
+ * chain so far; a seed's chain (depth 0) may leave the job's scope, for that chain only (the
+ * target's own links stay in scope). 1 when the target was queued. */
+static int follow_redirect(link_ctx *lc, const char *target, long status, const char *id)
+{
+    const rc_record *rec = lc->ctx->rec;
+    if (rec->redirects >= RC_RECORD_MAX_REDIRECTS)
+        return 0;
+    json_t *chain = rec->chain ? json_loads(rec->chain, 0, NULL) : NULL;
+    if (!json_is_array(chain)) {
+        json_decref(chain);
+        chain = json_array();
+    }
+    json_array_append_new(chain, json_pack("{s:s,s:I}", "url", rec->url, "status", (json_int_t)status));
+    /* A frontier record stays under RC_RECORD_MAX: a chain of long URLs loses its middle hops
+     * (the first, which final_url needs, stays), and is dropped when even that is too long. */
+    while (json_array_size(chain) > 1 && json_dumps_len(chain) > RC_RECORD_MAX / 2)
+        json_array_remove(chain, 1);
+    char *cj = json_dumps_len(chain) <= RC_RECORD_MAX / 2 ? json_dumps(chain, JSON_COMPACT) : NULL;
+    json_decref(chain);
+    int pushed = 0;
+    if (rec->item) {
+        char host[300];
+        if (rc_url_host(target, host, sizeof host) == 0) {
+            rc_record lr = *rec;
+            lr.url = (char *)target;
+            lr.attempt = 0;
+            lr.redirects = rec->redirects + 1;
+            lr.refresh = 0; /* a new URL: none of the source's refresh state */
+            lr.etag = lr.lastmod = lr.digest = NULL;
+            lr.chain = cj;
+            char *bkey = rc_xasprintf("%s\n#item %s", target, id);
+            push_link(lc, &lr, bkey, rc_bloom_hash64(bkey, strlen(bkey)));
+            free(bkey);
+            pushed = 1;
+        }
+    } else {
+        char *copy = rc_xstrdup(target);
+        lc->chain = cj;
+        lc->any_scope = free_chain(lc->ctx);
+        consider_at(lc, copy, rec->cb, rec->nofollow, rec->depth, rec->redirects + 1);
+        pushed = lc->pushed;
+        lc->chain = NULL;
+        lc->any_scope = 0;
+        free(copy);
+    }
+    free(cj);
+    return pushed;
+}
+
+/* X-Robots-Tag: noindex (or none) among the response's headers. */
+static int has_noindex_header(const char *head)
+{
+    const char *p = head;
+    while (p && *p) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        if (n > 13 && strncasecmp(p, "x-robots-tag:", 13) == 0) {
+            char line[512];
+            size_t k = 0;
+            for (size_t i = 13; i < n && k + 1 < sizeof line; i++)
+                line[k++] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
+            line[k] = '\0';
+            if (strstr(line, "noindex") || strstr(line, "none"))
+                return 1;
+        }
+        p = eol ? eol + 1 : NULL;
+    }
+    return 0;
+}
+
+/* The last hop of a redirect chain: this record names where the chain began, and, for a seed's
+ * chain that began with a 3xx, the chain's first URL gets its record again (same _id, so it supersedes the one stored
+ * when it answered its 3xx, which held nothing else) with final_url and the whole chain. */
+static void end_of_chain(const rc_page_ctx *ctx, const rc_fetch_result *res, json_t *o, const char *redirect_to,
+                         rc_page_result *out)
+{
+    const rc_record *rec = ctx->rec;
+    json_t *chain = json_loads(rec->chain, 0, NULL);
+    json_t *first = json_array_get(chain, 0);
+    const char *first_url = json_string_value(json_object_get(first, "url"));
+    if (!first_url) {
+        json_decref(chain);
+        return;
+    }
+    json_array_append_new(chain, json_pack("{s:s,s:I}", "url", rec->url, "status", (json_int_t)res->status));
+    const char *final = redirect_to ? redirect_to : rec->url; /* a redirect not followed ends it */
+    json_object_set_new(o, "redirected_from", json_string(first_url));
+    json_object_set(o, "redirect_chain", chain);
+    json_int_t first_status = json_integer_value(json_object_get(first, "status"));
+    if (!free_chain(ctx) || first_status < 300 || first_status > 399) {
+        /* Only a seed's or a jump link's chain gets its first record again; a meta refresh
+         * that began a chain left a record with content of its own, kept as it is. */
+        json_decref(chain);
+        return;
+    }
+    char id[33], ts[64];
+    rc_record_doc_id(rec->crawlid, first_url, id);
+    iso_time(ctx->now_ms, ts, sizeof ts);
+    json_t *f = json_object();
+    json_object_set_new(f, "_id", json_string(id));
+    json_object_set_new(f, "crawlid", json_string(rec->crawlid));
+    json_object_set_new(f, "appid", json_string(ctx->job->appid));
+    json_object_set_new(f, "spiderid", json_string(ctx->job->spiderid));
+    add_attrs(ctx->job, f);
+    json_object_set_new(f, "url", json_string(first_url));
+    json_object_set(f, "status_code", json_object_get(first, "status"));
+    json_object_set_new(f, "redirect_to", json_copy(json_object_get(json_array_get(chain, 1), "url")));
+    json_object_set_new(f, "depth", json_integer(rec->depth));
+    json_object_set_new(f, "final_url", json_string(final));
+    json_object_set_new(f, "final_status", redirect_to ? json_null() : json_integer(res->status));
+    json_object_set(f, "redirect_chain", chain);
+    json_object_set_new(f, "timestamp", json_string(ts));
+    json_object_set_new(f, "worker", json_string(ctx->worker_id));
+    out->first_doc = f;
+    json_decref(chain);
+}
+
+/* A sitemap URL (or one an index lists) enters the frontier like a link at the same depth,
+ * marked with its level; in scope only. */
+static void push_sitemap(link_ctx *lc, const char *url, int level)
+{
+    char *norm = NULL, host[300];
+    const rc_page_ctx *ctx = lc->ctx;
+    if (rc_url_normalize(url, &norm) < 0 || rc_url_host(norm, host, sizeof host) < 0 ||
+        !rc_job_in_scope(ctx->job, host)) {
+        free(norm);
+        return;
+    }
+    uint64_t h = seen_key(&lc->key, ctx->rec->crawlid, norm);
+    if (!rc_seen_has(ctx->seen, h)) {
+        rc_record sr = {.url = norm, .crawlid = ctx->rec->crawlid, .depth = ctx->rec->depth,
+                        .priority = ctx->rec->priority, .sitemap = level};
+        push_link(lc, &sr, norm, h);
+    }
+    free(norm);
+}
+
+/* A seed of a job with "sitemaps": its origin's /sitemap.xml and robots.txt Sitemap: lines. */
+static void seed_sitemaps(link_ctx *lc, const char *url)
+{
+    const rc_page_ctx *ctx = lc->ctx;
+    char host[300];
+    if (rc_url_host(url, host, sizeof host) < 0)
+        return;
+    const char *p = strstr(url, "://");
+    const char *slash = p ? strchr(p + 3, '/') : NULL;
+    char *origin = slash ? rc_xstrndup(url, (size_t)(slash - url)) : rc_xstrdup(url);
+    char *sm = rc_xasprintf("%s/sitemap.xml", origin);
+    push_sitemap(lc, sm, 1);
+    for (size_t i = 0; i < ctx->n_sitemaps; i++)
+        push_sitemap(lc, ctx->sitemaps[i], 1);
+    free(sm);
+    free(origin);
+}
+
+typedef struct sitemap_walk {
+    link_ctx *lc;
+    int follow;      /* its page URLs may be followed (maxdepth) */
+    size_t n;
+} sitemap_walk;
+
+static int on_sitemap_loc(void *ud, int kind, const char *loc, const char *lastmod)
+{
+    sitemap_walk *sw = ud;
+    const rc_record *rec = sw->lc->ctx->rec;
+    sw->n++;
+    if (kind == RC_SITEMAP_INDEX) {
+        if (rec->sitemap < 2) /* an index lists sitemaps, never indexes (sitemaps.org) */
+            push_sitemap(sw->lc, loc, rec->sitemap + 1);
+        return 0;
+    }
+    char *norm = NULL, *suffix = NULL;
+    int64_t lm;
+    if (rec->refresh && rec->visited_ms > 0 && lastmod && rc_sitemap_lastmod_ms(lastmod, &lm) == 0 &&
+        lm > rec->visited_ms)
+        /* Changed since this sitemap was last read: fetched again (once per <lastmod>), even a
+         * data page, which is otherwise fetched once. */
+        suffix = rc_xasprintf("\n#lastmod %lld", (long long)lm);
+    sw->lc->key_suffix = suffix;
+    if (sw->follow && rc_url_normalize(loc, &norm) == 0)
+        consider(sw->lc, norm, NULL, 0);
+    sw->lc->key_suffix = NULL;
+    free(suffix);
+    free(norm);
+    return 0;
+}
+
+/* A fetched sitemap: its entries become frontier records; the record says what it held. */
+static void read_sitemap(const rc_page_ctx *ctx, const rc_fetch_result *res, link_ctx *lc, json_t *o)
+{
+    if (!res->ok || res->status < 200 || res->status > 299)
+        return;
+    char err[200] = "";
+    sitemap_walk sw = {.lc = lc, .follow = ctx->job->maxdepth < 0 || ctx->rec->depth + 1 <= ctx->job->maxdepth};
+    int kind = rc_sitemap_parse(res->body, res->body_len, RC_SITEMAP_MAX_URLS, on_sitemap_loc, &sw, err, sizeof err);
+    if (kind < 0) {
+        json_object_set_new(o, "sitemap_error", json_string(err));
+        return;
+    }
+    json_object_set_new(o, "sitemap", json_string(kind == RC_SITEMAP_INDEX ? "sitemapindex" : "urlset"));
+    json_object_set_new(o, "sitemap_urls", json_integer((json_int_t)sw.n));
+}
+
 void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page_result *out)
 {
     const rc_record *rec = ctx->rec;
@@ -267,72 +518,73 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     const char *url = res->effective_url ? res->effective_url : rec->url;
 
     json_t *meta = NULL;
+    const char *redirect_kind = NULL;
+    char *canonical_of = NULL;
     char *text = NULL;
     rc_maintext_method text_method = RC_MAINTEXT_ARTICLE;
     const char *title = NULL;
     rc_html *doc = NULL;
     rc_htmltok *tok = NULL; /* instead of DOC when nothing needs a tree */
     char *utf8 = NULL;
-    int html = res->ok && res->status >= 200 && res->status < 300 && is_html(res);
+    size_t ulen = 0;
+    int html = res->ok && res->status >= 200 && res->status < 300 && is_html(res) && !rec->sitemap;
     char *redirect_to = NULL;
-    if (res->ok && res->redirect_url && rc_url_normalize(res->redirect_url, &redirect_to) == 0) {
-        /* A redirect is not followed inside the fetch: its target enters the frontier like a
-         * link (same depth, the same page's callback and item), so it waits for the host's
-         * delay, is checked against robots.txt, and is fetched once. */
-        if (rec->redirects < RC_RECORD_MAX_REDIRECTS) {
-            if (rec->item) {
-                char host[300];
-                if (rc_url_host(redirect_to, host, sizeof host) == 0) {
-                    rc_record lr = *rec;
-                    lr.url = redirect_to;
-                    lr.attempt = 0;
-                    lr.redirects = rec->redirects + 1;
-                    char *bkey = rc_xasprintf("%s\n#item %s", redirect_to, id);
-                    push_link(&lc, &lr, bkey, rc_bloom_hash64(bkey, strlen(bkey)));
-                    free(bkey);
-                }
-            } else {
-                char *copy = rc_xstrdup(redirect_to);
-                consider_at(&lc, copy, rec->cb, rec->nofollow, rec->depth, rec->redirects + 1);
-                free(copy);
-            }
-        }
+    int redirect_pushed = 0;
+    if (res->ok && res->redirect_url && rc_url_normalize(res->redirect_url, &redirect_to) == 0)
+        redirect_pushed = follow_redirect(&lc, redirect_to, res->status, id);
+    int noindex = 0;
+    const char *noindex_why = NULL;
+    if (html && res->response_head && has_noindex_header(res->response_head)) {
+        noindex = 1;
+        noindex_why = "X-Robots-Tag noindex";
     }
-    if (!html && !redirect_to && ctx->rules && rec->item) {
-        /* A detail page that is not HTML (a PDF, a 404): the list item is stored as it is. */
-        json_t *item = json_loads(rec->item, 0, NULL);
-        if (item) {
-            json_object_set_new(item, "detail_url", json_string(url));
-            json_object_set_new(item, "detail_status", json_integer(res->status));
-            json_array_append_new(out->items, item);
-        }
-    }
+    if (!html && !redirect_to && ctx->rules && rec->item)
+        keep_list_item(rec, url, res->status, out); /* a detail page that is not HTML (a PDF, a 404) */
     if (html) {
         /* Decode once to UTF-8 (header, BOM, <meta>, then sniffing), parse once: a tree when
          * rules or the main text need one, else the streaming tokenizer (same facts, no DOM). */
-        size_t ulen = 0;
         rc_charset_detect(res->body, res->body_len, res->content_type, charset, sizeof charset);
         utf8 = rc_charset_to_utf8(res->body, res->body_len, charset, &ulen);
         meta = json_object();
-        const char *bh;
+        const char *bh, *mr;
+        double mr_delay;
         int robots;
         if (ctx->rules || ctx->job->text || ctx->job->dedup_content) {
             doc = rc_html_parse(utf8, ulen);
             title = rc_html_title(doc);
             rc_maintext_meta(doc, url, meta);
-            if (ctx->job->text || ctx->job->dedup_content)
-                text = rc_maintext_text(doc, ctx->text_opts, &text_method);
-            if (text && ctx->job->dedup_content)
-                text_digest(text, out->digest);
             bh = rc_html_base_href(doc);
             robots = rc_html_robots_flags(doc);
+            mr = rc_html_meta_refresh(doc);
+            mr_delay = rc_html_meta_refresh_delay(doc);
         } else {
             tok = rc_htmltok_scan(utf8, ulen);
             title = rc_htmltok_title(tok);
             rc_htmltok_meta(tok, url, meta);
             bh = rc_htmltok_base_href(tok);
             robots = rc_htmltok_robots_flags(tok);
+            mr = rc_htmltok_meta_refresh(tok);
+            mr_delay = rc_htmltok_meta_refresh_delay(tok);
         }
+        if (!noindex && (robots & RC_HTML_NOINDEX)) {
+            noindex = 1;
+            noindex_why = "meta robots noindex";
+        }
+        const char *canon = json_string_value(json_object_get(meta, "canonical"));
+        if (ctx->job->dedup_canonical && canon && strcmp(canon, rec->url) != 0) {
+            /* Another URL is this page's canonical one: recorded as its duplicate, its text
+             * left to that URL, which is queued (at this depth) in case no link leads there. */
+            canonical_of = rc_xstrdup(canon);
+            char *copy = rc_xstrdup(canon);
+            consider_at(&lc, copy, rec->cb, rec->nofollow, rec->depth, rec->redirects);
+            free(copy);
+        }
+        /* noindex: the page is recorded (it was fetched, its links may be followed) but what a
+         * search index would keep, its text and items, is not. */
+        if (doc && !noindex && !canonical_of && (ctx->job->text || ctx->job->dedup_content))
+            text = rc_maintext_text(doc, ctx->text_opts, &text_method);
+        if (text && ctx->job->dedup_content)
+            text_digest(text, out->digest);
 
         char *base_resolved = NULL;
         const char *base = url;
@@ -347,7 +599,13 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
             if (set && set->list_from && !ctx->rules->cont)
                 follow = 0;
         }
-        rc_extract_doc *xd = ctx->rules ? rc_extract_doc_new(doc) : NULL;
+        if (mr && !redirect_to && ctx->job->meta_refresh_max >= 0 && mr_delay <= (double)ctx->job->meta_refresh_max &&
+            rc_url_resolve(base, mr, strlen(mr), &redirect_to) == 0) {
+            /* A quick meta refresh is how some sites redirect: followed like a 3xx. */
+            redirect_kind = "meta refresh";
+            redirect_pushed = follow_redirect(&lc, redirect_to, res->status, id);
+        }
+        rc_extract_doc *xd = ctx->rules && !noindex ? rc_extract_doc_new(doc) : NULL;
         if (xd)
             extract_items(ctx, xd, url, &lc, out);
         if (follow) {
@@ -365,6 +623,8 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
         }
         rc_extract_doc_free(xd);
         free(base_resolved);
+        if (noindex && ctx->rules && rec->item)
+            keep_list_item(rec, url, res->status, out); /* the list page's item, not the detail's */
     }
 
     json_object_set_new(o, "_id", json_string(id));
@@ -375,8 +635,18 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     json_object_set_new(o, "url", json_string(rec->url));
     json_object_set_new(o, "response_url", res->effective_url ? json_string(res->effective_url) : json_null());
     json_object_set_new(o, "status_code", json_integer(res->status));
+    if (res->http_version)
+        json_object_set_new(o, "http_version", json_string(res->http_version));
     if (redirect_to)
         json_object_set_new(o, "redirect_to", json_string(redirect_to));
+    if (redirect_kind)
+        json_object_set_new(o, "redirect_kind", json_string(redirect_kind));
+    if (noindex)
+        json_object_set_new(o, "noindex", json_string(noindex_why));
+    if (canonical_of) {
+        json_object_set_new(o, "duplicate_of", json_string(canonical_of));
+        json_object_set_new(o, "duplicate_reason", json_string("canonical"));
+    }
     json_object_set_new(o, "depth", json_integer(rec->depth));
     json_object_set_new(o, "title", title ? json_string(title) : json_null());
     json_object_set_new(o, "content_type", res->content_type ? json_string(res->content_type) : json_null());
@@ -397,12 +667,25 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
         json_object_set_new(o, "text", json_string(text));
         json_object_set_new(o, "text_method", json_string(rc_maintext_method_name(text_method)));
     }
+    if (utf8 && ctx->job->body) {
+        /* The decoded page; a large one only in WARC, so a record stays a record. */
+        if (ulen <= (size_t)ctx->job->body_max)
+            json_object_set_new(o, "body", json_stringn(utf8, ulen));
+        else
+            json_object_set_new(o, "body_omitted", json_sprintf("%zu bytes, over body_max", ulen));
+    }
     json_object_set_new(o, "timestamp", json_string(ts));
     json_object_set_new(o, "fetch_ms", json_real(res->total_ms));
     json_object_set_new(o, "attempt", json_integer(rec->attempt + 1));
     json_object_set_new(o, "worker", json_string(ctx->worker_id));
     if (!res->ok)
         json_object_set_new(o, "error", json_string(res->error ? res->error : "fetch failed"));
+    if (rec->chain && !redirect_pushed)
+        end_of_chain(ctx, res, o, redirect_to, out);
+    if (rec->sitemap)
+        read_sitemap(ctx, res, &lc, o);
+    else if (ctx->job->sitemaps && rec->depth == 0 && !rec->refresh && res->ok)
+        seed_sitemaps(&lc, rec->url);
     out->doc = o;
     json_decref(meta);
     free(text);
@@ -410,6 +693,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     rc_htmltok_free(tok);
     free(utf8);
     free(redirect_to);
+    free(canonical_of);
     rc_buf_release(&lc.key);
 }
 
@@ -426,6 +710,8 @@ int rc_page_job_init(rc_page_job *pj, const char *spec, size_t len, const char *
     fc.n_deny_re = pj->job.n_deny_regex;
     fc.data_re = (const char *const *)pj->job.data_pages;
     fc.n_data_re = pj->job.n_data_pages;
+    fc.jump_re = (const char *const *)pj->job.jump_links;
+    fc.n_jump_re = pj->job.n_jump_links;
     if (pj->job.has_deny_extensions) {
         fc.deny_ext = (const char *const *)pj->job.deny_extensions;
         fc.n_deny_ext = pj->job.n_deny_extensions;
@@ -455,6 +741,7 @@ void rc_page_job_release(rc_page_job *pj)
 void rc_page_result_release(rc_page_result *r)
 {
     json_decref(r->doc);
+    json_decref(r->first_doc);
     json_decref(r->items);
     rc_argv_release(&r->links);
     free(r->hashes);

@@ -48,6 +48,8 @@ typedef struct rc_page_ctx {       /* all borrowed */
     const struct rc_seen *seen;    /* links already sent by this worker */
     const struct rc_record *rec;   /* the URL that was fetched */
     const char *worker_id;
+    const char *const *sitemaps;   /* a seed's origin's robots.txt Sitemap: lines (may be NULL) */
+    size_t n_sitemaps;
     size_t max_links;
     uint64_t now_ms;
     const struct rc_maintext_opts *text_opts; /* NULL = the crawler's method */
@@ -55,6 +57,8 @@ typedef struct rc_page_ctx {       /* all borrowed */
 
 typedef struct rc_page_result {
     struct json_t *doc;   /* the page record (owned) */
+    struct json_t *first_doc; /* the last hop of a redirect chain: the chain's first URL's record
+                                 again, with final_url and the chain (owned), else NULL */
     struct json_t *items; /* array of items to store (owned; empty when none) */
     rc_argv links;        /* per link to push: record JSON, then the bloom (shard, bit) pairs */
     size_t n_links;

@@ -37,6 +37,17 @@ int rc_record_parse(const char *json, size_t len, rc_record *ret)
     ret->nofollow = json_is_true(json_object_get(root, "nofollow"));
     ret->redirects = (int)json_integer_value(json_object_get(root, "redirects"));
     ret->redeliver = json_is_true(json_object_get(root, "redeliver"));
+    ret->refresh = json_is_true(json_object_get(root, "refresh"));
+    const char *v = json_string_value(json_object_get(root, "etag"));
+    ret->etag = v && *v ? rc_xstrdup(v) : NULL;
+    v = json_string_value(json_object_get(root, "lm"));
+    ret->lastmod = v && *v ? rc_xstrdup(v) : NULL;
+    v = json_string_value(json_object_get(root, "digest"));
+    ret->digest = v && *v ? rc_xstrdup(v) : NULL;
+    ret->sitemap = (int)json_integer_value(json_object_get(root, "sitemap"));
+    ret->visited_ms = (long long)json_integer_value(json_object_get(root, "at"));
+    json_t *chain = json_object_get(root, "chain");
+    ret->chain = json_is_array(chain) && json_array_size(chain) ? json_dumps(chain, JSON_COMPACT) : NULL;
     r = 0;
 out:
     json_decref(root);
@@ -58,6 +69,20 @@ char *rc_record_encode(const rc_record *r)
         json_object_set_new(o, "redirects", json_integer(r->redirects));
     if (r->redeliver)
         json_object_set_new(o, "redeliver", json_true());
+    if (r->refresh)
+        json_object_set_new(o, "refresh", json_true());
+    if (r->etag)
+        json_object_set_new(o, "etag", json_string(r->etag));
+    if (r->lastmod)
+        json_object_set_new(o, "lm", json_string(r->lastmod));
+    if (r->digest)
+        json_object_set_new(o, "digest", json_string(r->digest));
+    if (r->sitemap)
+        json_object_set_new(o, "sitemap", json_integer(r->sitemap));
+    if (r->visited_ms)
+        json_object_set_new(o, "at", json_integer(r->visited_ms));
+    if (r->chain)
+        json_object_set_new(o, "chain", json_loads(r->chain, 0, NULL));
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)
@@ -71,7 +96,13 @@ void rc_record_release(rc_record *r)
     free(r->crawlid);
     free(r->cb);
     free(r->item);
+    free(r->etag);
+    free(r->lastmod);
+    free(r->digest);
+    free(r->chain);
+    r->chain = NULL;
     r->url = r->crawlid = r->cb = r->item = NULL;
+    r->etag = r->lastmod = r->digest = NULL;
 }
 
 void rc_record_doc_id(const char *crawlid, const char *url, char out[33])

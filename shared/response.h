@@ -33,6 +33,15 @@ typedef struct rc_fetch_result {
                                   a corrupt encoding): not worth another attempt */
     const char *redirect_url;  /* a 3xx not followed (rc_fetch_start_ex follow 0): its absolute
                                   Location, else NULL */
+    const char *response_head; /* the last response's status line and header lines as received
+                                  (CRLF each, the empty line included), never NULL */
+    size_t response_head_len;
+    const char *request_head;  /* with rc_fetch_req.keep_request: the last request's head as
+                                  sent, else "" */
+    size_t request_head_len;
+    const char *http_version;  /* "HTTP/1.0", "HTTP/1.1", "HTTP/2", "HTTP/3", or NULL */
+    const char *etag;          /* the last response's ETag / Last-Modified, may be NULL */
+    const char *last_modified;
 } rc_fetch_result;
 
 #endif

@@ -32,8 +32,8 @@ struct rc_urlfilter {
     rc_urlfilter_conf c;
     char **ext;
     size_t n_ext;
-    pcre2_code **allow, **deny, **data;
-    size_t n_allow, n_deny, n_data;
+    pcre2_code **allow, **deny, **data, **jump;
+    size_t n_allow, n_deny, n_data, n_jump;
     pcre2_match_data *md;
     int this_year;
 };
@@ -71,7 +71,7 @@ rc_urlfilter *rc_urlfilter_new(const rc_urlfilter_conf *c, char *err, size_t cap
 {
     rc_urlfilter *f = rc_xcalloc(1, sizeof *f);
     f->c = *c;
-    f->c.allow_re = f->c.deny_re = f->c.deny_ext = f->c.data_re = NULL;
+    f->c.allow_re = f->c.deny_re = f->c.deny_ext = f->c.data_re = f->c.jump_re = NULL;
     const char *const *ext = c->deny_ext ? c->deny_ext : default_ext;
     size_t n_ext = c->deny_ext ? c->n_deny_ext : RC_ARRAY_LEN(default_ext);
     f->ext = rc_xcalloc(n_ext ? n_ext : 1, sizeof(char *));
@@ -84,9 +84,11 @@ rc_urlfilter *rc_urlfilter_new(const rc_urlfilter_conf *c, char *err, size_t cap
     f->n_allow = c->n_allow_re;
     f->n_deny = c->n_deny_re;
     f->n_data = c->n_data_re;
+    f->n_jump = c->n_jump_re;
     if (compile_all(c->allow_re, c->n_allow_re, &f->allow, "allow_regex", err, cap) < 0 ||
         compile_all(c->deny_re, c->n_deny_re, &f->deny, "deny_regex", err, cap) < 0 ||
-        compile_all(c->data_re, c->n_data_re, &f->data, "data_pages", err, cap) < 0) {
+        compile_all(c->data_re, c->n_data_re, &f->data, "data_pages", err, cap) < 0 ||
+        compile_all(c->jump_re, c->n_jump_re, &f->jump, "jump_links", err, cap) < 0) {
         rc_urlfilter_free(f);
         return NULL;
     }
@@ -111,6 +113,9 @@ void rc_urlfilter_free(rc_urlfilter *f)
         pcre2_code_free(f->deny[i]);
     for (size_t i = 0; f->data && i < f->n_data; i++)
         pcre2_code_free(f->data[i]);
+    for (size_t i = 0; f->jump && i < f->n_jump; i++)
+        pcre2_code_free(f->jump[i]);
+    free(f->jump);
     free(f->allow);
     free(f->deny);
     free(f->data);
@@ -233,6 +238,14 @@ int rc_urlfilter_is_data(const rc_urlfilter *f, const char *url)
 {
     for (size_t i = 0; i < f->n_data; i++)
         if (matches(f, f->data[i], url))
+            return 1;
+    return 0;
+}
+
+int rc_urlfilter_is_jump(const rc_urlfilter *f, const char *url)
+{
+    for (size_t i = 0; i < f->n_jump; i++)
+        if (matches(f, f->jump[i], url))
             return 1;
     return 0;
 }

@@ -22,6 +22,8 @@ typedef struct rc_urlfilter_conf {
     size_t n_deny_re;
     const char *const *data_re; /* data (article) pages: fetched once; the rest are navigation pages */
     size_t n_data_re;
+    const char *const *jump_re; /* jump links (a search engine's redirecting result links) */
+    size_t n_jump_re;
 } rc_urlfilter_conf;
 
 typedef struct rc_urlfilter rc_urlfilter;
@@ -36,6 +38,8 @@ void rc_urlfilter_free(rc_urlfilter *f);
 const char *rc_urlfilter_check(const rc_urlfilter *f, const char *url);
 /* True when url is a data page (matches one of data_re). */
 int rc_urlfilter_is_data(const rc_urlfilter *f, const char *url);
+/* True when url is a jump link (matches one of jump_re): its redirects may leave the scope. */
+int rc_urlfilter_is_jump(const rc_urlfilter *f, const char *url);
 /* url without session-id parameters (jsessionid, phpsessid, sid, sessionid, ...), malloc'd, or
  * NULL when there is nothing to strip (or stripping is off). */
 char *rc_urlfilter_strip_session(const rc_urlfilter *f, const char *url);

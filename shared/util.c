@@ -268,3 +268,20 @@ void rc_process_id(char *buf, size_t cap)
     host[sizeof host - 1] = '\0';
     snprintf(buf, cap, "%s-%d-%04llx", host, (int)getpid(), (unsigned long long)(rc_now_us() & 0xffff));
 }
+
+char **rc_strv_dup(const char *const *v, size_t n)
+{
+    if (!n)
+        return NULL;
+    char **d = rc_xcalloc(n + 1, sizeof *d);
+    for (size_t i = 0; i < n; i++)
+        d[i] = rc_xstrdup(v[i]);
+    return d;
+}
+
+void rc_strv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}

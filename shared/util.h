@@ -50,6 +50,9 @@ uint64_t rc_now_us(void);
 /* This process's default id, HOST-PID-XXXX (XXXX from the clock, so a restarted process with a
  * recycled pid gets another): workers, schedulers and monitors name themselves with it. */
 void rc_process_id(char *buf, size_t cap);
+/* A NULL-terminated copy of n strings (NULL when n is 0); rc_strv_free frees it (NULL is fine). */
+char **rc_strv_dup(const char *const *v, size_t n);
+void rc_strv_free(char **v);
 uint64_t rc_mono_ms(void);
 uint64_t rc_mono_us(void);
 

@@ -37,7 +37,9 @@
  * with kind html|text|redirect|status; for a redirect the target is also listed as its only link.
  *
  * Request log (--log): one line per response, tab-separated, flushed:
- *   start_us end_us host path status bytes conn_id
+ *   start_us end_us host path status bytes conn_id cond
+ * cond: the conditional headers the request carried: inm (If-None-Match), ims
+ * (If-Modified-Since), inm+ims, or "-".
  * start_us: request head parsed; end_us: last response byte handed to the kernel; both
  * CLOCK_REALTIME microseconds. bytes: response bytes including the head. host is lower-case
  * without port ("-" if none), path is the request-target as received. */
@@ -101,6 +103,7 @@ struct cfg {
     long fail_every;
     long robots;
     long traps;
+    long validators;
 };
 
 enum opt_type { OPT_INT, OPT_STR, OPT_FLAG };
@@ -143,6 +146,8 @@ static const struct opt opts[] = {
       "serve /robots.txt disallowing /private/ (else 404)" },
     { "traps", OPT_FLAG, offsetof(struct cfg, traps), 0, 0, 1, NULL,
       "page 0 of every site links to crawler traps: /cal/ /sess/ /deep/ /q" },
+    { "validators", OPT_FLAG, offsetof(struct cfg, validators), 0, 0, 1, NULL,
+      "200 answers carry ETag and Last-Modified; If-None-Match / If-Modified-Since that match get 304" },
 };
 
 #define N_OPTS (sizeof opts / sizeof opts[0])
@@ -1444,6 +1449,8 @@ struct req {
     int64_t start_us;
     char host[TW_HOST_MAX]; /* lower-case, no port; "" if none */
     char *target;           /* owned: origin-form request-target (path and query) */
+    char inm[128];          /* If-None-Match as received, "" if none */
+    char ims[64];           /* If-Modified-Since as received, "" if none */
 };
 
 static void req_release(struct req *rq)
@@ -1601,6 +1608,10 @@ static int req_parse(const char *p, size_t n, struct req *rq, size_t *used)
             seen_host = true;
             if (!absolute && host_normalise(val, rq->host, sizeof rq->host) < 0)
                 return 400;
+        } else if (ieq(line.p, nn, "if-none-match")) {
+            snprintf(rq->inm, sizeof rq->inm, "%.*s", (int)val.n, val.p);
+        } else if (ieq(line.p, nn, "if-modified-since")) {
+            snprintf(rq->ims, sizeof rq->ims, "%.*s", (int)val.n, val.p);
         } else if (ieq(line.p, nn, "connection")) {
             connection_tokens(val, &want_close, &want_keep);
         } else if (ieq(line.p, nn, "content-length")) {
@@ -1636,6 +1647,7 @@ struct pending {
     int status;
     uint64_t bytes;
     char *hostpath; /* owned: "host\tpath" */
+    char cond[8];   /* conditional headers received: "inm", "ims", "inm+ims" or "-" */
 };
 
 struct server;
@@ -1761,6 +1773,8 @@ static void conn_push_pending(struct conn *cn, const struct req *rq, int status,
     p->status = status;
     p->bytes = bytes;
     p->hostpath = hp.p;
+    snprintf(p->cond, sizeof p->cond, "%s%s%s", rq->inm[0] ? "inm" : "", rq->inm[0] && rq->ims[0] ? "+" : "",
+             rq->ims[0] ? "ims" : (rq->inm[0] ? "" : "-"));
     cn->pend_n++;
 }
 
@@ -1776,8 +1790,8 @@ static void conn_log_done(struct conn *cn)
         if (sv->log) {
             if (!t)
                 t = now_us();
-            fprintf(sv->log, "%" PRId64 "\t%" PRId64 "\t%s\t%d\t%" PRIu64 "\t%" PRIu64 "\n",
-                    p->start_us, t, p->hostpath, p->status, p->bytes, cn->id);
+            fprintf(sv->log, "%" PRId64 "\t%" PRId64 "\t%s\t%d\t%" PRIu64 "\t%" PRIu64 "\t%s\n",
+                    p->start_us, t, p->hostpath, p->status, p->bytes, cn->id, p->cond);
             fflush(sv->log);
         }
         free(p->hostpath);
@@ -1788,7 +1802,7 @@ static void conn_log_done(struct conn *cn)
 
 /* Queues one response. location: Location header or NULL. */
 static void conn_emit(struct conn *cn, const struct req *rq, int status, const char *ctype,
-                      const struct buf *body, const char *location)
+                      const struct buf *body, const char *location, const char *extra)
 {
     struct buf *o = &cn->out;
     size_t start = o->len;
@@ -1798,6 +1812,8 @@ static void conn_emit(struct conn *cn, const struct req *rq, int status, const c
         buf_printf(o, "Content-Type: %s\r\nContent-Length: %zu\r\n", ctype, body->len);
     if (location)
         buf_printf(o, "Location: %s\r\n", location);
+    if (extra)
+        buf_adds(o, extra);
     if (status == 503)
         buf_adds(o, "Retry-After: 1\r\n");
     if (status == 405)
@@ -1817,7 +1833,7 @@ static void conn_error(struct conn *cn, struct req *rq, int status)
     struct buf body = { 0 };
     rq->keep = false;
     render_status(status, &body);
-    conn_emit(cn, rq, status, "text/html; charset=utf-8", &body, NULL);
+    conn_emit(cn, rq, status, "text/html; charset=utf-8", &body, NULL, NULL);
     buf_release(&body);
     conn_set_state(cn, CS_CLOSING);
 }
@@ -1841,6 +1857,23 @@ static bool fail_inject(struct server *sv, const struct res *r)
     return true;
 }
 
+/* --validators: a body's ETag is its FNV-1a hash, so it changes exactly when the body does;
+ * Last-Modified is one fixed date. Writes both header lines into extra; true when the request's
+ * If-None-Match (or, without one, If-Modified-Since) says the client has this body. */
+#define TW_LAST_MODIFIED "Thu, 01 Jan 2026 00:00:00 GMT"
+static bool validate(const struct req *rq, const struct buf *body, char *extra, size_t cap)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < body->len; i++)
+        h = (h ^ (unsigned char)body->p[i]) * 1099511628211ull;
+    char etag[24];
+    snprintf(etag, sizeof etag, "\"%016" PRIx64 "\"", h);
+    snprintf(extra, cap, "ETag: %s\r\nLast-Modified: %s\r\n", etag, TW_LAST_MODIFIED);
+    if (rq->inm[0])
+        return strstr(rq->inm, etag) != NULL || !strcmp(rq->inm, "*");
+    return rq->ims[0] && !strcmp(rq->ims, TW_LAST_MODIFIED);
+}
+
 /* Answers cn->cur (routed into cn->cur_res). */
 static void conn_answer(struct conn *cn)
 {
@@ -1856,7 +1889,12 @@ static void conn_answer(struct conn *cn)
     } else {
         render_body(cn->sv->cfg, r, &body, &ctype);
     }
-    conn_emit(cn, rq, status, ctype, &body, status == 301 ? r->location : NULL);
+    char extra[160] = "";
+    if (cn->sv->cfg->validators && status == 200 && validate(rq, &body, extra, sizeof extra)) {
+        status = 304; /* the client's copy is current */
+        body.len = 0;
+    }
+    conn_emit(cn, rq, status, ctype, &body, status == 301 ? r->location : NULL, extra[0] ? extra : NULL);
     buf_release(&body);
     if (!rq->keep)
         conn_set_state(cn, CS_CLOSING);

@@ -51,6 +51,9 @@ typedef struct fetch_xfer {
     char *content_type; /* of the last response seen so far */
     char *content_encoding;
     char *retry_after;
+    char *etag, *last_modified;
+    rc_buf resp_head;   /* the last response's head as received */
+    rc_buf req_head;    /* the last request's head as sent (keep_request) */
     CURLcode code;
     char errbuf[CURL_ERROR_SIZE];
     char blocked[160]; /* why the guard refused a connection, "" if it did not */
@@ -62,6 +65,7 @@ struct rc_fetcher {
     ev_timer timer;
     rc_fetch_opts opts;        /* useragent points to the copy below, connect_to is NULL */
     char *useragent;
+    char *cainfo;
     struct curl_slist *connect_to;
     fetch_xfer *running;       /* doubly linked */
     fetch_xfer *idle;          /* singly linked through next */
@@ -143,6 +147,12 @@ static void xfer_clear(fetch_xfer *x)
     x->retry_after = NULL;
     free(x->content_encoding);
     x->content_encoding = NULL;
+    free(x->etag);
+    x->etag = NULL;
+    free(x->last_modified);
+    x->last_modified = NULL;
+    rc_buf_release(&x->resp_head);
+    rc_buf_release(&x->req_head);
     rc_buf_release(&x->body);
     rc_buf_release(&x->raw);
     rc_decoder_free(x->dec);
@@ -247,6 +257,17 @@ static size_t on_curl_header(char *ptr, size_t size, size_t nitems, void *userda
         x->retry_after = NULL;
         free(x->content_encoding);
         x->content_encoding = NULL;
+        free(x->etag);
+        x->etag = NULL;
+        free(x->last_modified);
+        x->last_modified = NULL;
+        rc_buf_reset(&x->resp_head);
+    } else if ((v = header_value(ptr, n, "etag"))) {
+        free(x->etag);
+        x->etag = v;
+    } else if ((v = header_value(ptr, n, "last-modified"))) {
+        free(x->last_modified);
+        x->last_modified = v;
     } else if ((v = header_value(ptr, n, "content-encoding"))) {
         free(x->content_encoding);
         x->content_encoding = v;
@@ -257,7 +278,24 @@ static size_t on_curl_header(char *ptr, size_t size, size_t nitems, void *userda
         free(x->retry_after);
         x->retry_after = v;
     }
+    rc_buf_append(&x->resp_head, ptr, n);
     return n;
+}
+
+/* CURLOPT_DEBUGFUNCTION (with keep_request): the request head exactly as curl sent it; the last
+ * one wins (curl may resend on a connection found dead). With --verbose the rest still goes
+ * to stderr, as curl would print it. */
+static int on_curl_debug(CURL *easy, curl_infotype type, char *data, size_t size, void *userp)
+{
+    fetch_xfer *x = userp;
+    (void)easy;
+    if (type == CURLINFO_HEADER_OUT) {
+        rc_buf_reset(&x->req_head);
+        rc_buf_append(&x->req_head, data, RC_MIN(size, (size_t)RC_FETCH_MAX_HEADER_BYTES));
+    }
+    if (x->f->opts.verbose && (type == CURLINFO_TEXT || type == CURLINFO_HEADER_IN || type == CURLINFO_HEADER_OUT))
+        fwrite(data, 1, size, stderr);
+    return 0;
 }
 
 /* Every connection curl opens comes through here with the address it is about to connect to:
@@ -303,6 +341,11 @@ rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r)
     d->remote_ip = dup_or_null(r->remote_ip);
     d->blocked = dup_or_null(r->blocked);
     d->redirect_url = dup_or_null(r->redirect_url);
+    d->response_head = dup_bytes(r->response_head, r->response_head_len);
+    d->request_head = dup_bytes(r->request_head, r->request_head_len);
+    d->http_version = dup_or_null(r->http_version);
+    d->etag = dup_or_null(r->etag);
+    d->last_modified = dup_or_null(r->last_modified);
     return d;
 }
 
@@ -312,9 +355,11 @@ void rc_fetch_result_free(rc_fetch_result *r)
         return;
     if (r->raw_body != r->body)
         free((char *)r->raw_body);
-    char *owned[] = {(char *)r->url, (char *)r->effective_url, (char *)r->content_type, (char *)r->retry_after,
-                     (char *)r->body, (char *)r->content_encoding, (char *)r->error, (char *)r->remote_ip,
-                     (char *)r->blocked, (char *)r->redirect_url};
+    char *owned[] = {(char *)r->url,          (char *)r->effective_url, (char *)r->content_type,
+                     (char *)r->retry_after,  (char *)r->body,          (char *)r->content_encoding,
+                     (char *)r->error,        (char *)r->remote_ip,     (char *)r->blocked,
+                     (char *)r->redirect_url, (char *)r->response_head, (char *)r->request_head,
+                     (char *)r->http_version, (char *)r->etag,          (char *)r->last_modified};
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
         free(owned[i]);
     free(r);
@@ -340,6 +385,8 @@ static void xfer_deliver(fetch_xfer *x)
     curl_easy_getinfo(e, CURLINFO_CONNECT_TIME_T, &connect);
     curl_easy_getinfo(e, CURLINFO_STARTTRANSFER_TIME_T, &ttfb);
     curl_easy_getinfo(e, CURLINFO_REDIRECT_COUNT, &redirects);
+    long httpv = 0;
+    curl_easy_getinfo(e, CURLINFO_HTTP_VERSION, &httpv);
     if (!x->follow)
         curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &redir);
 
@@ -365,13 +412,26 @@ static void xfer_deliver(fetch_xfer *x)
     r.remote_ip = ip && *ip ? ip : NULL;
     r.blocked = x->blocked[0] && x->code != CURLE_OK ? x->blocked : NULL;
     r.redirect_url = redir && *redir && status >= 300 && status < 400 ? redir : NULL;
+    r.response_head = x->resp_head.ptr ? x->resp_head.ptr : "";
+    r.response_head_len = x->resp_head.len;
+    r.request_head = x->req_head.ptr ? x->req_head.ptr : "";
+    r.request_head_len = x->req_head.len;
+    r.http_version = httpv == CURL_HTTP_VERSION_1_0   ? "HTTP/1.0"
+                     : httpv == CURL_HTTP_VERSION_1_1 ? "HTTP/1.1"
+                     : httpv == CURL_HTTP_VERSION_2_0 ? "HTTP/2"
+                     : httpv == CURL_HTTP_VERSION_3   ? "HTTP/3"
+                                                      : NULL;
+    r.etag = x->etag;
+    r.last_modified = x->last_modified;
 
     if (x->code == CURLE_OK ||
         (x->code == CURLE_WRITE_ERROR && x->truncated && !x->header_overflow && !x->decode_failed)) {
         r.ok = 1;
     } else {
         r.ok = 0;
-        r.final = x->header_overflow || x->decode_failed || x->code == CURLE_OUT_OF_MEMORY;
+        /* A certificate that does not verify will not verify on the next attempt either. */
+        r.final = x->header_overflow || x->decode_failed || x->code == CURLE_OUT_OF_MEMORY ||
+                  x->code == CURLE_PEER_FAILED_VERIFICATION;
         if (x->header_overflow)
             snprintf(x->errbuf, sizeof(x->errbuf), "response headers exceed %d bytes or %d lines",
                      RC_FETCH_MAX_HEADER_BYTES, RC_FETCH_MAX_HEADER_LINES);
@@ -533,6 +593,7 @@ static void fetcher_destroy(rc_fetcher *f)
     ev_timer_stop(f->loop, &f->timer);
     curl_slist_free_all(f->connect_to);
     free(f->useragent);
+    free(f->cainfo);
     if (f->curl_inited)
         curl_global_cleanup();
     free(f);
@@ -560,6 +621,8 @@ rc_fetcher *rc_fetcher_new(struct ev_loop *loop, const rc_fetch_opts *opts)
     f->useragent = rc_xstrdup(opts->useragent && *opts->useragent ? opts->useragent
                                                                   : RC_FETCH_DEFAULT_UA);
     f->opts.useragent = f->useragent;
+    f->cainfo = opts->cainfo && *opts->cainfo ? rc_xstrdup(opts->cainfo) : NULL;
+    f->opts.cainfo = f->cainfo;
     f->opts.connect_to = NULL;
     f->opts.n_connect_to = 0;
 
@@ -615,7 +678,7 @@ static int has_crlf(const char *s)
 }
 
 /* Every option, every time: handles come back from curl_easy_reset. */
-static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent)
+static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent, int keep_request)
 {
     CURL *e = x->easy;
     const rc_fetch_opts *o = &f->opts;
@@ -649,8 +712,17 @@ static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent)
     SET(CURLOPT_OPENSOCKETDATA, (void *)x)
     if (f->connect_to)
         SET(CURLOPT_CONNECT_TO, f->connect_to)
+    if (f->cainfo)
+        SET(CURLOPT_CAINFO, f->cainfo)
+    /* HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 otherwise. */
+    SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS)
     if (x->headers)
         SET(CURLOPT_HTTPHEADER, x->headers)
+    if (keep_request) {
+        SET(CURLOPT_DEBUGFUNCTION, on_curl_debug)
+        SET(CURLOPT_DEBUGDATA, (void *)x)
+        SET(CURLOPT_VERBOSE, 1L)
+    }
 #undef SET
     return CURLE_OK;
 }
@@ -664,10 +736,29 @@ int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const cha
 int rc_fetch_start_ex(rc_fetcher *f, const char *url, const char *cookie, const char *useragent, int follow,
                       rc_fetch_cb cb, void *ud)
 {
+    rc_fetch_req req = {.url = url, .cookie = cookie, .useragent = useragent, .follow = follow};
+    return rc_fetch_start_req(f, &req, cb, ud);
+}
+
+/* Appends "name: value" to the request's extra headers; 0 or -ENOMEM. */
+static int add_header(fetch_xfer *x, const char *name, const char *value)
+{
+    char *h = rc_xasprintf("%s: %s", name, value);
+    struct curl_slist *l = curl_slist_append(x->headers, h);
+    free(h);
+    if (!l)
+        return -ENOMEM;
+    x->headers = l;
+    return 0;
+}
+
+int rc_fetch_start_req(rc_fetcher *f, const rc_fetch_req *req, rc_fetch_cb cb, void *ud)
+{
     fetch_xfer *x = NULL;
     int r;
 
-    if (!f || !url || !cb || has_crlf(cookie) || has_crlf(useragent))
+    if (!f || !req || !req->url || !cb || has_crlf(req->cookie) || has_crlf(req->useragent) ||
+        has_crlf(req->if_none_match) || has_crlf(req->if_modified_since))
         return -EINVAL;
     if (f->free_pending)
         return -ECANCELED;
@@ -684,28 +775,26 @@ int rc_fetch_start_ex(rc_fetcher *f, const char *url, const char *cookie, const 
         x->f = f;
         rc_buf_init(&x->body);
         rc_buf_init(&x->raw);
+        rc_buf_init(&x->resp_head);
+        rc_buf_init(&x->req_head);
         x->easy = curl_easy_init();
         if (!x->easy) {
             r = -ENOMEM;
             goto fail;
         }
     }
-    x->url = rc_xstrdup(url);
-    x->follow = follow;
+    x->url = rc_xstrdup(req->url);
+    x->follow = req->follow;
     x->cb = cb;
     x->ud = ud;
-    if (cookie && *cookie) {
-        /* A custom Cookie header rather than CURLOPT_COOKIE: curl does not pass it on to
-         * another host or port when following a redirect. */
-        char *h = rc_xasprintf("Cookie: %s", cookie);
-        x->headers = curl_slist_append(NULL, h);
-        free(h);
-        if (!x->headers) {
-            r = -ENOMEM;
-            goto fail;
-        }
-    }
-    if (xfer_setup(f, x, useragent) != CURLE_OK ||
+    /* A custom Cookie header rather than CURLOPT_COOKIE: curl does not pass it on to another
+     * host or port when following a redirect. */
+    if ((req->cookie && *req->cookie && (r = add_header(x, "Cookie", req->cookie)) < 0) ||
+        (req->if_none_match && *req->if_none_match && (r = add_header(x, "If-None-Match", req->if_none_match)) < 0) ||
+        (req->if_modified_since && *req->if_modified_since &&
+         (r = add_header(x, "If-Modified-Since", req->if_modified_since)) < 0))
+        goto fail;
+    if (xfer_setup(f, x, req->useragent, req->keep_request) != CURLE_OK ||
         curl_multi_add_handle(f->multi, x->easy) != CURLM_OK) {
         r = -EIO;
         goto fail;

@@ -31,6 +31,8 @@ typedef struct rc_fetch_opts {
                                       first n_connect_to, or up to a NULL when n_connect_to is 0 */
     size_t n_connect_to;
     int verbose;                   /* CURLOPT_VERBOSE on stderr */
+    const char *cainfo;            /* CA bundle (PEM file) that verifies servers, copied; NULL =
+                                      the system's. Verification is never turned off. */
     const struct rc_netguard *guard; /* borrowed, outlives the fetcher; NULL = connect anywhere.
                                       Checked on every address a connection is opened to (after
                                       DNS and --connect-to, each redirect hop, each retry). */
@@ -82,6 +84,21 @@ int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const cha
  * lets curl follow up to max_redirects (robots.txt, as RFC 9309 asks). */
 int rc_fetch_start_ex(rc_fetcher *f, const char *url, const char *cookie, const char *useragent, int follow,
                       rc_fetch_cb cb, void *ud);
+
+/* One request's choices; every pointer borrowed for the call (copied). */
+typedef struct rc_fetch_req {
+    const char *url;
+    const char *cookie;            /* see rc_fetch_start */
+    const char *useragent;
+    int follow;                    /* see rc_fetch_start_ex */
+    int keep_request;              /* capture the request head as sent (WARC request records) */
+    const char *if_none_match;     /* conditional GET: a stored ETag, NULL = none */
+    const char *if_modified_since; /* conditional GET: a stored Last-Modified, NULL = none */
+} rc_fetch_req;
+
+/* rc_fetch_start_ex with every choice; the same returns (-EINVAL also for CR or LF in the
+ * conditional headers). */
+int rc_fetch_start_req(rc_fetcher *f, const rc_fetch_req *req, rc_fetch_cb cb, void *ud);
 
 /* The guard's verdict on url before any DNS: its host when that is an address in any spelling or
  * localhost (names are judged on the address connected to). 0 when allowed, there is no guard

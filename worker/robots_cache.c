@@ -116,10 +116,11 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     uint64_t ttl_ms = c->ttl_ms;
     /* RFC 9309 2.3.1: 2xx parse; 4xx (and too many redirects) "unavailable": allow all;
      * 5xx or unreachable: "unreachable", disallow all for a while. */
-    if (res->blocked && res->redirects == 0) {
-        /* The SSRF guard refused the origin itself: so will it refuse every page there, which
-         * is then recorded with that reason rather than as "disallowed". Kept in this worker
-         * only (another worker may allow other networks) and briefly. */
+    if ((res->blocked || res->curl_code == CURLE_PEER_FAILED_VERIFICATION) && res->redirects == 0) {
+        /* The SSRF guard refused the origin itself, or its certificate does not verify: so
+         * will every page there fail, which is then recorded with that reason rather than as
+         * "disallowed". Kept in this worker only (another worker may allow other networks or
+         * trust other CAs) and briefly. */
         ready(e, rc_robots_allow_all(), BLOCKED_MS, 0);
         return;
     }

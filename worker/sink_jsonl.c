@@ -380,8 +380,8 @@ static int jsonl_put(void *impl, const rc_write_group *g, rc_store_done done, vo
 {
     rc_sink *s = impl;
     for (size_t i = 0; i < g->n; i++)
-        if (rc_sink_write(s, g->crawlid, i ? "items" : "pages", g->docs[i].id, g->docs[i].json, g->docs[i].len,
-                          g->maybe_dup, err, cap) < 0)
+        if (rc_sink_write(s, g->crawlid, i >= g->n_pages ? "items" : "pages", g->docs[i].id, g->docs[i].json,
+                          g->docs[i].len, g->maybe_dup && !g->docs[i].supersedes, err, cap) < 0)
             return -EIO;
     if (rc_sink_flush(s, err, cap) < 0)
         return -EIO; /* not known to be on disk: it goes back, a redelivery */

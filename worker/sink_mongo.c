@@ -26,6 +26,7 @@
 
 #include <ev.h>
 #include <mongoc/mongoc.h>
+#include <zlib.h>
 
 #include "log.h"
 #include "strmap.h"
@@ -342,6 +343,29 @@ static void reject_group(group *g, size_t i, const char *id, const char *why)
     rc_warn(MOD, "document rejected id=%s doc=%zu docs=%zu error=\"%s\"", id ? id : "?", i + 1, g->n, why);
 }
 
+/* A page's decoded HTML ("body", job option "body") is stored zlib-compressed as the binary
+ * "body_z" with "body_coding": "zlib": HTML shrinks to about a fifth, and a BSON document stops
+ * at 16 MB. NULL when doc has no string "body" (or zlib fails: then it is stored as it is). */
+static bson_t *compress_body(const bson_t *doc)
+{
+    bson_iter_t it;
+    uint32_t n = 0;
+    if (!bson_iter_init_find(&it, doc, "body") || !BSON_ITER_HOLDS_UTF8(&it))
+        return NULL;
+    const char *body = bson_iter_utf8(&it, &n);
+    uLongf zn = compressBound(n);
+    uint8_t *z = rc_xmalloc(zn);
+    bson_t *out = NULL;
+    if (compress2(z, &zn, (const Bytef *)body, n, 6) == Z_OK) {
+        out = bson_new();
+        bson_copy_to_excluding_noinit(doc, out, "body", NULL);
+        BSON_APPEND_BINARY(out, "body_z", BSON_SUBTYPE_BINARY, z, (uint32_t)zn);
+        BSON_APPEND_UTF8(out, "body_coding", "zlib");
+    }
+    free(z);
+    return out;
+}
+
 /* Converts d from JSON to BSON and checks it; on failure says why in why[]. */
 static void convert_doc(rc_mongo_sink *s, mdoc *d, char *why, size_t cap)
 {
@@ -364,6 +388,11 @@ static void convert_doc(rc_mongo_sink *s, mdoc *d, char *why, size_t cap)
         snprintf(why, cap, "cannot convert JSON to BSON: %s%s", be.message,
                  strchr(be.message, '$') ? " (callers must sanitise field names: no leading '$')" : "");
         return;
+    }
+    bson_t *compact = d->kind == RC_MONGO_PAGE ? compress_body(d->bson) : NULL;
+    if (compact) {
+        bson_destroy(d->bson);
+        d->bson = compact;
     }
     bson_iter_t it;
     if (bson_iter_init_find(&it, d->bson, "_id") && BSON_ITER_HOLDS_UTF8(&it))
@@ -999,7 +1028,7 @@ static int mongo_put(void *impl, const rc_write_group *g, rc_store_done done, vo
 {
     rc_mongo_doc *docs = rc_xcalloc(g->n, sizeof *docs);
     for (size_t i = 0; i < g->n; i++)
-        docs[i] = (rc_mongo_doc){.kind = i ? RC_MONGO_ITEM : RC_MONGO_PAGE, .spiderid = g->spiderid,
+        docs[i] = (rc_mongo_doc){.kind = i >= g->n_pages ? RC_MONGO_ITEM : RC_MONGO_PAGE, .spiderid = g->spiderid,
                                  .json = g->docs[i].json, .len = g->docs[i].len};
     int r = rc_mongo_sink_put(impl, docs, g->n, done, ud);
     free(docs);

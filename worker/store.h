@@ -15,13 +15,17 @@ typedef struct rc_store_doc {
     const char *id;   /* the document's _id */
     const char *json; /* one JSON object, no newline */
     size_t len;
+    int supersedes;   /* a newer version of a record stored before (a redirect chain's first
+                         URL): written even when maybe_dup finds its _id (JSON Lines appends,
+                         MongoDB replaces) */
 } rc_store_doc;
 
 typedef struct rc_write_group {
     const char *crawlid;
     const char *spiderid;
-    const rc_store_doc *docs; /* docs[0] is the page record, the rest its items */
+    const rc_store_doc *docs; /* docs[0 .. n_pages) are page records, the rest items */
     size_t n;                 /* >= 1 */
+    size_t n_pages;           /* >= 1 */
     int maybe_dup;            /* an earlier attempt may have stored it: stores that cannot
                                  overwrite by _id look it up first */
 } rc_write_group;

@@ -27,6 +27,7 @@
 #include "html.h"
 #include "job.h"
 #include "log.h"
+#include "recent.h"
 #include "record.h"
 #include "redis.h"
 #include "robots.h"
@@ -36,6 +37,7 @@
 #include "sink.h"
 #include "sink_kafka.h"
 #include "sink_mongo.h"
+#include "sink_warc.h"
 #include "strmap.h"
 #include "url.h"
 #include "urlfilter.h"
@@ -83,6 +85,8 @@ struct task {
     uint64_t lease_end_ms; /* monotonic: when the scheduler may hand the URL out again */
     char *dup_of;          /* held for the fence: the page this one duplicates, or NULL */
     uint64_t fetched_us;   /* monotonic: when the final fetch ended (the store-lag histogram) */
+    char *revisit;         /* refreshing jobs: {etag, lm, digest} for the next visit (JSON), or NULL */
+    char **sitemaps;       /* a seed's robots.txt Sitemap: lines, copied for the parse thread */
 };
 
 
@@ -104,6 +108,7 @@ struct rc_worker {
                                   firehose, then JSON Lines): a full queue then costs nothing
                                   but a later retry */
     size_t n_stores;
+    rc_warc_sink *warc;        /* WARC files, for the jobs that ask (written on the loop) */
     rc_seen *seen;
     rc_offload *parse; /* pages are parsed there, so the loop never waits on a big page */
     rc_strmap *jobs; /* crawlid -> job_entry */
@@ -370,6 +375,8 @@ static void task_free(task *t)
 {
     free(t->dup_of);
     rc_fetch_result_free(t->res);
+    rc_strv_free(t->sitemaps);
+    free(t->revisit);
     if (t->page) {
         rc_page_result_release(t->page);
         free(t->page);
@@ -476,6 +483,7 @@ static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, co
     rc_argv_addi(a, items);
     rc_argv_addi(a, items_dropped);
     rc_argv_addu(a, refresh_at);
+    rc_argv_add(a, t->revisit ? t->revisit : "");
 }
 
 static void origin_of(const char *url, const char *host, char *buf, size_t cap)
@@ -691,13 +699,19 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
         if (w->ac)
             redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %sjob:%s duplicates 1", w->conf->prefix, t->rec.crawlid);
     }
-    size_t n = 1 + json_array_size(pg->items);
+    /* The page record, then (at a redirect chain's end) its first URL's record again, then items. */
+    size_t npages = pg->first_doc ? 2 : 1;
+    size_t n = npages + json_array_size(pg->items);
     char **lines = rc_xcalloc(n, sizeof(char *));
     const char **ids = rc_xcalloc(n, sizeof(char *));
     lines[0] = json_dumps(pg->doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     ids[0] = json_string_value(json_object_get(pg->doc, "_id"));
-    for (size_t i = 1; i < n; i++) {
-        json_t *item = json_array_get(pg->items, i - 1);
+    if (pg->first_doc) {
+        lines[1] = json_dumps(pg->first_doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        ids[1] = json_string_value(json_object_get(pg->first_doc, "_id"));
+    }
+    for (size_t i = npages; i < n; i++) {
+        json_t *item = json_array_get(pg->items, i - npages);
         lines[i] = json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
         ids[i] = json_string_value(json_object_get(item, "_id"));
     }
@@ -706,13 +720,15 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
     t->stored_somewhere = 0;
     rc_store_doc *docs = rc_xcalloc(n, sizeof *docs);
     for (size_t i = 0; i < n; i++) {
-        docs[i] = (rc_store_doc){.id = ids[i], .json = lines[i], .len = lines[i] ? strlen(lines[i]) : 0};
+        docs[i] = (rc_store_doc){.id = ids[i], .json = lines[i], .len = lines[i] ? strlen(lines[i]) : 0,
+                                 .supersedes = pg->first_doc && i == 1};
         if (!lines[i] || !ids[i]) {
             t->sink_status = -EINVAL;
             snprintf(t->sink_err, sizeof t->sink_err, "a document could not be serialised");
         }
     }
     rc_write_group g = {.crawlid = t->rec.crawlid, .spiderid = t->job->pj.job.spiderid, .docs = docs, .n = n,
+                        .n_pages = npages,
                         .maybe_dup = t->rec.attempt > 0 || t->rec.redeliver};
     for (size_t k = 0; t->sink_status == 0 && k < w->n_stores; k++) {
         t->sink_waits++;
@@ -752,12 +768,94 @@ static void parse_task(void *arg)
     rc_page_process(&t->pctx, t->res, t->page);
 }
 
+static void mark_recent(rc_worker *w, const char *url);
+
+/* The response as received goes to the job's WARC file before the page is stored, so that the
+ * page record can name it. A WARC that cannot be written is noted in the record (the crawl goes
+ * on; the log says why). */
+static void keep_warc(rc_worker *w, task *t, const rc_fetch_result *res, uint64_t now)
+{
+    char err[400], *meta;
+    rc_warc_where where;
+    meta = rc_xasprintf("crawlid: %s\r\nhopsFromSeed: %d\r\nfetchTimeMs: %.0f\r\nworker: %s\r\n", t->rec.crawlid,
+                        t->rec.depth, res->total_ms, w->id);
+    json_t *doc = t->page ? t->page->doc : NULL;
+    if (rc_warc_sink_write(w->warc, t->rec.crawlid, res, meta, now, &where, err, sizeof err) < 0) {
+        rc_error(MOD, "WARC write failed url=%s error=%s", t->rec.url, err);
+        if (doc)
+            json_object_set_new(doc, "warc_error", json_string(err));
+    } else if (doc) {
+        json_object_set_new(doc, "warc_file", json_string(where.file));
+        json_object_set_new(doc, "warc_offset", json_integer((json_int_t)where.offset));
+        json_object_set_new(doc, "warc_length", json_integer((json_int_t)where.length));
+    }
+    free(meta);
+}
+
+/* What a refreshed page's next visit needs: the validators of this 200 (a conditional GET) and
+ * its text digest (the unchanged check). Values too long to be sane are not kept. */
+static char *revisit_of(const rc_fetch_result *res, const char *digest, uint64_t sitemap_at)
+{
+    json_t *o = json_object();
+    if (sitemap_at) /* a sitemap's next reading compares its <lastmod>s with this */
+        json_object_set_new(o, "at", json_integer((json_int_t)sitemap_at));
+    int ok2xx = res->ok && res->status >= 200 && res->status < 300;
+    if (ok2xx && res->etag && strlen(res->etag) <= 256)
+        json_object_set_new(o, "etag", json_string(res->etag));
+    if (ok2xx && res->last_modified && strlen(res->last_modified) <= 64)
+        json_object_set_new(o, "lm", json_string(res->last_modified));
+    if (digest && digest[0])
+        json_object_set_new(o, "digest", json_string(digest));
+    char *s = json_object_size(o) ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return s;
+}
+
+static void count_unchanged(rc_worker *w, const task *t)
+{
+    if (w->ac)
+        redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %sjob:%s unchanged 1", w->conf->prefix, t->rec.crawlid);
+}
+
+/* A 304 to a refresh's conditional GET: nothing new to parse or store. The page is completed
+ * as done (its refresh goes on with the same validators) and counted unchanged; WARC gets a
+ * revisit record. */
+static void keep_unchanged(rc_worker *w, task *t, const rc_fetch_result *res, uint64_t now, uint64_t next_ms)
+{
+    rc_debug(MOD, "unchanged (304) url=%s", t->rec.url);
+    rc_fetch_result old = {.ok = 1, .status = 200, .etag = t->rec.etag, .last_modified = t->rec.lastmod};
+    t->revisit = revisit_of(&old, t->rec.digest, t->rec.sitemap ? (uint64_t)t->rec.visited_ms : 0);
+    if (t->job->pj.job.warc)
+        keep_warc(w, t, res, now);
+    t->page = rc_xcalloc(1, sizeof *t->page);
+    t->page->items = json_array();
+    rc_argv_init(&t->page->links);
+    t->ok = 1;
+    t->status = res->status;
+    t->next_ms = next_ms;
+    count_unchanged(w, t);
+    finish_store(w, t);
+}
+
 /* Back on the loop: the page is ready to be stored. */
 static void on_parsed(void *arg)
 {
     task *t = arg;
     rc_worker *w = t->w;
     const rc_fetch_result *res = t->res;
+    uint64_t now = t->pctx.now_ms;
+    if (t->job->pj.job.warc && res->ok && res->status > 0)
+        keep_warc(w, t, res, now);
+    if (res->ok && res->status > 0)
+        mark_recent(w, t->rec.url);
+    if (t->job->pj.job.refresh_seconds > 0) {
+        t->revisit = revisit_of(res, t->page->digest, t->rec.sitemap ? now : 0);
+        if (t->rec.refresh && t->rec.digest && strcmp(t->rec.digest, t->page->digest) == 0) {
+            /* Fetched whole (no validators, or the server ignored them) but its text is the same. */
+            json_object_set_new(t->page->doc, "unchanged", json_true());
+            count_unchanged(w, t);
+        }
+    }
     t->ok = res->ok;
     t->status = res->status;
     t->error = res->error ? rc_xstrdup(res->error) : NULL;
@@ -765,6 +863,8 @@ static void on_parsed(void *arg)
     t->fetched_us = rc_mono_us();
     rc_fetch_result_free(t->res);
     t->res = NULL;
+    rc_strv_free(t->sitemaps);
+    t->sitemaps = NULL;
     if (t->page->items_dropped)
         rc_warn(MOD, "items dropped: a required field is missing url=%s rule=%s count=%zu", t->rec.url,
                 t->page->dropped_rule, t->page->items_dropped);
@@ -826,6 +926,11 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         return;
     }
 
+    if (res->ok && res->status == 304 && t->rec.refresh && (t->rec.etag || t->rec.lastmod)) {
+        keep_unchanged(w, t, res, now, now + RC_MAX(delay_ms, park_ms));
+        return;
+    }
+
     /* Final: parse once (on the parse thread), extract, then store before the frontier hears
      * of it. The fetch result is borrowed only during this callback: the parse gets a copy. */
     t->delay_ms = delay_ms;
@@ -833,6 +938,18 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     t->pctx = (rc_page_ctx){.job = &t->job->pj.job, .rules = t->job->pj.rules, .filter = t->job->pj.filter,
                             .bp = &t->job->pj.bp, .seen = w->seen, .rec = &t->rec, .worker_id = w->id,
                             .max_links = (size_t)conf->max_links, .now_ms = now};
+    if (t->job->pj.job.sitemaps && t->rec.depth == 0 && !t->rec.sitemap) {
+        /* A seed's host: robots.txt's Sitemap: lines, when its rules are at hand (they are once
+         * robots.txt was checked for this page). Copied: the cache may drop them meanwhile. */
+        char origin[320];
+        origin_of(t->rec.url, t->host, origin, sizeof origin);
+        const rc_robots *rules = w->conf->robots ? rc_robots_cache_peek(w->robots, origin) : NULL;
+        const char *const *sm = NULL;
+        size_t n = rules ? rc_robots_sitemaps(rules, &sm) : 0;
+        t->sitemaps = rc_strv_dup(sm, n);
+        t->pctx.sitemaps = (const char *const *)t->sitemaps;
+        t->pctx.n_sitemaps = n;
+    }
     t->res = rc_fetch_result_dup(res);
     t->page = rc_xcalloc(1, sizeof *t->page);
     rc_offload_submit(w->parse, parse_task, on_parsed, t);
@@ -918,6 +1035,79 @@ static void robots_check(rc_worker *w, task *t)
         on_robots(t, rules, 0);
 }
 
+static void fetch_now(rc_worker *w, task *t)
+{
+    const rc_job *j = &t->job->pj.job;
+    /* A refresh asks whether the page changed since its last 200 (RFC 9110 13.1). */
+    rc_fetch_req req = {.url = t->rec.url, .cookie = j->cookie, .useragent = j->useragent, .keep_request = j->warc,
+                        .if_none_match = t->rec.refresh ? t->rec.etag : NULL,
+                        .if_modified_since = t->rec.refresh ? t->rec.lastmod : NULL};
+    int r = rc_fetch_start_req(w->fetcher, &req, on_fetched, t);
+    if (r < 0) {
+        rc_error(MOD, "cannot start fetch url=%s error=%s", t->rec.url, strerror(-r));
+        release_task(w, t, "fetch start failed");
+    }
+}
+
+/* BITFIELD arguments on the fleet's "fetched recently" slots of url: GET, or SET to hour. */
+static void recent_args(rc_worker *w, const char *url, int set, uint16_t hour, rc_argv *a)
+{
+    uint32_t slots[RC_RECENT_K];
+    char key[200];
+    rc_recent_slots(url, slots);
+    snprintf(key, sizeof key, "%srecent", w->conf->prefix);
+    rc_argv_init(a);
+    rc_argv_add(a, "BITFIELD");
+    rc_argv_add(a, key);
+    for (int i = 0; i < RC_RECENT_K; i++) {
+        char off[24];
+        snprintf(off, sizeof off, "#%u", (unsigned)slots[i]);
+        rc_argv_add(a, set ? "SET" : "GET");
+        rc_argv_add(a, "u16");
+        rc_argv_add(a, off);
+        if (set)
+            rc_argv_addu(a, hour);
+    }
+}
+
+/* Every fetch that got an answer is written down for the fleet (fire and forget). */
+static void mark_recent(rc_worker *w, const char *url)
+{
+    if (!w->conf->mark_recent || !w->ac)
+        return;
+    rc_argv a;
+    recent_args(w, url, 1, rc_recent_hour(rc_now_ms()), &a);
+    redisAsyncCommandArgv(w->ac, NULL, NULL, a.n, (const char **)a.v, a.len);
+    rc_argv_release(&a);
+}
+
+/* Some job fetched it recently: not fetched, not stored, counted; the host had no hit. */
+static void skip_task(rc_worker *w, task *t)
+{
+    rc_debug(MOD, "fetched recently, skipped url=%s", t->rec.url);
+    add_complete_head(t, rc_now_ms(), "skipped", "fetched recently", 0, 0, 0, 0);
+    rc_argv_addu(&t->complete, 1);
+    rc_argv_addu(&t->complete, 0);
+    send_complete(w, t);
+}
+
+static void on_recent_reply(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    task *t = privdata;
+    redisReply *rep = reply;
+    uint16_t vals[RC_RECENT_K];
+    int ok = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == RC_RECENT_K;
+    for (size_t i = 0; ok && i < RC_RECENT_K; i++) {
+        ok = rep->element[i]->type == REDIS_REPLY_INTEGER;
+        vals[i] = ok ? (uint16_t)rep->element[i]->integer : 0;
+    }
+    /* No answer (Redis away): fetch; being polite to the site is the frontier's job. */
+    if (ok && rc_recent_within(vals, rc_recent_hour(rc_now_ms()), (unsigned)t->job->pj.job.skip_recent_hours))
+        skip_task(t->w, t);
+    else
+        fetch_now(t->w, t);
+}
+
 static void fetch_task(rc_worker *w, task *t)
 {
     if (t->job->state != JOB_READY) {
@@ -929,11 +1119,16 @@ static void fetch_task(rc_worker *w, task *t)
         return;
     }
     const rc_job *j = &t->job->pj.job;
-    int r = rc_fetch_start_ex(w->fetcher, t->rec.url, j->cookie, j->useragent, 0, on_fetched, t);
-    if (r < 0) {
-        rc_error(MOD, "cannot start fetch url=%s error=%s", t->rec.url, strerror(-r));
-        release_task(w, t, "fetch start failed");
+    if (j->skip_recent_hours > 0 && !t->rec.refresh && t->rec.attempt == 0 && !t->rec.redeliver && w->ac) {
+        /* A refresh is meant to come back; a retry was this job's own fetch. */
+        rc_argv a;
+        recent_args(w, t->rec.url, 0, 0, &a);
+        int r = redisAsyncCommandArgv(w->ac, on_recent_reply, t, a.n, (const char **)a.v, a.len);
+        rc_argv_release(&a);
+        if (r == REDIS_OK)
+            return;
     }
+    fetch_now(w, t);
 }
 
 static void free_job_entry(void *p)
@@ -1293,6 +1488,14 @@ static int open_stores(rc_worker *w, struct ev_loop *loop, const rc_worker_conf 
         rc_sink_set_fsync(j, policy);
         w->stores[w->n_stores++] = rc_sink_jsonl_store(j);
     }
+    /* WARC keeps the response as received, for the jobs that ask: not a store of write-groups
+     * but of responses, written when the page is parsed (on_parsed). */
+    char *wdir = conf->warc_dir ? rc_xstrdup(conf->warc_dir) : rc_xasprintf("%s/warc", out ? out : "redcrawl-out/{crawlid}");
+    w->warc = rc_warc_sink_new(wdir, (uint64_t)conf->warc_size, (int)conf->warc_gzip, err, cap);
+    free(wdir);
+    if (!w->warc)
+        return -1;
+    rc_warc_sink_set_fsync(w->warc, policy != RC_SINK_FSYNC_NONE);
     return 0;
 }
 
@@ -1330,6 +1533,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     fo.low_speed_s = (long)conf->low_speed_time;
     if (conf->useragent)
         fo.useragent = conf->useragent;
+    fo.cainfo = conf->cacert;
     w->connect_to = rc_xcalloc(conf->connect_to.n + 1, sizeof(char *));
     for (size_t i = 0; i < conf->connect_to.n; i++)
         w->connect_to[i] = conf->connect_to.v[i];
@@ -1447,6 +1651,7 @@ void rc_worker_free(rc_worker *w)
     rc_seen_free(w->seen);
     for (size_t k = 0; k < w->n_stores; k++)
         w->stores[k].ops->free(w->stores[k].impl); /* flushes; unstored groups come back as -ECANCELED */
+    rc_warc_sink_free(w->warc);
     rc_redis_free(w->sync);
     rc_worker_metrics_free(w->metrics);
     free(w->connect_to);

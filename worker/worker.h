@@ -19,6 +19,9 @@ typedef struct rc_worker_conf {
     char *id;
     char *out;
     char *fsync;         /* JSON Lines durability: none, batch (per page), record */
+    char *warc_dir;      /* WARC files of jobs with "warc": true; {crawlid} is replaced */
+    int64_t warc_size;   /* a WARC file is closed for the next one past this many bytes */
+    int64_t warc_gzip;   /* gzip level of WARC records */
     char *mongo;         /* MongoDB URI: page records and items upserted there */
     char *mongo_db;
     char *mongo_pages;   /* collection of page records */
@@ -27,6 +30,8 @@ typedef struct rc_worker_conf {
     char *topic_prefix;
     int firehose;        /* produce every stored document to <prefix>.crawled_firehose */
     char *useragent;
+    char *cacert;
+    int mark_recent;     /* write every fetch into the fleet's "fetched recently" slots */        /* CA bundle verifying HTTPS servers (default: the system's) */
     int64_t concurrency;
     int64_t max_body;
     int64_t max_links;

@@ -3,19 +3,22 @@
 -- pushes the page's new links through the bloom into the frontier and updates the job.
 -- ARGV: prefix, now, worker, lease member, host, next_ms, outcome, reason, status (HTTP
 --       status, 0 for none), items stored, items dropped, refresh_at (ms; > 0: a navigation
---       page to fetch again then), k, n,
+--       page to fetch again then), revisit (JSON {etag, lm, digest, at} the refresh record keeps
+--       for a conditional GET and the unchanged check, or ""), k, n,
 --       then n x (link record, k x (shard, bit)).
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
 -- the host's queue with one more attempt), release (back untouched: the worker could not try),
 -- requeue (like release, but a sink may already hold it: marked redeliver so the next store
--- looks for its _id first), denied (robots.txt forbids it: never fetched, not stored).
+-- looks for its _id first), denied (robots.txt forbids it: never fetched, not stored), skipped
+-- (some job fetched it within the job's skip_recent_hours: not fetched, not stored).
 -- Returns {1, links added, pending} or {-1} when the lease was lost (reaped): then nothing
 -- changes and the caller drops its result, the URL having gone back to the frontier.
 local w, lm, host, next_ms = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local outcome, reason, status = ARGV[7], ARGV[8], ARGV[9]
 local items, items_dropped = tonumber(ARGV[10]), tonumber(ARGV[11])
 local refresh_at = tonumber(ARGV[12])
-local k, n = tonumber(ARGV[13]), tonumber(ARGV[14])
+local revisit = ARGV[13]
+local k, n = tonumber(ARGV[14]), tonumber(ARGV[15])
 if redis.call('ZREM', K('lease', w), lm) == 0 then
   return {-1, 0, 0}
 end
@@ -47,7 +50,7 @@ end
 redis.call('ZADD', K('ready', w), next_ms, host)
 local added = 0
 if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
-  local i = 15
+  local i = 16
   local child_depth = (tonumber(rec.depth) or 0) + 1
   for _ = 1, n do
     if bloom_add(crawlid, i + 1, k) then
@@ -74,6 +77,9 @@ if back then
 elseif outcome == 'denied' then
   redis.call('HINCRBY', jk, 'robots_denied', 1)
   left = job_pending(crawlid, -1)
+elseif outcome == 'skipped' then
+  redis.call('HINCRBY', jk, 'recent_skipped', 1)
+  left = job_pending(crawlid, -1)
 else
   redis.call('HINCRBY', jk, 'fetched', 1)
   if items > 0 then
@@ -85,8 +91,15 @@ else
   if refresh_at > 0 and outcome == 'done' and redis.call('HGET', jk, 'state') == 'running' then
     -- A navigation page comes back (Octopus design): its next visit waits in refresh, counted
     -- in pending, so a refreshing job runs until it is stopped or expires.
-    local again = cjson.encode({url = rec.url, crawlid = crawlid, depth = rec.depth, priority = rec.priority,
-      attempt = 0, cb = rec.cb})
+    local visit = {url = rec.url, crawlid = crawlid, depth = rec.depth, priority = rec.priority,
+      attempt = 0, cb = rec.cb, refresh = true, sitemap = rec.sitemap}
+    if revisit ~= '' then
+      -- Conditional GET: the page's validators (and text digest) ride in its refresh record,
+      -- which lives exactly as long as the page is refreshed.
+      local v = cjson.decode(revisit)
+      visit.etag, visit.lm, visit.digest, visit.at = v.etag, v.lm, v.digest, v.at
+    end
+    local again = cjson.encode(visit)
     redis.call('ZADD', K('refresh'), refresh_at, again)
     redis.call('HINCRBY', jk, 'pending', 1)
   end

@@ -259,3 +259,16 @@ def run_tests(tests):
             procs.stop_all()
     print("%d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed or not passed else 0)
+
+
+WARCIO_VENV = os.path.join(os.path.expanduser("~"), ".cache", "redcrawl", "warcio-venv")
+
+
+def warcio_python():
+    """The python of a venv holding warcio (PyPI), the WARC reader the tests check against;
+    scripts/setup.sh makes it, and so does the first test that needs it on a clean machine."""
+    py = os.path.join(WARCIO_VENV, "bin", "python")
+    if not os.path.exists(os.path.join(WARCIO_VENV, "bin", "warcio")):
+        subprocess.run([sys.executable, "-m", "venv", WARCIO_VENV], check=True, timeout=120)
+        subprocess.run([py, "-m", "pip", "install", "-q", "warcio"], check=True, timeout=300)
+    return py

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+import zlib
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import BUILD, Failure, check, run_tests  # noqa: E402
@@ -191,7 +192,7 @@ def test_crawl_into_mongo_with_outage(tmp, procs):
         out = os.path.join(tmp, "out")
         cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % web_port, "--quiet",
                "--maxdepth", "-1", "--delay", "0.03", "--crawlid", crawlid, "--rules", rules,
-               "--mongo", uri.rstrip("/") + "/" + db, "http://s0.site.test/"]
+               "--mongo", uri.rstrip("/") + "/" + db, "--body", "http://s0.site.test/"]
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         pages_path = os.path.join(out, "pages.jsonl")
         deadline = time.time() + 60
@@ -222,6 +223,16 @@ def test_crawl_into_mongo_with_outage(tmp, procs):
             ids = [json.loads(line)["_id"] for line in open(pages_path)]
             check(len(ids) == len(set(ids)) == len(want), "pages.jsonl: %d lines, %d distinct, want %d" %
                   (len(ids), len(set(ids)), len(want)))
+            # --body: the HTML is kept zlib-compressed in MongoDB, as it is in pages.jsonl.
+            r = conn.command({"find": "pages", "filter": {"crawlid": crawlid, "status_code": 200}, "limit": 5,
+                              "$db": db})
+            docs = r["cursor"]["firstBatch"]
+            jsonl = {json.loads(line)["_id"]: json.loads(line) for line in open(pages_path)}
+            check(docs, "no page found in MongoDB")
+            for d in docs:
+                check("body" not in d and d.get("body_coding") == "zlib", "body not compressed: %s" % list(d))
+                html = zlib.decompress(bytes(d["body_z"])).decode()
+                check(html == jsonl[d["_id"]]["body"], "%s: the compressed body differs from the page's" % d["url"])
             print("  %d pages and %d items in MongoDB after a store outage mid-crawl" % (n_pages, n_items), flush=True)
         finally:
             conn.close()

@@ -329,6 +329,7 @@ typedef struct got {
     int ok;
     long status;
     char *url, *eff, *ct, *ra, *body, *error, *ip;
+    char *req_head, *resp_head, *httpv;
     size_t body_len;
     int truncated;
     int curl_code;
@@ -354,6 +355,9 @@ static void got_release(got *g)
     free(g->body);
     free(g->error);
     free(g->ip);
+    free(g->req_head);
+    free(g->resp_head);
+    free(g->httpv);
     memset(g, 0, sizeof(*g));
 }
 
@@ -372,6 +376,9 @@ static void on_fetch(void *ud, const rc_fetch_result *r)
     g->ra = dup_or_null(r->retry_after);
     g->body = rc_xstrndup(r->body, r->body_len);
     g->body_len = r->body_len;
+    g->req_head = rc_xstrndup(r->request_head, r->request_head_len);
+    g->resp_head = rc_xstrndup(r->response_head, r->response_head_len);
+    g->httpv = dup_or_null(r->http_version);
     g->truncated = r->truncated;
     g->error = dup_or_null(r->error);
     g->curl_code = r->curl_code;
@@ -532,6 +539,39 @@ static void test_basic(rc_fetcher *f)
     RC_CHECK_INT_EQ(rc_fetch_start(NULL, "http://127.0.0.1:1/", NULL, NULL, on_fetch, &g), -EINVAL);
     RC_CHECK_INT_EQ(g.called, 0);
     RC_CHECK_INT_EQ(rc_fetch_active(f), 0);
+}
+
+/* What WARC records and conditional GETs need: the request head as sent (on request), the
+ * response head as received, the HTTP version, conditional headers that reach the server. */
+static void test_request_parts(rc_fetcher *f)
+{
+    got g;
+    memset(&g, 0, sizeof(g));
+    char *u = url_for("/echo");
+    rc_fetch_req req = {.url = u, .keep_request = 1, .if_none_match = "\"v1\"",
+                        .if_modified_since = "Thu, 01 Jan 2026 00:00:00 GMT"};
+    RC_CHECK_INT_EQ(rc_fetch_start_req(f, &req, on_fetch, &g), 0);
+    pending++;
+    RC_CHECK(run(10));
+    RC_CHECK_INT_EQ(g.status, 200);
+    RC_CHECK(strstr(g.body, "\r\nIf-None-Match: \"v1\"\r\n") != NULL);
+    RC_CHECK(strstr(g.body, "\r\nIf-Modified-Since: Thu, 01 Jan 2026 00:00:00 GMT\r\n") != NULL);
+    RC_CHECK(strncmp(g.req_head, "GET /echo HTTP/1.1\r\n", 20) == 0);
+    RC_CHECK_STR_EQ(g.req_head, g.body); /* /echo answers with the head it received */
+    RC_CHECK(strncmp(g.resp_head, "HTTP/1.1 200 OK\r\n", 17) == 0 && ends_with(g.resp_head, "\r\n\r\n"));
+    RC_CHECK_STR_EQ(g.httpv, "HTTP/1.1");
+    got_release(&g);
+    /* Without keep_request no head is captured (and no debug callback runs). */
+    req = (rc_fetch_req){.url = u};
+    RC_CHECK_INT_EQ(rc_fetch_start_req(f, &req, on_fetch, &g), 0);
+    pending++;
+    RC_CHECK(run(10));
+    RC_CHECK_STR_EQ(g.req_head, "");
+    RC_CHECK(strstr(g.body, "If-None-Match") == NULL);
+    got_release(&g);
+    req = (rc_fetch_req){.url = u, .if_none_match = "x\r\nEvil: 1"};
+    RC_CHECK_INT_EQ(rc_fetch_start_req(f, &req, on_fetch, &g), -EINVAL);
+    free(u);
 }
 
 static void test_encodings(rc_fetcher *f)
@@ -907,6 +947,7 @@ int main(void)
     RC_CHECK(f != NULL);
     if (f) {
         test_basic(f);
+        test_request_parts(f);
         test_encodings(f);
         test_body_limit(f);
         test_redirects(f);

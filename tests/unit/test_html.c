@@ -316,6 +316,13 @@ static void test_meta_refresh(void)
                        "<meta name=refresh content=\"0;url=/not-http-equiv\">";
     rc_html *doc = rc_html_parse(html, strlen(html));
     RC_CHECK_STR_EQ(rc_html_meta_refresh(doc), "/first");
+    RC_CHECK(rc_html_meta_refresh_delay(doc) == 1.0); /* the first parsable one's delay */
+    rc_html_free(doc);
+
+    html = "<meta http-equiv=refresh content=\"30.9; url='/slow'\">"; /* the integer part, as browsers */
+    doc = rc_html_parse(html, strlen(html));
+    RC_CHECK_STR_EQ(rc_html_meta_refresh(doc), "/slow");
+    RC_CHECK(rc_html_meta_refresh_delay(doc) == 30.0);
     rc_html_free(doc);
 
     html = "<meta http-equiv=refresh content=5><meta http-equiv=refresh content=\"0;url=/later\">";

@@ -47,6 +47,24 @@ int main(void)
     rc_job_release(&k);
     rc_job_release(&j);
 
+    /* Storage and web-convention options: defaults, bounds, and the round trip. */
+    RC_CHECK_INT_EQ(rc_job_parse(ok, strlen(ok), &k, err, sizeof err), 0);
+    RC_CHECK(!k.warc && !k.body && !k.sitemaps && k.body_max == 1024 * 1024 && k.meta_refresh_max == 5);
+    rc_job_release(&k);
+    const char *opts = "{\"crawlid\":\"o\",\"url\":\"http://a.test/\",\"warc\":true,\"body\":true,\"body_max\":4096,"
+                       "\"sitemaps\":true,\"meta_refresh_max\":-1}";
+    RC_CHECK_INT_EQ(rc_job_parse(opts, strlen(opts), &k, err, sizeof err), 0);
+    spec = rc_job_encode(&k);
+    rc_job_release(&k);
+    RC_CHECK_INT_EQ(rc_job_parse(spec, strlen(spec), &k, err, sizeof err), 0);
+    RC_CHECK(k.warc && k.body && k.sitemaps && k.body_max == 4096 && k.meta_refresh_max == -1);
+    free(spec);
+    rc_job_release(&k);
+    bad("{\"crawlid\":\"o\",\"url\":\"http://a.test/\",\"warc\":1}", "warc");
+    bad("{\"crawlid\":\"o\",\"url\":\"http://a.test/\",\"body_max\":0}", "body_max");
+    bad("{\"crawlid\":\"o\",\"url\":\"http://a.test/\",\"meta_refresh_max\":-2}", "meta_refresh_max");
+    bad("{\"crawlid\":\"o\",\"url\":\"http://a.test/\",\"sitemaps\":\"yes\"}", "sitemaps");
+
     /* Several seeds span all their registrable domains; allowed_domains overrides. */
     const char *multi = "{\"crawlid\":\"m\",\"urls\":[\"http://a.example.com/\",\"http://b.example.org/x\","
                         "\"http://a.example.com/\"]}";

@@ -103,6 +103,88 @@ static void test_links_scope_filters_seen(void)
     env_release(&e);
 }
 
+/* A seed's redirect leaves the scope; a deeper page's does not. The chain's end records it. */
+static void test_chain_scope_and_end(void)
+{
+    env e;
+    env_init(&e, "{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"maxdepth\":2,\"text\":true}", NULL);
+    rc_record rec = {.url = (char[]){"http://a.site.test/x"}, .crawlid = (char[]){"c"}, .depth = 0, .priority = 50};
+    rc_fetch_result res = {.ok = 1, .status = 301, .redirect_url = "http://other.test/y"};
+    rc_page_result out;
+    run(&e, &rec, &res, &out);
+    char *links = links_of(&out, &e.bp);
+    RC_CHECK_STR_EQ(links, "http://other.test/y@0");
+    free(links);
+    rc_record hop;
+    RC_CHECK_INT_EQ(rc_record_parse(out.links.v[0], out.links.len[0], &hop), 0);
+    RC_CHECK_STR_EQ(hop.chain, "[{\"url\":\"http://a.site.test/x\",\"status\":301}]");
+    rc_page_result_release(&out);
+    rec.depth = 1;
+    run(&e, &rec, &res, &out);
+    RC_CHECK_INT_EQ(out.n_links, 0); /* not a seed's chain: the scope holds */
+    rc_page_result_release(&out);
+
+    const char *html = "<html><head><title>y</title></head><body><p>the final page text, long enough to count</p>"
+                       "<a href=\"http://other.test/z\">z</a></body></html>";
+    rc_fetch_result fin = {.ok = 1, .status = 200, .content_type = "text/html", .body = html, .body_len = strlen(html)};
+    run(&e, &hop, &fin, &out);
+    RC_CHECK_INT_EQ(out.n_links, 0); /* the chain's host joined the scope for the chain only */
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "redirected_from")), "http://a.site.test/x");
+    RC_CHECK(out.first_doc != NULL);
+    char id[33];
+    rc_record_doc_id("c", "http://a.site.test/x", id);
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(out.first_doc, "_id")), id);
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(out.first_doc, "final_url")), "http://other.test/y");
+    RC_CHECK_INT_EQ(json_integer_value(json_object_get(out.first_doc, "final_status")), 200);
+    rc_page_result_release(&out);
+    rc_record_release(&hop);
+
+    /* Long URLs: the chain is cut so that the frontier record still parses. */
+    rc_buf u;
+    rc_buf_init(&u);
+    rc_buf_puts(&u, "http://a.site.test/");
+    for (int i = 0; i < 2500; i++)
+        rc_buf_putc(&u, 'x');
+    char *chain = rc_xasprintf("[{\"url\":\"%s1\",\"status\":301},{\"url\":\"%s2\",\"status\":301}]", u.ptr, u.ptr);
+    rc_buf_puts(&u, "3");
+    rc_record deep = {.url = u.ptr, .crawlid = (char[]){"c"}, .depth = 0, .redirects = 2, .chain = chain};
+    run(&e, &deep, &res, &out);
+    RC_CHECK_INT_EQ(out.n_links, 1);
+    RC_CHECK(out.links.len[0] <= RC_RECORD_MAX);
+    RC_CHECK_INT_EQ(rc_record_parse(out.links.v[0], out.links.len[0], &hop), 0);
+    RC_CHECK(hop.chain && strstr(hop.chain, "x1\"") && !strstr(hop.chain, "x2\""));
+    rc_record_release(&hop);
+    rc_page_result_release(&out);
+    free(chain);
+    rc_buf_release(&u);
+    env_release(&e);
+}
+
+/* noindex: no text, no digest, the reason; a quick meta refresh is followed, a slow one not. */
+static void test_noindex_and_meta_refresh(void)
+{
+    env e;
+    env_init(&e, "{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"text\":true}", NULL);
+    rc_record rec = {.url = (char[]){"http://a.site.test/p"}, .crawlid = (char[]){"c"}, .depth = 1, .priority = 50};
+    const char *html = "<html><head><meta name=robots content=noindex><meta http-equiv=refresh content=\"3;url=/q\">"
+                       "</head><body><p>words that would be the main text of this page if it were indexed</p></body></html>";
+    rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html", .body = html, .body_len = strlen(html)};
+    rc_page_result out;
+    run(&e, &rec, &res, &out);
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "noindex")), "meta robots noindex");
+    RC_CHECK(json_object_get(out.doc, "text") == NULL && out.digest[0] == '\0');
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "redirect_kind")), "meta refresh");
+    char *links = links_of(&out, &e.bp);
+    RC_CHECK_STR_EQ(links, "http://a.site.test/q@1"); /* like a redirect: the same depth */
+    free(links);
+    rc_page_result_release(&out);
+    e.job.meta_refresh_max = 2; /* a 3 s refresh is now too slow to be a redirect */
+    run(&e, &rec, &res, &out);
+    RC_CHECK_INT_EQ(out.n_links, 0);
+    rc_page_result_release(&out);
+    env_release(&e);
+}
+
 static void test_redirect_and_errors(void)
 {
     env e;
@@ -243,6 +325,8 @@ int main(void)
 {
     test_links_scope_filters_seen();
     test_redirect_and_errors();
+    test_chain_scope_and_end();
+    test_noindex_and_meta_refresh();
     test_decoding();
     test_items_and_detail_pages();
     test_fast_path_same_record();
