@@ -36,6 +36,7 @@ typedef struct node_stat {
     unsigned small_junk : 1; /* class/id names a byline, date, caption, tag list ... */
     unsigned reply : 1;      /* a reply of a forum or Q&A page (see first_post) */
     unsigned itemprop : 1;   /* itemprop=articleBody */
+    unsigned comments : 1;   /* class/id says comments, or inside such an element */
 } node_stat;
 
 typedef struct art {
@@ -175,6 +176,7 @@ static void judge(node_stat *s)
                     (role && !strcasecmp(role, "article"));
     s->small_junk = hasci && any_in(ci, junk_words);
     s->itemprop = ip && strstr(ip, "articleBody");
+    s->comments = hasci && (strstr(ci, "comment") || strstr(ci, "disqus"));
     int w = 0;
     switch (t) {
     case GUMBO_TAG_DIV: w = 5; break;
@@ -283,8 +285,10 @@ static void mark_boiler(art *a)
     for (size_t i = 0; i < a->n; i++) {
         node_stat *s = &a->v[i];
         s->boiler = s->says_boiler && !s->has_h1 && (s->text - s->link) * 2 <= page;
-        if (s->parent != SIZE_MAX)
+        if (s->parent != SIZE_MAX) {
             s->in_boiler = a->v[s->parent].boiler || a->v[s->parent].in_boiler;
+            s->comments |= a->v[s->parent].comments;
+        }
     }
 }
 
@@ -398,7 +402,8 @@ static size_t named_body(const art *a)
         for (size_t i = 0; i < a->n; i++) {
             const node_stat *s = &a->v[i];
             int named = pass == 0 ? s->body_class : s->node->v.element.tag == GUMBO_TAG_ARTICLE;
-            if (!named || s->boiler || s->in_boiler || nonlink(s) < MIN_ARTICLE_BODY)
+            /* "post-content" is also the class of each comment in many themes */
+            if (!named || s->boiler || s->in_boiler || s->comments || nonlink(s) < MIN_ARTICLE_BODY)
                 continue;
             if (best == SIZE_MAX || nonlink(s) > nonlink(&a->v[best]))
                 best = i;
