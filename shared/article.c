@@ -37,12 +37,14 @@ typedef struct node_stat {
     unsigned reply : 1;      /* a reply of a forum or Q&A page (see first_post) */
     unsigned itemprop : 1;   /* itemprop=articleBody */
     unsigned comments : 1;   /* class/id says comments, or inside such an element */
+    unsigned article : 1;    /* <article>, or itemtype schema.org Article/NewsArticle/BlogPosting */
 } node_stat;
 
 typedef struct art {
     node_stat *v;
     size_t n, cap;
-    size_t h1;        /* the first <h1>, or SIZE_MAX */
+    size_t h1;        /* the first <h1> (else the first itemprop=headline), or SIZE_MAX */
+    int h1_seen;
     const char *jsonld_body; /* borrowed from jsonld */
     unsigned scope;   /* text outside links of the container being emitted */
     json_t *jsonld;
@@ -176,6 +178,8 @@ static void judge(node_stat *s)
                     (role && !strcasecmp(role, "article"));
     s->small_junk = hasci && any_in(ci, junk_words);
     s->itemprop = ip && strstr(ip, "articleBody");
+    const char *it = attr(n, "itemtype");
+    s->article = t == GUMBO_TAG_ARTICLE || (it && (strstr(it, "Article") || strstr(it, "BlogPosting")));
     s->comments = hasci && (strstr(ci, "comment") || strstr(ci, "disqus"));
     int w = 0;
     switch (t) {
@@ -241,7 +245,12 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
     judge(&a->v[id]);
     GumboTag t = n->v.element.tag;
     in_link |= t == GUMBO_TAG_A;
-    if (t == GUMBO_TAG_H1 && a->h1 == SIZE_MAX)
+    if (t == GUMBO_TAG_H1 && !a->h1_seen) {
+        a->h1 = id;
+        a->h1_seen = 1;
+    }
+    const char *ip = attr(n, "itemprop");
+    if (a->h1 == SIZE_MAX && ip && strstr(ip, "headline")) /* until an <h1> is seen */
         a->h1 = id;
     const GumboVector *kids = &n->v.element.children;
     for (unsigned i = 0; i < kids->length; i++) {
@@ -401,7 +410,7 @@ static size_t named_body(const art *a)
     for (int pass = 0; pass < 2 && best == SIZE_MAX; pass++)
         for (size_t i = 0; i < a->n; i++) {
             const node_stat *s = &a->v[i];
-            int named = pass == 0 ? s->body_class : s->node->v.element.tag == GUMBO_TAG_ARTICLE;
+            int named = pass == 0 ? s->body_class : s->article;
             /* "post-content" is also the class of each comment in many themes */
             if (!named || s->boiler || s->in_boiler || s->comments || nonlink(s) < MIN_ARTICLE_BODY)
                 continue;
@@ -479,6 +488,19 @@ static int cut(const art *a, size_t i)
     return s->text && s->link * 2 > s->text;
 }
 
+/* Whether the node next to KIDS[i], on either side, is text with something visible in it. */
+static int text_beside(const GumboVector *kids, unsigned i)
+{
+    for (int d = -1; d <= 1; d += 2) {
+        if ((d < 0 && i == 0) || i + (unsigned)d >= kids->length)
+            continue;
+        const GumboNode *n = kids->data[i + (unsigned)d];
+        if (n->type == GUMBO_NODE_TEXT || n->type == GUMBO_NODE_CDATA)
+            return 1;
+    }
+    return 0;
+}
+
 static void emit(art *a, size_t id, out *o, int depth)
 {
     const GumboNode *n = a->v[id].node;
@@ -507,7 +529,7 @@ static void emit(art *a, size_t id, out *o, int depth)
         }
         /* A bare link between blocks ("next", "read more") is navigation, not text. */
         int bare_link = a->v[id].has_block && !is_block(k->v.element.tag) && a->v[c].text &&
-                        a->v[c].link == a->v[c].text;
+                        a->v[c].link == a->v[c].text && !text_beside(kids, i);
         /* A heading over a block that is cut ("Related articles") or over nothing goes too. */
         GumboTag kt = k->v.element.tag;
         int orphan = kt >= GUMBO_TAG_H1 && kt <= GUMBO_TAG_H6 &&
