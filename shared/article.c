@@ -239,13 +239,22 @@ static size_t push(art *a, const GumboNode *n, size_t parent)
 
 static void find_jsonld_body(art *a, const GumboNode *n);
 
+/* An <h1> in a breadcrumb trail is not the headline. */
+static int in_nav(const GumboNode *n)
+{
+    for (const GumboNode *p = n->parent; p && p->type == GUMBO_NODE_ELEMENT; p = p->parent)
+        if (p->v.element.tag == GUMBO_TAG_NAV)
+            return 1;
+    return 0;
+}
+
 static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
     judge(&a->v[id]);
     GumboTag t = n->v.element.tag;
     in_link |= t == GUMBO_TAG_A;
-    if (t == GUMBO_TAG_H1 && !a->h1_seen) {
+    if (t == GUMBO_TAG_H1 && !a->h1_seen && !in_nav(n)) {
         a->h1 = id;
         a->h1_seen = 1;
     }
@@ -450,6 +459,15 @@ static void put_text(out *o, const char *text)
     for (const unsigned char *p = (const unsigned char *)text; *p;) {
         int ws = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f';
         int nbsp = p[0] == 0xC2 && p[1] == 0xA0;
+        /* Soft hyphens, zero-width spaces and stray BOMs are invisible: words stay whole. */
+        if (p[0] == 0xC2 && p[1] == 0xAD) {
+            p += 2;
+            continue;
+        }
+        if ((p[0] == 0xE2 && p[1] == 0x80 && p[2] == 0x8B) || (p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF)) {
+            p += 3;
+            continue;
+        }
         if (ws || nbsp) {
             if (*p == '\n' && o->in_pre)
                 o->line = 1;
