@@ -10,13 +10,13 @@
 
 #define MAX_DEPTH 400            /* deeper subtrees are ignored (gumbo allows any depth) */
 #define MIN_PARA_CHARS 25        /* a paragraph shorter than this scores nothing */
-#define MIN_ARTICLE_BODY 200     /* an itemprop=articleBody with less text is not trusted */
+#define MIN_ARTICLE_BODY 200     /* a named article body with less text is not trusted */
 #define JSONLD_MAX (512 * 1024)  /* bytes of one JSON-LD script we are willing to parse */
 #define JSONLD_DEPTH 4
-#define SMALL_JUNK_CHARS 200  /* a byline, date or caption block is shorter */
-#define LEAD_LEVELS 6
-#define LEAD_MAX 3000
-#define POST_LEVELS 6
+#define SMALL_JUNK_CHARS 200     /* a byline, date or caption block is shorter */
+#define LEAD_LEVELS 6            /* <h1> and article at most this far below their ancestor */
+#define LEAD_MAX 3000            /* more text than this between them is not a lead */
+#define POST_LEVELS 6            /* a chosen element this far inside a post is that post */
 #define SCORE_LEVELS 5           /* ancestors a paragraph's score reaches */
 
 typedef struct node_stat {
