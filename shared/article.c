@@ -10,13 +10,13 @@
 
 #define MAX_DEPTH 400            /* deeper subtrees are ignored (gumbo allows any depth) */
 #define MIN_PARA_CHARS 25        /* a paragraph shorter than this scores nothing */
-#define MIN_ARTICLE_BODY 200     /* an itemprop=articleBody with less text is not trusted */
+#define MIN_ARTICLE_BODY 200     /* a named article body with less text is not trusted */
 #define JSONLD_MAX (512 * 1024)  /* bytes of one JSON-LD script we are willing to parse */
 #define JSONLD_DEPTH 4
-#define SMALL_JUNK_CHARS 200  /* a byline, date or caption block is shorter */
-#define LEAD_LEVELS 6
-#define LEAD_MAX 3000
-#define POST_LEVELS 6
+#define SMALL_JUNK_CHARS 200     /* a byline, date or caption block is shorter */
+#define LEAD_LEVELS 6            /* <h1> and article at most this far below their ancestor */
+#define LEAD_MAX 3000            /* more text than this between them is not a lead */
+#define POST_LEVELS 6            /* a chosen element this far inside a post is that post */
 #define SCORE_LEVELS 5           /* ancestors a paragraph's score reaches */
 
 typedef struct node_stat {
@@ -36,12 +36,15 @@ typedef struct node_stat {
     unsigned small_junk : 1; /* class/id names a byline, date, caption, tag list ... */
     unsigned reply : 1;      /* a reply of a forum or Q&A page (see first_post) */
     unsigned itemprop : 1;   /* itemprop=articleBody */
+    unsigned comments : 1;   /* class/id says comments, or inside such an element */
+    unsigned article : 1;    /* <article>, or itemtype schema.org Article/NewsArticle/BlogPosting */
 } node_stat;
 
 typedef struct art {
     node_stat *v;
     size_t n, cap;
-    size_t h1;        /* the first <h1>, or SIZE_MAX */
+    size_t h1;        /* the first <h1> (else the first itemprop=headline), or SIZE_MAX */
+    int h1_seen;
     const char *jsonld_body; /* borrowed from jsonld */
     unsigned scope;   /* text outside links of the container being emitted */
     json_t *jsonld;
@@ -175,6 +178,9 @@ static void judge(node_stat *s)
                     (role && !strcasecmp(role, "article"));
     s->small_junk = hasci && any_in(ci, junk_words);
     s->itemprop = ip && strstr(ip, "articleBody");
+    const char *it = attr(n, "itemtype");
+    s->article = t == GUMBO_TAG_ARTICLE || (it && (strstr(it, "Article") || strstr(it, "BlogPosting")));
+    s->comments = hasci && (strstr(ci, "comment") || strstr(ci, "disqus"));
     int w = 0;
     switch (t) {
     case GUMBO_TAG_DIV: w = 5; break;
@@ -233,13 +239,27 @@ static size_t push(art *a, const GumboNode *n, size_t parent)
 
 static void find_jsonld_body(art *a, const GumboNode *n);
 
+/* An <h1> in a breadcrumb trail is not the headline. */
+static int in_nav(const GumboNode *n)
+{
+    for (const GumboNode *p = n->parent; p && p->type == GUMBO_NODE_ELEMENT; p = p->parent)
+        if (p->v.element.tag == GUMBO_TAG_NAV)
+            return 1;
+    return 0;
+}
+
 static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
     judge(&a->v[id]);
     GumboTag t = n->v.element.tag;
     in_link |= t == GUMBO_TAG_A;
-    if (t == GUMBO_TAG_H1 && a->h1 == SIZE_MAX)
+    if (t == GUMBO_TAG_H1 && !a->h1_seen && !in_nav(n)) {
+        a->h1 = id;
+        a->h1_seen = 1;
+    }
+    const char *ip = attr(n, "itemprop");
+    if (a->h1 == SIZE_MAX && ip && strstr(ip, "headline")) /* until an <h1> is seen */
         a->h1 = id;
     const GumboVector *kids = &n->v.element.children;
     for (unsigned i = 0; i < kids->length; i++) {
@@ -283,8 +303,10 @@ static void mark_boiler(art *a)
     for (size_t i = 0; i < a->n; i++) {
         node_stat *s = &a->v[i];
         s->boiler = s->says_boiler && !s->has_h1 && (s->text - s->link) * 2 <= page;
-        if (s->parent != SIZE_MAX)
+        if (s->parent != SIZE_MAX) {
             s->in_boiler = a->v[s->parent].boiler || a->v[s->parent].in_boiler;
+            s->comments |= a->v[s->parent].comments;
+        }
     }
 }
 
@@ -397,8 +419,9 @@ static size_t named_body(const art *a)
     for (int pass = 0; pass < 2 && best == SIZE_MAX; pass++)
         for (size_t i = 0; i < a->n; i++) {
             const node_stat *s = &a->v[i];
-            int named = pass == 0 ? s->body_class : s->node->v.element.tag == GUMBO_TAG_ARTICLE;
-            if (!named || s->boiler || s->in_boiler || nonlink(s) < MIN_ARTICLE_BODY)
+            int named = pass == 0 ? s->body_class : s->article;
+            /* "post-content" is also the class of each comment in many themes */
+            if (!named || s->boiler || s->in_boiler || s->comments || nonlink(s) < MIN_ARTICLE_BODY)
                 continue;
             if (best == SIZE_MAX || nonlink(s) > nonlink(&a->v[best]))
                 best = i;
@@ -436,6 +459,15 @@ static void put_text(out *o, const char *text)
     for (const unsigned char *p = (const unsigned char *)text; *p;) {
         int ws = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f';
         int nbsp = p[0] == 0xC2 && p[1] == 0xA0;
+        /* Soft hyphens, zero-width spaces and stray BOMs are invisible: words stay whole. */
+        if (p[0] == 0xC2 && p[1] == 0xAD) {
+            p += 2;
+            continue;
+        }
+        if ((p[0] == 0xE2 && p[1] == 0x80 && p[2] == 0x8B) || (p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF)) {
+            p += 3;
+            continue;
+        }
         if (ws || nbsp) {
             if (*p == '\n' && o->in_pre)
                 o->line = 1;
@@ -474,6 +506,19 @@ static int cut(const art *a, size_t i)
     return s->text && s->link * 2 > s->text;
 }
 
+/* Whether the node next to KIDS[i], on either side, is text with something visible in it. */
+static int text_beside(const GumboVector *kids, unsigned i)
+{
+    for (int d = -1; d <= 1; d += 2) {
+        if ((d < 0 && i == 0) || i + (unsigned)d >= kids->length)
+            continue;
+        const GumboNode *n = kids->data[i + (unsigned)d];
+        if (n->type == GUMBO_NODE_TEXT || n->type == GUMBO_NODE_CDATA)
+            return 1;
+    }
+    return 0;
+}
+
 static void emit(art *a, size_t id, out *o, int depth)
 {
     const GumboNode *n = a->v[id].node;
@@ -502,7 +547,7 @@ static void emit(art *a, size_t id, out *o, int depth)
         }
         /* A bare link between blocks ("next", "read more") is navigation, not text. */
         int bare_link = a->v[id].has_block && !is_block(k->v.element.tag) && a->v[c].text &&
-                        a->v[c].link == a->v[c].text;
+                        a->v[c].link == a->v[c].text && !text_beside(kids, i);
         /* A heading over a block that is cut ("Related articles") or over nothing goes too. */
         GumboTag kt = k->v.element.tag;
         int orphan = kt >= GUMBO_TAG_H1 && kt <= GUMBO_TAG_H6 &&

@@ -1,23 +1,34 @@
 /* article.h - the article of a parsed page, found on the gumbo tree by its structure (the default
- * main-text method, RC_MAINTEXT_ARTICLE; the line-block methods are in maintext.c).
+ * main-text method, RC_MAINTEXT_ARTICLE; the line-block methods are in maintext.c). Tuned on
+ * trafilatura's evaluation set and tests/data/maintext, checked on the Scrapinghub benchmark
+ * (scripts/bench_maintext.sh, README "Main text").
  *
  * 1. Every element gets its text length, link-text length and commas (script, style, form
- *    controls, embedded media and hidden elements do not count). Elements whose class or id says
- *    boilerplate (comment, sidebar, related, share, footer, menu, cookie ...) and <nav> are left
- *    out of scoring; <aside>, <form> and <footer> are scored like any other element.
- * 2. The container: an itemprop=articleBody element with enough text; otherwise each paragraph
- *    (p, pre, td, a div with no block child ...) of 25+ characters scores 1 + commas + one per
- *    100 characters (at most 3) for its parent, half for its grandparent, less further up; each
- *    candidate starts from its tag (div, article, main up; lists, headings down) and its class/id
- *    (article, content, post, story ... up; boilerplate down) and ends multiplied by its share
- *    of text outside links. The best candidate wins (readability's scoring, plus the structural
- *    cues <article>, <main>, itemprop and the <h1> nearby).
- * 3. Widening: siblings of the winner scoring at least a fifth of it, or paragraphs of low link
- *    density, are taken too (an article split into sections or around a figure).
- * 4. The text: block elements are paragraphs separated by a blank line, <br> a line break;
- *    headings, lists, tables and quotes inside are kept; boilerplate-classed elements, <nav>,
- *    and blocks with more than half their text in links are dropped.
- * 5. JSON-LD articleBody replaces the text when it is clearly longer (text the DOM does not
+ *    controls, embedded media, figcaptions and hidden elements do not count).
+ * 2. Boilerplate: <nav>, role navigation/contentinfo/banner/menu, or a class/id saying comment,
+ *    sidebar, related, share, footer, menu, cookie, author box ... (vetoed by article, content,
+ *    main, body) - unless the element holds the <h1> or more than half of the page's text
+ *    outside links (a "with-sidebar" class on the page wrapper). <aside>, <form> and <footer>
+ *    are judged like any other element.
+ * 3. The container: the largest element named as the article body (itemprop=articleBody; a
+ *    class/id such as entry-content or article-body; role=article; else the first <article> or
+ *    schema.org Article), not inside comments, with MIN_ARTICLE_BODY characters, and not beaten
+ *    by an element with twice its text (itemprop always wins); otherwise readability's scoring:
+ *    each paragraph (p, pre, td, a div with no block child ...) of 25+ characters scores
+ *    1 + commas + one per 100 characters (at most 3) for its parent, half for its grandparent,
+ *    less further up; a candidate starts from its tag and class weights and ends multiplied by
+ *    its share of text outside links; the winner is widened over siblings scoring a fifth of it
+ *    (and paragraphs of low link density), and the blocks between them.
+ * 4. Threads: when the container is inside one of a run of sibling posts (same tag and first
+ *    class, named post/reply/answer/message/comment), the thread is taken and only its first
+ *    post kept - or none of the run when a question precedes it.
+ * 5. The lead: blocks between the headline (first <h1> outside <nav>, else itemprop=headline)
+ *    and the container.
+ * 6. The text: block elements are paragraphs separated by a blank line, <br> a line break;
+ *    headings, lists, tables and quotes are kept; boilerplate, short byline/date/tag/share
+ *    blocks, blocks with more than half their text in links, bare links between blocks and a
+ *    heading over a cut block are left out; soft hyphens and zero-width spaces are dropped.
+ * 7. JSON-LD articleBody replaces the text when it is 1.3x longer (text the page does not
  *    show, or shows cut). */
 #ifndef RC_ARTICLE_H
 #define RC_ARTICLE_H

@@ -112,7 +112,7 @@ static void test_chain_scope_and_end(void)
     rc_fetch_result res = {.ok = 1, .status = 301, .redirect_url = "http://other.test/y"};
     rc_page_result out;
     run(&e, &rec, &res, &out);
-    char *links = links_of(&out, &e.bp);
+    char *links = links_of(&out, &e.pj.bp);
     RC_CHECK_STR_EQ(links, "http://other.test/y@0");
     free(links);
     rc_record hop;
@@ -174,11 +174,11 @@ static void test_noindex_and_meta_refresh(void)
     RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "noindex")), "meta robots noindex");
     RC_CHECK(json_object_get(out.doc, "text") == NULL && out.digest[0] == '\0');
     RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "redirect_kind")), "meta refresh");
-    char *links = links_of(&out, &e.bp);
+    char *links = links_of(&out, &e.pj.bp);
     RC_CHECK_STR_EQ(links, "http://a.site.test/q@1"); /* like a redirect: the same depth */
     free(links);
     rc_page_result_release(&out);
-    e.job.meta_refresh_max = 2; /* a 3 s refresh is now too slow to be a redirect */
+    e.pj.job.meta_refresh_max = 2; /* a 3 s refresh is now too slow to be a redirect */
     run(&e, &rec, &res, &out);
     RC_CHECK_INT_EQ(out.n_links, 0);
     rc_page_result_release(&out);
