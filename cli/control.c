@@ -744,7 +744,8 @@ static int action(int argc, char **argv, const char *name, bool need_crawlid)
     json_decref(o);
     rc = run(&c, name, rs, 1);
 out:
-    reqs_free(rs, rs ? 1 : 0);
+    if (rs)
+        reqs_free(rs, 1);
     rc_conf_release(cmd->rows, cmd->nrows, &c);
     return rc;
 }

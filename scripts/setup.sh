@@ -18,6 +18,7 @@ PACKAGES=(
   python3-venv # tests/integration/test_metrics.py: prometheus_client's parser from PyPI in a venv
   iproute2     # ss, ip netns (tests)
   nginx-light # the HTTPS test's server (HTTP/2, gzip, a test CA)
+  cppcheck    # the static analysis the tests run (scripts/analyse.sh)
   docker-compose # validates deploy/docker-compose.yml in the tests (no engine needed)
 )
 

@@ -735,6 +735,12 @@ static void emit_article(art *a, size_t best, out *o)
         sel[2 * nsel + 1] = (size_t)take;
         nsel++;
     }
+    if (first == SIZE_MAX) { /* best is always among parent's children; kept safe regardless */
+        free(sel);
+        emit_lead(a, best, o);
+        emit(a, best, o, depth_of(a, best));
+        return;
+    }
     int d = depth_of(a, parent) + 1;
     emit_lead(a, sel[2 * first], o);
     for (size_t k = 0; k < nsel; k++) {

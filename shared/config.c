@@ -35,7 +35,7 @@ static int set_row(const rc_conf_row *row, void *conf, const char *value, char *
             snprintf(err, cap, "--%s: '%s' is not a number from %g to %g", row->name, value, row->min, row->max);
             return -EINVAL;
         }
-        *(double *)field = v;
+        memcpy(field, &v, sizeof v); /* field points into the caller's struct at a double member */
         return 0;
     }
     case RC_CONF_STR: {

@@ -690,7 +690,7 @@ static void set_str(char *dst, const json_t *doc, const char *key)
 
 int rc_msg_parse(const char *data, size_t len, rc_msg *ret, rc_msg_error *err)
 {
-    rc_msg_error scratch;
+    rc_msg_error scratch = {0};
     rc_msg_error *e = err ? err : &scratch;
     rc_msg m;
     json_t *root = NULL;

@@ -605,7 +605,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
             redirect_kind = "meta refresh";
             redirect_pushed = follow_redirect(&lc, redirect_to, res->status, id);
         }
-        rc_extract_doc *xd = ctx->rules && !noindex ? rc_extract_doc_new(doc) : NULL;
+        rc_extract_doc *xd = ctx->rules && doc && !noindex ? rc_extract_doc_new(doc) : NULL;
         if (xd)
             extract_items(ctx, xd, url, &lc, out);
         if (follow) {

@@ -27,6 +27,10 @@ int rc_redis_parse_url(const char *url, rc_redis_addr *ret, char *err, size_t ca
     rc_redis_addr a;
     memset(&a, 0, sizeof a);
     a.port = 6379;
+    if (!url) {
+        snprintf(err, cap, "no Redis URL: pass --redis URL or set REDCRAWL_REDIS");
+        return -EINVAL;
+    }
     if (strncmp(url, "unix://", 7) == 0 || strncmp(url, "unix:", 5) == 0) {
         const char *p = url + (strncmp(url, "unix://", 7) == 0 ? 7 : 5);
         if (*p != '/' || strlen(p) >= sizeof a.path) {

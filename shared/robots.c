@@ -112,7 +112,7 @@ static size_t token_len(const char *s, size_t n)
 static size_t canon(const char *s, size_t n, char *out, bool pattern, bool *anchored)
 {
     size_t o = 0;
-    if (pattern) {
+    if (pattern && anchored) {
         *anchored = n > 0 && s[n - 1] == '$';
         if (*anchored)
             n--;

@@ -250,7 +250,7 @@ static void xerr_cb(void *ud, xmlErrorPtr e)
 static const char *xerr_message(int code)
 {
     if (code > 0 && (size_t)code < RC_ARRAY_LEN(xpath_messages))
-        return xpath_messages[code];
+        return xpath_messages[code]; /* cppcheck-suppress arrayIndexOutOfBoundsCond ; bounded above */
     return "XPath error";
 }
 

@@ -154,8 +154,8 @@ static int bad_extension(const rc_urlfilter *f, const char *path, size_t plen)
 static int repeated_segments(const char *path, size_t plen, int max)
 {
     /* Count each segment's occurrences; paths are short (depth is capped first). */
-    const char *seg[64];
-    size_t len[64];
+    const char *seg[64] = {0};
+    size_t len[64] = {0};
     int n = 0;
     for (size_t i = 0; i < plen && n < 64;) {
         while (i < plen && path[i] == '/')

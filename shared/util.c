@@ -225,6 +225,10 @@ int rc_id_check(const char *s, size_t max, char *why, size_t cap)
 
 void rc_url_redact(const char *url, char *buf, size_t cap)
 {
+    if (!url) {
+        snprintf(buf, cap, "(none)");
+        return;
+    }
     const char *auth = strstr(url, "://");
     auth = auth ? auth + 3 : url;
     size_t alen = strcspn(auth, "/?#");
