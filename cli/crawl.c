@@ -78,7 +78,7 @@ static const rc_conf_row rows[] = {
     {"fsync", RC_CONF_STR, offsetof(crawl_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC", "JSON Lines durability: none, batch (per page) or record (fdatasync each record)"},
     {"retention", RC_CONF_DOUBLE, offsetof(crawl_conf, retention), "-1", -1, 1e9, NULL, "seconds a finished job's bloom, digests and counters stay in Redis: sets conf:retention (0 = for ever; -1 = leave it: a day unless set)"},
     {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
-    {"dedup-content", RC_CONF_BOOL, offsetof(crawl_conf, dedup_content), "1", 0, 1, NULL, "record pages whose main text was seen before as duplicate_of (--dedup-content=0: off)"},
+    {"dedup-content", RC_CONF_BOOL, offsetof(crawl_conf, dedup_content), "1", 0, 1, NULL, "record pages whose main text was seen before as duplicate_of (--dedup-content=0: off; with no --text and no rules pages are then tokenized, not parsed into a tree, the link-only fast path)"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])

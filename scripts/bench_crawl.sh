@@ -46,6 +46,7 @@ print("cpu          %.1f s user + %.1f s sys (crawl tree, incl. redis)  ->  %.2f
       (user, sys_, (user + sys_) * 1000 / max(pages, 1)))
 PY
 if [ -n "${PERF:-}" ]; then
+  set +o pipefail # head closes the pipe early
   echo "profile (whole crawl tree; share of samples by process and symbol):"
   perf report -q -i "$WORK/perf.data" --no-children --sort comm,dso,symbol --stdio 2>/dev/null |
     grep -v '^$' | sed 's/ *- *- *$//' | head -20
