@@ -388,7 +388,8 @@ typedef struct scan {
     unsigned template_depth;
     int in_select;
     int h1_state; /* 0 none yet, 1 collecting, 2 done */
-    unsigned h1_open; /* elements opened inside it and not closed: a heading then nests */
+    unsigned h1_open;     /* elements opened inside it and not closed: a heading then nests */
+    unsigned h1_headings; /* headings nested inside it: a heading end tag closes those first */
     rc_buf h1;
     int article_state; /* 0 none yet, 1 inside the first <article>, 2 done */
     unsigned article_depth;
@@ -929,8 +930,12 @@ static size_t html_start(scan *sc, enum tag tag, size_t i)
     int record = sc->template_depth == 0;
     if (record)
         record_start(sc, tag);
-    if (sc->h1_state == 1 && (tag == T_H1 || tag == T_HEADING) && sc->h1_open == 0)
-        end_h1(sc);
+    if (sc->h1_state == 1 && (tag == T_H1 || tag == T_HEADING)) {
+        if (sc->h1_open == 0)
+            end_h1(sc);
+        else
+            sc->h1_headings++;
+    }
     switch (tag) {
     case T_TITLE:
         return rcdata_title(sc, i, record);
@@ -945,8 +950,9 @@ static size_t html_start(scan *sc, enum tag tag, size_t i)
         return raw_text(sc, i, sc->name, 0);
     case T_SCRIPT:
         return script_data(sc, i, record);
-    case T_PLAINTEXT:
-        h1_text(sc, i, sc->n);
+    case T_PLAINTEXT: /* no references in PLAINTEXT */
+        if (sc->h1_state == 1 && sc->template_depth == 0)
+            append_raw(&sc->h1, sc->s, i, sc->n);
         sc->done = 1;
         return sc->n;
     case T_TEMPLATE:
@@ -1006,7 +1012,12 @@ static void html_end(scan *sc, enum tag tag)
     }
     if (tag == T_SELECT)
         sc->in_select = 0;
-    if (tag == T_H1 || tag == T_HEADING)
+    if ((tag == T_H1 || tag == T_HEADING) && sc->h1_state == 1 && sc->h1_headings > 0) {
+        sc->h1_headings--;
+        if (sc->h1_open > 0)
+            sc->h1_open--;
+    }
+    else if (tag == T_H1 || tag == T_HEADING)
         end_h1(sc);
     else if (sc->h1_state == 1 && sc->h1_open > 0)
         sc->h1_open--;
