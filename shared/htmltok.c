@@ -14,7 +14,7 @@
 #include "htmlent.inc"
 
 #define NAME_CAP 24     /* tag and attribute names we compare are shorter; longer never match (x 8) */
-#define MAX_ATTRS 64    /* attributes kept per tag; later ones are parsed and dropped */
+#define MAX_ATTRS 16    /* attributes kept per tag: only those read_attrs[] names, each once */
 #define MAX_FOREIGN 256 /* open elements tracked inside <svg>/<math> */
 #define OPEN_SLOTS 64 /* hash table of HTML element names counted as open (power of 2) */
 #define OPEN_MAX_NAMES 48
@@ -421,12 +421,36 @@ static void name_putc(char *name, size_t *len, char c)
     name[*len] = '\0';
 }
 
+/* The attributes anything here reads (sorted, zero-padded); values of others are not decoded. */
+static const char read_attrs[][NAME_CAP] = {
+    "color", "content", "datetime", "encoding", "face", "href", "http-equiv", "itemprop",
+    "lang", "name", "property", "rel", "size", "type",
+};
+
+static int attr_is_read(const char *name)
+{
+    size_t lo = 0, hi = RC_ARRAY_LEN(read_attrs);
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = name_cmp(name, read_attrs[mid]);
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return 0;
+}
+
 static void add_attr(scan *sc, const char *name, int has_value, size_t vfrom, size_t vto)
 {
+    if (!sc->keep_attrs || !attr_is_read(name))
+        return;
     for (size_t i = 0; i < sc->nattrs; i++)
         if (name_cmp(sc->attrs[i].name, name) == 0)
             return; /* duplicate: the first wins */
-    if (!sc->keep_attrs || sc->nattrs == MAX_ATTRS)
+    if (sc->nattrs == MAX_ATTRS)
         return;
     attr *a = &sc->attrs[sc->nattrs++];
     memcpy(a->name, name, NAME_CAP);

@@ -22,7 +22,7 @@
  * (tests/bench/htmltok_soup.c) a few still differ. Known differences, all on markup no site writes on
  * purpose: tree-builder moves that reorder elements (foster parenting, <frameset> discarding the
  * body), where the first <h1> ends when it holds misnested elements (it is the title only when
- * there is no <title> and no og:title), more than 64 attributes on a tag, svg/math nesting deeper
+ * there is no <title> and no og:title), svg/math nesting deeper
  * than 256, invalid UTF-8 (kept as is; gumbo writes U+FFFD).
  *
  * Linear in the input, allocation only for what it keeps. Results are borrowed from the scan. */
