@@ -72,7 +72,7 @@ static char *facts(rc_html *doc, rc_htmltok *tok)
 
 int main(int argc, char **argv)
 {
-    long docs = argc > 1 ? atol(argv[1]) : 3000;
+    long docs = argc > 1 ? strtol(argv[1], NULL, 10) : 3000;
     rng = argc > 2 ? strtoull(argv[2], NULL, 10) : 7;
     long differ = 0, shown = 0;
     rc_buf page;
