@@ -13,6 +13,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [ -n "${NO_BUILD:-}" ] || scripts/setup.sh --release
+if [ -n "${PERF:-}" ] && ! command -v perf >/dev/null; then
+  echo "bench_crawl: PERF=1 needs perf: apt-get install linux-perf" >&2
+  exit 2
+fi
 
 HOSTS=${1:-100}
 PAGES=${2:-200}
