@@ -23,7 +23,8 @@
  * purpose: tree-builder moves that reorder elements (foster parenting, <frameset> discarding the
  * body), where the first <h1> ends when it holds misnested elements (it is the title only when
  * there is no <title> and no og:title), svg/math nesting deeper
- * than 256, invalid UTF-8 (kept as is; gumbo writes U+FFFD).
+ * than 256, invalid UTF-8 (kept as is; gumbo writes U+FFFD; the worker hands over valid UTF-8).
+ * Like gumbo's input stream, NUL, C0/C1 controls and noncharacters in what is kept become U+FFFD.
  *
  * Linear in the input, allocation only for what it keeps. Results are borrowed from the scan. */
 #ifndef RC_HTMLTOK_H
