@@ -17,14 +17,16 @@
  *   - <noscript> is markup (gumbo parses with scripting off);
  *   - HTML elements open around svg/math are counted by name, so an end tag inside them that
  *     closes an outer element leaves the foreign subtree; a stray one does not.
+ * Like gumbo's input stream, NUL, C0/C1 controls and noncharacters in what is kept become U+FFFD
+ * and CR/CRLF become LF.
+ *
  * tests/unit/test_htmltok.c proves the results equal rc_html_*'s and rc_maintext_meta's (gumbo
- * 0.10.1) on every page of tests/data and a corpus of malformed markup; on 3,000 random tag soups
- * (tests/bench/htmltok_soup.c) a few still differ. Known differences, all on markup no site writes on
- * purpose: tree-builder moves that reorder elements (foster parenting, <frameset> discarding the
- * body), where the first <h1> ends when it holds misnested elements (it is the title only when
- * there is no <title> and no og:title), svg/math nesting deeper
- * than 256, invalid UTF-8 (kept as is; gumbo writes U+FFFD; the worker hands over valid UTF-8).
- * Like gumbo's input stream, NUL, C0/C1 controls and noncharacters in what is kept become U+FFFD.
+ * 0.10.1) on every page of tests/data and a corpus of malformed markup; on random tag soup
+ * (tests/bench/htmltok_soup.c) about 0.2 % of documents still differ. Known differences, all on
+ * markup no site writes on purpose: tree-builder moves that reorder elements (foster parenting,
+ * <frameset> discarding the body), where the first <h1> ends when it holds misnested elements
+ * (it is the title only when there is no <title> and no og:title), svg/math nesting deeper than
+ * 256, invalid UTF-8 (kept as is; gumbo writes U+FFFD; the worker hands over valid UTF-8).
  *
  * Linear in the input, allocation only for what it keeps. Results are borrowed from the scan. */
 #ifndef RC_HTMLTOK_H
