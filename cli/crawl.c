@@ -91,7 +91,7 @@ static const rc_conf_row rows[] = {
     {"fsync", RC_CONF_STR, offsetof(crawl_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC", "JSON Lines durability: none, batch (per page) or record (fdatasync each record)"},
     {"retention", RC_CONF_DOUBLE, offsetof(crawl_conf, retention), "-1", -1, 1e9, NULL, "seconds a finished job's bloom, digests and counters stay in Redis: sets conf:retention (0 = for ever; -1 = leave it: a day unless set)"},
     {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
-    {"dedup-content", RC_CONF_BOOL, offsetof(crawl_conf, dedup_content), "1", 0, 1, NULL, "record pages whose main text was seen before as duplicate_of (--dedup-content=0: off)"},
+    {"dedup-content", RC_CONF_BOOL, offsetof(crawl_conf, dedup_content), "1", 0, 1, NULL, "record pages whose main text was seen before as duplicate_of (--dedup-content=0: off; with no --text and no rules pages are then tokenized, not parsed into a tree, the link-only fast path)"},
     {"warc", RC_CONF_BOOL, offsetof(crawl_conf, warc), "0", 0, 1, NULL, "keep every response in WARC/1.1 files under OUT/warc/ (page records name file and offset)"},
     {"warc-size", RC_CONF_INT, offsetof(crawl_conf, warc_size), "1000000000", 1024, 1099511627776, NULL, "a WARC file is closed for the next one past this many bytes"},
     {"body", RC_CONF_BOOL, offsetof(crawl_conf, body), "0", 0, 1, NULL, "store each HTML page's decoded body (UTF-8) in its record, up to --body-max bytes"},

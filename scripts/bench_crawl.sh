@@ -14,6 +14,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [ -n "${NO_BUILD:-}" ] || scripts/setup.sh --release
+if [ -n "${PERF:-}" ] && ! command -v perf >/dev/null; then
+  echo "bench_crawl: PERF=1 needs perf: apt-get install linux-perf" >&2
+  exit 2
+fi
 
 HOSTS=${1:-100}
 PAGES=${2:-200}
@@ -49,6 +53,7 @@ print("cpu          %.1f s user + %.1f s sys (crawl tree, incl. redis)  ->  %.2f
       (user, sys_, (user + sys_) * 1000 / max(pages, 1)))
 PY
 if [ -n "${PERF:-}" ]; then
+  set +o pipefail # head closes the pipe early
   echo "profile (whole crawl tree; share of samples by process and symbol):"
   perf report -q -i "$WORK/perf.data" --no-children --sort comm,dso,symbol --stdio 2>/dev/null |
     grep -v '^$' | sed 's/ *- *- *$//' | head -20

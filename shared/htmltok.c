@@ -14,7 +14,7 @@
 #include "htmlent.inc"
 
 #define NAME_CAP 24     /* tag and attribute names we compare are shorter; longer never match (x 8) */
-#define MAX_ATTRS 64    /* attributes kept per tag; later ones are parsed and dropped */
+#define MAX_ATTRS 16    /* attributes kept per tag: only those read_attrs[] names, each once */
 #define MAX_FOREIGN 256 /* open elements tracked inside <svg>/<math> */
 #define OPEN_SLOTS 64 /* hash table of HTML element names counted as open (power of 2) */
 #define OPEN_MAX_NAMES 48
@@ -178,28 +178,80 @@ static size_t charref(const char *s, size_t n, size_t i, int in_attr, rc_buf *ou
     return i;
 }
 
-/* Appends S[FROM..TO) to OUT with references decoded, NUL as U+FFFD and CR/CRLF as LF (the
- * input stream's preprocessing). */
+/* Bytes that may start something the input stream's preprocessing changes: NUL, CR, the C0
+ * controls gumbo reports as invalid (all but TAB, LF, FF), DEL, and the UTF-8 leads of C1
+ * controls (C2), of noncharacters (EF: U+FDD0-FDEF, U+FFFE/F; F0-F4: U+nFFFE/F). '&' is 2. */
+static const unsigned char special[256] = {
+    [0] = 1, [1] = 1, [2] = 1, [3] = 1, [4] = 1, [5] = 1, [6] = 1, [7] = 1, [8] = 1, [0x0B] = 1,
+    [0x0D] = 1, [0x0E] = 1, [0x0F] = 1, [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1,
+    [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1, [0x18] = 1, [0x19] = 1, [0x1A] = 1,
+    [0x1B] = 1, [0x1C] = 1, [0x1D] = 1, [0x1E] = 1, [0x1F] = 1, ['&'] = 2, [0x7F] = 1,
+    [0xC2] = 1, [0xEF] = 1, [0xF0] = 1, [0xF1] = 1, [0xF2] = 1, [0xF3] = 1, [0xF4] = 1,
+};
+
+/* S[J] is a special byte other than '&': appends what gumbo's input stream makes of it (U+FFFD
+ * for NUL, controls and noncharacters, LF for CR and CRLF, the bytes themselves otherwise) and
+ * returns the index after it. */
+static size_t preprocess(const char *s, size_t j, size_t to, rc_buf *out)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t len = 1;
+    int bad = 1;
+    if (u[j] == '\r') {
+        rc_buf_putc(out, '\n');
+        return j + 1 < to && s[j + 1] == '\n' ? j + 2 : j + 1;
+    }
+    if (u[j] == 0xC2) {
+        len = 2;
+        bad = j + 1 < to && u[j + 1] >= 0x80 && u[j + 1] <= 0x9F;
+    } else if (u[j] == 0xEF) {
+        len = 3;
+        bad = j + 2 < to && ((u[j + 1] == 0xB7 && u[j + 2] >= 0x90 && u[j + 2] <= 0xAF) ||
+                             (u[j + 1] == 0xBF && u[j + 2] >= 0xBE));
+    } else if (u[j] >= 0xF0) {
+        len = 4;
+        bad = j + 3 < to && (u[j + 1] & 0x0F) == 0x0F && u[j + 2] == 0xBF && u[j + 3] >= 0xBE;
+    }
+    if (j + len > to)
+        len = to - j;
+    if (bad)
+        rc_buf_puts(out, "\xEF\xBF\xBD");
+    else
+        rc_buf_append(out, s + j, len);
+    return j + len;
+}
+
+/* Appends S[FROM..TO) to OUT as gumbo's tree holds it: references decoded (IN_ATTR: the
+ * attribute-value rule), the input stream preprocessed. */
 static void decode_span(const char *s, size_t from, size_t to, int in_attr, rc_buf *out)
 {
     size_t i = from;
     while (i < to) {
         size_t j = i;
-        while (j < to && s[j] != '&' && s[j] != '\0' && s[j] != '\r')
+        while (j < to && !special[(unsigned char)s[j]])
             j++;
         rc_buf_append(out, s + i, j - i);
         if (j >= to)
             break;
-        if (s[j] == '&') {
-            /* a reference never reaches past TO: names are alphanumerics and ';' */
+        if (s[j] == '&') /* a reference never reaches past TO: names are alphanumerics and ';' */
             i = charref(s, to, j + 1, in_attr, out);
-        } else if (s[j] == '\0') {
-            rc_buf_puts(out, "\xEF\xBF\xBD");
-            i = j + 1;
-        } else {
-            rc_buf_putc(out, '\n');
-            i = j + 1 < to && s[j + 1] == '\n' ? j + 2 : j + 1;
-        }
+        else
+            i = preprocess(s, j, to, out);
+    }
+}
+
+/* Raw text (script, RAWTEXT, PLAINTEXT): no references, only the preprocessing. */
+static void append_raw(rc_buf *out, const char *s, size_t from, size_t to)
+{
+    size_t i = from;
+    while (i < to) {
+        size_t j = i;
+        while (j < to && special[(unsigned char)s[j]] != 1)
+            j++;
+        rc_buf_append(out, s + i, j - i);
+        if (j >= to)
+            break;
+        i = preprocess(s, j, to, out);
     }
 }
 
@@ -389,7 +441,8 @@ typedef struct scan {
     unsigned template_depth;
     int in_select;
     int h1_state; /* 0 none yet, 1 collecting, 2 done */
-    unsigned h1_open; /* elements opened inside it and not closed: a heading then nests */
+    unsigned h1_open;     /* elements opened inside it and not closed: a heading then nests */
+    unsigned h1_headings; /* headings nested inside it: a heading end tag closes those first */
     rc_buf h1;
     int article_state; /* 0 none yet, 1 inside the first <article>, 2 done */
     unsigned article_depth;
@@ -421,12 +474,36 @@ static void name_putc(char *name, size_t *len, char c)
     name[*len] = '\0';
 }
 
+/* The attributes anything here reads (sorted, zero-padded); values of others are not decoded. */
+static const char read_attrs[][NAME_CAP] = {
+    "color", "content", "datetime", "encoding", "face", "href", "http-equiv", "itemprop",
+    "lang", "name", "property", "rel", "size", "type",
+};
+
+static int attr_is_read(const char *name)
+{
+    size_t lo = 0, hi = RC_ARRAY_LEN(read_attrs);
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = name_cmp(name, read_attrs[mid]);
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return 0;
+}
+
 static void add_attr(scan *sc, const char *name, int has_value, size_t vfrom, size_t vto)
 {
+    if (!sc->keep_attrs || !attr_is_read(name))
+        return;
     for (size_t i = 0; i < sc->nattrs; i++)
         if (name_cmp(sc->attrs[i].name, name) == 0)
             return; /* duplicate: the first wins */
-    if (!sc->keep_attrs || sc->nattrs == MAX_ATTRS)
+    if (sc->nattrs == MAX_ATTRS)
         return;
     attr *a = &sc->attrs[sc->nattrs++];
     memcpy(a->name, name, NAME_CAP);
@@ -832,22 +909,6 @@ static int want_attrs(const scan *sc)
     }
 }
 
-/* Raw text as the tree holds it: no references, NUL as U+FFFD, CR/CRLF as LF. */
-static void append_raw(rc_buf *out, const char *s, size_t from, size_t to)
-{
-    for (size_t k = from; k < to; k++) {
-        if (s[k] == '\0') {
-            rc_buf_puts(out, "\xEF\xBF\xBD");
-        } else if (s[k] == '\r') {
-            rc_buf_putc(out, '\n');
-            if (k + 1 < to && s[k + 1] == '\n')
-                k++;
-        } else {
-            rc_buf_putc(out, s[k]);
-        }
-    }
-}
-
 static void h1_text(scan *sc, size_t from, size_t to)
 {
     if (sc->h1_state == 1 && sc->template_depth == 0 && to > from)
@@ -930,8 +991,12 @@ static size_t html_start(scan *sc, enum tag tag, size_t i)
     int record = sc->template_depth == 0;
     if (record)
         record_start(sc, tag);
-    if (sc->h1_state == 1 && (tag == T_H1 || tag == T_HEADING) && sc->h1_open == 0)
-        end_h1(sc);
+    if (sc->h1_state == 1 && (tag == T_H1 || tag == T_HEADING)) {
+        if (sc->h1_open == 0)
+            end_h1(sc);
+        else
+            sc->h1_headings++;
+    }
     switch (tag) {
     case T_TITLE:
         return rcdata_title(sc, i, record);
@@ -946,8 +1011,9 @@ static size_t html_start(scan *sc, enum tag tag, size_t i)
         return raw_text(sc, i, sc->name, 0);
     case T_SCRIPT:
         return script_data(sc, i, record);
-    case T_PLAINTEXT:
-        h1_text(sc, i, sc->n);
+    case T_PLAINTEXT: /* no references in PLAINTEXT */
+        if (sc->h1_state == 1 && sc->template_depth == 0)
+            append_raw(&sc->h1, sc->s, i, sc->n);
         sc->done = 1;
         return sc->n;
     case T_TEMPLATE:
@@ -1007,7 +1073,12 @@ static void html_end(scan *sc, enum tag tag)
     }
     if (tag == T_SELECT)
         sc->in_select = 0;
-    if (tag == T_H1 || tag == T_HEADING)
+    if ((tag == T_H1 || tag == T_HEADING) && sc->h1_state == 1 && sc->h1_headings > 0) {
+        sc->h1_headings--;
+        if (sc->h1_open > 0)
+            sc->h1_open--;
+    }
+    else if (tag == T_H1 || tag == T_HEADING)
         end_h1(sc);
     else if (sc->h1_state == 1 && sc->h1_open > 0)
         sc->h1_open--;

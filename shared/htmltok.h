@@ -8,17 +8,25 @@
  * with the named table and the attribute-value rules, duplicate attributes: first wins) and
  * keeps only the few facts of the tree builder that change what gumbo reports:
  *   - <template> contents are inert (not walked by rc_html_*);
- *   - inside <select> every tag but option/optgroup/script/template is dropped;
+ *   - inside <select> every tag but option/optgroup/script/template/html is dropped (input,
+ *     keygen, textarea and, inside a table, table tags close it);
  *   - <svg>/<math> subtrees are foreign (their <a>, <title>, <script> are not HTML, and CDATA
  *     sections are recognised) until their end tag, a breakout tag (<p>, <div>, <b>, ...) or an
- *     unmatched end tag; integration points (foreignObject, desc, title, mi, mo, mn, ms, mtext,
+ *     end tag that closes an element around them; integration points (foreignObject, desc, title, mi, mo, mn, ms, mtext,
  *     annotation-xml with an HTML encoding) hold HTML again, as a stack up to 256 deep;
- *   - <noscript> is markup (gumbo parses with scripting off).
- * tests/unit/test_htmltok.c proves the results equal rc_html_*'s (gumbo 0.10.1) on every page
- * of tests/data and a corpus of malformed markup. Known differences, all on markup no site
- * writes on purpose: tree-builder moves that reorder elements (a <title> inside a table that
- * is foster-parented is still first in source order here), select-in-table closing, foreign
- * nesting deeper than 256, invalid UTF-8 (kept as is; gumbo writes U+FFFD).
+ *   - <noscript> is markup (gumbo parses with scripting off);
+ *   - HTML elements open around svg/math are counted by name, so an end tag inside them that
+ *     closes an outer element leaves the foreign subtree; a stray one does not.
+ * Like gumbo's input stream, NUL, C0/C1 controls and noncharacters in what is kept become U+FFFD
+ * and CR/CRLF become LF.
+ *
+ * tests/unit/test_htmltok.c proves the results equal rc_html_*'s and rc_maintext_meta's (gumbo
+ * 0.10.1) on every page of tests/data and a corpus of malformed markup; on random tag soup
+ * (tests/bench/htmltok_soup.c) about 0.2 % of documents still differ. Known differences, all on
+ * markup no site writes on purpose: tree-builder moves that reorder elements (foster parenting,
+ * <frameset> discarding the body), where the first <h1> ends when it holds misnested elements
+ * (it is the title only when there is no <title> and no og:title), svg/math nesting deeper than
+ * 256, invalid UTF-8 (kept as is; gumbo writes U+FFFD; the worker hands over valid UTF-8).
  *
  * Linear in the input, allocation only for what it keeps. Results are borrowed from the scan. */
 #ifndef RC_HTMLTOK_H

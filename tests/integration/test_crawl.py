@@ -71,8 +71,8 @@ def test_exact_page_set_unlimited_depth(tmp, procs):
 def test_link_only_crawl_matches_tree_crawl(tmp, procs):
     """Without rules, text or content dedup the worker tokenizes pages instead of building a
     tree: the same page set, each page with the same depth, title, link count and metadata as
-    the crawl through gumbo."""
-    args = ["--sites", "3", "--pages", "40"]
+    the crawl through gumbo. One site, a tree, so each page's depth is well defined."""
+    args = ["--sites", "1", "--pages", "150"]
     port, log, _ = start_web(procs, tmp, *args)
     g = graph(*args)
     want = expected_pages(g, ["http://s0.site.test/"], -1, ["site.test"])

@@ -219,6 +219,9 @@ static const char *const cases[] = {
     "<script type=application/ld+json>{\"@graph\":[{\"datePublished\":\"2023-05-06\"}]}</script>",
     "<meta name=DC.date content=2011><meta property=article:published_time content=2012>",
     "\xEF\xBB\xBF<title>BOM</title>",
+    /* the input stream: controls, C1, noncharacters become U+FFFD, CR and CRLF LF */
+    "<title>a\x01b\x7f c\xC2\x85" "d\xEF\xB7\x90" "e\xEF\xBF\xBE" "f\xF0\x9F\xBF\xBF" "g\xC2\xA9</title>"
+    "<a href='x\x02y\x0B\x1Fz\rq\xF0\x9F\x98\x80'>c</a><meta name=description content='d\x0E\tx'>",
     /* tag soup that once differed (random fragments; the tree builder's view of svg/math, select
      * in table and the first <h1> as a title) */
     "<marquee></b><math></head></select><td><style><head><a href=x33><![CDATA[",
