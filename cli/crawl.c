@@ -472,19 +472,10 @@ int rc_cli_crawl(int argc, char **argv)
 
     outdir = c.out ? rc_xstrdup(c.out) : rc_xasprintf("redcrawl-out/%s", job.crawlid);
     snprintf(run.logdir, sizeof run.logdir, "%s/logs", outdir);
-    {
-        char path[600];
-        snprintf(path, sizeof path, "%s", run.logdir);
-        for (char *p = path + 1; *p; p++)
-            if (*p == '/') {
-                *p = '\0';
-                mkdir(path, 0755);
-                *p = '/';
-            }
-        if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-            fprintf(stderr, "redcrawl crawl: cannot create %s: %s\n", path, strerror(errno));
-            goto out;
-        }
+    int mk = rc_mkdirs(run.logdir);
+    if (mk < 0) {
+        fprintf(stderr, "redcrawl crawl: cannot create %s: %s\n", run.logdir, strerror(-mk));
+        goto out;
     }
     run.worker_bin = rc_proc_find("redcrawl-worker");
     run.sched_bin = rc_proc_find("redcrawl-scheduler");

@@ -65,37 +65,6 @@ static const char usage_line[] = "usage: redcrawl extract [--rules FILE] [--url 
                                  "[--field-set NAME] [--second-page] [--content-type TYPE] [--maxdepth N] "
                                  "[--text-method NAME] PAGE.html|-\n";
 
-/* Reads all of PATH ("-" = stdin), at most MAX bytes. NULL with errno set on failure. */
-static char *read_all(const char *path, size_t max, size_t *ret_len)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f)
-        return NULL;
-    rc_buf b;
-    rc_buf_init(&b);
-    rc_buf_append(&b, "", 0);
-    char chunk[65536];
-    size_t n;
-    int toobig = 0;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-        if (b.len + n > max) {
-            toobig = 1;
-            break;
-        }
-        rc_buf_append(&b, chunk, n);
-    }
-    int failed = ferror(f);
-    if (f != stdin)
-        fclose(f);
-    if (toobig || failed) {
-        rc_buf_release(&b);
-        errno = toobig ? EFBIG : EIO;
-        return NULL;
-    }
-    *ret_len = b.len;
-    return rc_buf_steal(&b);
-}
-
 static void print_json_line(json_t *v)
 {
     char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -261,7 +230,7 @@ int rc_cli_extract(int argc, char **argv)
         goto fail;
     }
     page_path = argv[optind];
-    if (c.rules && !(rules_text = read_all(c.rules, RC_RULES_MAX_LEN, &len))) {
+    if (c.rules && !(rules_text = rc_read_file(c.rules, RC_RULES_MAX_LEN, &len))) {
         fprintf(stderr, "redcrawl extract: %s: %s\n", c.rules,
                 errno == EFBIG ? "larger than the rule document limit" : strerror(errno));
         goto fail;
@@ -276,7 +245,7 @@ int rc_cli_extract(int argc, char **argv)
     have_job = 1;
     if ((status = check_rules(&c, pj.rules)) != 0)
         goto fail;
-    if (!(page = read_all(page_path, MAX_PAGE, &len))) {
+    if (!(page = rc_read_file(page_path, MAX_PAGE, &len))) {
         fprintf(stderr, "redcrawl extract: %s: %s\n", page_path,
                 errno == EFBIG ? "larger than 64 MiB" : strerror(errno));
         status = 1;

@@ -312,7 +312,7 @@ static void mark_boiler(art *a)
 
 /* ---- JSON-LD articleBody ------------------------------------------------------------------- */
 
-static const char *jsonld_body(json_t *v, int depth)
+const char *rc_article_jsonld_string(json_t *v, const char *key, int depth)
 {
     if (depth > JSONLD_DEPTH)
         return NULL;
@@ -320,7 +320,7 @@ static const char *jsonld_body(json_t *v, int depth)
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e) {
-            const char *s = jsonld_body(e, depth + 1);
+            const char *s = rc_article_jsonld_string(e, key, depth + 1);
             if (s)
                 return s;
         }
@@ -328,10 +328,10 @@ static const char *jsonld_body(json_t *v, int depth)
     }
     if (!json_is_object(v))
         return NULL;
-    const char *s = json_string_value(json_object_get(v, "articleBody"));
+    const char *s = json_string_value(json_object_get(v, key));
     if (s && *s)
         return s;
-    return jsonld_body(json_object_get(v, "@graph"), depth + 1);
+    return rc_article_jsonld_string(json_object_get(v, "@graph"), key, depth + 1);
 }
 
 static void find_jsonld_body(art *a, const GumboNode *n)
@@ -347,7 +347,7 @@ static void find_jsonld_body(art *a, const GumboNode *n)
     if (len > JSONLD_MAX)
         return;
     json_t *root = json_loadb(t->v.text.text, len, JSON_DECODE_ANY, NULL);
-    const char *s = root ? jsonld_body(root, 0) : NULL;
+    const char *s = root ? rc_article_jsonld_string(root, "articleBody", 0) : NULL;
     if (s) {
         a->jsonld = root;
         a->jsonld_body = s;

@@ -39,4 +39,9 @@
  * "\n\n", no trailing newline; "" when nothing was found. Never NULL; aborts on OOM. */
 char *rc_article_text(const GumboNode *root);
 
+struct json_t;
+/* The first non-empty string KEY in a JSON-LD value: an object, an array of them, or an object
+ * with "@graph", searched at most a few levels deep from DEPTH (0 at the top). Borrowed. */
+const char *rc_article_jsonld_string(struct json_t *v, const char *key, int depth);
+
 #endif

@@ -315,10 +315,8 @@ struct rc_html {
     int degraded;
     const char *title;
     const char *base_href;
-    int robots;
-    const char *refresh;
-    int refresh_seen;
-    double refresh_delay;
+    rc_html_meta_seen meta; /* robots flags and the refresh, from the <meta> tags */
+    const char *refresh;    /* its URL, copied into the arena */
     GumboNode **links; /* <a href>/<area href> in document order */
     size_t nlinks, links_cap;
 };
@@ -350,8 +348,7 @@ int rc_html_robots_tokens(const char *s)
     return flags;
 }
 
-/* Compares an attribute value, trimmed of ASCII whitespace, to LIT ignoring ASCII case. */
-static int value_is(const char *v, const char *lit)
+int rc_html_value_is(const char *v, const char *lit)
 {
     if (!v)
         return 0;
@@ -362,6 +359,34 @@ static int value_is(const char *v, const char *lit)
         len--;
     return name_is(v, len, lit);
 }
+
+void rc_html_meta_note(rc_html_meta_seen *m, const char *name, const char *http_equiv, const char *content)
+{
+    if (!content)
+        return;
+    if (rc_html_value_is(name, "robots") || rc_html_value_is(name, RC_HTML_AGENT))
+        m->robots |= rc_html_robots_tokens(content);
+    if (!m->refresh_seen && rc_html_value_is(http_equiv, "refresh") &&
+        rc_html_parse_refresh(content, &m->refresh_url, &m->refresh_len, &m->refresh_delay) == 0)
+        m->refresh_seen = 1;
+}
+
+int rc_html_token_in(const char *list, const char *token)
+{
+    size_t tl = strlen(token);
+    const char *p = list;
+    while (*p) {
+        while (is_ws(*p))
+            p++;
+        const char *t = p;
+        while (*p && !is_ws(*p))
+            p++;
+        if ((size_t)(p - t) == tl && strncasecmp(t, token, tl) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 
 /* The HTML spec's "shared declarative refresh steps" minus the timer: 0 and the URL span in
  * *RET_URL and *RET_LEN (len 0 = refresh of the page itself) and the delay in seconds in
@@ -471,21 +496,10 @@ static void visit_element(rc_html *doc, GumboNode *node)
             doc->base_href = attr(node, "href");
         break;
     case GUMBO_TAG_META: {
-        const char *content = attr(node, "content");
-        if (!content)
-            return;
-        const char *name = attr(node, "name");
-        if (value_is(name, "robots") || value_is(name, RC_HTML_AGENT))
-            doc->robots |= rc_html_robots_tokens(content);
-        if (!doc->refresh_seen && value_is(attr(node, "http-equiv"), "refresh")) {
-            const char *url;
-            size_t len;
-            if (rc_html_parse_refresh(content, &url, &len, &doc->refresh_delay) == 0) {
-                doc->refresh_seen = 1;
-                if (len)
-                    doc->refresh = arena_strndup(&doc->arena, url, len);
-            }
-        }
+        int had = doc->meta.refresh_seen;
+        rc_html_meta_note(&doc->meta, attr(node, "name"), attr(node, "http-equiv"), attr(node, "content"));
+        if (!had && doc->meta.refresh_seen && doc->meta.refresh_len)
+            doc->refresh = arena_strndup(&doc->arena, doc->meta.refresh_url, doc->meta.refresh_len);
         break;
     }
     default:
@@ -613,7 +627,7 @@ const char *rc_html_base_href(rc_html *doc)
 
 int rc_html_robots_flags(rc_html *doc)
 {
-    return doc->robots;
+    return doc->meta.robots;
 }
 
 const char *rc_html_meta_refresh(rc_html *doc)
@@ -623,7 +637,7 @@ const char *rc_html_meta_refresh(rc_html *doc)
 
 double rc_html_meta_refresh_delay(rc_html *doc)
 {
-    return doc->refresh_delay;
+    return doc->meta.refresh_delay;
 }
 
 /* rel is a set of space-separated tokens; commas are accepted too, as sites write them. */

@@ -72,6 +72,21 @@ double rc_html_meta_refresh_delay(rc_html *doc);
  * of a meta refresh content (0, *RET_LEN 0 = the page itself; its delay in seconds in
  * *RET_DELAY) or -1 when unparsable. */
 int rc_html_robots_tokens(const char *content);
+/* What a <meta> says to a crawler, gathered over a document's meta tags (start zeroed): robots
+ * flags, and the first parsable refresh (its URL span borrowed from the content, len 0 = the
+ * page itself). */
+typedef struct rc_html_meta_seen {
+    int robots;
+    int refresh_seen;
+    const char *refresh_url;
+    size_t refresh_len;
+    double refresh_delay;
+} rc_html_meta_seen;
+void rc_html_meta_note(rc_html_meta_seen *m, const char *name, const char *http_equiv, const char *content);
+/* An attribute value, trimmed of ASCII whitespace, equals LIT ignoring ASCII case (NULL: no). */
+int rc_html_value_is(const char *v, const char *lit);
+/* TOKEN is one of the ASCII-whitespace-separated tokens of LIST, ignoring ASCII case. */
+int rc_html_token_in(const char *list, const char *token);
 int rc_html_rel_nofollow(const char *rel);
 int rc_html_parse_refresh(const char *content, const char **ret_url, size_t *ret_len, double *ret_delay);
 

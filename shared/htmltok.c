@@ -408,8 +408,8 @@ typedef struct link {
 struct rc_htmltok {
     struct block *arena;
     const char *title, *base_href, *refresh;
-    double refresh_delay;
-    int base_seen, refresh_seen, robots;
+    rc_html_meta_seen meta; /* robots flags and the refresh, from the <meta> tags */
+    int base_seen;
     link *links;
     size_t nlinks, links_cap;
     rc_maintext_facts facts;
@@ -798,52 +798,17 @@ static void add_link(scan *sc, const char *href)
     t->links[t->nlinks++] = (link){href, strlen(href), rc_html_rel_nofollow(get_attr(sc, "rel"))};
 }
 
-static int token_in(const char *list, const char *token)
-{
-    size_t tl = strlen(token);
-    const char *p = list;
-    while (*p) {
-        while (is_ws(*p))
-            p++;
-        const char *t = p;
-        while (*p && !is_ws(*p))
-            p++;
-        if ((size_t)(p - t) == tl && strncasecmp(t, token, tl) == 0)
-            return 1;
-    }
-    return 0;
-}
 
-static int value_is(const char *v, const char *lit)
-{
-    if (!v)
-        return 0;
-    while (is_ws(*v))
-        v++;
-    size_t len = strlen(v);
-    while (len && is_ws(v[len - 1]))
-        len--;
-    return len == strlen(lit) && strncasecmp(v, lit, len) == 0;
-}
 
 static void on_meta(scan *sc)
 {
     rc_htmltok *t = sc->out;
-    const char *content = get_attr(sc, "content");
-    if (!content)
+    if (!get_attr(sc, "content"))
         return;
-    const char *name = get_attr(sc, "name");
-    if (value_is(name, "robots") || value_is(name, RC_HTML_AGENT))
-        t->robots |= rc_html_robots_tokens(content);
-    if (!t->refresh_seen && value_is(get_attr(sc, "http-equiv"), "refresh")) {
-        const char *url;
-        size_t len;
-        if (rc_html_parse_refresh(content, &url, &len, &t->refresh_delay) == 0) {
-            t->refresh_seen = 1;
-            if (len)
-                t->refresh = keep(&t->arena, url, len);
-        }
-    }
+    int had = t->meta.refresh_seen;
+    rc_html_meta_note(&t->meta, get_attr(sc, "name"), get_attr(sc, "http-equiv"), get_attr(sc, "content"));
+    if (!had && t->meta.refresh_seen && t->meta.refresh_len)
+        t->refresh = keep(&t->arena, t->meta.refresh_url, t->meta.refresh_len);
     rc_maintext_facts_meta_tag(&t->facts, facts_attr, sc);
 }
 
@@ -867,7 +832,7 @@ static void record_start(scan *sc, enum tag tag)
         break;
     case T_LINK:
         v = get_attr(sc, "rel");
-        if (!f->canonical && v && token_in(v, "canonical"))
+        if (!f->canonical && v && rc_html_token_in(v, "canonical"))
             f->canonical = get_attr(sc, "href");
         break;
     case T_META:
@@ -880,7 +845,7 @@ static void record_start(scan *sc, enum tag tag)
     case T_TIME:
         if (!(v = get_attr(sc, "datetime")))
             break;
-        if (!f->published_itemprop && value_is(get_attr(sc, "itemprop"), "datePublished"))
+        if (!f->published_itemprop && rc_html_value_is(get_attr(sc, "itemprop"), "datePublished"))
             f->published_itemprop = v;
         if (!f->published_time && sc->article_state == 1)
             f->published_time = v;
@@ -946,7 +911,7 @@ static size_t rcdata_title(scan *sc, size_t i, int record)
 static size_t script_data(scan *sc, size_t i, int record)
 {
     size_t e = script_end(sc->s, sc->n, i);
-    if (record && e > i && value_is(get_attr(sc, "type"), "application/ld+json")) {
+    if (record && e > i && rc_html_value_is(get_attr(sc, "type"), "application/ld+json")) {
         rc_buf_reset(&sc->tmp);
         append_raw(&sc->tmp, sc->s, i, e);
         rc_maintext_facts_jsonld(&sc->out->facts, sc->tmp.ptr, sc->tmp.len);
@@ -1255,7 +1220,7 @@ const char *rc_htmltok_base_href(const rc_htmltok *t)
 
 int rc_htmltok_robots_flags(const rc_htmltok *t)
 {
-    return t->robots;
+    return t->meta.robots;
 }
 
 const char *rc_htmltok_meta_refresh(const rc_htmltok *t)
@@ -1265,7 +1230,7 @@ const char *rc_htmltok_meta_refresh(const rc_htmltok *t)
 
 double rc_htmltok_meta_refresh_delay(const rc_htmltok *t)
 {
-    return t->refresh_delay;
+    return t->meta.refresh_delay;
 }
 
 const char *rc_htmltok_canonical(const rc_htmltok *t)

@@ -4,6 +4,7 @@
 #include "article.h"
 
 #include "url.h"
+#include "html.h"
 #include "util.h"
 
 #include <errno.h>
@@ -18,7 +19,6 @@
 #define MIN_LINE_CHARS 5      /* the published method drops shorter lines from a region */
 #define MAX_BLOCK_LINES 64
 #define JSONLD_MAX (256 * 1024) /* bytes of one JSON-LD script we are willing to parse */
-#define JSONLD_DEPTH 4
 
 /* ---- rendering the tree to lines ----------------------------------------------------------- */
 
@@ -496,33 +496,7 @@ static int set_str(json_t *obj, const char *key, const char *s)
     return 1;
 }
 
-static int token_in(const char *list, const char *token)
-{
-    size_t tl = strlen(token);
-    const char *p = list;
-    while (*p) {
-        while (is_space(*p))
-            p++;
-        const char *t = p;
-        while (*p && !is_space(*p))
-            p++;
-        if ((size_t)(p - t) == tl && strncasecmp(t, token, tl) == 0)
-            return 1;
-    }
-    return 0;
-}
 
-static int value_is(const char *v, const char *lit)
-{
-    if (!v)
-        return 0;
-    while (is_space(*v))
-        v++;
-    size_t n = strlen(v);
-    while (n && is_space(v[n - 1]))
-        n--;
-    return n == strlen(lit) && strncasecmp(v, lit, n) == 0;
-}
 
 /* The text of NODE and its descendants (scripts and styles excluded), malloc'd. */
 static char *node_text(const GumboNode *node)
@@ -558,35 +532,13 @@ static char *node_text(const GumboNode *node)
     return s;
 }
 
-/* datePublished in a JSON-LD value: an object, an array of them, or an object with @graph. */
-static const char *jsonld_published(json_t *v, int depth)
-{
-    if (depth > JSONLD_DEPTH)
-        return NULL;
-    if (json_is_array(v)) {
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-            const char *s = jsonld_published(e, depth + 1);
-            if (s)
-                return s;
-        }
-        return NULL;
-    }
-    if (!json_is_object(v))
-        return NULL;
-    const char *s = json_string_value(json_object_get(v, "datePublished"));
-    if (s && *s)
-        return s;
-    return jsonld_published(json_object_get(v, "@graph"), depth + 1);
-}
 
 void rc_maintext_facts_jsonld(rc_maintext_facts *f, const char *text, size_t len)
 {
     if (f->published_jsonld || len > JSONLD_MAX)
         return;
     json_t *root = json_loadb(text, len, JSON_DECODE_ANY, NULL);
-    const char *s = root ? jsonld_published(root, 0) : NULL;
+    const char *s = root ? rc_article_jsonld_string(root, "datePublished", 0) : NULL;
     if (s)
         f->published_jsonld = rc_xstrdup(s);
     json_decref(root);
@@ -619,22 +571,22 @@ void rc_maintext_facts_meta_tag(rc_maintext_facts *st, rc_maintext_attr_fn get, 
     if (key && strncasecmp(key, "og:", 3) == 0 && key[3]) {
         if (!json_object_get(st->og, key + 3))
             set_str(st->og, key + 3, content);
-        if (!st->og_title && value_is(key, "og:title"))
+        if (!st->og_title && rc_html_value_is(key, "og:title"))
             st->og_title = content;
-        if (!st->og_description && value_is(key, "og:description"))
+        if (!st->og_description && rc_html_value_is(key, "og:description"))
             st->og_description = content;
     }
     if (!st->published_article &&
-        (value_is(prop, "article:published_time") || value_is(name, "article:published_time")))
+        (rc_html_value_is(prop, "article:published_time") || rc_html_value_is(name, "article:published_time")))
         st->published_article = content;
-    if (!st->published_itemprop && value_is(get(node, "itemprop"), "datePublished"))
+    if (!st->published_itemprop && rc_html_value_is(get(node, "itemprop"), "datePublished"))
         st->published_itemprop = content;
-    if (!st->description && value_is(name, "description"))
+    if (!st->description && rc_html_value_is(name, "description"))
         st->description = content;
     for (const char *const *d = date_names; !st->published_name && name && *d; d++)
-        if (value_is(name, *d))
+        if (rc_html_value_is(name, *d))
             st->published_name = content;
-    if (!st->content_language && value_is(get(node, "http-equiv"), "content-language"))
+    if (!st->content_language && rc_html_value_is(get(node, "http-equiv"), "content-language"))
         st->content_language = content;
 }
 
@@ -666,7 +618,7 @@ static void visit_element(meta_state *st, const GumboNode *node)
         break;
     case GUMBO_TAG_LINK: {
         const char *rel = attr(node, "rel");
-        if (!st->f.canonical && rel && token_in(rel, "canonical"))
+        if (!st->f.canonical && rel && rc_html_token_in(rel, "canonical"))
             st->f.canonical = attr(node, "href");
         break;
     }
@@ -675,7 +627,7 @@ static void visit_element(meta_state *st, const GumboNode *node)
             st->f.base_href = attr(node, "href");
         break;
     case GUMBO_TAG_SCRIPT:
-        if (value_is(attr(node, "type"), "application/ld+json"))
+        if (rc_html_value_is(attr(node, "type"), "application/ld+json"))
             visit_jsonld(st, node);
         break;
     case GUMBO_TAG_ARTICLE:
@@ -686,7 +638,7 @@ static void visit_element(meta_state *st, const GumboNode *node)
         const char *dt = attr(node, "datetime");
         if (!dt)
             break;
-        if (!st->f.published_itemprop && value_is(attr(node, "itemprop"), "datePublished"))
+        if (!st->f.published_itemprop && rc_html_value_is(attr(node, "itemprop"), "datePublished"))
             st->f.published_itemprop = dt;
         if (!st->f.published_time && st->first_article && inside(node, st->first_article))
             st->f.published_time = dt;

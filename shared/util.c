@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -288,4 +289,66 @@ void rc_strv_free(char **v)
     for (size_t i = 0; v && v[i]; i++)
         free(v[i]);
     free(v);
+}
+
+char *rc_crawlid_subst(const char *tmpl, const char *crawlid)
+{
+    rc_buf b;
+    rc_buf_init(&b);
+    const char *p = tmpl, *mark;
+    while ((mark = strstr(p, "{crawlid}"))) {
+        rc_buf_append(&b, p, (size_t)(mark - p));
+        rc_buf_puts(&b, crawlid);
+        p = mark + 9;
+    }
+    rc_buf_puts(&b, p);
+    return rc_buf_steal(&b);
+}
+
+int rc_mkdirs(const char *path)
+{
+    char *d = rc_xstrdup(path);
+    int r = 0;
+    for (char *p = d + 1; *p && r == 0; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(d, 0755) < 0 && errno != EEXIST)
+            r = -errno;
+        *p = '/';
+    }
+    if (r == 0 && mkdir(d, 0755) < 0 && errno != EEXIST)
+        r = -errno;
+    free(d);
+    return r;
+}
+
+char *rc_read_file(const char *path, size_t max, size_t *ret_len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f)
+        return NULL;
+    rc_buf b;
+    rc_buf_init(&b);
+    rc_buf_append(&b, "", 0);
+    char chunk[65536];
+    size_t n;
+    int toobig = 0;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (max && b.len + n > max) {
+            toobig = 1;
+            break;
+        }
+        rc_buf_append(&b, chunk, n);
+    }
+    int failed = ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (toobig || failed) {
+        rc_buf_release(&b);
+        errno = toobig ? EFBIG : EIO;
+        return NULL;
+    }
+    *ret_len = b.len;
+    return rc_buf_steal(&b);
 }

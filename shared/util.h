@@ -53,6 +53,13 @@ void rc_process_id(char *buf, size_t cap);
 /* A NULL-terminated copy of n strings (NULL when n is 0); rc_strv_free frees it (NULL is fine). */
 char **rc_strv_dup(const char *const *v, size_t n);
 void rc_strv_free(char **v);
+/* TMPL with every "{crawlid}" replaced by CRAWLID (malloc'd): the sinks' directory templates. */
+char *rc_crawlid_subst(const char *tmpl, const char *crawlid);
+/* The whole file PATH ("-" = standard input), NUL-terminated, its length in *RET_LEN; at most
+ * MAX bytes (0 = no limit). NULL with errno set (EFBIG: over MAX) when it cannot be read. */
+char *rc_read_file(const char *path, size_t max, size_t *ret_len);
+/* mkdir -p PATH (0755); 0 or -errno. */
+int rc_mkdirs(const char *path);
 uint64_t rc_mono_ms(void);
 uint64_t rc_mono_us(void);
 

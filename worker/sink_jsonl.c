@@ -96,16 +96,7 @@ void rc_sink_free(rc_sink *s)
 }
 static char *dir_for(const rc_sink *s, const char *crawlid)
 {
-    rc_buf b;
-    rc_buf_init(&b);
-    const char *p = s->out, *mark;
-    while ((mark = strstr(p, "{crawlid}"))) {
-        rc_buf_append(&b, p, (size_t)(mark - p));
-        rc_buf_puts(&b, crawlid);
-        p = mark + 9;
-    }
-    rc_buf_puts(&b, p);
-    return rc_buf_steal(&b);
+    return rc_crawlid_subst(s->out, crawlid);
 }
 
 char *rc_sink_path(const rc_sink *s, const char *crawlid, const char *kind)
@@ -116,21 +107,6 @@ char *rc_sink_path(const rc_sink *s, const char *crawlid, const char *kind)
     return path;
 }
 
-static int mkdirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        int r = mkdir(path, 0755);
-        *p = '/';
-        if (r < 0 && errno != EEXIST)
-            return -errno;
-    }
-    if (mkdir(path, 0755) < 0 && errno != EEXIST)
-        return -errno;
-    return 0;
-}
 
 static int open_append(const char *path, char *err, size_t cap)
 {
@@ -154,7 +130,7 @@ static jfile *open_for(rc_sink *s, const char *crawlid, const char *kind, int *r
     if (f)
         return f;
     char *dir = dir_for(s, crawlid);
-    *rc = mkdirs(dir);
+    *rc = rc_mkdirs(dir);
     if (*rc < 0) {
         snprintf(err, cap, "cannot create output directory %s: %s", dir, strerror(-*rc));
         free(dir);

@@ -88,31 +88,9 @@ void rc_warc_sink_free(rc_warc_sink *s)
 
 char *rc_warc_sink_dir(const rc_warc_sink *s, const char *crawlid)
 {
-    rc_buf b;
-    rc_buf_init(&b);
-    const char *p = s->dir, *mark;
-    while ((mark = strstr(p, "{crawlid}"))) {
-        rc_buf_append(&b, p, (size_t)(mark - p));
-        rc_buf_puts(&b, crawlid);
-        p = mark + 9;
-    }
-    rc_buf_puts(&b, p);
-    return rc_buf_steal(&b);
+    return rc_crawlid_subst(s->dir, crawlid);
 }
 
-static int mkdirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        int r = mkdir(path, 0755);
-        *p = '/';
-        if (r < 0 && errno != EEXIST)
-            return -errno;
-    }
-    return mkdir(path, 0755) < 0 && errno != EEXIST ? -errno : 0;
-}
 
 static void warc_date(uint64_t ms, char *buf, size_t cap)
 {
@@ -128,7 +106,7 @@ static wfile *open_next(rc_warc_sink *s, const char *crawlid, uint64_t now_ms, c
 {
     char *dir = rc_warc_sink_dir(s, crawlid);
     wfile *f = NULL;
-    *rc = mkdirs(dir);
+    *rc = rc_mkdirs(dir);
     if (*rc < 0) {
         snprintf(err, cap, "cannot create WARC directory %s: %s", dir, strerror(-*rc));
         goto out;

@@ -20,22 +20,6 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static char *slurp(const char *path, size_t *ret_len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    rc_buf b;
-    rc_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rc_buf_append(&b, chunk, n);
-    fclose(f);
-    *ret_len = b.len;
-    rc_buf_append(&b, "", 1);
-    return rc_buf_steal(&b);
-}
 
 int main(int argc, char **argv)
 {
@@ -60,7 +44,7 @@ int main(int argc, char **argv)
         if (!path[0])
             continue;
         size_t len;
-        char *body = slurp(path, &len);
+        char *body = rc_read_file(path, 0, &len);
         if (!body) {
             fprintf(stderr, "maintext_dump: %s: cannot read\n", path);
             return 1;

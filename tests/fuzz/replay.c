@@ -11,18 +11,12 @@
 
 static int replay_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    size_t len;
+    char *data = rc_read_file(path, 0, &len);
+    if (!data)
         return -1;
-    rc_buf b;
-    rc_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rc_buf_append(&b, chunk, n);
-    fclose(f);
-    LLVMFuzzerTestOneInput((const uint8_t *)(b.ptr ? b.ptr : ""), b.len);
-    rc_buf_release(&b);
+    LLVMFuzzerTestOneInput((const uint8_t *)data, len);
+    free(data);
     return 0;
 }
 

@@ -14,22 +14,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-static char *slurp(const char *path, size_t *ret_len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    rc_buf b;
-    rc_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        rc_buf_append(&b, chunk, n);
-    rc_buf_append(&b, "", 0);
-    fclose(f);
-    *ret_len = b.len;
-    return rc_buf_steal(&b);
-}
 
 static char *dir_path(const char *dir, const char *name)
 {
@@ -40,7 +24,7 @@ static rc_html *load_page(const char *dir, const char *name)
 {
     char *path = dir_path(dir, name);
     size_t len;
-    char *data = slurp(path, &len);
+    char *data = rc_read_file(path, 0, &len);
     rc_html *doc = NULL;
     if (data)
         doc = rc_html_parse(data, len);
@@ -55,7 +39,7 @@ static rc_rules *load_rules(const char *dir, const char *name)
 {
     char *path = dir_path(dir, name);
     size_t len;
-    char *data = slurp(path, &len);
+    char *data = rc_read_file(path, 0, &len);
     char err[512];
     rc_rules *r = data ? rc_rules_parse(data, len, err, sizeof(err)) : NULL;
     if (!r)

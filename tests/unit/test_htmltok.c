@@ -91,22 +91,6 @@ static int is_html_name(const char *name)
     return (n > 5 && strcmp(name + n - 5, ".html") == 0) || (n > 4 && strcmp(name + n - 4, ".htm") == 0);
 }
 
-static char *read_file(const char *path, size_t *ret_len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    rc_buf b;
-    rc_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rc_buf_append(&b, chunk, n);
-    fclose(f);
-    *ret_len = b.len;
-    rc_buf_putc(&b, '\0');
-    return rc_buf_steal(&b);
-}
 
 /* Every .html/.htm file under DIR, decoded to UTF-8 as the worker does. */
 static void walk_dir(const char *dir)
@@ -125,7 +109,7 @@ static void walk_dir(const char *dir)
             walk_dir(path);
         } else if (is_html_name(e->d_name)) {
             size_t len = 0, ulen = 0;
-            char *raw = read_file(path, &len);
+            char *raw = rc_read_file(path, 0, &len);
             RC_CHECK(raw != NULL);
             char cs[RC_CHARSET_NAME_MAX] = "";
             rc_charset_detect(raw, len, "text/html", cs, sizeof cs);
