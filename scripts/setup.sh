@@ -17,6 +17,7 @@ PACKAGES=(
   redis-server redis-tools kcat
   python3-venv # tests/integration/test_metrics.py: prometheus_client's parser from PyPI in a venv
   iproute2     # ss, ip netns (tests)
+  chromium chromium-driver # tests/integration/test_dashboard.py: the dashboard in headless Chromium
   docker-compose # validates deploy/docker-compose.yml in the tests (no engine needed)
 )
 
