@@ -10,6 +10,7 @@ paths printed; the dir is removed when the test passes unless REDCRAWL_KEEP_SCRE
 directory to copy them to)."""
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -146,5 +147,33 @@ def test_dashboard(tmp, procs):
         check("ERROR" not in f.read(), "redcrawl-web logged errors: see %s" % log)
 
 
+def test_crawl_prints_dashboard_url(tmp, procs):
+    """`redcrawl crawl` starts redcrawl-web on a free loopback port and prints its URL first;
+    while the crawl runs, that URL serves the page and the job."""
+    web_port, _, _ = start_web(procs, tmp, *WEB_ARGS)
+    p = subprocess.Popen([REDCRAWL, "crawl", "--quiet", "--out", os.path.join(tmp, "out"), "--maxdepth", "2",
+                          "--delay", "0.2", "--connect-to", "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8",
+                          "--crawlid", "demo", "http://s3.site.test/"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    procs.procs.append(p)
+    first = p.stderr.readline()
+    m = re.match(r"redcrawl: dashboard and REST API at http://127\.0\.0\.1:(\d+)/$", first.rstrip())
+    check(m, "first line: %r" % first)
+    port = int(m.group(1))
+    st, page = call(port, "GET", "/")
+    check(st == 200 and "<title>redcrawl</title>" in page, "the page: %d" % st)
+    st, s = call(port, "GET", "/api/status")
+    check(st == 200 and [j["crawlid"] for j in s["jobs"]] == ["demo"], "status during the crawl: %d %s" %
+          (st, str(s)[:300]))
+    out, err = p.communicate(timeout=120)
+    check(p.returncode == 0 and "job demo finished" in out, "crawl: rc %d\n%s\n%s" % (p.returncode, out, err))
+    try:
+        call(port, "GET", "/")
+        check(False, "redcrawl-web still answers after the crawl")
+    except OSError:
+        pass
+    print("  redcrawl crawl printed %s and served the job while it ran" % first.split(" at ")[1].strip())
+
+
 if __name__ == "__main__":
-    run_tests([test_dashboard])
+    run_tests([test_dashboard, test_crawl_prints_dashboard_url])
