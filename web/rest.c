@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <hiredis/hiredis.h>
 #include <jansson.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -250,6 +251,12 @@ static enum MHD_Result control(rc_web *w, struct MHD_Connection *c, const route 
 
 static enum MHD_Result status(rc_web *w, struct MHD_Connection *c)
 {
+    /* The snapshot reads tolerate missing keys, so an unreachable Redis would look like an
+     * empty fleet: ask first. */
+    redisReply *ping = rc_redis_cmd(w->r, "PING");
+    if (!ping)
+        return reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "Redis is unreachable");
+    freeReplyObject(ping);
     json_t *cur = rc_fleet_snapshot(w->r, STATUS_TOP);
     int64_t now = json_integer_value(json_object_get(cur, "time_ms"));
     int64_t then = w->prev ? json_integer_value(json_object_get(w->prev, "time_ms")) : 0;

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import check, redis_cmd, run_tests, start_redis  # noqa: E402
@@ -119,6 +120,29 @@ def test_operations(tmp, procs):
     print("  every operation over HTTP: 200/202/400/409 as expected; guards 403/404/405/415")
 
 
+def test_redis_outage(tmp, procs):
+    """Redis away: 503 for requests and for the status (not an empty fleet); back on the same
+    port: the same server answers again."""
+    rport, rp = start_redis(procs, tmp)
+    port, _, _ = start_webapp(procs, tmp, rport)
+    st, _ = call(port, "POST", "/api/crawl", {"appid": "restapp", "crawlid": "o1", "url": "http://a.test/"})
+    check(st == 200, "before: %d" % st)
+    procs.stop(rp)
+    st, a = call(port, "POST", "/api/crawl", {"appid": "restapp", "crawlid": "o2", "url": "http://a.test/"})
+    check(st == 503 and "error" in a, "crawl with Redis away: %d %s" % (st, a))
+    st, a = call(port, "GET", "/api/status")
+    check(st == 503, "status with Redis away: %d %s" % (st, str(a)[:200]))
+    procs.start(["redis-server", "--bind", "127.0.0.1", "--port", str(rport), "--save", "", "--appendonly", "no",
+                 "--dir", tmp], os.path.join(tmp, "redis2.log"))
+    deadline = time.time() + 10
+    while redis_cmd(rport, "PING") != "PONG" and time.time() < deadline:
+        time.sleep(0.05)
+    st, a = call(port, "POST", "/api/crawl", {"appid": "restapp", "crawlid": "o2", "url": "http://a.test/"})
+    check(st == 200 and a.get("added") == 1 and redis_cmd(rport, "EXISTS", "rc:job:o2") == 1,
+          "after Redis is back: %d %s" % (st, a))
+    print("  Redis away: 503 for a request and for the status; back: 200")
+
+
 def test_token(tmp, procs):
     """A non-loopback address needs --token-file; with a token every /api call needs it."""
     import subprocess
@@ -201,4 +225,4 @@ def test_same_answers_as_kafka(tmp, procs, broker):
 
 
 if __name__ == "__main__":
-    run_tests([test_operations, test_token, test_same_answers_as_kafka])
+    run_tests([test_operations, test_redis_outage, test_token, test_same_answers_as_kafka])
