@@ -192,10 +192,11 @@ static bool wrong_kind(const route *rt, bool known, rc_msg_kind kind, const rc_m
                (m && rt->action && strcmp(rc_msg_action_name(m->action), rt->action) != 0);
     if (!bad)
         return false;
+    const char *name = m && kind == RC_MSG_ACTION ? rc_msg_action_name(m->action) : rc_msg_kind_name(kind);
     snprintf(e->field, sizeof e->field, "(root)");
-    snprintf(e->reason, sizeof e->reason, "this is a%s %s request; %s takes %s requests only (any kind: /api/request)",
-             kind == RC_MSG_ACTION ? "n" : "", m && kind == RC_MSG_ACTION ? rc_msg_action_name(m->action) : rc_msg_kind_name(kind),
-             rt->path, rt->action ? rt->action : rc_msg_kind_name((rc_msg_kind)rt->kind));
+    snprintf(e->reason, sizeof e->reason, "this is %s %s request; %s takes %s requests only (any kind: /api/request)",
+             strchr("aeiou", name[0]) ? "an" : "a", name, rt->path,
+             rt->action ? rt->action : rc_msg_kind_name((rc_msg_kind)rt->kind));
     return true;
 }
 

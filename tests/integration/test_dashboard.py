@@ -30,6 +30,13 @@ const v = (c) => r.querySelector('.' + c).textContent;
 return {state: v('state'), pending: +v('pending'), fetched: +v('fetched'), items: +v('items'),
         errors: +v('errors')};"""
 
+# Pixels of the chart in the bars' colour (app.js drawChart): 0 when nothing was drawn.
+BAR_PIXELS = """const c = document.getElementById('chart');
+const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+let n = 0;
+for (let i = 0; i < d.length; i += 4) if (d[i] === 0x3b && d[i + 1] === 0x7d && d[i + 2] === 0xd8) n++;
+return n;"""
+
 
 def info(env, crawlid):
     r = subprocess.run([REDCRAWL, "info", "--json", crawlid], capture_output=True, text=True, env=env, timeout=30)
@@ -84,14 +91,14 @@ def test_dashboard(tmp, procs):
             check(row["state"] == a["state"] == "running", "state: page %s, info %s" % (row, a["state"]))
             hosts = b.js("return document.querySelectorAll('#hosts tbody tr').length")
             check(hosts > 0, "no busy host on the page")
-            bars = b.js("return document.getElementById('chart').toDataURL().length")
-            print("  frozen: page shows fetched %d pending %d items %d errors %d = redcrawl info; %d hosts" %
-                  (row["fetched"], row["pending"], row["items"], row["errors"], hosts))
+            bars = b.js(BAR_PIXELS)
+            print("  frozen: page shows fetched %d pending %d items %d errors %d = redcrawl info; %d hosts; "
+                  "chart %d bar pixels" % (row["fetched"], row["pending"], row["items"], row["errors"], hosts, bars))
             print("  screenshot %s" % b.screenshot(os.path.join(shots, "1-running.png")))
         finally:
             for p in fleet:
                 p.send_signal(signal.SIGCONT)
-        check(bars > 1000, "the throughput chart is empty")
+        check(bars > 100, "the throughput chart has no bar (%d bar pixels)" % bars)
 
         # a bad input: the validator's message, as the API answers it
         b.type("#crawl-form [name=url]", "http://s1.site.test/")
