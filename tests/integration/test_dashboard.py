@@ -182,5 +182,36 @@ def test_crawl_prints_dashboard_url(tmp, procs):
     print("  redcrawl crawl printed %s and served the job while it ran" % first.split(" at ")[1].strip())
 
 
+def test_dashboard_with_token(tmp, procs):
+    """Served with --token-file, the page asks for the token, then shows the fleet; a wrong one
+    is asked for again."""
+    rport, _ = start_redis(procs, tmp)
+    secret = "dashboard-token-0123456789"
+    tok = os.path.join(tmp, "token")
+    with open(tok, "w") as f:
+        f.write(secret + "\n")
+    env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % rport)
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", "tok", "http://s0.site.test/"], capture_output=True,
+                       text=True, env=env, timeout=30)
+    check(r.returncode == 0, "submit: %s" % r.stderr)
+    port, _, _ = start_webapp(procs, tmp, rport, "--token-file", tok)
+    b = Browser(procs, tmp)
+    try:
+        b.get("http://127.0.0.1:%d/" % port)
+        b.wait("the token asked for", lambda: b.js("return !document.getElementById('token-form').hidden"), 10)
+        check(b.js(ROW, "tok") is None, "the job shown without a token")
+        b.type("#token", "wrong-token-0123456789")
+        b.click("#token-form button")
+        b.wait("asked again", lambda: b.js("return !document.getElementById('token-form').hidden"), 10)
+        b.type("#token", secret)
+        b.click("#token-form button")
+        row = b.wait("the job with the token", lambda: b.js(ROW, "tok"), 10)
+        check(row["state"] == "running" and row["pending"] == 1, "job: %s" % row)
+        check(b.js("return document.getElementById('token-form').hidden"), "the token form still shown")
+        print("  screenshot %s" % b.screenshot(os.path.join(shots_dir(tmp), "5-token.png")))
+    finally:
+        b.close()
+
+
 if __name__ == "__main__":
-    run_tests([test_dashboard, test_crawl_prints_dashboard_url])
+    run_tests([test_dashboard, test_crawl_prints_dashboard_url, test_dashboard_with_token])

@@ -169,6 +169,13 @@ def test_token(tmp, procs):
     check(st == 200 and a.get("stats") == "all", "the right token: %d %s" % (st, str(a)[:200]))
     st, page = call(port, "GET", "/")
     check(st == 200 and "<html" in page.lower(), "the dashboard's page needs no token (it holds no data): %d" % st)
+    st, _ = call(port, "GET", "/api/status", headers={"Authorization": "Bearer " + secret,
+                                                      "Host": "crawler.example.org"})
+    check(st == 200, "with a token any Host is served: %d" % st)
+    # IPv6 loopback: no token needed, Host [::1]:PORT accepted
+    port6, _, _ = start_webapp(procs, tmp, rport, "--addr", "::1", name="webapp6")
+    st, a = call(port6, "POST", "/api/stats", {"appid": "restapp", "stats": "queue"}, host="::1")
+    check(st == 200 and a.get("stats") == "queue", "over ::1: %d %s" % (st, a))
 
 
 @with_kafka
