@@ -6,8 +6,8 @@ numbers on the page equal `redcrawl info`'s; a crawl submitted from the form run
 (the pages stored are those the test web's graph predicts); a bad form input shows the
 validator's field and reason, the same as the API's answer; the stop button stops a job and the
 rate form writes the domain's throttle. Screenshots are saved in the test's temp dir (their
-paths printed; the dir is removed when the test passes unless REDCRAWL_KEEP_SCREENSHOTS names a
-directory to copy them to)."""
+paths printed) and copied to REDCRAWL_KEEP_SCREENSHOTS (default
+BUILD/meson-logs/dashboard-screenshots), since the temp dir is removed when the test passes."""
 import json
 import os
 import re
@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (REDCRAWL, SCHEDULER, WORKER, check, expected_pages, graph, read_pages, redis_cmd,  # noqa: E402
+from harness import (BUILD, REDCRAWL, SCHEDULER, WORKER, check, expected_pages, graph, read_pages, redis_cmd,  # noqa: E402
                      run_tests, start_redis, start_web)
 from webapi import call, start_webapp  # noqa: E402
 from webdriver import Browser  # noqa: E402
@@ -48,6 +48,16 @@ def shots_dir(tmp):
     d = os.path.join(tmp, "screenshots")
     os.makedirs(d, exist_ok=True)
     return d
+
+
+def keep_screenshots(shots):
+    """The temp dir goes when the test passes: the screenshots are copied, as artifacts, to
+    REDCRAWL_KEEP_SCREENSHOTS (default BUILD/meson-logs/dashboard-screenshots)."""
+    keep = os.environ.get("REDCRAWL_KEEP_SCREENSHOTS") or os.path.join(BUILD, "meson-logs", "dashboard-screenshots")
+    os.makedirs(keep, exist_ok=True)
+    for name in os.listdir(shots):
+        shutil.copy(os.path.join(shots, name), keep)
+    print("  screenshots copied to %s" % keep)
 
 
 def test_dashboard(tmp, procs):
@@ -144,12 +154,7 @@ def test_dashboard(tmp, procs):
         print("  screenshot %s" % b.screenshot(os.path.join(shots, "4-stopped.png")))
     finally:
         b.close()
-    keep = os.environ.get("REDCRAWL_KEEP_SCREENSHOTS")
-    if keep:
-        os.makedirs(keep, exist_ok=True)
-        for name in os.listdir(shots):
-            shutil.copy(os.path.join(shots, name), keep)
-        print("  screenshots copied to %s" % keep)
+    keep_screenshots(shots)
     with open(log) as f:
         check("ERROR" not in f.read(), "redcrawl-web logged errors: see %s" % log)
 
@@ -211,6 +216,7 @@ def test_dashboard_with_token(tmp, procs):
         print("  screenshot %s" % b.screenshot(os.path.join(shots_dir(tmp), "5-token.png")))
     finally:
         b.close()
+    keep_screenshots(shots_dir(tmp))
 
 
 if __name__ == "__main__":
