@@ -158,20 +158,23 @@ static bool host_loopback(const char *host)
 /* ---------- the control requests ---------- */
 
 /* The body a typed endpoint validates: BODY with "uuid" added when absent and, for info and
- * stop, "action" when absent. A body that is not a JSON object is passed on as it is, so the
- * validator refuses it as it would on Kafka. malloc'd. */
+ * stop, "action" when absent; malloc'd. NULL when the body is to be validated as it came (the
+ * generic endpoint, or not a JSON object: the validator refuses it as it would on Kafka). */
 static char *complete_body(const route *rt, const char *data, size_t len)
 {
     json_t *o = rt->kind < 0 || len > RC_MSG_MAX_BYTES ? NULL : json_loadb(data, len, JSON_REJECT_DUPLICATES, NULL);
     if (!json_is_object(o)) {
         json_decref(o);
-        return rc_xstrndup(data, len);
+        return NULL;
     }
     if (!json_object_get(o, "uuid")) {
         unsigned char b[16];
         char id[33];
-        if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
-            memset(b, 0, sizeof b);
+        if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
+            uint64_t t = rc_now_us();
+            for (size_t i = 0; i < sizeof b; i++)
+                b[i] = (unsigned char)(t >> ((i % 8) * 8)) ^ (unsigned char)(i * 37);
+        }
         for (size_t i = 0; i < sizeof b; i++)
             snprintf(id + 2 * i, 3, "%02x", b[i]);
         json_object_set_new(o, "uuid", json_string(id));
@@ -200,13 +203,28 @@ static bool wrong_kind(const route *rt, bool known, rc_msg_kind kind, const rc_m
     return true;
 }
 
+/* A crawl answered "status": "refused" (its job was stopped or has expired). */
+static bool refused(const char *answer)
+{
+    json_t *a = json_loads(answer, 0, NULL);
+    const char *st = json_string_value(json_object_get(a, "status"));
+    bool r = st && strcmp(st, "refused") == 0;
+    json_decref(a);
+    return r;
+}
+
 static enum MHD_Result control(rc_web *w, struct MHD_Connection *c, const route *rt, const body *bd)
 {
-    size_t len = bd->seen > RC_MSG_MAX_BYTES ? bd->seen : bd->b.len; /* oversized: refused unparsed */
-    char *text = bd->seen > RC_MSG_MAX_BYTES ? rc_xstrdup("") : complete_body(rt, bd->b.ptr ? bd->b.ptr : "", bd->b.len);
-    const char *data = bd->seen > RC_MSG_MAX_BYTES ? bd->b.ptr : text;
-    if (bd->seen <= RC_MSG_MAX_BYTES)
+    /* An oversized body was kept to RC_MSG_MAX_BYTES + 1 bytes only, but its whole length is
+     * passed: rc_msg_parse refuses any message over RC_MSG_MAX_BYTES unread, naming its size,
+     * as on Kafka. */
+    const char *data = bd->b.ptr ? bd->b.ptr : "";
+    size_t len = bd->seen;
+    char *text = complete_body(rt, data, len);
+    if (text) {
+        data = text;
         len = strlen(text);
+    }
     rc_msg m;
     rc_msg_error e;
     char err[512], *answer = NULL;
@@ -237,13 +255,13 @@ static enum MHD_Result control(rc_web *w, struct MHD_Connection *c, const route 
     }
     if (res < 0) {
         rc_error("web", "%s %s: %s", "POST", rt->path, err);
-        answer = rc_control_failure_answer(data, len, err);
+        answer = rc_control_failure_answer(data, text ? len : bd->b.len, err); /* only the bytes kept */
         code = MHD_HTTP_INTERNAL_SERVER_ERROR;
     }
     free(text);
     if (!answer) /* a crawl without a uuid (/api/request): Kafka answers nothing either */
         return reply_json(c, MHD_HTTP_ACCEPTED, rc_xstrdup("{\"status\":\"accepted\"}"));
-    if (code == MHD_HTTP_OK && strstr(answer, "\"status\":\"refused\""))
+    if (code == MHD_HTTP_OK && refused(answer))
         code = MHD_HTTP_CONFLICT;
     return reply_json(c, code, answer);
 }
