@@ -202,11 +202,13 @@ def test_same_answers_as_kafka(tmp, procs, broker):
     cases = [c for c in malformed_cases() if c[0]]
     kcat_produce(broker, "redcrawl.incoming", [c[0] for c in cases])
     kcat_produce_bytes(broker, "redcrawl.incoming", b'{"uuid": "m-utf8", "appid": "\xff\xfe"}')
+    nul = b'{"uuid": "m-nul", "appid": "app\x00x", "stats": "all"}'
+    kcat_produce_bytes(broker, "redcrawl.incoming", nul)
     big = json.dumps({"uuid": "m-big", "appid": "app", "crawlid": "big", "url": "http://a.test/",
                       "attrs": {"pad": "x" * (1024 * 1024)}}).encode()
     kcat_produce_bytes(broker, "redcrawl.incoming", big, "-z", "gzip", "-X", "message.max.bytes=4000000")
     bodies = [c[0].encode("utf-8", "surrogateescape") for c in cases] + [b'{"uuid": "m-utf8", "appid": "\xff\xfe"}',
-                                                                          big]
+                                                                          nul, big]
     n = len(bodies)
     msgs = wait_answers(broker, "redcrawl.outbound_firehose", [], timeout=60,
                         pred=lambda m: len(m) >= len(valid) + n)
