@@ -63,6 +63,7 @@ typedef struct crawl_conf {
     rc_strlist allow_port;
     rc_strlist allowed_domains;
     int quiet;
+    int64_t web_port;
 } crawl_conf;
 
 static const rc_conf_row rows[] = {
@@ -103,6 +104,7 @@ static const rc_conf_row rows[] = {
     {"skip-recent-hours", RC_CONF_INT, offsetof(crawl_conf, skip_recent_hours), "0", 0, 8760, NULL, "do not fetch a URL that any job fetched within this many hours (fleet-wide, through Redis)"},
     {"mark-recent", RC_CONF_BOOL, offsetof(crawl_conf, mark_recent), "0", 0, 1, "REDCRAWL_MARK_RECENT", "this crawl's workers record every fetch for --skip-recent-hours (rc:recent: 16 MiB in Redis)"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
+    {"web-port", RC_CONF_INT, offsetof(crawl_conf, web_port), "0", -1, 65535, NULL, "serve the dashboard and REST API (redcrawl-web) on this 127.0.0.1 port (0 = a free one, -1 = none)"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -119,6 +121,7 @@ typedef struct crawl_run {
     char *worker_bin, *sched_bin;
     char logdir[600];
     pid_t sched;
+    pid_t web; /* redcrawl-web, 0 = none (not wanted, not found, or it exited: not restarted) */
     pid_t *workers;
     int restarts;
     char **wargv, **sargv;
@@ -271,6 +274,8 @@ static void check_children(crawl_run *run)
                 idx = i, what = "worker";
         if (pid == run->sched)
             what = "scheduler";
+        if (pid == run->web)
+            run->web = 0; /* the dashboard is a convenience: the crawl goes on without it */
         if (!what)
             continue;
         char how[64];
@@ -295,6 +300,49 @@ static void check_children(crawl_run *run)
             run->sched = rc_proc_spawn((const char *const *)run->sargv, logf);
         }
     }
+}
+
+/* The dashboard and REST API (redcrawl-web) on a loopback port, its URL printed once it
+ * listens (it prints "redcrawl-web: http://ADDR:PORT/"). Optional: a missing program or a busy
+ * port costs only the dashboard. Redis reaches it through REDCRAWL_REDIS (build_argv). */
+static pid_t start_dashboard(crawl_run *run)
+{
+    crawl_conf *c = run->c;
+    char *bin = c->web_port >= 0 ? rc_proc_find("redcrawl-web") : NULL;
+    if (!bin) {
+        if (c->web_port >= 0)
+            fprintf(stderr, "redcrawl: no dashboard: redcrawl-web not found next to this program or on PATH\n");
+        return 0;
+    }
+    char port[32], logf[700], line[256];
+    snprintf(port, sizeof port, "%lld", (long long)c->web_port);
+    snprintf(logf, sizeof logf, "%s/web.log", run->logdir);
+    unlink(logf); /* a previous run's URL is not this one's */
+    const char *argv[] = {bin, "--addr", "127.0.0.1", "--port", port, "--prefix", c->prefix,
+                          "--log-level", c->log_level, NULL};
+    pid_t pid = rc_proc_spawn(argv, logf);
+    free(bin);
+    for (int i = 0; pid > 0 && i < 100; i++) { /* 5 s at most */
+        FILE *f = fopen(logf, "r");
+        while (f && fgets(line, sizeof line, f)) {
+            if (strncmp(line, "redcrawl-web: http://", 21) == 0) {
+                line[strcspn(line, "\n")] = '\0';
+                fprintf(stderr, "redcrawl: dashboard and REST API at %s\n", line + 14);
+                fclose(f);
+                return pid;
+            }
+        }
+        if (f)
+            fclose(f);
+        if (waitpid(pid, NULL, WNOHANG) == pid) {
+            fprintf(stderr, "redcrawl: no dashboard: redcrawl-web exited (see %s)\n", logf);
+            return 0;
+        }
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    fprintf(stderr, "redcrawl: no dashboard yet (see %s)\n", logf);
+    return pid > 0 ? pid : 0;
 }
 
 static void stop_job(crawl_run *run, const char *crawlid)
@@ -521,6 +569,7 @@ int rc_cli_crawl(int argc, char **argv)
     char logf[700];
     snprintf(logf, sizeof logf, "%s/scheduler.log", run.logdir);
     run.sched = rc_proc_spawn((const char *const *)run.sargv, logf);
+    run.web = start_dashboard(&run);
     run.workers = rc_xcalloc((size_t)c.workers, sizeof(pid_t));
     for (int i = 0; i < c.workers; i++)
         run.workers[i] = start_worker(&run, i);
@@ -582,6 +631,8 @@ int rc_cli_crawl(int argc, char **argv)
     for (int i = 0; i < c.workers; i++)
         rc_proc_stop(run.workers[i], SIGTERM, (int)(c.timeout * 1000) + 5000);
     rc_proc_stop(run.sched, SIGTERM, 10000);
+    if (run.web > 0)
+        rc_proc_stop(run.web, SIGTERM, 5000);
     read_stats(&run, job.crawlid, &st);
     if (c.max_pages > 0 && st.started >= c.max_pages)
         hit_max = 1; /* the cap may also show as "done": the takes dropped what was left */

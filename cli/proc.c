@@ -31,7 +31,7 @@ char *rc_proc_find(const char *name)
         self[n] = '\0';
         char *dir = dirname(self);
         /* Installed side by side, or the build tree: build/cli/redcrawl and build/worker/... */
-        const char *subdirs[] = {"", "/../worker", "/../scheduler"};
+        const char *subdirs[] = {"", "/../worker", "/../scheduler", "/../web"};
         for (size_t i = 0; i < RC_ARRAY_LEN(subdirs); i++) {
             char *p = rc_xasprintf("%s%s/%s", dir, subdirs[i], name);
             if (executable(p))

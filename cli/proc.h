@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Path of a sibling executable (redcrawl-worker, redcrawl-scheduler): looked up next to this
+/* Path of a sibling executable (redcrawl-worker, redcrawl-scheduler, redcrawl-web): looked up next to this
  * program, in the build tree layout, then on PATH. malloc'd, or NULL when not found. */
 char *rc_proc_find(const char *name);
 

@@ -17,7 +17,8 @@ from harness import BUILD, check, run_tests  # noqa: E402
 SOURCE = os.path.abspath(os.environ.get("REDCRAWL_SOURCE") or os.path.join(os.path.dirname(__file__), "..", ".."))
 DEPLOY = os.path.join(SOURCE, "deploy")
 PROGRAMS = {"redcrawl": "cli/redcrawl", "redcrawl-worker": "worker/redcrawl-worker",
-            "redcrawl-scheduler": "scheduler/redcrawl-scheduler", "redcrawl-monitor": "scheduler/redcrawl-monitor"}
+            "redcrawl-scheduler": "scheduler/redcrawl-scheduler", "redcrawl-monitor": "scheduler/redcrawl-monitor",
+            "redcrawl-web": "web/redcrawl-web"}
 # Read by shared code rather than an option table (credentials, client settings).
 SHARED_ENV = {"REDCRAWL_REDIS_PASSWORD", "REDCRAWL_REDIS_PASSWORD_FILE", "REDCRAWL_REDIS_USER",
               "REDCRAWL_KAFKA_CONFIG", "REDCRAWL_KAFKA_PASSWORD", "REDCRAWL_KAFKA_PASSWORD_FILE"}
