@@ -26,6 +26,8 @@ import time
 import urllib.parse
 import zlib
 
+from webfiles import TestHTTPServer
+
 ENDLESS_SECONDS = 60
 
 
@@ -180,7 +182,7 @@ class HostileWeb:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = TestHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

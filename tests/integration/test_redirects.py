@@ -12,6 +12,7 @@ import threading
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import REDCRAWL, Failure, check, read_pages, run_tests  # noqa: E402
+from webfiles import TestHTTPServer  # noqa: E402
 
 PAGES = {
     # url: (status, headers, body)
@@ -77,7 +78,7 @@ def last_records(pages):
 
 
 def test_redirect_chain_meta_refresh_noindex(tmp, procs):
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Web)
+    srv = TestHTTPServer(("127.0.0.1", 0), Web)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     out = os.path.join(tmp, "out")
     try:
@@ -125,7 +126,7 @@ def test_redirect_chain_meta_refresh_noindex(tmp, procs):
 
 def crawl_canon(tmp, name, *args, seed="http://canon.test/"):
     Web.log = []
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Web)
+    srv = TestHTTPServer(("127.0.0.1", 0), Web)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     out = os.path.join(tmp, name)
     try:

@@ -12,6 +12,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import REDCRAWL, check, read_pages, run_tests  # noqa: E402
+from webfiles import TestHTTPServer  # noqa: E402
 
 
 def urlset(urls):
@@ -62,7 +63,7 @@ class Web(http.server.BaseHTTPRequestHandler):
 
 
 def test_sitemaps(tmp, procs):
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Web)
+    srv = TestHTTPServer(("127.0.0.1", 0), Web)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     out = os.path.join(tmp, "out")
     try:
@@ -122,7 +123,7 @@ class Changing(http.server.BaseHTTPRequestHandler):
 def test_lastmod_refetches_changed_pages(tmp, procs):
     """With --refresh, a sitemap read again brings back the pages whose <lastmod> is newer than
     its previous reading, data pages included; an unchanged one is not fetched again."""
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Changing)
+    srv = TestHTTPServer(("127.0.0.1", 0), Changing)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
         r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "out"), "--connect-to",

@@ -18,6 +18,7 @@ import urllib.parse
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import REDCRAWL, Failure, check, run_tests  # noqa: E402
+from webfiles import TestHTTPServer  # noqa: E402
 
 NETNS_MARK = "REDCRAWL_SSRF_NETNS"
 
@@ -48,7 +49,7 @@ class LoggingWeb:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("0.0.0.0", 0), Handler)
+        self.server = TestHTTPServer(("0.0.0.0", 0), Handler)
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 

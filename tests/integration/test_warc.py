@@ -18,6 +18,7 @@ import threading
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (REDCRAWL, Failure, check, expected_pages, graph, read_pages, run_tests,  # noqa: E402
                      start_web, warcio_python)
+from webfiles import TestHTTPServer  # noqa: E402
 
 NAME = re.compile(r"^REDCRAWL-\d{14}-\d{5}-[^-/]+-(\d+)\.warc\.gz$")
 
@@ -210,7 +211,7 @@ class Wire(http.server.BaseHTTPRequestHandler):
 def test_warc_keeps_coded_bytes(tmp, procs):
     """gzip bodies (chunked or not) are kept as sent; the record is readable and decodes."""
     py = warcio_python()
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Wire)
+    srv = TestHTTPServer(("127.0.0.1", 0), Wire)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
         out = crawl(tmp, srv.server_address[1], ["http://gz.test/"], "--delay", "0", "--body")

@@ -7,6 +7,14 @@ import time
 import urllib.parse
 
 
+class TestHTTPServer(http.server.ThreadingHTTPServer):
+    """The test servers' HTTP server: a listen backlog for a whole crawl's first requests at once
+    (socketserver's default of 5 drops the rest, and their clients wait for a reply that never
+    comes: a crawler opens one connection per host)."""
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 class StaticWeb:
     def __init__(self, routes, failing=None):
         """routes: {"http://host/path": (file_path, content_type or None)}; failing:
@@ -49,7 +57,7 @@ class StaticWeb:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = TestHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
