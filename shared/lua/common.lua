@@ -19,6 +19,38 @@ local function seed_score(priority, depth)
   return (1000 - p) * PRIO_SCALE + d * DEPTH_SCALE + (redis.call('INCR', K('seq')) % DEPTH_SCALE)
 end
 
+-- Queues are per job and per host: q:{crawlid}:{host} (score: seed_score). The host's
+-- politeness state (owner, next allowed time in ready:{w}, in flight in busy:{w}) is kept once,
+-- on its owner, whatever the jobs. A host's jobs take turns by stride scheduling: hjobs:{host}
+-- holds crawlid -> pass; take serves the job with the lowest pass and adds 1/priority to it, so
+-- while both have work a job of priority 2 gets twice the turns of one of priority 1. A job
+-- joining a host starts at the host's lowest pass: it saved no credit while away, and waits
+-- behind no backlog. jq:{crawlid} lists the hosts where the job has a queue (stop, stats).
+local function host_push(crawlid, host, score, member)
+  redis.call('ZADD', K('q', crawlid, host), score, member)
+  local hj = K('hjobs', host)
+  if not redis.call('ZSCORE', hj, crawlid) then
+    local low = redis.call('ZRANGE', hj, 0, 0, 'WITHSCORES')
+    redis.call('ZADD', hj, tonumber(low[2]) or 0, crawlid)
+    redis.call('SADD', K('jq', crawlid), host)
+  end
+end
+
+-- A job leaves a host's turns once its queue there is empty.
+local function host_leave(crawlid, host)
+  redis.call('ZREM', K('hjobs', host), crawlid)
+  redis.call('SREM', K('jq', crawlid), host)
+end
+
+-- URLs queued on a host, all jobs together.
+local function host_backlog(host)
+  local n = 0
+  for _, c in ipairs(redis.call('ZRANGE', K('hjobs', host), 0, -1)) do
+    n = n + redis.call('ZCARD', K('q', c, host))
+  end
+  return n
+end
+
 -- A finished job's working keys (bloom, digests, navigation times, host counters) expire after
 -- the retention: conf:retention seconds (default a day; 0 keeps them). The job hash stays, for
 -- reports. Without this a one-URL job kept its 4 MB bloom for ever. submit.lua persists them

@@ -6,7 +6,7 @@
 --       page to fetch again then), k, n,
 --       then n x (link record, k x (shard, bit)).
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
--- the host's queue with one more attempt), release (back untouched: the worker could not try),
+-- the job's queue on the host with one more attempt), release (back untouched: the worker could not try),
 -- requeue (like release, but a sink may already hold it: marked redeliver so the next store
 -- looks for its _id first), denied (robots.txt forbids it: never fetched, not stored).
 -- Returns {1, links added, pending} or {-1} when the lease was lost (reaped): then nothing
@@ -40,7 +40,7 @@ if back then
       redis.call('HINCRBY', K('jobhosts', crawlid), host, -1)
     end
   end
-  redis.call('ZADD', K('q', w, host), seed_score(rec.priority, rec.depth), cjson.encode(rec))
+  host_push(crawlid, host, seed_score(rec.priority, rec.depth), cjson.encode(rec))
   redis.call('HINCRBY', K('worker', w), 'queued', 1)
 end
 -- The domain keeps its next allowed time even with an empty queue; take drops it once due.
