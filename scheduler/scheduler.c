@@ -1,6 +1,7 @@
 /* scheduler.c - see scheduler.h.
- * Each tick: refresh the worker table (heartbeats, weights, budgets; reap the dead, expire hung
- * leases), then dispatch one batch of the frontier with a single `assign` Lua call. The Redis
+ * Each second: refresh the worker table (heartbeats, weights, budgets; reap the dead, expire hung
+ * leases), give orphaned hosts new owners, rebalance. Each tick: move one batch of the frontier
+ * into the per-job, per-host queues with a single `assign` Lua call. The Redis
  * client is synchronous: this process talks only to Redis, on loopback or a LAN, and every
  * step is one round trip. */
 #include "scheduler.h"
@@ -32,7 +33,7 @@ typedef struct worker_info {
     int64_t domains; /* hosts it owns */
     int64_t queued;
     double per_minute; /* measured completions per minute */
-    int64_t budget;    /* URLs it may still be handed this tick */
+    int64_t budget;    /* URLs it may still hold before it is passed over for new hosts */
     int64_t slots;     /* transfers it runs at once (its heartbeat), 0 = not reported */
     int64_t fetched;   /* pages done, from its heartbeat */
     uint64_t seen_ms;  /* when fetched was read */
@@ -460,7 +461,7 @@ static int blacklisted(const rc_scheduler *s, const char *host)
 
 #define OWNERS_MAX 1000000 /* remembered hosts; past that the map starts over (ownership is a preference) */
 
-/* Picks the worker for a host: its owner while the owner lives (even when its budget is full:
+/* Picks the worker for a host: its owner while the owner lives (whatever its budget:
  * the host's politeness lives there), else the next by SWRR among the workers whose backlog has
  * room, so a new host never waits behind a busy worker; when none has room, the next by SWRR
  * all the same (a URL never waits in the frontier while a worker lives: the weights are spare
