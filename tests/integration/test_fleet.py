@@ -4,15 +4,17 @@ test web): a small job is not stuck behind a big job's backlog on another host, 
 capacity, a worker slowed down mid-crawl loses its hosts to the others, and jobs sharing hosts
 take turns on them by priority (a new job's first page is not stuck behind another job's backlog
 on the same host) without breaking the hosts' politeness."""
+import collections
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (REDCRAWL, SCHEDULER, WORKER, check, overlaps, read_requests, redis_cmd,  # noqa: E402
-                     run_tests, start_redis, start_web)
+from harness import (REDCRAWL, SCHEDULER, WORKER, check, expected_pages, graph, overlaps,  # noqa: E402
+                     read_pages, read_requests, redis_cmd, run_tests, start_redis, start_web)
 
 
 def fleet(procs, tmp, web_port, n_workers, *wargs):
@@ -275,6 +277,58 @@ def test_new_job_not_behind_backlog_on_same_host(tmp, procs):
     check_politeness(read_requests(log), delay)
 
 
+def test_reaped_worker_hosts_keep_queues(tmp, procs):
+    """A worker SIGKILLed while its hosts hold queued URLs: once reaped, its hosts keep their
+    per-job queues (rc:orphans) and get a new owner; the crawl ends with every page stored
+    once, the server's log with no overlapping requests to a host."""
+    args = ["--sites", "4", "--pages", "80", "--latency-ms", "10"]
+    web_port, log, _ = start_web(procs, tmp, *args)
+    seeds = ["http://s%d.site.test/" % i for i in range(4)]
+    want = expected_pages(graph(*args), seeds, -1, ["site.test"])
+    redis_port, env = fleet(procs, tmp, web_port, 2, "--delay", "0.1", "--delay-factor", "0")
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", "orph", "--maxdepth", "-1"] + seeds,
+                       capture_output=True, text=True, env=env, timeout=60)
+    check(r.returncode == 0, "submit failed: %s" % r.stderr)
+    victim = None
+    deadline = time.time() + 30
+    while time.time() < deadline and victim is None:
+        for p in procs.procs:
+            wid = p.args[2] if p.args[0] == WORKER else None
+            if wid and int(redis_cmd(redis_port, "HGET", "rc:worker:" + wid, "queued") or 0) >= 10:
+                victim = (p, wid)
+                break
+        time.sleep(0.1)
+    check(victim is not None, "no worker held 10 queued URLs")
+    held = redis_cmd(redis_port, "SMEMBERS", "rc:wdoms:" + victim[1])
+    queued = int(redis_cmd(redis_port, "HGET", "rc:worker:" + victim[1], "queued") or 0)
+    victim[0].send_signal(signal.SIGKILL)
+    victim[0].wait()
+    t_kill = time.time()
+    deadline = time.time() + 60
+    new_owner = None
+    while time.time() < deadline and new_owner is None:
+        owners = {h: redis_cmd(redis_port, "HGET", "rc:owner", h) for h in held}
+        if any(o and o != victim[1] for o in owners.values()):
+            new_owner = time.time() - t_kill
+        time.sleep(0.1)
+    print("  %s killed holding %d hosts, %d URLs queued; its hosts had a new owner %s s later (worker timeout 5 s)"
+          % (victim[1], len(held), queued, "%.1f" % new_owner if new_owner is not None else "never"))
+    check(new_owner is not None, "the killed worker's hosts got no new owner")
+    deadline = time.time() + 120
+    while time.time() < deadline and redis_cmd(redis_port, "HGET", "rc:job:orph", "state") != "done":
+        time.sleep(0.2)
+    check(redis_cmd(redis_port, "HGET", "rc:job:orph", "state") == "done", "the crawl did not finish")
+    check(redis_cmd(redis_port, "ZCARD", "rc:orphans") == 0, "orphaned hosts left")
+    urls = [p["url"] for p in read_pages(os.path.join(tmp, "out", "pages.jsonl"))]
+    dups = [u for u, n in collections.Counter(urls).items() if n > 1]
+    check(not dups, "%d pages stored twice, e.g. %s" % (len(dups), dups[:3]))
+    missing = set(want) - set(urls)
+    check(not missing and set(urls) <= set(want), "%d pages missing, e.g. %s" % (len(missing), sorted(missing)[:3]))
+    bad = overlaps(read_requests(log))
+    check(not bad, "overlapping requests to one host: %s" % bad[:2])
+
+
 if __name__ == "__main__":
     run_tests([test_small_job_not_behind_big_one, test_hosts_follow_capacity, test_slowed_worker_loses_hosts,
-               test_priorities_share_hosts, test_new_job_not_behind_backlog_on_same_host])
+               test_priorities_share_hosts, test_new_job_not_behind_backlog_on_same_host,
+               test_reaped_worker_hosts_keep_queues])
