@@ -7,16 +7,21 @@ local function K(...)
 end
 
 -- Frontier order: higher priority first, then shallower first (breadth-first, so a page is
--- usually reached by its shortest path), then FIFO (a global sequence number, mod 2^32).
+-- usually reached by its shortest path), then FIFO within the job: the job's own sequence
+-- (its hash's `seq`, mod 2^32), so that jobs of one priority and depth interleave and a new
+-- job's first URLs do not wait behind another job's whole backlog in the frontier.
 -- 1000 priorities x 2^40 stays inside a double's 53 bits.
 local PRIO_SCALE = 1099511627776 -- 2^40
 local DEPTH_SCALE = 4294967296 -- 2^32
-local function seed_score(priority, depth)
+local function seed_score(crawlid, priority, depth)
   local p = tonumber(priority) or 0
   if p < 0 then p = 0 elseif p > 1000 then p = 1000 end
   local d = tonumber(depth) or 0
   if d < 0 then d = 0 elseif d > 255 then d = 255 end
-  return (1000 - p) * PRIO_SCALE + d * DEPTH_SCALE + (redis.call('INCR', K('seq')) % DEPTH_SCALE)
+  local jk = K('job', crawlid)
+  -- A job hash that vanished (Redis lost its data) is not brought back by a counter.
+  local seq = redis.call('EXISTS', jk) == 1 and redis.call('HINCRBY', jk, 'seq', 1) or redis.call('INCR', K('seq'))
+  return (1000 - p) * PRIO_SCALE + d * DEPTH_SCALE + (seq % DEPTH_SCALE)
 end
 
 -- Queues are per job and per host: q:{crawlid}:{host} (score: seed_score). The host's
@@ -118,7 +123,7 @@ local function requeue_or_fail(member, max_attempts, reason)
     job_pending(rec.crawlid, -1)
     return 0
   end
-  redis.call('ZADD', K('seeds'), seed_score(rec.priority, rec.depth), cjson.encode(rec))
+  redis.call('ZADD', K('seeds'), seed_score(rec.crawlid, rec.priority, rec.depth), cjson.encode(rec))
   return 1
 end
 

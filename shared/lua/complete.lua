@@ -40,7 +40,7 @@ if back then
       redis.call('HINCRBY', K('jobhosts', crawlid), host, -1)
     end
   end
-  host_push(crawlid, host, seed_score(rec.priority, rec.depth), cjson.encode(rec))
+  host_push(crawlid, host, seed_score(crawlid, rec.priority, rec.depth), cjson.encode(rec))
   redis.call('HINCRBY', K('worker', w), 'queued', 1)
 end
 -- The domain keeps its next allowed time even with an empty queue; take drops it once due.
@@ -51,7 +51,7 @@ if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
   local child_depth = (tonumber(rec.depth) or 0) + 1
   for _ = 1, n do
     if bloom_add(crawlid, i + 1, k) then
-      redis.call('ZADD', K('seeds'), seed_score(rec.priority, child_depth), ARGV[i])
+      redis.call('ZADD', K('seeds'), seed_score(crawlid, rec.priority, child_depth), ARGV[i])
       added = added + 1
     end
     i = i + 1 + 2 * k
