@@ -18,7 +18,7 @@ static const rc_conf_row rows[] = {
     {"batch", RC_CONF_INT, offsetof(rc_sched_conf, batch), "1000", 1, 100000, NULL, "frontier records per dispatch"},
     {"worker-timeout", RC_CONF_DOUBLE, offsetof(rc_sched_conf, worker_timeout), "10", 1, 3600, NULL, "seconds without heartbeat before a worker is dead"},
     {"weight-minutes", RC_CONF_INT, offsetof(rc_sched_conf, weight_minutes), "10", 1, 60, NULL, "minutes of completions averaged for a worker's weight"},
-    {"backlog-seconds", RC_CONF_DOUBLE, offsetof(rc_sched_conf, backlog_seconds), "120", 1, 3600, NULL, "queue at most this much of a worker's throughput"},
+    {"backlog-seconds", RC_CONF_DOUBLE, offsetof(rc_sched_conf, backlog_seconds), "120", 1, 3600, NULL, "new hosts go to workers holding less than this much of their throughput"},
     {"backlog-floor", RC_CONF_INT, offsetof(rc_sched_conf, backlog_floor), "500", 1, 10000000, NULL, "but at least this many URLs"},
     {"max-attempts", RC_CONF_INT, offsetof(rc_sched_conf, max_attempts), "3", 1, 100, NULL, "fetch attempts before a URL fails"},
     {"metrics-port", RC_CONF_INT, offsetof(rc_sched_conf, metrics_port), "-1", -1, 65535, "REDCRAWL_METRICS_PORT", "serve Prometheus metrics on this port (-1 = off, 0 = a free one, logged)"},

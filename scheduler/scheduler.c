@@ -1,6 +1,7 @@
 /* scheduler.c - see scheduler.h.
- * Each tick: refresh the worker table (heartbeats, weights, budgets; reap the dead, expire hung
- * leases), then dispatch one batch of the frontier with a single `assign` Lua call. The Redis
+ * Each second: refresh the worker table (heartbeats, weights, budgets; reap the dead, expire hung
+ * leases), give orphaned hosts new owners, rebalance. Each tick: move one batch of the frontier
+ * into the per-job, per-host queues with a single `assign` Lua call. The Redis
  * client is synchronous: this process talks only to Redis, on loopback or a LAN, and every
  * step is one round trip. */
 #include "scheduler.h"
@@ -32,7 +33,7 @@ typedef struct worker_info {
     int64_t domains; /* hosts it owns */
     int64_t queued;
     double per_minute; /* measured completions per minute */
-    int64_t budget;    /* URLs it may still be handed this tick */
+    int64_t budget;    /* URLs it may still hold before it is passed over for new hosts */
     int64_t slots;     /* transfers it runs at once (its heartbeat), 0 = not reported */
     int64_t fetched;   /* pages done, from its heartbeat */
     uint64_t seen_ms;  /* when fetched was read */
@@ -59,7 +60,6 @@ struct rc_scheduler {
     rc_strmap *jobs;    /* crawlid -> job_info */
     rc_strmap *blacklist; /* domain -> (void *)1 */
     uint64_t last_refresh_ms;
-    uint64_t last_deep_ms; /* last look past the first window of the frontier */
     uint64_t dispatched, dropped;
     int refused;      /* Redis refuses writes (OOM, ...): dispatch waits, said once */
     char run_id[48];  /* Redis' run_id: a change means it restarted */
@@ -351,7 +351,9 @@ static double backlog_s(const worker_info *w)
 
 /* Gives hosts with a backlog from the worker with the most work for its speed to the one with
  * the least, while the first holds over OVERLOADED_S and the second under half as much (a worker
- * slowed down, or one that got hosts faster than it fetches). 1 when it moved any. */
+ * slowed down, or one that got hosts faster than it fetches). A worker gives its last host only
+ * to a faster one: one host's backlog alone would otherwise swap sides every second. 1 when it
+ * moved any. */
 static int relieve_overloaded(rc_scheduler *s)
 {
     worker_info *busy = NULL, *idle = NULL;
@@ -365,7 +367,8 @@ static int relieve_overloaded(rc_scheduler *s)
             idle = w;
     }
     if (!busy || !idle || busy == idle || backlog_s(busy) < OVERLOADED_S ||
-        backlog_s(idle) > backlog_s(busy) / 2 - IDLE_S || busy->domains < 1)
+        backlog_s(idle) > backlog_s(busy) / 2 - IDLE_S || busy->domains < 1 ||
+        (busy->domains == 1 && busy->rate >= idle->rate))
         return 0;
     return move_hosts(s, busy, idle, RC_MIN(busy->domains / 4 + 1, capacity(idle) - idle->domains)) > 0;
 }
@@ -458,10 +461,11 @@ static int blacklisted(const rc_scheduler *s, const char *host)
 
 #define OWNERS_MAX 1000000 /* remembered hosts; past that the map starts over (ownership is a preference) */
 
-/* Picks the worker for a host: its owner while the owner lives (even when its budget is full:
- * the host's politeness lives there), else the next by SWRR among the workers that can take a
- * URL now, so a new host never waits behind a busy worker. NULL when no worker can: the host
- * stays unowned until one can. */
+/* Picks the worker for a host: its owner while the owner lives (whatever its budget:
+ * the host's politeness lives there), else the next by SWRR among the workers whose backlog has
+ * room, so a new host never waits behind a busy worker; when none has room, the next by SWRR
+ * all the same (a URL never waits in the frontier while a worker lives: the weights are spare
+ * slots, and rebalancing moves hosts off a worker that holds too much). NULL with no worker. */
 static worker_info *owner_for(rc_scheduler *s, const char *host)
 {
     if (rc_strmap_count(s->owners) > OWNERS_MAX) {
@@ -472,27 +476,21 @@ static worker_info *owner_for(rc_scheduler *s, const char *host)
     worker_info *w = owner ? rc_strmap_get(s->workers, owner) : NULL;
     if (w)
         return w;
-    for (size_t tries = rc_wrr_count(s->wrr); tries > 0; tries--) {
+    for (size_t tries = rc_wrr_count(s->wrr); tries > 0 && !w; tries--) {
+        const char *pick = rc_wrr_next(s->wrr);
+        worker_info *c = pick ? rc_strmap_get(s->workers, pick) : NULL;
+        if (c && c->budget > 0)
+            w = c;
+    }
+    if (!w) {
         const char *pick = rc_wrr_next(s->wrr);
         w = pick ? rc_strmap_get(s->workers, pick) : NULL;
-        if (w && w->budget > 0) {
-            free(rc_strmap_put(s->owners, host, rc_xstrdup(w->id)));
-            w->domains++;
-            return w;
-        }
     }
-    return NULL;
-}
-
-/* True while some worker can still be handed a URL this round. */
-static int any_budget(rc_scheduler *s)
-{
-    for (size_t i = 0; i < rc_wrr_count(s->wrr); i++) {
-        worker_info *w = rc_strmap_get(s->workers, rc_wrr_peer(s->wrr, i, NULL));
-        if (w && w->budget > 0)
-            return 1;
+    if (w) {
+        free(rc_strmap_put(s->owners, host, rc_xstrdup(w->id)));
+        w->domains++;
     }
-    return 0;
+    return w;
 }
 
 static const char *check(rc_scheduler *s, const rc_record *rec, const char *host)
@@ -543,13 +541,16 @@ static size_t scan_window(rc_scheduler *s, int64_t offset, rc_argv *assign, int6
             rc_argv_add(drop, reason);
             (*nd)++;
         } else {
+            /* Every URL goes to its job's queue on its host at once: fairness between jobs is
+             * the host's turns (take.lua), so nothing waits here behind another job. */
             worker_info *w = owner_for(s, host);
-            if (w && w->budget > 0) {
+            if (w) {
                 w->budget--;
                 rc_argv_addn(assign, m->str, m->len);
                 rc_argv_addn(assign, score->str, score->len);
-                rc_argv_add(assign, w->id);
+                rc_argv_add(assign, rec.crawlid);
                 rc_argv_add(assign, host);
+                rc_argv_add(assign, w->id);
                 (*na)++;
             }
         }
@@ -560,22 +561,26 @@ static size_t scan_window(rc_scheduler *s, int64_t offset, rc_argv *assign, int6
     return n;
 }
 
-/* Applies one round's assignments and drops in a single assign.lua call; returns how many took. */
-static int64_t apply_round(rc_scheduler *s, const rc_argv *assign, int64_t na, const rc_argv *drop, int64_t nd)
+/* Applies one round's assignments, drops and orphan grants (host, worker pairs) in a single
+ * assign.lua call; returns how many records took (assigned + dropped). */
+static int64_t apply_round(rc_scheduler *s, const rc_argv *assign, int64_t na, const rc_argv *drop, int64_t nd,
+                           const rc_argv *grant, int64_t no)
 {
     int64_t handled = 0;
     rc_argv a;
     rc_argv_init(&a);
     rc_argv_addi(&a, na);
     rc_argv_addi(&a, nd);
-    for (int i = 0; i < assign->n; i++)
-        rc_argv_addn(&a, assign->v[i], assign->len[i]);
-    for (int i = 0; i < drop->n; i++)
-        rc_argv_addn(&a, drop->v[i], drop->len[i]);
+    rc_argv_addi(&a, no);
+    const rc_argv *parts[] = {assign, drop, grant};
+    for (size_t p = 0; p < RC_ARRAY_LEN(parts); p++)
+        for (int i = 0; parts[p] && i < parts[p]->n; i++)
+            rc_argv_addn(&a, parts[p]->v[i], parts[p]->len[i]);
     redisReply *res = rc_redis_eval(s->r, RC_LUA_ASSIGN, rc_now_ms(), &a);
     rc_argv_release(&a);
-    if (res && res->type == REDIS_REPLY_ARRAY && res->elements == 2) {
+    if (res && res->type == REDIS_REPLY_ARRAY && res->elements == 3) {
         int64_t as = rc_reply_int(res->element[0], 0), dr = rc_reply_int(res->element[1], 0);
+        int64_t gr = rc_reply_int(res->element[2], 0);
         s->dispatched += (uint64_t)as;
         s->dropped += (uint64_t)dr;
         if (s->metrics) {
@@ -584,6 +589,8 @@ static int64_t apply_round(rc_scheduler *s, const rc_argv *assign, int64_t na, c
         }
         handled = as + dr;
         rc_debug(MOD, "dispatch assigned=%lld dropped=%lld", (long long)as, (long long)dr);
+        if (gr)
+            rc_info(MOD, "orphaned hosts got new owners hosts=%lld", (long long)gr);
         if (s->refused)
             rc_info(MOD, "Redis accepts writes again: dispatching");
         s->refused = 0;
@@ -597,31 +604,51 @@ static int64_t apply_round(rc_scheduler *s, const rc_argv *assign, int64_t na, c
     return handled;
 }
 
-/* How far past the first window one round may look for URLs that a worker with room could take
- * (the head of the frontier can be a backlog for hosts whose workers are full), and how often. */
-#define DEEP_WINDOWS 50
-#define DEEP_EVERY_MS 500
+#define ORPHANS_MAX 1000 /* orphaned hosts given new owners per second */
 
-/* One dispatch round. Returns the number of records handled (assigned + dropped). */
+/* Hosts whose owner was reaped keep their queues (rc:orphans, host -> next allowed time):
+ * each gets a new owner like a new host, its queues and delay with it. Once a second. */
+static void grant_orphans(rc_scheduler *s)
+{
+    char key[128];
+    redisReply *rep = rc_redis_cmd(s->r, "ZRANGE %s 0 %d", rc_redis_key(s->r, key, sizeof key, "orphans"),
+                                   ORPHANS_MAX - 1);
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements == 0 || rc_strmap_count(s->workers) == 0) {
+        if (rep)
+            freeReplyObject(rep);
+        return;
+    }
+    rc_argv grant;
+    rc_argv_init(&grant);
+    int64_t no = 0;
+    for (size_t i = 0; i < rep->elements; i++) {
+        const char *host = rep->element[i]->str;
+        char *old = rc_strmap_del(s->owners, host); /* its owner is gone */
+        free(old);
+        worker_info *w = owner_for(s, host);
+        if (!w)
+            continue;
+        rc_argv_add(&grant, host);
+        rc_argv_add(&grant, w->id);
+        no++;
+    }
+    freeReplyObject(rep);
+    if (no)
+        apply_round(s, NULL, 0, NULL, 0, &grant, no);
+    rc_argv_release(&grant);
+}
+
+/* One dispatch round: one window of the frontier. Returns the number of records handled
+ * (assigned + dropped). */
 static int64_t dispatch(rc_scheduler *s)
 {
     uint64_t t0 = rc_mono_us();
     rc_argv assign, drop;
     rc_argv_init(&assign);
     rc_argv_init(&drop);
-    int64_t na = 0, nd = 0, offset = 0;
-    size_t got = scan_window(s, 0, &assign, &na, &drop, &nd);
-    /* A full window that left a worker with room: the next URLs it could take lie further on
-     * (another job, another host). Look deeper, at most DEEP_WINDOWS windows twice a second. */
-    uint64_t now = rc_now_ms();
-    if (got == (size_t)s->conf->batch && any_budget(s) && now - s->last_deep_ms >= DEEP_EVERY_MS) {
-        s->last_deep_ms = now;
-        for (int k = 1; k <= DEEP_WINDOWS && got == (size_t)s->conf->batch && any_budget(s); k++) {
-            offset += s->conf->batch;
-            got = scan_window(s, offset, &assign, &na, &drop, &nd);
-        }
-    }
-    int64_t handled = na + nd > 0 ? apply_round(s, &assign, na, &drop, nd) : 0;
+    int64_t na = 0, nd = 0;
+    scan_window(s, 0, &assign, &na, &drop, &nd);
+    int64_t handled = na + nd > 0 ? apply_round(s, &assign, na, &drop, nd, NULL, 0) : 0;
     rc_argv_release(&assign);
     rc_argv_release(&drop);
     if (s->metrics && na + nd > 0)
@@ -676,6 +703,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
         refreshed = 1;
         check_run_id(s);
         refresh_workers(s);
+        grant_orphans(s);
         rebalance(s);
         refresh_due(s);
         sample_gauges(s);

@@ -371,26 +371,36 @@ static int scan_queue(struct ctx *c, struct scan *s, const char *k, const char *
     return c->failed ? -EIO : 0;
 }
 
-/* Every queued URL: the frontier (seeds) and each live worker's per-host queues. */
+/* One job's queues: q:{crawlid}:{host} for each host in jq:{crawlid}. */
+static int scan_job(struct ctx *c, struct scan *s, const char *crawlid)
+{
+    char k[KEY_MAX];
+    redisReply *hosts = q(c, "SMEMBERS", key(c, k, "jq:%s", crawlid), NULL);
+    if (!hosts)
+        return -EIO;
+    for (size_t j = 0; hosts->type == REDIS_REPLY_ARRAY && j < hosts->elements && !c->failed; j++) {
+        const char *h = hosts->element[j]->str;
+        scan_queue(c, s, key(c, k, "q:%s:%s", crawlid, h), h);
+    }
+    freeReplyObject(hosts);
+    return c->failed ? -EIO : 0;
+}
+
+/* Every queued URL: the frontier (seeds) and the per-job, per-host queues of every job (or of
+ * the one asked about). */
 static int scan_all(struct ctx *c, struct scan *s)
 {
     char k[KEY_MAX];
     if (scan_queue(c, s, key(c, k, "seeds"), NULL) < 0)
         return -EIO;
-    redisReply *ws = q(c, "ZRANGE", key(c, k, "workers"), "0", "-1", NULL);
-    if (!ws)
+    if (s->only)
+        return scan_job(c, s, s->only);
+    redisReply *jobs = q(c, "SMEMBERS", key(c, k, "jobs"), NULL);
+    if (!jobs)
         return -EIO;
-    for (size_t i = 0; ws->type == REDIS_REPLY_ARRAY && i < ws->elements && !c->failed; i++) {
-        const char *w = ws->element[i]->str;
-        redisReply *hosts = q(c, "SMEMBERS", key(c, k, "wdoms:%s", w), NULL);
-        for (size_t j = 0; hosts && hosts->type == REDIS_REPLY_ARRAY && j < hosts->elements && !c->failed; j++) {
-            const char *h = hosts->element[j]->str;
-            scan_queue(c, s, key(c, k, "q:%s:%s", w, h), h);
-        }
-        if (hosts)
-            freeReplyObject(hosts);
-    }
-    freeReplyObject(ws);
+    for (size_t i = 0; jobs->type == REDIS_REPLY_ARRAY && i < jobs->elements && !c->failed; i++)
+        scan_job(c, s, jobs->element[i]->str);
+    freeReplyObject(jobs);
     return c->failed ? -EIO : 0;
 }
 
@@ -815,7 +825,24 @@ static int cmp_backlog(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* queue: backlogs of the unassigned frontier and of every per-worker, per-domain queue. */
+/* URLs queued on a host, all jobs: its jobs (hjobs:{host}) and each one's queue there. */
+static int64_t host_backlog(struct ctx *c, const char *host)
+{
+    char k[KEY_MAX];
+    int64_t n = 0;
+    redisReply *jobs = q(c, "ZRANGE", key(c, k, "hjobs:%s", host), "0", "-1", NULL);
+    for (size_t i = 0; jobs && jobs->type == REDIS_REPLY_ARRAY && i < jobs->elements && !c->failed; i++) {
+        redisReply *zc = q(c, "ZCARD", key(c, k, "q:%s:%s", jobs->element[i]->str, host), NULL);
+        n += rc_reply_int(zc, 0);
+        if (zc)
+            freeReplyObject(zc);
+    }
+    if (jobs)
+        freeReplyObject(jobs);
+    return n;
+}
+
+/* queue: backlogs of the unassigned frontier and of every live worker's hosts (all jobs). */
 static json_t *queue_stats(struct ctx *c)
 {
     char k[KEY_MAX];
@@ -832,10 +859,7 @@ static json_t *queue_stats(struct ctx *c)
         redisReply *hosts = q(c, "SMEMBERS", key(c, k, "wdoms:%s", w), NULL);
         for (size_t j = 0; hosts && hosts->type == REDIS_REPLY_ARRAY && j < hosts->elements && !c->failed; j++) {
             const char *h = hosts->element[j]->str;
-            redisReply *zc = q(c, "ZCARD", key(c, k, "q:%s:%s", w, h), NULL);
-            int64_t backlog = rc_reply_int(zc, 0);
-            if (zc)
-                freeReplyObject(zc);
+            int64_t backlog = host_backlog(c, h);
             total += backlog;
             if (n == cap) {
                 cap = cap ? cap * 2 : 64;

@@ -7,16 +7,53 @@ local function K(...)
 end
 
 -- Frontier order: higher priority first, then shallower first (breadth-first, so a page is
--- usually reached by its shortest path), then FIFO (a global sequence number, mod 2^32).
+-- usually reached by its shortest path), then FIFO within the job: the job's own sequence
+-- (its hash's `seq`, mod 2^32), so that jobs of one priority and depth interleave and a new
+-- job's first URLs do not wait behind another job's whole backlog in the frontier.
 -- 1000 priorities x 2^40 stays inside a double's 53 bits.
 local PRIO_SCALE = 1099511627776 -- 2^40
 local DEPTH_SCALE = 4294967296 -- 2^32
-local function seed_score(priority, depth)
+local function seed_score(crawlid, priority, depth)
   local p = tonumber(priority) or 0
   if p < 0 then p = 0 elseif p > 1000 then p = 1000 end
   local d = tonumber(depth) or 0
   if d < 0 then d = 0 elseif d > 255 then d = 255 end
-  return (1000 - p) * PRIO_SCALE + d * DEPTH_SCALE + (redis.call('INCR', K('seq')) % DEPTH_SCALE)
+  local jk = K('job', crawlid)
+  -- A job hash that vanished (Redis lost its data) is not brought back by a counter.
+  local seq = redis.call('EXISTS', jk) == 1 and redis.call('HINCRBY', jk, 'seq', 1) or redis.call('INCR', K('seq'))
+  return (1000 - p) * PRIO_SCALE + d * DEPTH_SCALE + (seq % DEPTH_SCALE)
+end
+
+-- Queues are per job and per host: q:{crawlid}:{host} (score: seed_score). The host's
+-- politeness state (owner, next allowed time in ready:{w}, in flight in busy:{w}) is kept once,
+-- on its owner, whatever the jobs. A host's jobs take turns by stride scheduling: hjobs:{host}
+-- holds crawlid -> pass; take serves the job with the lowest pass and adds 1/priority to it, so
+-- while both have work a job of priority 2 gets twice the turns of one of priority 1. A job
+-- joining a host starts at the host's lowest pass: it saved no credit while away, and waits
+-- behind no backlog. jq:{crawlid} lists the hosts where the job has a queue (stop, stats).
+local function host_push(crawlid, host, score, member)
+  redis.call('ZADD', K('q', crawlid, host), score, member)
+  local hj = K('hjobs', host)
+  if not redis.call('ZSCORE', hj, crawlid) then
+    local low = redis.call('ZRANGE', hj, 0, 0, 'WITHSCORES')
+    redis.call('ZADD', hj, tonumber(low[2]) or 0, crawlid)
+    redis.call('SADD', K('jq', crawlid), host)
+  end
+end
+
+-- A job leaves a host's turns once its queue there is empty.
+local function host_leave(crawlid, host)
+  redis.call('ZREM', K('hjobs', host), crawlid)
+  redis.call('SREM', K('jq', crawlid), host)
+end
+
+-- URLs queued on a host, all jobs together.
+local function host_backlog(host)
+  local n = 0
+  for _, c in ipairs(redis.call('ZRANGE', K('hjobs', host), 0, -1)) do
+    n = n + redis.call('ZCARD', K('q', c, host))
+  end
+  return n
 end
 
 -- A finished job's working keys (bloom, digests, navigation times, host counters) expire after
@@ -86,7 +123,7 @@ local function requeue_or_fail(member, max_attempts, reason)
     job_pending(rec.crawlid, -1)
     return 0
   end
-  redis.call('ZADD', K('seeds'), seed_score(rec.priority, rec.depth), cjson.encode(rec))
+  redis.call('ZADD', K('seeds'), seed_score(rec.crawlid, rec.priority, rec.depth), cjson.encode(rec))
   return 1
 end
 

@@ -7,7 +7,7 @@
 --       for a conditional GET and the unchanged check, or ""), k, n,
 --       then n x (link record, k x (shard, bit)).
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
--- the host's queue with one more attempt), release (back untouched: the worker could not try),
+-- the job's queue on the host with one more attempt), release (back untouched: the worker could not try),
 -- requeue (like release, but a sink may already hold it: marked redeliver so the next store
 -- looks for its _id first), denied (robots.txt forbids it: never fetched, not stored), skipped
 -- (some job fetched it within the job's skip_recent_hours: not fetched, not stored).
@@ -43,7 +43,7 @@ if back then
       redis.call('HINCRBY', K('jobhosts', crawlid), host, -1)
     end
   end
-  redis.call('ZADD', K('q', w, host), seed_score(rec.priority, rec.depth), cjson.encode(rec))
+  host_push(crawlid, host, seed_score(crawlid, rec.priority, rec.depth), cjson.encode(rec))
   redis.call('HINCRBY', K('worker', w), 'queued', 1)
 end
 -- The domain keeps its next allowed time even with an empty queue; take drops it once due.
@@ -54,7 +54,7 @@ if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
   local child_depth = (tonumber(rec.depth) or 0) + 1
   for _ = 1, n do
     if bloom_add(crawlid, i + 1, k) then
-      redis.call('ZADD', K('seeds'), seed_score(rec.priority, child_depth), ARGV[i])
+      redis.call('ZADD', K('seeds'), seed_score(crawlid, rec.priority, child_depth), ARGV[i])
       added = added + 1
     end
     i = i + 1 + 2 * k

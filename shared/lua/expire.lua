@@ -9,7 +9,7 @@ for _, lm in ipairs(due) do
   local host, member = split_lease(lm)
   redis.call('ZREM', lk, lm)
   redis.call('SREM', K('busy', w), host)
-  if redis.call('EXISTS', K('q', w, host)) == 1 then
+  if redis.call('EXISTS', K('hjobs', host)) == 1 then
     redis.call('ZADD', K('ready', w), 'NX', NOW, host)
   end
   requeue_or_fail(member, maxa, 'lease expired')

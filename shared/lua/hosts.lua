@@ -1,7 +1,7 @@
 #!lua flags=no-writes,allow-stale
 -- hosts: the busiest hosts for `redcrawl status`, read in one call. For every live worker, every
 -- host in its ready set (queued, with the time it may next be fetched) or busy set (a fetch in
--- flight): its queue's length, and its state. Read-only (no-writes: also runs at maxmemory).
+-- flight): its queues' length (all jobs), and its state. Read-only (no-writes: also runs at maxmemory).
 -- ARGV: prefix, now, top (hosts returned), cap (hosts examined at most, so a huge fleet costs a
 -- bounded time).
 -- Returns {hosts examined, total backlog, then per host: host, worker, backlog, state, due_ms,
@@ -38,7 +38,7 @@ for _, w in ipairs(redis.call('ZRANGE', K('workers'), 0, -1)) do
   for h, due in pairs(hosts) do
     if seen >= cap then break end
     seen = seen + 1
-    local n = redis.call('ZCARD', K('q', w, h))
+    local n = host_backlog(h)
     total = total + n
     local state = 'due'
     if busy[h] then

@@ -1,7 +1,8 @@
 #!lua
 -- move: rebalancing. Gives up to n of worker `from`'s hosts to worker `to`: only hosts with
--- nothing in flight (not busy), each with its queue, its ready time (so the delay since the
--- last hit still holds) and its queued count. Hosts with queued URLs go first.
+-- nothing in flight (not busy), each with its ready time (so the delay since the last hit still
+-- holds) and its queued count. The queues themselves stay (q:{crawlid}:{host} belong to no
+-- worker). Hosts with queued URLs go first.
 -- ARGV: prefix, now, from, to, n.  Returns the moved hosts.
 local from, to, n = ARGV[3], ARGV[4], tonumber(ARGV[5])
 if not redis.call('ZSCORE', K('workers'), to) or not redis.call('ZSCORE', K('workers'), from) then
@@ -11,7 +12,7 @@ local hosts = redis.call('SMEMBERS', K('wdoms', from))
 local with_work, idle = {}, {}
 for _, host in ipairs(hosts) do
   if redis.call('SISMEMBER', K('busy', from), host) == 0 then
-    if redis.call('EXISTS', K('q', from, host)) == 1 then
+    if redis.call('EXISTS', K('hjobs', host)) == 1 then
       with_work[#with_work + 1] = host
     else
       idle[#idle + 1] = host
@@ -20,12 +21,7 @@ for _, host in ipairs(hosts) do
 end
 local moved = {}
 local function move(host)
-  local qf, qt = K('q', from, host), K('q', to, host)
-  local count = 0
-  if redis.call('EXISTS', qf) == 1 then
-    count = redis.call('ZCARD', qf)
-    redis.call('RENAME', qf, qt)
-  end
+  local count = host_backlog(host)
   local due = redis.call('ZSCORE', K('ready', from), host)
   redis.call('ZREM', K('ready', from), host)
   if due then

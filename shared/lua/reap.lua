@@ -1,19 +1,20 @@
 #!lua flags=allow-oom
--- reap: a worker that died (or left) gives everything back. Its queued URLs return to the
--- frontier with their scores; its in-flight URLs return with one more attempt (or fail).
--- ARGV: prefix, now, worker, max_attempts.  Returns {queued moved, leases moved}.
+-- reap: a worker that died (or left) gives everything back. Its hosts lose their owner; those
+-- with queued URLs (their queues are per job and per host, not per worker: they stay where they
+-- are) become orphans with their next allowed time, and the scheduler gives each a new owner
+-- (assign.lua). Its in-flight URLs return to the frontier with one more `lost` (or fail).
+-- ARGV: prefix, now, worker, max_attempts.  Returns {queued URLs orphaned, leases moved}.
 local w, maxa = ARGV[3], tonumber(ARGV[4])
 local moved = 0
 for _, host in ipairs(redis.call('SMEMBERS', K('wdoms', w))) do
-  local q = K('q', w, host)
-  local items = redis.call('ZRANGE', q, 0, -1, 'WITHSCORES')
-  for j = 1, #items, 2 do
-    redis.call('ZADD', K('seeds'), items[j + 1], items[j])
-    moved = moved + 1
-  end
-  redis.call('DEL', q)
   if redis.call('HGET', K('owner'), host) == w then
     redis.call('HDEL', K('owner'), host)
+    local n = host_backlog(host)
+    if n > 0 then
+      local due = tonumber(redis.call('ZSCORE', K('ready', w), host)) or NOW
+      redis.call('ZADD', K('orphans'), math.max(due, NOW), host)
+      moved = moved + n
+    end
   end
 end
 local leases = redis.call('ZRANGE', K('lease', w), 0, -1)

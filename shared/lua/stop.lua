@@ -1,6 +1,6 @@
 #!lua flags=allow-oom
--- stop: a job takes no new URLs; its queued URLs are purged from the frontier and from every
--- worker's queues; pages in flight finish normally (their links are not followed).
+-- stop: a job takes no new URLs; its queued URLs are purged from the frontier and from its
+-- per-host queues; pages in flight finish normally (their links are not followed).
 -- ARGV: prefix, now, crawlid, state ("stopped" or "expired").  Returns {purged, pending}.
 local crawlid, state = ARGV[3], ARGV[4]
 local jk = K('job', crawlid)
@@ -20,18 +20,19 @@ for _, m in ipairs(redis.call('ZRANGE', K('seeds'), 0, -1)) do
     purged = purged + 1
   end
 end
-for _, w in ipairs(redis.call('ZRANGE', K('workers'), 0, -1)) do
-  for _, host in ipairs(redis.call('SMEMBERS', K('wdoms', w))) do
-    local q = K('q', w, host)
-    for _, m in ipairs(redis.call('ZRANGE', q, 0, -1)) do
-      if mine(m) then
-        redis.call('ZREM', q, m)
-        redis.call('HINCRBY', K('worker', w), 'queued', -1)
-        purged = purged + 1
-      end
-    end
+-- Its queues: one per host it has work on (jq:{crawlid}), each counted off its host's owner.
+for _, host in ipairs(redis.call('SMEMBERS', K('jq', crawlid))) do
+  local q = K('q', crawlid, host)
+  local n = redis.call('ZCARD', q)
+  redis.call('DEL', q)
+  redis.call('ZREM', K('hjobs', host), crawlid)
+  local o = redis.call('HGET', K('owner'), host)
+  if o and n > 0 then
+    redis.call('HINCRBY', K('worker', o), 'queued', 0 - n)
   end
+  purged = purged + n
 end
+redis.call('DEL', K('jq', crawlid))
 for _, m in ipairs(redis.call('ZRANGE', K('refresh'), 0, -1)) do
   if mine(m) then
     redis.call('ZREM', K('refresh'), m)

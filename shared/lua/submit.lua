@@ -25,7 +25,7 @@ for _ = 1, n do
   local member = ARGV[i]
   if bloom_add(crawlid, i + 1, k) then
     local rec = cjson.decode(member)
-    redis.call('ZADD', K('seeds'), seed_score(rec.priority, rec.depth), member)
+    redis.call('ZADD', K('seeds'), seed_score(crawlid, rec.priority, rec.depth), member)
     added = added + 1
   end
   i = i + 1 + 2 * k

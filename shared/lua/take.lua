@@ -1,5 +1,6 @@
 #!lua
--- take: a worker leases the next URL of each of its domains that may be fetched now.
+-- take: a worker leases the next URL of each of its domains that may be fetched now: from the
+-- queue of the host's job whose turn it is (common.lua: stride scheduling by priority).
 -- ARGV: prefix, now, worker, max, lease_ms, worker ip.
 -- Returns {lease members, next due time or -1}.
 -- A taken domain leaves ready:{w} and enters busy:{w}, so it is never fetched twice at once;
@@ -90,11 +91,28 @@ local function throttle(host, spider)
   return 0
 end
 
-for _, host in ipairs(hosts) do
-  local q = K('q', w, host)
+-- The head of the job whose turn it is on the host: {crawlid, queue key, record} or nil when
+-- the host has nothing queued. An empty queue (its job left) leaves the turns on the way.
+local function next_turn(host)
+  local hj = K('hjobs', host)
   while true do
+    local turn = redis.call('ZRANGE', hj, 0, 0)
+    if #turn == 0 then
+      return nil
+    end
+    local q = K('q', turn[1], host)
     local head = redis.call('ZRANGE', q, 0, 0)
-    if #head == 0 then
+    if #head > 0 then
+      return turn[1], q, head[1]
+    end
+    host_leave(turn[1], host)
+  end
+end
+
+for _, host in ipairs(hosts) do
+  while true do
+    local crawlid, q, member = next_turn(host)
+    if not crawlid then
       -- Nothing queued and its delay has passed: the worker lets the host go, so ownership
       -- does not grow with every host ever seen; its next URL may go to any worker, safely,
       -- since the delay since its last hit is already over.
@@ -105,9 +123,8 @@ for _, host in ipairs(hosts) do
       end
       break
     end
-    local member = head[1]
     local rec = cjson.decode(member)
-    local jk = K('job', rec.crawlid)
+    local jk = K('job', crawlid)
     local st = redis.call('HMGET', jk, 'state', 'max_pages', 'started', 'domain_max_pages', 'spiderid')
     local first = (tonumber(rec.attempt) or 0) == 0 and not rec.lost -- a lost lease was counted when first taken
     local ok = st[1] == 'running'
@@ -120,7 +137,7 @@ for _, host in ipairs(hosts) do
       ok, why = false, 'blacklist'
     end
     local dcap = tonumber(st[4]) or 0
-    if ok and first and dcap > 0 and (tonumber(redis.call('HGET', K('jobhosts', rec.crawlid), host)) or 0) >= dcap then
+    if ok and first and dcap > 0 and (tonumber(redis.call('HGET', K('jobhosts', crawlid), host)) or 0) >= dcap then
       ok, why = false, 'domain_max_pages'
     end
     if ok then
@@ -132,11 +149,17 @@ for _, host in ipairs(hosts) do
     end
     redis.call('ZREM', q, member)
     redis.call('HINCRBY', K('worker', w), 'queued', -1)
+    if redis.call('EXISTS', q) == 0 then
+      host_leave(crawlid, host)
+    elseif ok then
+      local p = tonumber(rec.priority) or 1
+      redis.call('ZINCRBY', K('hjobs', host), 1 / (p >= 1 and p or 1), crawlid) -- its turn is taken
+    end
     if ok then
       if first then
         redis.call('HINCRBY', jk, 'started', 1)
         if dcap > 0 then
-          redis.call('HINCRBY', K('jobhosts', rec.crawlid), host, 1)
+          redis.call('HINCRBY', K('jobhosts', crawlid), host, 1)
         end
       end
       local lm = host .. '\t' .. member
@@ -148,7 +171,7 @@ for _, host in ipairs(hosts) do
     elseif st[1] then
       redis.call('HINCRBY', jk, 'dropped', 1)
       redis.call('HINCRBY', K('stats', 'dropped'), why, 1)
-      job_pending(rec.crawlid, -1)
+      job_pending(crawlid, -1)
     end
   end
 end

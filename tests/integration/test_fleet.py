@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """The scheduler balancing a fleet started by hand (real redis-server, scheduler, workers, the
 test web): a small job is not stuck behind a big job's backlog on another host, hosts follow
-capacity, and a worker slowed down mid-crawl loses its hosts to the others."""
+capacity, a worker slowed down mid-crawl loses its hosts to the others, and jobs sharing hosts
+take turns on them by priority (a new job's first page is not stuck behind another job's backlog
+on the same host) without breaking the hosts' politeness."""
+import collections
 import os
+import signal
+import socket
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (REDCRAWL, SCHEDULER, WORKER, check, overlaps, read_requests, redis_cmd,  # noqa: E402
-                     run_tests, start_redis, start_web)
+from harness import (REDCRAWL, SCHEDULER, WORKER, check, expected_pages, graph, overlaps,  # noqa: E402
+                     read_pages, read_requests, redis_cmd, run_tests, start_redis, start_web)
 
 
 def fleet(procs, tmp, web_port, n_workers, *wargs):
@@ -26,8 +31,30 @@ def fleet(procs, tmp, web_port, n_workers, *wargs):
     return redis_port, env
 
 
-def submit(env, crawlid, urls):
-    r = subprocess.run([REDCRAWL, "submit", "--crawlid", crawlid, "--maxdepth", "0"] + urls,
+SLACK_US = 10000  # tolerance on a gap between two requests to a host, as in test_politeness.py
+
+
+def check_politeness(rows, delay):
+    """No two requests to a host overlap, and from the end of one response to the start of the
+    next request to that host, never less than the delay. Prints the smallest gap."""
+    bad = overlaps(rows)
+    check(not bad, "overlapping requests to one host: %s" % bad[:2])
+    by_host = {}
+    for r in rows:
+        by_host.setdefault(r[2], []).append(r)
+    gaps = []
+    for host, rs in by_host.items():
+        rs.sort()
+        gaps += [(b[0] - a[1], host, a[3], b[3]) for a, b in zip(rs, rs[1:])]
+    check(gaps, "no two requests to one host to check")
+    low = min(gaps)
+    print("  politeness: %d requests, no overlap, smallest gap %.1f ms (delay %.0f ms)"
+          % (len(rows), low[0] / 1000, delay * 1000))
+    check(low[0] >= delay * 1e6 - SLACK_US, "a gap under the delay: %s" % (low,))
+
+
+def submit(env, crawlid, urls, *args):
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", crawlid, "--maxdepth", "0"] + list(args) + urls,
                        capture_output=True, text=True, env=env, timeout=120)
     check(r.returncode == 0, "submit %s failed: %s %s" % (crawlid, r.stdout, r.stderr[-1000:]))
 
@@ -144,5 +171,177 @@ def test_slowed_worker_loses_hosts(tmp, procs):
     check(not twice, "pages fetched twice across the moves: %s" % twice[:3])
 
 
+def job_of(path, split):
+    """Which job asked for /p/N: the first `split` pages belong to "hi", the rest to "lo"."""
+    if not path.startswith("/p/"):
+        return None
+    return "hi" if int(path[3:]) <= split else "lo"
+
+
+def test_priorities_share_hosts(tmp, procs):
+    """Two jobs of priority 1 and 2 on the same two hosts: while both have work, each host
+    serves them ~1:2 (stride scheduling over the per-job queues of the host)."""
+    per_host, delay = 150, 0.05
+    web_port, log, _ = start_web(procs, tmp, "--sites", "2", "--pages", str(2 * per_host + 1))
+    redis_port, _ = start_redis(procs, tmp)
+    env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
+    # Both jobs are in the frontier before any worker exists: they reach the hosts together.
+    for crawlid, prio, first in (("lo", "1", per_host + 1), ("hi", "2", 1)):
+        submit(env, crawlid, ["http://s%d.site.test/p/%d" % (h, i) for h in range(2)
+                              for i in range(first, first + per_host)], "--priority", prio)
+    procs.start([SCHEDULER, "--worker-timeout", "5"], os.path.join(tmp, "scheduler.log"), env=env)
+    for i in range(2):
+        procs.start([WORKER, "--id", "w%d" % i, "--out", os.path.join(tmp, "out"), "--heartbeat", "0.5",
+                     "--delay", str(delay), "--delay-factor", "0", "--connect-to", "::127.0.0.1:%d" % web_port],
+                    os.path.join(tmp, "worker%d.log" % i), env=env)
+    deadline = time.time() + 120
+    while time.time() < deadline and any(redis_cmd(redis_port, "HGET", "rc:job:" + j, "state") != "done"
+                                         for j in ("lo", "hi")):
+        time.sleep(0.2)
+    for j in ("lo", "hi"):
+        check(redis_cmd(redis_port, "HGET", "rc:job:" + j, "state") == "done", "job %s did not finish" % j)
+    rows = [r for r in read_requests(log) if job_of(r[3], per_host)]
+    check(len(rows) == 4 * per_host, "%d page requests, want %d" % (len(rows), 4 * per_host))
+    # While both have work: up to the first request of the last page of the job that ends first.
+    last = {j: max(r[0] for r in rows if job_of(r[3], per_host) == j) for j in ("lo", "hi")}
+    until = min(last.values())
+    both = [r for r in rows if r[0] <= until]
+    n = {j: sum(1 for r in both if job_of(r[3], per_host) == j) for j in ("lo", "hi")}
+    ratio = n["lo"] / n["hi"]
+    print("  while both had work: priority 1 got %d pages, priority 2 got %d (ratio %.2f, want ~0.5); "
+          "the priority-2 job ended first: %s" % (n["lo"], n["hi"], ratio, last["hi"] < last["lo"]))
+    check(last["hi"] < last["lo"], "the priority-1 job ended first")
+    check(0.4 <= ratio <= 0.6, "pages of priority 1 : priority 2 = %.2f, not ~1:2" % ratio)
+    check_politeness(read_requests(log), delay)
+
+
+def resp(*args):
+    return "*%d\r\n" % len(args) + "".join("$%d\r\n%s\r\n" % (len(str(a).encode()), a) for a in args)
+
+
+def load_frontier(port, crawlid, urls):
+    """Writes frontier records straight into rc:seeds (as scripts/bench_scheduler.sh does: a
+    backlog of this size takes minutes through the CLI under the sanitizers), scored as
+    submit.lua scores them (priority 1, depth 0, the job's own sequence), and counts them in
+    the job's pending and sequence."""
+    # Counted first: the job must not finish (pending 0) while its records arrive.
+    cmds = [resp("HINCRBY", "rc:job:" + crawlid, "pending", len(urls))]
+    cmds += [resp("ZADD", "rc:seeds", 999 * 2 ** 40 + 1000 + i,
+                  '{"url":"%s","crawlid":"%s","depth":0,"priority":1,"attempt":0}' % (url, crawlid))
+             for i, url in enumerate(urls)]
+    cmds.append(resp("HINCRBY", "rc:job:" + crawlid, "seq", 1000 + len(urls)))
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+        s.sendall("".join(cmds).encode())
+        f = s.makefile("rb")
+        for _ in cmds:
+            check(f.readline()[:1] == b":", "Redis refused a frontier record")
+
+
+def first_request(env, log, crawlid, path):
+    """Submits one URL as a new job; seconds until the server saw its request (None: 30 s)."""
+    t = time.time()
+    submit(env, crawlid, ["http://s0.site.test" + path])
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        rows = [r for r in read_requests(log) if r[3] == path]
+        if rows:
+            return rows[0][0] / 1e6 - t
+        time.sleep(0.1)
+    return None
+
+
+def test_new_job_not_behind_backlog_on_same_host(tmp, procs):
+    """A job with 200,000 URLs on a host, then new jobs with one URL each on the same host: one
+    while the backlog is still in the frontier (a new job's URLs come first in the frontier's
+    order by the job's own sequence), one once it is all queued on the host (the new job joins
+    the host's turns at the lowest pass). Each is requested within a few of the host's turns, not
+    after the backlog. Politeness (0.5 s) holds throughout."""
+    n_big, delay = 200000, 0.5
+    web_port, log, _ = start_web(procs, tmp, "--sites", "1", "--pages", "50")
+    redis_port, env = fleet(procs, tmp, web_port, 2, "--delay", str(delay), "--delay-factor", "0")
+    submit(env, "big", ["http://s0.site.test/"])
+    t0 = time.time()
+    load_frontier(redis_port, "big", ["http://s0.site.test/big/%d" % i for i in range(n_big)])
+    in_frontier = redis_cmd(redis_port, "ZCARD", "rc:seeds")
+    a = first_request(env, log, "new1", "/p/7")
+    print("  new job's first page requested %s s after its submit, %s URLs of the other job in the frontier"
+          % ("%.2f" % a if a is not None else "never (30 s)", in_frontier))
+    check(a is not None and a < 5.0, "the new job waited behind the backlog in the frontier: %s" % a)
+    deadline = time.time() + 120
+    while time.time() < deadline and redis_cmd(redis_port, "ZCARD", "rc:seeds") != 0:
+        time.sleep(0.1)
+    queued = redis_cmd(redis_port, "ZCARD", "rc:q:big:s0.site.test")
+    print("  %d URLs loaded and dispatched into rc:q:big:s0.site.test in %.1f s; %s queued there"
+          % (n_big, time.time() - t0, queued))
+    check(redis_cmd(redis_port, "HGET", "rc:job:big", "state") == "running", "the big job is not running")
+    check(redis_cmd(redis_port, "ZCARD", "rc:seeds") == 0, "the frontier did not drain in 120 s")
+    check(queued is not None and queued > n_big - 1000, "the backlog is not queued on the host: %s" % queued)
+    b = first_request(env, log, "new2", "/p/8")
+    print("  new job's first page requested %s s after its submit, %s URLs of the other job queued on the host"
+          % ("%.2f" % b if b is not None else "never (30 s)", redis_cmd(redis_port, "ZCARD", "rc:q:big:s0.site.test")))
+    check(b is not None and b < 5.0, "the new job waited behind the backlog on the host: %s" % b)
+    deadline = time.time() + 30
+    while time.time() < deadline and redis_cmd(redis_port, "HGET", "rc:job:new2", "state") != "done":
+        time.sleep(0.2)
+    check(redis_cmd(redis_port, "HGET", "rc:job:new2", "state") == "done", "the new job did not finish")
+    r = subprocess.run([REDCRAWL, "stop", "big"], capture_output=True, text=True, env=env, timeout=60)
+    check(r.returncode == 0, "stop failed: %s" % r.stderr)
+    check(redis_cmd(redis_port, "EXISTS", "rc:q:big:s0.site.test") == 0, "the stopped job's queue is still there")
+    check_politeness(read_requests(log), delay)
+
+
+def test_reaped_worker_hosts_keep_queues(tmp, procs):
+    """A worker SIGKILLed while its hosts hold queued URLs: once reaped, its hosts keep their
+    per-job queues (rc:orphans) and get a new owner; the crawl ends with every page stored
+    once, the server's log with no overlapping requests to a host."""
+    args = ["--sites", "4", "--pages", "80", "--latency-ms", "10"]
+    web_port, log, _ = start_web(procs, tmp, *args)
+    seeds = ["http://s%d.site.test/" % i for i in range(4)]
+    want = expected_pages(graph(*args), seeds, -1, ["site.test"])
+    redis_port, env = fleet(procs, tmp, web_port, 2, "--delay", "0.1", "--delay-factor", "0")
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", "orph", "--maxdepth", "-1"] + seeds,
+                       capture_output=True, text=True, env=env, timeout=60)
+    check(r.returncode == 0, "submit failed: %s" % r.stderr)
+    victim = None
+    deadline = time.time() + 30
+    while time.time() < deadline and victim is None:
+        for p in procs.procs:
+            wid = p.args[2] if p.args[0] == WORKER else None
+            if wid and int(redis_cmd(redis_port, "HGET", "rc:worker:" + wid, "queued") or 0) >= 10:
+                victim = (p, wid)
+                break
+        time.sleep(0.1)
+    check(victim is not None, "no worker held 10 queued URLs")
+    held = redis_cmd(redis_port, "SMEMBERS", "rc:wdoms:" + victim[1])
+    queued = int(redis_cmd(redis_port, "HGET", "rc:worker:" + victim[1], "queued") or 0)
+    victim[0].send_signal(signal.SIGKILL)
+    victim[0].wait()
+    t_kill = time.time()
+    deadline = time.time() + 60
+    new_owner = None
+    while time.time() < deadline and new_owner is None:
+        owners = {h: redis_cmd(redis_port, "HGET", "rc:owner", h) for h in held}
+        if any(o and o != victim[1] for o in owners.values()):
+            new_owner = time.time() - t_kill
+        time.sleep(0.1)
+    print("  %s killed holding %d hosts, %d URLs queued; its hosts had a new owner %s s later (worker timeout 5 s)"
+          % (victim[1], len(held), queued, "%.1f" % new_owner if new_owner is not None else "never"))
+    check(new_owner is not None, "the killed worker's hosts got no new owner")
+    deadline = time.time() + 120
+    while time.time() < deadline and redis_cmd(redis_port, "HGET", "rc:job:orph", "state") != "done":
+        time.sleep(0.2)
+    check(redis_cmd(redis_port, "HGET", "rc:job:orph", "state") == "done", "the crawl did not finish")
+    check(redis_cmd(redis_port, "ZCARD", "rc:orphans") == 0, "orphaned hosts left")
+    urls = [p["url"] for p in read_pages(os.path.join(tmp, "out", "pages.jsonl"))]
+    dups = [u for u, n in collections.Counter(urls).items() if n > 1]
+    check(not dups, "%d pages stored twice, e.g. %s" % (len(dups), dups[:3]))
+    missing = set(want) - set(urls)
+    check(not missing and set(urls) <= set(want), "%d pages missing, e.g. %s" % (len(missing), sorted(missing)[:3]))
+    bad = overlaps(read_requests(log))
+    check(not bad, "overlapping requests to one host: %s" % bad[:2])
+
+
 if __name__ == "__main__":
-    run_tests([test_small_job_not_behind_big_one, test_hosts_follow_capacity, test_slowed_worker_loses_hosts])
+    run_tests([test_small_job_not_behind_big_one, test_hosts_follow_capacity, test_slowed_worker_loses_hosts,
+               test_priorities_share_hosts, test_new_job_not_behind_backlog_on_same_host,
+               test_reaped_worker_hosts_keep_queues])

@@ -84,8 +84,10 @@ def test_status_json_matches_redis(tmp, procs):
         b = job["bloom"]
         check(b["bits"] == m and b["bits_set"] == bits and abs(b["fill"] - bits / m) < 1e-12 and
               abs(b["est_fp"] - (bits / m) ** k) < 1e-15, "bloom: %s, want %d of %d bits, k %d" % (b, bits, m, k))
-        queues = keys(redis_port, "rc:q:*")
-        backlog = {q: redis_cmd(redis_port, "ZCARD", q) for q in queues}
+        backlog = {}  # host -> URLs queued there, all jobs (rc:q:{crawlid}:{host})
+        for q in keys(redis_port, "rc:q:*"):
+            host = q.split(":", 3)[3]
+            backlog[host] = backlog.get(host, 0) + redis_cmd(redis_port, "ZCARD", q)
         check(s["hosts"]["total_backlog"] == sum(backlog.values()), "total backlog %s, Redis %s" %
               (s["hosts"]["total_backlog"], sum(backlog.values())))
         want_top = sorted(backlog.values(), reverse=True)[:3]
@@ -93,7 +95,8 @@ def test_status_json_matches_redis(tmp, procs):
         check(got_top == want_top[:len(got_top)] and len(got_top) == min(3, len(s["hosts"]["top"])),
               "top backlogs %s, Redis %s" % (got_top, want_top))
         for h in s["hosts"]["top"]:
-            check(backlog.get("rc:q:%s:%s" % (h["worker"], h["host"])) == h["backlog"], "host row %s" % h)
+            check(backlog.get(h["host"]) == h["backlog"], "host row %s" % h)
+            check(redis_cmd(redis_port, "HGET", "rc:owner", h["host"]) == h["worker"], "host owner %s" % h)
             check(h["state"] in ("fetching", "due", "waiting", "parked"), "state %s" % h)
         check(s["redis"]["frontier"] == redis_cmd(redis_port, "ZCARD", "rc:seeds"), "frontier")
         check(s["redis"]["used_memory"] > 0, "redis memory")
