@@ -42,6 +42,7 @@ def crawl(tmp, web_port, redis_url, env=None, out="out"):
     cmd = [REDCRAWL, "crawl", "--redis", redis_url, "--out", os.path.join(tmp, out), "--delay", "0", "--quiet", "--maxdepth", "-1",
            "--connect-to", "::127.0.0.1:%d" % web_port, "http://s0.site.test/"]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    own = " ".join(cmd) + " "
     cmdlines = []
     while p.poll() is None:  # what `ps` shows of its children while it runs (the test itself
         for d in glob.glob("/proc/[0-9]*/cmdline"):  # chose to put the URL on crawl's own line)
@@ -49,9 +50,12 @@ def crawl(tmp, web_port, redis_url, env=None, out="out"):
                 continue
             try:
                 with open(d, "rb") as f:
-                    cmdlines.append(f.read().replace(b"\0", b" ").decode(errors="replace"))
+                    line = f.read().replace(b"\0", b" ").decode(errors="replace")
             except OSError:
-                pass
+                continue
+            # A child between fork and exec still shows crawl's own line: not a line of its own.
+            if line != own:
+                cmdlines.append(line)
         time.sleep(0.2)
     out_, err_ = p.communicate(timeout=120)
     return p.returncode, out_, err_, cmdlines
