@@ -55,6 +55,8 @@ typedef struct ctl_conf {
     char *scale;
 } ctl_conf;
 
+/* The common rows, aligned by hand: */
+/* clang-format off */
 #define ROW_STR(name, field, def, env, help) {name, RC_CONF_STR, offsetof(ctl_conf, field), def, 0, 0, env, help}
 #define COMMON_ROWS                                                                                                \
     ROW_STR("kafka", kafka, NULL, "REDCRAWL_KAFKA", "Kafka brokers (host:port,...): send the request there"),       \
@@ -67,6 +69,7 @@ typedef struct ctl_conf {
         {"json", RC_CONF_BOOL, offsetof(ctl_conf, json), "0", 0, 1, NULL, "print the answer as JSON"},              \
         ROW_STR("appid", appid, "redcrawl-cli", NULL, "application id (3-40 characters)"),                          \
         ROW_STR("uuid", uuid, NULL, NULL, "request id (default: a random UUID)")
+/* clang-format on */
 
 static const rc_conf_row submit_rows[] = {
     COMMON_ROWS,
@@ -105,9 +108,9 @@ struct cmd {
 
 /* One request to send, with what the command line adds. */
 struct req {
-    char *json;         /* the request as sent */
+    char *json; /* the request as sent */
     char uuid[RC_MSG_ID_BUF];
-    char *answer;       /* the answer received */
+    char *answer; /* the answer received */
 };
 
 /* ---- arguments ----------------------------------------------------------------------------- */
@@ -343,8 +346,8 @@ static uint64_t show_wait(const char *cmdname, int missing, uint64_t start, doub
     uint64_t now = rc_mono_ms();
     if (now - start < 1000 || (shown && now - shown < 1000) || !isatty(STDERR_FILENO))
         return shown;
-    fprintf(stderr, "\rredcrawl %s: waiting for %d answer%s from redcrawl-monitor: %.0f s of %.0f s", cmdname,
-            missing, missing == 1 ? "" : "s", (double)(now - start) / 1000.0, timeout);
+    fprintf(stderr, "\rredcrawl %s: waiting for %d answer%s from redcrawl-monitor: %.0f s of %.0f s", cmdname, missing,
+            missing == 1 ? "" : "s", (double)(now - start) / 1000.0, timeout);
     fflush(stderr);
     return now;
 }
@@ -485,7 +488,7 @@ static void print_domains(const json_t *doms)
     if (json_object_size(doms) == 0)
         return;
     printf("  %-40s %8s %8s %8s\n", "DOMAIN", "QUEUED", "HIGH", "LOW");
-    json_object_foreach((json_t *)doms, h, d) {
+    json_object_foreach ((json_t *)doms, h, d) {
         printf("  %-40s %8lld %8lld %8lld\n", h, (long long)jint(d, "total"), (long long)jint(d, "high_priority"),
                (long long)jint(d, "low_priority"));
     }
@@ -511,8 +514,8 @@ static void print_counters(const json_t *o)
 static void print_readable(const json_t *a)
 {
     const char *action = jstr(a, "action", "");
-    if (json_object_get(a, "field") || (json_object_get(a, "error") && !json_object_get(a, "status") &&
-                                        json_is_null(json_object_get(a, "state")))) {
+    if (json_object_get(a, "field") ||
+        (json_object_get(a, "error") && !json_object_get(a, "status") && json_is_null(json_object_get(a, "state")))) {
         /* an invalid request, or an info about a crawl that does not exist */
         fprintf(stderr, "redcrawl: %s\n", jstr(a, "error", "invalid request"));
         return;
@@ -525,8 +528,8 @@ static void print_readable(const json_t *a)
             fprintf(stderr, "job %s refused %s: %s\n", jstr(a, "crawlid", "?"), jstr(a, "url", ""),
                     jstr(a, "error", "?"));
     } else if (strcmp(action, "info") == 0 && json_object_get(a, "crawlid")) {
-        printf("job %s: %s, %lld queued URL(s) in %lld domain(s)\n", jstr(a, "crawlid", "?"), jstr(a, "state", "unknown"),
-               (long long)jint(a, "total_pending"), (long long)jint(a, "total_domains"));
+        printf("job %s: %s, %lld queued URL(s) in %lld domain(s)\n", jstr(a, "crawlid", "?"),
+               jstr(a, "state", "unknown"), (long long)jint(a, "total_pending"), (long long)jint(a, "total_domains"));
         print_counters(a);
         print_domains(json_object_get(a, "domains"));
     } else if (strcmp(action, "info") == 0) {
@@ -535,7 +538,7 @@ static void print_readable(const json_t *a)
                (long long)jint(a, "total_domains"));
         const char *cid;
         json_t *cr;
-        json_object_foreach(json_object_get(a, "crawlids"), cid, cr) {
+        json_object_foreach (json_object_get(a, "crawlids"), cid, cr) {
             printf("job %s: %s, %lld queued URL(s) in %lld domain(s)\n", cid, jstr(cr, "state", "unknown"),
                    (long long)jint(cr, "total"), (long long)jint(cr, "distinct_domains"));
             print_counters(cr);
@@ -610,7 +613,10 @@ static json_t *base_request(const ctl_conf *c)
     return o;
 }
 
-#define CMD(name, usage, rows) {name, usage, rows, RC_ARRAY_LEN(rows)}
+#define CMD(name, usage, rows)                                                                                         \
+    {                                                                                                                  \
+        name, usage, rows, RC_ARRAY_LEN(rows)                                                                          \
+    }
 
 int rc_cli_submit(int argc, char **argv)
 {
@@ -668,7 +674,7 @@ int rc_cli_submit(int argc, char **argv)
                 bool dup = false;
                 size_t k;
                 json_t *v;
-                json_array_foreach(scope, k, v) {
+                json_array_foreach (scope, k, v) {
                     dup = dup || strcmp(json_string_value(v), reg) == 0;
                 }
                 if (!dup)
@@ -716,8 +722,8 @@ out:
 /* info [CRAWLID] and stop CRAWLID: Scrapy Cluster's action requests. */
 static int action(int argc, char **argv, const char *name, bool need_crawlid)
 {
-    static const struct cmd info_cmd = CMD("info", "[options] [CRAWLID]  (without CRAWLID: every job of --appid)",
-                                           info_rows);
+    static const struct cmd info_cmd =
+        CMD("info", "[options] [CRAWLID]  (without CRAWLID: every job of --appid)", info_rows);
     static const struct cmd stop_cmd = CMD("stop", "[options] CRAWLID", info_rows);
     const struct cmd *cmd = need_crawlid ? &stop_cmd : &info_cmd;
     ctl_conf c;
@@ -789,8 +795,10 @@ out:
 int rc_cli_domain(int argc, char **argv)
 {
     static const struct cmd cmd =
-        CMD("domain", "update DOMAIN --hits N --window S [--scale F] | remove DOMAIN | blacklist DOMAIN | "
-                      "unblacklist DOMAIN", domain_rows);
+        CMD("domain",
+            "update DOMAIN --hits N --window S [--scale F] | remove DOMAIN | blacklist DOMAIN | "
+            "unblacklist DOMAIN",
+            domain_rows);
     static const struct {
         const char *word, *action;
     } verbs[] = {

@@ -68,43 +68,79 @@ typedef struct crawl_conf {
 
 static const rc_conf_row rows[] = {
     {"workers", RC_CONF_INT, offsetof(crawl_conf, workers), "2", 1, 256, NULL, "worker processes"},
-    {"max-pages", RC_CONF_INT, offsetof(crawl_conf, max_pages), "0", 0, 1e12, NULL, "stop after this many pages (0 = no limit)"},
-    {"maxdepth", RC_CONF_INT, offsetof(crawl_conf, maxdepth), "5", -1, 1000, NULL, "follow links this deep (-1 = no limit)"},
-    {"concurrency", RC_CONF_INT, offsetof(crawl_conf, concurrency), "64", 1, 10000, NULL, "transfers at once per worker"},
+    {"max-pages", RC_CONF_INT, offsetof(crawl_conf, max_pages), "0", 0, 1e12, NULL,
+     "stop after this many pages (0 = no limit)"},
+    {"maxdepth", RC_CONF_INT, offsetof(crawl_conf, maxdepth), "5", -1, 1000, NULL,
+     "follow links this deep (-1 = no limit)"},
+    {"concurrency", RC_CONF_INT, offsetof(crawl_conf, concurrency), "64", 1, 10000, NULL,
+     "transfers at once per worker"},
     {"priority", RC_CONF_INT, offsetof(crawl_conf, priority), "50", 1, 100, NULL, "job priority, 1-100 as for submit"},
-    {"delay", RC_CONF_DOUBLE, offsetof(crawl_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY", "seconds between hits on one domain"},
-    {"timeout", RC_CONF_DOUBLE, offsetof(crawl_conf, timeout), "30", 0.1, 3600, NULL, "whole-transfer timeout, seconds"},
-    {"out", RC_CONF_STR, offsetof(crawl_conf, out), NULL, 0, 0, NULL, "output directory (default ./redcrawl-out/CRAWLID)"},
+    {"delay", RC_CONF_DOUBLE, offsetof(crawl_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY",
+     "seconds between hits on one domain"},
+    {"timeout", RC_CONF_DOUBLE, offsetof(crawl_conf, timeout), "30", 0.1, 3600, NULL,
+     "whole-transfer timeout, seconds"},
+    {"out", RC_CONF_STR, offsetof(crawl_conf, out), NULL, 0, 0, NULL,
+     "output directory (default ./redcrawl-out/CRAWLID)"},
     {"redis", RC_CONF_STR, offsetof(crawl_conf, redis), NULL, 0, 0, NULL, "use this Redis instead of a private one"},
-    {"prefix", RC_CONF_STR, offsetof(crawl_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX", "Redis key prefix"},
+    {"prefix", RC_CONF_STR, offsetof(crawl_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX",
+     "Redis key prefix"},
     {"crawlid", RC_CONF_STR, offsetof(crawl_conf, crawlid), NULL, 0, 0, NULL, "job id (default crawl-TIMESTAMP)"},
     {"useragent", RC_CONF_STR, offsetof(crawl_conf, useragent), NULL, 0, 0, "REDCRAWL_USERAGENT", "User-Agent header"},
-    {"log-level", RC_CONF_STR, offsetof(crawl_conf, log_level), "info", 0, 0, "REDCRAWL_LOG_LEVEL", "daemons' log level"},
-    {"connect-to", RC_CONF_LIST, offsetof(crawl_conf, connect_to), NULL, 0, 0, NULL, "HOST:PORT:ADDR:PORT (curl's semantics; empty HOST or PORT matches any)"},
-    {"allow-net", RC_CONF_LIST, offsetof(crawl_conf, allow_net), NULL, 0, 0, NULL, "CIDR let through the SSRF guard (loopback, private, link-local... are refused otherwise; REDCRAWL_ALLOW_NET)"},
-    {"allow-port", RC_CONF_LIST, offsetof(crawl_conf, allow_port), NULL, 0, 0, NULL, "the only ports fetched (default any)"},
-    {"allowed-domain", RC_CONF_LIST, offsetof(crawl_conf, allowed_domains), NULL, 0, 0, NULL, "follow links only into this domain (default: the seeds' registrable domains)"},
-    {"rules", RC_CONF_STR, offsetof(crawl_conf, rules), NULL, 0, 0, NULL, "extraction rules (JSON file); items go to OUT/items.jsonl"},
-    {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", 0, 31536000, NULL, "fetch navigation pages again every N seconds (runs until --max-pages or Ctrl-C)"},
-    {"jump-link", RC_CONF_LIST, offsetof(crawl_conf, jump_links), NULL, 0, 0, NULL, "regex of jump links (a search engine's redirecting result links): their redirect chains may leave the scope, and the link's record gets the final URL"},
-    {"data-pages", RC_CONF_LIST, offsetof(crawl_conf, data_pages), NULL, 0, 0, NULL, "regex of data (article) pages, fetched once even with --refresh"},
-    {"mongo", RC_CONF_STR, offsetof(crawl_conf, mongo), NULL, 0, 0, "REDCRAWL_MONGO", "also upsert page records and items into this MongoDB"},
-    {"fsync", RC_CONF_STR, offsetof(crawl_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC", "JSON Lines durability: none, batch (per page) or record (fdatasync each record)"},
-    {"retention", RC_CONF_DOUBLE, offsetof(crawl_conf, retention), "-1", -1, 1e9, NULL, "seconds a finished job's bloom, digests and counters stay in Redis: sets conf:retention (0 = for ever; -1 = leave it: a day unless set)"},
+    {"log-level", RC_CONF_STR, offsetof(crawl_conf, log_level), "info", 0, 0, "REDCRAWL_LOG_LEVEL",
+     "daemons' log level"},
+    {"connect-to", RC_CONF_LIST, offsetof(crawl_conf, connect_to), NULL, 0, 0, NULL,
+     "HOST:PORT:ADDR:PORT (curl's semantics; empty HOST or PORT matches any)"},
+    {"allow-net", RC_CONF_LIST, offsetof(crawl_conf, allow_net), NULL, 0, 0, NULL,
+     "CIDR let through the SSRF guard (loopback, private, link-local... are refused otherwise; REDCRAWL_ALLOW_NET)"},
+    {"allow-port", RC_CONF_LIST, offsetof(crawl_conf, allow_port), NULL, 0, 0, NULL,
+     "the only ports fetched (default any)"},
+    {"allowed-domain", RC_CONF_LIST, offsetof(crawl_conf, allowed_domains), NULL, 0, 0, NULL,
+     "follow links only into this domain (default: the seeds' registrable domains)"},
+    {"rules", RC_CONF_STR, offsetof(crawl_conf, rules), NULL, 0, 0, NULL,
+     "extraction rules (JSON file); items go to OUT/items.jsonl"},
+    {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", 0, 31536000, NULL,
+     "fetch navigation pages again every N seconds (runs until --max-pages or Ctrl-C)"},
+    {"jump-link", RC_CONF_LIST, offsetof(crawl_conf, jump_links), NULL, 0, 0, NULL,
+     "regex of jump links (a search engine's redirecting result links): their redirect chains may leave the scope, and "
+     "the link's record gets the final URL"},
+    {"data-pages", RC_CONF_LIST, offsetof(crawl_conf, data_pages), NULL, 0, 0, NULL,
+     "regex of data (article) pages, fetched once even with --refresh"},
+    {"mongo", RC_CONF_STR, offsetof(crawl_conf, mongo), NULL, 0, 0, "REDCRAWL_MONGO",
+     "also upsert page records and items into this MongoDB"},
+    {"fsync", RC_CONF_STR, offsetof(crawl_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC",
+     "JSON Lines durability: none, batch (per page) or record (fdatasync each record)"},
+    {"retention", RC_CONF_DOUBLE, offsetof(crawl_conf, retention), "-1", -1, 1e9, NULL,
+     "seconds a finished job's bloom, digests and counters stay in Redis: sets conf:retention (0 = for ever; -1 = "
+     "leave it: a day unless set)"},
     {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
-    {"dedup-content", RC_CONF_BOOL, offsetof(crawl_conf, dedup_content), "1", 0, 1, NULL, "record pages whose main text was seen before as duplicate_of (--dedup-content=0: off; with no --text and no rules pages are then tokenized, not parsed into a tree, the link-only fast path)"},
-    {"warc", RC_CONF_BOOL, offsetof(crawl_conf, warc), "0", 0, 1, NULL, "keep every response in WARC/1.1 files under OUT/warc/ (page records name file and offset)"},
-    {"warc-size", RC_CONF_INT, offsetof(crawl_conf, warc_size), "1000000000", 1024, 1099511627776, NULL, "a WARC file is closed for the next one past this many bytes"},
-    {"body", RC_CONF_BOOL, offsetof(crawl_conf, body), "0", 0, 1, NULL, "store each HTML page's decoded body (UTF-8) in its record, up to --body-max bytes"},
-    {"body-max", RC_CONF_INT, offsetof(crawl_conf, body_max), "1048576", 1, 67108864, NULL, "bytes of body kept in a record at most (larger: only in WARC, body_omitted says so)"},
-    {"meta-refresh-max", RC_CONF_INT, offsetof(crawl_conf, meta_refresh_max), "5", -1, 86400, NULL, "follow a <meta http-equiv=refresh> like a redirect when its delay is at most this many seconds (-1: never)"},
-    {"sitemaps", RC_CONF_BOOL, offsetof(crawl_conf, sitemaps), "0", 0, 1, NULL, "read each seed host's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, indexes and gzip expanded); their URLs enter like links"},
-    {"cacert", RC_CONF_STR, offsetof(crawl_conf, cacert), NULL, 0, 0, "REDCRAWL_CACERT", "CA bundle (PEM) that verifies HTTPS servers (default: the system's)"},
-    {"dedup-canonical", RC_CONF_BOOL, offsetof(crawl_conf, dedup_canonical), "0", 0, 1, NULL, "a page whose <link rel=canonical> names another URL is recorded as its duplicate (no text) and the canonical URL fetched instead"},
-    {"skip-recent-hours", RC_CONF_INT, offsetof(crawl_conf, skip_recent_hours), "0", 0, 8760, NULL, "do not fetch a URL that any job fetched within this many hours (fleet-wide, through Redis)"},
-    {"mark-recent", RC_CONF_BOOL, offsetof(crawl_conf, mark_recent), "0", 0, 1, "REDCRAWL_MARK_RECENT", "this crawl's workers record every fetch for --skip-recent-hours (rc:recent: 16 MiB in Redis)"},
+    {"dedup-content", RC_CONF_BOOL, offsetof(crawl_conf, dedup_content), "1", 0, 1, NULL,
+     "record pages whose main text was seen before as duplicate_of (--dedup-content=0: off; with no --text and no "
+     "rules pages are then tokenized, not parsed into a tree, the link-only fast path)"},
+    {"warc", RC_CONF_BOOL, offsetof(crawl_conf, warc), "0", 0, 1, NULL,
+     "keep every response in WARC/1.1 files under OUT/warc/ (page records name file and offset)"},
+    {"warc-size", RC_CONF_INT, offsetof(crawl_conf, warc_size), "1000000000", 1024, 1099511627776, NULL,
+     "a WARC file is closed for the next one past this many bytes"},
+    {"body", RC_CONF_BOOL, offsetof(crawl_conf, body), "0", 0, 1, NULL,
+     "store each HTML page's decoded body (UTF-8) in its record, up to --body-max bytes"},
+    {"body-max", RC_CONF_INT, offsetof(crawl_conf, body_max), "1048576", 1, 67108864, NULL,
+     "bytes of body kept in a record at most (larger: only in WARC, body_omitted says so)"},
+    {"meta-refresh-max", RC_CONF_INT, offsetof(crawl_conf, meta_refresh_max), "5", -1, 86400, NULL,
+     "follow a <meta http-equiv=refresh> like a redirect when its delay is at most this many seconds (-1: never)"},
+    {"sitemaps", RC_CONF_BOOL, offsetof(crawl_conf, sitemaps), "0", 0, 1, NULL,
+     "read each seed host's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, indexes and gzip expanded); their "
+     "URLs enter like links"},
+    {"cacert", RC_CONF_STR, offsetof(crawl_conf, cacert), NULL, 0, 0, "REDCRAWL_CACERT",
+     "CA bundle (PEM) that verifies HTTPS servers (default: the system's)"},
+    {"dedup-canonical", RC_CONF_BOOL, offsetof(crawl_conf, dedup_canonical), "0", 0, 1, NULL,
+     "a page whose <link rel=canonical> names another URL is recorded as its duplicate (no text) and the canonical URL "
+     "fetched instead"},
+    {"skip-recent-hours", RC_CONF_INT, offsetof(crawl_conf, skip_recent_hours), "0", 0, 8760, NULL,
+     "do not fetch a URL that any job fetched within this many hours (fleet-wide, through Redis)"},
+    {"mark-recent", RC_CONF_BOOL, offsetof(crawl_conf, mark_recent), "0", 0, 1, "REDCRAWL_MARK_RECENT",
+     "this crawl's workers record every fetch for --skip-recent-hours (rc:recent: 16 MiB in Redis)"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
-    {"web-port", RC_CONF_INT, offsetof(crawl_conf, web_port), "0", -1, 65535, NULL, "serve the dashboard and REST API (redcrawl-web) on this 127.0.0.1 port (0 = a free one, -1 = none)"},
+    {"web-port", RC_CONF_INT, offsetof(crawl_conf, web_port), "0", -1, 65535, NULL,
+     "serve the dashboard and REST API (redcrawl-web) on this 127.0.0.1 port (0 = a free one, -1 = none)"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -129,8 +165,8 @@ typedef struct crawl_run {
 
 typedef struct job_stats {
     char state[16];
-    int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, duplicates, unchanged, recent_skipped, seeds,
-        queued;
+    int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, duplicates,
+        unchanged, recent_skipped, seeds, queued;
     int64_t store_errors, store_failed;
 } job_stats;
 
@@ -139,14 +175,15 @@ static int read_stats(crawl_run *run, const char *crawlid, job_stats *st)
 {
     char key[200];
     memset(st, 0, sizeof *st);
-    redisReply *rep = rc_redis_cmd(run->r, "HMGET %s state pending started fetched errors failed dropped retries "
+    redisReply *rep = rc_redis_cmd(run->r,
+                                   "HMGET %s state pending started fetched errors failed dropped retries "
                                    "robots_denied items items_dropped duplicates store_errors store_failed unchanged "
                                    "recent_skipped",
                                    rc_redis_key(run->r, key, sizeof key, "job:%s", crawlid));
     int r = rep && rep->type == REDIS_REPLY_ARRAY ? 0 : -EIO;
-    int64_t *f[] = {&st->pending, &st->started, &st->fetched, &st->errors, &st->failed,        &st->dropped,
-                    &st->retries, &st->denied,  &st->items,   &st->items_dropped, &st->duplicates, &st->store_errors,
-                    &st->store_failed, &st->unchanged, &st->recent_skipped};
+    int64_t *f[] = {&st->pending,    &st->started,      &st->fetched,      &st->errors,    &st->failed,
+                    &st->dropped,    &st->retries,      &st->denied,       &st->items,     &st->items_dropped,
+                    &st->duplicates, &st->store_errors, &st->store_failed, &st->unchanged, &st->recent_skipped};
     if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1 + RC_ARRAY_LEN(f)) {
         if (rep->element[0]->type == REDIS_REPLY_STRING)
             snprintf(st->state, sizeof st->state, "%s", rep->element[0]->str);
@@ -318,8 +355,8 @@ static pid_t start_dashboard(crawl_run *run)
     snprintf(port, sizeof port, "%lld", (long long)c->web_port);
     snprintf(logf, sizeof logf, "%s/web.log", run->logdir);
     unlink(logf); /* a previous run's URL is not this one's */
-    const char *argv[] = {bin, "--addr", "127.0.0.1", "--port", port, "--prefix", c->prefix,
-                          "--log-level", c->log_level, NULL};
+    const char *argv[] = {bin,        "--addr",  "127.0.0.1",   "--port",     port,
+                          "--prefix", c->prefix, "--log-level", c->log_level, NULL};
     pid_t pid = rc_proc_spawn(argv, logf);
     free(bin);
     for (int i = 0; pid > 0 && i < 100; i++) { /* 5 s at most */
@@ -623,9 +660,10 @@ int rc_cli_crawl(int argc, char **argv)
     if (tty)
         fputc('\n', stderr);
     if (missing >= 5)
-        fprintf(stderr, "redcrawl: error: job %s vanished from Redis (%s): it restarted without persistence or "
-                        "lost its data; what was stored is in %s/, the rest is lost. Run Redis with appendonly yes "
-                        "and submit the job again.\n",
+        fprintf(stderr,
+                "redcrawl: error: job %s vanished from Redis (%s): it restarted without persistence or "
+                "lost its data; what was stored is in %s/, the rest is lost. Run Redis with appendonly yes "
+                "and submit the job again.\n",
                 job.crawlid, c.redis ? c.redis : "private Redis", outdir);
     interrupted = interrupted ? interrupted : 1; /* children exiting now are not restarted */
     for (int i = 0; i < c.workers; i++)
@@ -643,7 +681,10 @@ int rc_cli_crawl(int argc, char **argv)
     rc_buf_init(&statuses);
     summary_statuses(pages, &statuses);
     printf("\nredcrawl: job %s %s\n", job.crawlid,
-           missing >= 5 ? "LOST: its job vanished from Redis" : stopped_by_user ? "stopped by user" : hit_max ? "reached --max-pages" : "finished");
+           missing >= 5      ? "LOST: its job vanished from Redis"
+           : stopped_by_user ? "stopped by user"
+           : hit_max         ? "reached --max-pages"
+                             : "finished");
     printf("  pages      %lld in %.1f s (%.1f pages/s)\n", (long long)st.fetched, secs,
            secs > 0 ? (double)st.fetched / secs : 0.0);
     printf("  statuses   %s\n", statuses.len ? statuses.ptr : "-");

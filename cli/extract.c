@@ -86,8 +86,8 @@ static size_t print_links(const rc_page_result *out, const rc_bloom_params *bp, 
             continue;
         json_t *item = rec.item ? json_loads(rec.item, 0, NULL) : NULL;
         *waiting += item != NULL;
-        json_t *line = json_pack("{s:{s:s, s:i, s:s?, s:o?}}", "links", "url", rec.url, "depth", rec.depth,
-                                 "callback", rec.cb, "item", item);
+        json_t *line = json_pack("{s:{s:s, s:i, s:s?, s:o?}}", "links", "url", rec.url, "depth", rec.depth, "callback",
+                                 rec.cb, "item", item);
         print_json_line(line);
         json_decref(line);
         rc_record_release(&rec);
@@ -150,18 +150,32 @@ static int check_rules(const extract_conf *c, const rc_rules *rules)
 }
 
 /* Runs the pipeline on the page and prints what the options ask for. Returns the exit status. */
-static int show(const extract_conf *c, const rc_page_job *pj, const rc_maintext_opts *text_opts,
-                const char *page_path, const char *url, const char *page, size_t len)
+static int show(const extract_conf *c, const rc_page_job *pj, const rc_maintext_opts *text_opts, const char *page_path,
+                const char *url, const char *page, size_t len)
 {
     char empty_item[] = "{}"; /* a detail page completes the list item it came with */
-    rc_record rec = {.url = (char *)url, .crawlid = pj->job.crawlid, .cb = c->field_set,
-                     .item = c->second_page ? empty_item : NULL};
+    rc_record rec = {
+        .url = (char *)url, .crawlid = pj->job.crawlid, .cb = c->field_set, .item = c->second_page ? empty_item : NULL};
     const char *ctype = c->content_type && strcmp(c->content_type, "-") != 0 ? c->content_type : NULL;
-    rc_fetch_result res = {.ok = 1, .status = 200, .url = url, .effective_url = url, .content_type = ctype,
-                       .body = page, .body_len = len, .raw_body = page, .raw_len = len};
+    rc_fetch_result res = {.ok = 1,
+                           .status = 200,
+                           .url = url,
+                           .effective_url = url,
+                           .content_type = ctype,
+                           .body = page,
+                           .body_len = len,
+                           .raw_body = page,
+                           .raw_len = len};
     rc_seen *seen = rc_seen_new(1024);
-    rc_page_ctx ctx = {.job = &pj->job, .rules = pj->rules, .filter = pj->filter, .bp = &pj->bp, .seen = seen,
-                       .rec = &rec, .worker_id = "extract", .max_links = SIZE_MAX, .now_ms = rc_now_ms(),
+    rc_page_ctx ctx = {.job = &pj->job,
+                       .rules = pj->rules,
+                       .filter = pj->filter,
+                       .bp = &pj->bp,
+                       .seen = seen,
+                       .rec = &rec,
+                       .worker_id = "extract",
+                       .max_links = SIZE_MAX,
+                       .now_ms = rc_now_ms(),
                        .text_opts = text_opts};
     rc_page_result out;
     rc_page_process(&ctx, &res, &out);
@@ -175,13 +189,14 @@ static int show(const extract_conf *c, const rc_page_job *pj, const rc_maintext_
     size_t i, waiting = 0, nlinks = 0;
     json_t *item;
     if (!c->text)
-        json_array_foreach(out.items, i, item)
+        json_array_foreach (out.items, i, item)
             print_json_line(item);
     if (c->links)
         nlinks = print_links(&out, &pj->bp, &waiting);
     fprintf(stderr, "redcrawl extract: %s: %s, %zu item%s", page_path,
-            json_string_value(json_object_get(out.doc, "charset")) ? json_string_value(json_object_get(out.doc, "charset"))
-                                                                  : "no charset",
+            json_string_value(json_object_get(out.doc, "charset"))
+                ? json_string_value(json_object_get(out.doc, "charset"))
+                : "no charset",
             json_array_size(out.items), json_array_size(out.items) == 1 ? "" : "s");
     if (out.items_dropped)
         fprintf(stderr, ", %zu dropped for a missing required field (%s)", out.items_dropped, out.dropped_rule);

@@ -132,16 +132,17 @@ int rc_private_redis_start(rc_private_redis *r, char *err, size_t cap)
     }
     char *bin = rc_proc_find("redis-server");
     if (!bin) {
-        snprintf(err, cap, "redis-server not found: install it (apt-get install redis-server, or scripts/setup.sh) "
-                           "or pass --redis URL");
+        snprintf(err, cap,
+                 "redis-server not found: install it (apt-get install redis-server, or scripts/setup.sh) "
+                 "or pass --redis URL");
         rmdir(r->dir);
         return -ENOENT;
     }
     char sock[300], logf[300 + 16];
     snprintf(sock, sizeof sock, "%s/redis.sock", r->dir);
     snprintf(logf, sizeof logf, "%s/redis.log", r->dir);
-    const char *argv[] = {bin, "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700", "--save", "",
-                    "--appendonly", "no", "--dir", r->dir, "--daemonize", "no", NULL};
+    const char *argv[] = {bin, "--port",       "0",  "--unixsocket", sock,   "--unixsocketperm", "700", "--save",
+                          "",  "--appendonly", "no", "--dir",        r->dir, "--daemonize",      "no",  NULL};
     r->pid = rc_proc_spawn(argv, logf);
     free(bin);
     if (r->pid < 0) {

@@ -35,7 +35,8 @@ static const rc_conf_row rows[] = {
     {"redis", RC_CONF_STR, offsetof(status_conf, redis), NULL, 0, 0, "REDCRAWL_REDIS", "Redis URL"},
     {"prefix", RC_CONF_STR, offsetof(status_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX", "key prefix"},
     {"json", RC_CONF_BOOL, offsetof(status_conf, json), "0", 0, 1, NULL, "print one JSON document and exit"},
-    {"interval", RC_CONF_DOUBLE, offsetof(status_conf, interval), "1", 0.1, 3600, NULL, "seconds between frames (and between the two samples of --json)"},
+    {"interval", RC_CONF_DOUBLE, offsetof(status_conf, interval), "1", 0.1, 3600, NULL,
+     "seconds between frames (and between the two samples of --json)"},
     {"count", RC_CONF_INT, offsetof(status_conf, count), "0", 0, 1000000, NULL, "frames to draw, 0 = until Ctrl-C"},
     {"top", RC_CONF_INT, offsetof(status_conf, top), "10", 1, 1000, NULL, "busiest hosts shown"},
 };
@@ -78,7 +79,7 @@ static void render_statuses(FILE *f, const json_t *st)
     fprintf(f, "\nHTTP status   %10s %10s %10s %10s\n", "1 min", "1 hour", "1 day", "total");
     const char *code;
     json_t *v;
-    json_object_foreach(json_object_get(st, "total"), code, v) {
+    json_object_foreach (json_object_get(st, "total"), code, v) {
         fprintf(f, "  %-11s %10lld %10lld %10lld %10lld\n", code, (long long)jint(json_object_get(st, "1m"), code),
                 (long long)jint(json_object_get(st, "1h"), code), (long long)jint(json_object_get(st, "1d"), code),
                 (long long)json_integer_value(v));
@@ -96,19 +97,19 @@ static void render(FILE *f, const json_t *s)
     fprintf(f, "redcrawl status  %s  scheduler %s  redis %s of %s  frontier %lld  backlog %lld\n", tbuf,
             jstr(s, "scheduler", "(none)"), used, jint(rd, "maxmemory") > 0 ? max : "no limit",
             (long long)jint(rd, "frontier"), (long long)jint(hosts, "total_backlog"));
-    fprintf(f, "\nWORKERS %-28s %-15s %6s %7s %6s %6s %8s %6s %5s\n", "id", "ip", "weight", "pages/s", "infl",
-            "queue", "fetched", "errors", "hb s");
+    fprintf(f, "\nWORKERS %-28s %-15s %6s %7s %6s %6s %8s %6s %5s\n", "id", "ip", "weight", "pages/s", "infl", "queue",
+            "fetched", "errors", "hb s");
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(s, "workers"), i, x) {
+    json_array_foreach (json_object_get(s, "workers"), i, x) {
         fprintf(f, "  %-34.34s %-15.15s %6lld %7.1f %6lld %6lld %8lld %6lld %5.1f\n", jstr(x, "id", "?"),
                 jstr(x, "ip", "?"), (long long)jint(x, "weight"), json_real_value(json_object_get(x, "pages_per_s")),
                 (long long)jint(x, "inflight"), (long long)jint(x, "queued"), (long long)jint(x, "fetched"),
                 (long long)jint(x, "errors"), json_real_value(json_object_get(x, "heartbeat_age_s")));
     }
-    fprintf(f, "\nJOBS    %-26s %-8s %8s %8s %7s %6s %7s %9s %9s\n", "crawlid", "state", "pending", "fetched",
-            "items", "errors", "pages/s", "bloom", "est fp");
-    json_array_foreach(json_object_get(s, "jobs"), i, x) {
+    fprintf(f, "\nJOBS    %-26s %-8s %8s %8s %7s %6s %7s %9s %9s\n", "crawlid", "state", "pending", "fetched", "items",
+            "errors", "pages/s", "bloom", "est fp");
+    json_array_foreach (json_object_get(s, "jobs"), i, x) {
         const json_t *b = json_object_get(x, "bloom");
         fprintf(f, "  %-32.32s %-8.8s %8lld %8lld %7lld %6lld %7.1f %8.4f%% %9.2g\n", jstr(x, "crawlid", "?"),
                 jstr(x, "state", "?"), (long long)jint(x, "pending"), (long long)jint(x, "fetched"),
@@ -118,7 +119,7 @@ static void render(FILE *f, const json_t *s)
     }
     fprintf(f, "\nHOSTS   %-32s %-28s %7s %-9s %6s %s\n", "host (largest backlog)", "worker", "backlog", "state",
             "due s", "rate");
-    json_array_foreach(json_object_get(hosts, "top"), i, x) {
+    json_array_foreach (json_object_get(hosts, "top"), i, x) {
         fprintf(f, "  %-38.38s %-28.28s %7lld %-9s %6.1f %s\n", jstr(x, "host", "?"), jstr(x, "worker", "?"),
                 (long long)jint(x, "backlog"), jstr(x, "state", "?"), json_real_value(json_object_get(x, "due_in_s")),
                 jstr(x, "rate", ""));

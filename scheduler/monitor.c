@@ -49,11 +49,11 @@ enum stage { STAGE_APPLY, STAGE_PRODUCE };
 struct cur {
     rd_kafka_message_t *msg; /* NULL when none */
     enum stage stage;
-    char *answer;   /* NULL: nothing to answer */
-    char app[300];  /* the app topic, "" for none */
-    unsigned sent;  /* 1: firehose copy produced, 2: app copy produced */
-    uint64_t seq;   /* its commit FIFO entry */
-    int failures;   /* consecutive Redis failures, for the log */
+    char *answer;  /* NULL: nothing to answer */
+    char app[300]; /* the app topic, "" for none */
+    unsigned sent; /* 1: firehose copy produced, 2: app copy produced */
+    uint64_t seq;  /* its commit FIFO entry */
+    int failures;  /* consecutive Redis failures, for the log */
 };
 
 /* A consumed message waiting for its commit. */
@@ -261,8 +261,7 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *km, void *opaq
     try_commit(m);
 }
 
-static void on_commit(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t *offsets,
-                      void *opaque)
+static void on_commit(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t *offsets, void *opaque)
 {
     rc_monitor *m = opaque;
     if (err && err != RD_KAFKA_RESP_ERR__NO_OFFSET)
@@ -615,7 +614,8 @@ static void ensure_topics(rc_monitor *m)
         rc_warn(MOD, "creating topics: %s", rd_kafka_event_error_string(ev));
     } else {
         size_t n = 0;
-        const rd_kafka_topic_result_t **res = rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &n);
+        const rd_kafka_topic_result_t **res =
+            rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &n);
         for (size_t i = 0; i < n; i++) {
             rd_kafka_resp_err_t te = rd_kafka_topic_result_error(res[i]);
             if (!te)
@@ -639,8 +639,7 @@ static int start_metrics(rc_monitor *m, char *err, size_t cap)
                                        "Requests applied, by kind (the answer's action) and result.", "kind,result");
     m->m_answers = rc_metrics_counter(r, "redcrawl_monitor_answers_total",
                                       "Answers and notifications produced: delivered or lost.", "result");
-    m->m_expired = rc_metrics_counter(r, "redcrawl_monitor_jobs_expired_total", "Jobs expired by this monitor.",
-                                      NULL);
+    m->m_expired = rc_metrics_counter(r, "redcrawl_monitor_jobs_expired_total", "Jobs expired by this monitor.", NULL);
     m->m_lag = rc_metrics_gauge(r, "redcrawl_monitor_consumer_lag",
                                 "Requests on this monitor's partitions not consumed yet.", NULL);
     m->m_held = rc_metrics_gauge(r, "redcrawl_monitor_held",

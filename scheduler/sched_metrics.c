@@ -15,12 +15,10 @@ rc_sched_metrics *rc_sched_metrics_new(const char *addr, int port, char *err, si
         return NULL;
     rc_sched_metrics *m = rc_xcalloc(1, sizeof *m);
     rc_metrics *r = m->reg = rc_metrics_new();
-    m->leader = rc_metrics_gauge(r, "redcrawl_scheduler_leader", "1 while this scheduler holds the leader lock.",
-                                 NULL);
-    m->workers = rc_metrics_gauge(r, "redcrawl_scheduler_workers", "Live workers (heartbeat within the timeout).",
-                                  NULL);
-    m->frontier = rc_metrics_gauge(r, "redcrawl_scheduler_frontier", "URLs in the frontier, not yet dispatched.",
-                                   NULL);
+    m->leader = rc_metrics_gauge(r, "redcrawl_scheduler_leader", "1 while this scheduler holds the leader lock.", NULL);
+    m->workers =
+        rc_metrics_gauge(r, "redcrawl_scheduler_workers", "Live workers (heartbeat within the timeout).", NULL);
+    m->frontier = rc_metrics_gauge(r, "redcrawl_scheduler_frontier", "URLs in the frontier, not yet dispatched.", NULL);
     m->queued = rc_metrics_gauge(r, "redcrawl_scheduler_queued", "URLs queued on a worker.", "worker");
     m->domains = rc_metrics_gauge(r, "redcrawl_scheduler_domains", "Hosts a worker owns.", "worker");
     m->rate = rc_metrics_gauge(r, "redcrawl_scheduler_worker_rate", "A worker's pages per second lately.", "worker");
@@ -36,8 +34,8 @@ rc_sched_metrics *rc_sched_metrics_new(const char *addr, int port, char *err, si
     m->moved = rc_metrics_counter(r, "redcrawl_scheduler_hosts_moved_total",
                                   "Hosts moved between workers by rebalancing.", NULL);
     m->round_seconds = rc_metrics_histogram(r, "redcrawl_scheduler_round_seconds",
-                                            "One dispatch round that handed out or dropped something.",
-                                            round_bounds, sizeof round_bounds / sizeof round_bounds[0]);
+                                            "One dispatch round that handed out or dropped something.", round_bounds,
+                                            sizeof round_bounds / sizeof round_bounds[0]);
     if (!(m->http = rc_metrics_http_start(r, addr, port, err, cap))) {
         rc_sched_metrics_free(m);
         return NULL;

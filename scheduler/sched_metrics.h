@@ -16,17 +16,17 @@ struct rc_metrics_http;
 typedef struct rc_sched_metrics {
     struct rc_metrics *reg;
     struct rc_metrics_http *http;
-    struct rc_metric *leader;      /* gauge: 1 while this process holds the leader lock */
-    struct rc_metric *workers;     /* gauge: live workers */
-    struct rc_metric *frontier;    /* gauge: URLs in rc:seeds, not yet dispatched */
-    struct rc_metric *queued;      /* gauge{worker}: URLs queued on a worker */
-    struct rc_metric *domains;     /* gauge{worker}: hosts a worker owns */
-    struct rc_metric *rate;        /* gauge{worker}: pages/s lately */
-    struct rc_metric *dispatched;  /* counter: URLs handed to workers */
-    struct rc_metric *dropped;     /* counter: frontier URLs dropped (stopped job, too deep, ...) */
-    struct rc_metric *reclaimed;   /* counter{reason}: URLs back to the frontier: expired, reaped */
-    struct rc_metric *reaped;      /* counter: workers reaped (heartbeat timeout) */
-    struct rc_metric *moved;       /* counter: hosts moved between workers (rebalancing) */
+    struct rc_metric *leader;        /* gauge: 1 while this process holds the leader lock */
+    struct rc_metric *workers;       /* gauge: live workers */
+    struct rc_metric *frontier;      /* gauge: URLs in rc:seeds, not yet dispatched */
+    struct rc_metric *queued;        /* gauge{worker}: URLs queued on a worker */
+    struct rc_metric *domains;       /* gauge{worker}: hosts a worker owns */
+    struct rc_metric *rate;          /* gauge{worker}: pages/s lately */
+    struct rc_metric *dispatched;    /* counter: URLs handed to workers */
+    struct rc_metric *dropped;       /* counter: frontier URLs dropped (stopped job, too deep, ...) */
+    struct rc_metric *reclaimed;     /* counter{reason}: URLs back to the frontier: expired, reaped */
+    struct rc_metric *reaped;        /* counter: workers reaped (heartbeat timeout) */
+    struct rc_metric *moved;         /* counter: hosts moved between workers (rebalancing) */
     struct rc_metric *round_seconds; /* histogram: one dispatch round (read, decide, assign.lua) */
 } rc_sched_metrics;
 

@@ -55,14 +55,14 @@ struct rc_scheduler {
     int leader;
     ev_timer tick;
     rc_wrr *wrr;
-    rc_strmap *owners;  /* host -> worker id (char *, owned) */
-    rc_strmap *workers; /* id -> worker_info */
-    rc_strmap *jobs;    /* crawlid -> job_info */
+    rc_strmap *owners;    /* host -> worker id (char *, owned) */
+    rc_strmap *workers;   /* id -> worker_info */
+    rc_strmap *jobs;      /* crawlid -> job_info */
     rc_strmap *blacklist; /* domain -> (void *)1 */
     uint64_t last_refresh_ms;
     uint64_t dispatched, dropped;
-    int refused;      /* Redis refuses writes (OOM, ...): dispatch waits, said once */
-    char run_id[48];  /* Redis' run_id: a change means it restarted */
+    int refused;               /* Redis refuses writes (OOM, ...): dispatch waits, said once */
+    char run_id[48];           /* Redis' run_id: a change means it restarted */
     rc_sched_metrics *metrics; /* NULL = --metrics-port off; see sched_metrics.h for threads */
 };
 
@@ -74,8 +74,9 @@ static void note_refusal(rc_scheduler *s, const char *err)
     if (s->refused)
         return;
     s->refused = 1;
-    rc_error(MOD, "Redis refuses writes: %s -- dispatching paused (retried every second); heartbeats, reaping "
-                  "and stop go on; free memory or raise maxmemory (README: Redis sizing)",
+    rc_error(MOD,
+             "Redis refuses writes: %s -- dispatching paused (retried every second); heartbeats, reaping "
+             "and stop go on; free memory or raise maxmemory (README: Redis sizing)",
              err);
 }
 
@@ -611,8 +612,8 @@ static int64_t apply_round(rc_scheduler *s, const rc_argv *assign, int64_t na, c
 static void grant_orphans(rc_scheduler *s)
 {
     char key[128];
-    redisReply *rep = rc_redis_cmd(s->r, "ZRANGE %s 0 %d", rc_redis_key(s->r, key, sizeof key, "orphans"),
-                                   ORPHANS_MAX - 1);
+    redisReply *rep =
+        rc_redis_cmd(s->r, "ZRANGE %s 0 %d", rc_redis_key(s->r, key, sizeof key, "orphans"), ORPHANS_MAX - 1);
     if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements == 0 || rc_strmap_count(s->workers) == 0) {
         if (rep)
             freeReplyObject(rep);

@@ -13,16 +13,16 @@ typedef struct rc_sched_conf {
     char *redis;
     char *prefix;
     char *log_level;
-    int64_t tick_ms;          /* dispatch period when idle */
-    int64_t batch;            /* frontier records examined per dispatch */
-    double worker_timeout;    /* seconds without heartbeat before a worker is dead */
-    int64_t weight_minutes;   /* k: completions per minute averaged over the last k minutes */
-    double backlog_seconds;   /* hand a worker at most this much of its measured throughput */
-    int64_t backlog_floor;    /* ... but at least this many URLs (new workers) */
-    int64_t max_attempts;     /* fetch attempts before a URL lands in failed */
-    double lock_ttl;          /* seconds: leader lease */
-    int64_t metrics_port;     /* Prometheus endpoint: -1 off, 0 a free port (logged) */
-    char *metrics_addr;       /* its address (default loopback) */
+    int64_t tick_ms;        /* dispatch period when idle */
+    int64_t batch;          /* frontier records examined per dispatch */
+    double worker_timeout;  /* seconds without heartbeat before a worker is dead */
+    int64_t weight_minutes; /* k: completions per minute averaged over the last k minutes */
+    double backlog_seconds; /* hand a worker at most this much of its measured throughput */
+    int64_t backlog_floor;  /* ... but at least this many URLs (new workers) */
+    int64_t max_attempts;   /* fetch attempts before a URL lands in failed */
+    double lock_ttl;        /* seconds: leader lease */
+    int64_t metrics_port;   /* Prometheus endpoint: -1 off, 0 a free port (logged) */
+    char *metrics_addr;     /* its address (default loopback) */
 } rc_sched_conf;
 
 typedef struct rc_scheduler rc_scheduler;

@@ -19,6 +19,7 @@ PACKAGES=(
   iproute2     # ss, ip netns (tests)
   nginx-light # the HTTPS test's server (HTTP/2, gzip, a test CA)
   cppcheck    # the static analysis the tests run (scripts/analyse.sh)
+  clang-format # the format check the tests run (scripts/format.sh)
   chromium chromium-driver # tests/integration/test_dashboard.py: the dashboard in headless Chromium
   docker-compose # validates deploy/docker-compose.yml in the tests (no engine needed)
 )

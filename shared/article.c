@@ -8,16 +8,16 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_DEPTH 400            /* deeper subtrees are ignored (gumbo allows any depth) */
-#define MIN_PARA_CHARS 25        /* a paragraph shorter than this scores nothing */
-#define MIN_ARTICLE_BODY 200     /* a named article body with less text is not trusted */
-#define JSONLD_MAX (512 * 1024)  /* bytes of one JSON-LD script we are willing to parse */
+#define MAX_DEPTH 400           /* deeper subtrees are ignored (gumbo allows any depth) */
+#define MIN_PARA_CHARS 25       /* a paragraph shorter than this scores nothing */
+#define MIN_ARTICLE_BODY 200    /* a named article body with less text is not trusted */
+#define JSONLD_MAX (512 * 1024) /* bytes of one JSON-LD script we are willing to parse */
 #define JSONLD_DEPTH 4
-#define SMALL_JUNK_CHARS 200     /* a byline, date or caption block is shorter */
-#define LEAD_LEVELS 6            /* <h1> and article at most this far below their ancestor */
-#define LEAD_MAX 3000            /* more text than this between them is not a lead */
-#define POST_LEVELS 6            /* a chosen element this far inside a post is that post */
-#define SCORE_LEVELS 5           /* ancestors a paragraph's score reaches */
+#define SMALL_JUNK_CHARS 200 /* a byline, date or caption block is shorter */
+#define LEAD_LEVELS 6        /* <h1> and article at most this far below their ancestor */
+#define LEAD_MAX 3000        /* more text than this between them is not a lead */
+#define POST_LEVELS 6        /* a chosen element this far inside a post is that post */
+#define SCORE_LEVELS 5       /* ancestors a paragraph's score reaches */
 
 typedef struct node_stat {
     const GumboNode *node;
@@ -25,28 +25,28 @@ typedef struct node_stat {
     size_t end;    /* one past the last descendant's index (preorder) */
     unsigned text, link, commas;
     double score;
-    int weight;      /* class/id/tag verdict */
-    unsigned cand : 1;  /* score initialised */
-    unsigned boiler : 1; /* navigation, comments, related ... (decided in mark_boiler) */
+    int weight;               /* class/id/tag verdict */
+    unsigned cand : 1;        /* score initialised */
+    unsigned boiler : 1;      /* navigation, comments, related ... (decided in mark_boiler) */
     unsigned says_boiler : 1; /* its tag, role, class or id says so */
-    unsigned in_boiler : 1; /* some ancestor is boilerplate */
-    unsigned has_block : 1; /* a block element among the children */
-    unsigned has_h1 : 1;    /* holds the first <h1> */
-    unsigned body_class : 1; /* class/id/itemprop/role names the article body */
-    unsigned small_junk : 1; /* class/id names a byline, date, caption, tag list ... */
-    unsigned reply : 1;      /* a reply of a forum or Q&A page (see first_post) */
-    unsigned itemprop : 1;   /* itemprop=articleBody */
-    unsigned comments : 1;   /* class/id says comments, or inside such an element */
-    unsigned article : 1;    /* <article>, or itemtype schema.org Article/NewsArticle/BlogPosting */
+    unsigned in_boiler : 1;   /* some ancestor is boilerplate */
+    unsigned has_block : 1;   /* a block element among the children */
+    unsigned has_h1 : 1;      /* holds the first <h1> */
+    unsigned body_class : 1;  /* class/id/itemprop/role names the article body */
+    unsigned small_junk : 1;  /* class/id names a byline, date, caption, tag list ... */
+    unsigned reply : 1;       /* a reply of a forum or Q&A page (see first_post) */
+    unsigned itemprop : 1;    /* itemprop=articleBody */
+    unsigned comments : 1;    /* class/id says comments, or inside such an element */
+    unsigned article : 1;     /* <article>, or itemtype schema.org Article/NewsArticle/BlogPosting */
 } node_stat;
 
 typedef struct art {
     node_stat *v;
     size_t n, cap;
-    size_t h1;        /* the first <h1> (else the first itemprop=headline), or SIZE_MAX */
+    size_t h1; /* the first <h1> (else the first itemprop=headline), or SIZE_MAX */
     int h1_seen;
     const char *jsonld_body; /* borrowed from jsonld */
-    unsigned scope;   /* text outside links of the container being emitted */
+    unsigned scope;          /* text outside links of the container being emitted */
     json_t *jsonld;
 } art;
 
@@ -66,11 +66,25 @@ static int dropped(const GumboNode *n, int depth)
     if (n->v.element.tag_namespace != GUMBO_NAMESPACE_HTML)
         return 1;
     switch (n->v.element.tag) {
-    case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_HEAD: case GUMBO_TAG_TEMPLATE:
-    case GUMBO_TAG_BUTTON: case GUMBO_TAG_SELECT: case GUMBO_TAG_TEXTAREA:
-    case GUMBO_TAG_INPUT: case GUMBO_TAG_IFRAME: case GUMBO_TAG_OBJECT: case GUMBO_TAG_EMBED:
-    case GUMBO_TAG_CANVAS: case GUMBO_TAG_AUDIO: case GUMBO_TAG_VIDEO: case GUMBO_TAG_SVG:
-    case GUMBO_TAG_MATH: case GUMBO_TAG_MAP: case GUMBO_TAG_OPTION: case GUMBO_TAG_LABEL:
+    case GUMBO_TAG_SCRIPT:
+    case GUMBO_TAG_STYLE:
+    case GUMBO_TAG_HEAD:
+    case GUMBO_TAG_TEMPLATE:
+    case GUMBO_TAG_BUTTON:
+    case GUMBO_TAG_SELECT:
+    case GUMBO_TAG_TEXTAREA:
+    case GUMBO_TAG_INPUT:
+    case GUMBO_TAG_IFRAME:
+    case GUMBO_TAG_OBJECT:
+    case GUMBO_TAG_EMBED:
+    case GUMBO_TAG_CANVAS:
+    case GUMBO_TAG_AUDIO:
+    case GUMBO_TAG_VIDEO:
+    case GUMBO_TAG_SVG:
+    case GUMBO_TAG_MATH:
+    case GUMBO_TAG_MAP:
+    case GUMBO_TAG_OPTION:
+    case GUMBO_TAG_LABEL:
     case GUMBO_TAG_FIGCAPTION:
         return 1;
     default:
@@ -87,16 +101,50 @@ static int dropped(const GumboNode *n, int depth)
 static int is_block(GumboTag t)
 {
     switch (t) {
-    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_ASIDE: case GUMBO_TAG_BLOCKQUOTE:
-    case GUMBO_TAG_BODY: case GUMBO_TAG_CAPTION: case GUMBO_TAG_CENTER: case GUMBO_TAG_DD:
-    case GUMBO_TAG_DETAILS: case GUMBO_TAG_DIV: case GUMBO_TAG_DL: case GUMBO_TAG_DT:
-    case GUMBO_TAG_FIELDSET: case GUMBO_TAG_FIGCAPTION: case GUMBO_TAG_FIGURE: case GUMBO_TAG_FOOTER:
-    case GUMBO_TAG_FORM: case GUMBO_TAG_H1: case GUMBO_TAG_H2: case GUMBO_TAG_H3: case GUMBO_TAG_H4:
-    case GUMBO_TAG_H5: case GUMBO_TAG_H6: case GUMBO_TAG_HEADER: case GUMBO_TAG_HGROUP:
-    case GUMBO_TAG_HR: case GUMBO_TAG_HTML: case GUMBO_TAG_LI: case GUMBO_TAG_MAIN: case GUMBO_TAG_MENU:
-    case GUMBO_TAG_NAV: case GUMBO_TAG_OL: case GUMBO_TAG_P: case GUMBO_TAG_PRE: case GUMBO_TAG_SECTION:
-    case GUMBO_TAG_SUMMARY: case GUMBO_TAG_TABLE: case GUMBO_TAG_TBODY: case GUMBO_TAG_TD:
-    case GUMBO_TAG_TFOOT: case GUMBO_TAG_TH: case GUMBO_TAG_THEAD: case GUMBO_TAG_TR: case GUMBO_TAG_UL:
+    case GUMBO_TAG_ADDRESS:
+    case GUMBO_TAG_ARTICLE:
+    case GUMBO_TAG_ASIDE:
+    case GUMBO_TAG_BLOCKQUOTE:
+    case GUMBO_TAG_BODY:
+    case GUMBO_TAG_CAPTION:
+    case GUMBO_TAG_CENTER:
+    case GUMBO_TAG_DD:
+    case GUMBO_TAG_DETAILS:
+    case GUMBO_TAG_DIV:
+    case GUMBO_TAG_DL:
+    case GUMBO_TAG_DT:
+    case GUMBO_TAG_FIELDSET:
+    case GUMBO_TAG_FIGCAPTION:
+    case GUMBO_TAG_FIGURE:
+    case GUMBO_TAG_FOOTER:
+    case GUMBO_TAG_FORM:
+    case GUMBO_TAG_H1:
+    case GUMBO_TAG_H2:
+    case GUMBO_TAG_H3:
+    case GUMBO_TAG_H4:
+    case GUMBO_TAG_H5:
+    case GUMBO_TAG_H6:
+    case GUMBO_TAG_HEADER:
+    case GUMBO_TAG_HGROUP:
+    case GUMBO_TAG_HR:
+    case GUMBO_TAG_HTML:
+    case GUMBO_TAG_LI:
+    case GUMBO_TAG_MAIN:
+    case GUMBO_TAG_MENU:
+    case GUMBO_TAG_NAV:
+    case GUMBO_TAG_OL:
+    case GUMBO_TAG_P:
+    case GUMBO_TAG_PRE:
+    case GUMBO_TAG_SECTION:
+    case GUMBO_TAG_SUMMARY:
+    case GUMBO_TAG_TABLE:
+    case GUMBO_TAG_TBODY:
+    case GUMBO_TAG_TD:
+    case GUMBO_TAG_TFOOT:
+    case GUMBO_TAG_TH:
+    case GUMBO_TAG_THEAD:
+    case GUMBO_TAG_TR:
+    case GUMBO_TAG_UL:
         return 1;
     default:
         return 0;
@@ -105,39 +153,39 @@ static int is_block(GumboTag t)
 
 /* Substrings of class/id that mark boilerplate (readability's "unlikely candidates" and the
  * teaser/sharing blocks seen on the benchmark sets), and those that veto it. */
-static const char *const unlikely[] = {
-    "-ad-", "ad-break", "agegate", "banner", "breadcrumb", "combx", "comment", "community",
-    "cookie", "disqus", "extra", "footer", "gdpr", "header", "legends", "menu", "related",
-    "remark", "replies", "rss", "shoutbox", "sidebar", "skyscraper", "social", "sponsor",
-    "supplemental", "pagination", "pager", "popup", "share", "sharing", "newsletter", "subscribe",
-    "recommend", "popular", "trending", "most-read", "mostread", "read-more", "readmore",
-    "signup", "promo", "navbar", "navigation", "outbrain", "taboola", "author-bio", "author_section",
-    "author-box", "about-author", "author-info", "tooltip", "disclosure", "affiliate", NULL};
-static const char *const maybe[] = {"and", "article", "body", "column", "content", "main",
-                                    "shadow", NULL};
-static const char *const negative[] = {"hidden", "banner", "combx", "comment", "com-", "contact",
-                                       "foot", "footnote", "masthead", "media", "meta", "promo",
-                                       "related", "scroll", "share", "shoutbox", "sidebar",
-                                       "skyscraper", "sponsor", "shopping", "tags", "tool",
-                                       "widget", NULL};
-static const char *const positive[] = {"article", "body", "content", "entry", "hentry", "h-entry",
-                                       "main", "page", "post", "text", "blog", "story", NULL};
+static const char *const unlikely[] = {"-ad-",         "ad-break",   "agegate",        "banner",     "breadcrumb",
+                                       "combx",        "comment",    "community",      "cookie",     "disqus",
+                                       "extra",        "footer",     "gdpr",           "header",     "legends",
+                                       "menu",         "related",    "remark",         "replies",    "rss",
+                                       "shoutbox",     "sidebar",    "skyscraper",     "social",     "sponsor",
+                                       "supplemental", "pagination", "pager",          "popup",      "share",
+                                       "sharing",      "newsletter", "subscribe",      "recommend",  "popular",
+                                       "trending",     "most-read",  "mostread",       "read-more",  "readmore",
+                                       "signup",       "promo",      "navbar",         "navigation", "outbrain",
+                                       "taboola",      "author-bio", "author_section", "author-box", "about-author",
+                                       "author-info",  "tooltip",    "disclosure",     "affiliate",  NULL};
+static const char *const maybe[] = {"and", "article", "body", "column", "content", "main", "shadow", NULL};
+static const char *const negative[] = {"hidden",  "banner",   "combx",    "comment",  "com-",    "contact",
+                                       "foot",    "footnote", "masthead", "media",    "meta",    "promo",
+                                       "related", "scroll",   "share",    "shoutbox", "sidebar", "skyscraper",
+                                       "sponsor", "shopping", "tags",     "tool",     "widget",  NULL};
+static const char *const positive[] = {"article", "body", "content", "entry", "hentry", "h-entry", "main",
+                                       "page",    "post", "text",    "blog",  "story",  NULL};
 
 /* Class/id substrings that name the article body itself (trafilatura's first choices). */
 static const char *const body_words[] = {
-    "entry-content", "entry_content", "post-content", "post_content", "postcontent", "post-body",
-    "post_body", "postbody", "post-text", "post_text", "article-body", "article_body",
-    "articlebody", "article-content", "article_content", "articlecontent", "article__content",
-    "article__body", "article-text", "article_text", "articletext", "story-body", "storybody",
-    "story-content", "storycontent", "story-text", "blog-content", "blog-post-content",
-    "content-body", "body-text", "bodytext", "main-text", "news-text", "news_text",
-    "newstext", "news-content", "single-content", "text-content", "article-detail",
-    "news-detail", "news_detail", "page-content", "rich-text", "richtext", "td-post-content",
-    "field--name-body", "field-name-body", NULL};
+    "entry-content",  "entry_content",   "post-content",    "post_content",      "postcontent",      "post-body",
+    "post_body",      "postbody",        "post-text",       "post_text",         "article-body",     "article_body",
+    "articlebody",    "article-content", "article_content", "articlecontent",    "article__content", "article__body",
+    "article-text",   "article_text",    "articletext",     "story-body",        "storybody",        "story-content",
+    "storycontent",   "story-text",      "blog-content",    "blog-post-content", "content-body",     "body-text",
+    "bodytext",       "main-text",       "news-text",       "news_text",         "newstext",         "news-content",
+    "single-content", "text-content",    "article-detail",  "news-detail",       "news_detail",      "page-content",
+    "rich-text",      "richtext",        "td-post-content", "field--name-body",  "field-name-body",  NULL};
 /* Inside the article: small blocks that are not its text. */
-static const char *const junk_words[] = {"byline", "author", "dateline", "date", "time", "meta",
-                                         "caption", "credit", "tags", "share", "social", "print",
-                                         "rating", "breadcrumb", "toolbar", "subline", NULL};
+static const char *const junk_words[] = {"byline",  "author",     "dateline", "date",    "time",   "meta",
+                                         "caption", "credit",     "tags",     "share",   "social", "print",
+                                         "rating",  "breadcrumb", "toolbar",  "subline", NULL};
 
 static int any_in(const char *s, const char *const *words)
 {
@@ -170,10 +218,10 @@ static void judge(node_stat *s)
     const char *ip = attr(n, "itemprop");
     int hasci = ci[0] != ' ' || ci[1];
     s->says_boiler = t == GUMBO_TAG_NAV ||
-                (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "contentinfo") ||
-                          !strcasecmp(role, "banner") || !strcasecmp(role, "menu"))) ||
-                (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML &&
-                 any_in(ci, unlikely) && !any_in(ci, maybe));
+                     (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "contentinfo") ||
+                               !strcasecmp(role, "banner") || !strcasecmp(role, "menu"))) ||
+                     (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && any_in(ci, unlikely) &&
+                      !any_in(ci, maybe));
     s->body_class = (hasci && any_in(ci, body_words)) || (ip && strstr(ip, "articleBody")) ||
                     (role && !strcasecmp(role, "article"));
     s->small_junk = hasci && any_in(ci, junk_words);
@@ -183,15 +231,42 @@ static void judge(node_stat *s)
     s->comments = hasci && (strstr(ci, "comment") || strstr(ci, "disqus"));
     int w = 0;
     switch (t) {
-    case GUMBO_TAG_DIV: w = 5; break;
-    case GUMBO_TAG_ARTICLE: w = 10; break;
-    case GUMBO_TAG_MAIN: case GUMBO_TAG_SECTION: w = 3; break;
-    case GUMBO_TAG_PRE: case GUMBO_TAG_TD: case GUMBO_TAG_BLOCKQUOTE: w = 3; break;
-    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_OL: case GUMBO_TAG_UL: case GUMBO_TAG_DL: case GUMBO_TAG_DD:
-    case GUMBO_TAG_DT: case GUMBO_TAG_LI: case GUMBO_TAG_FORM: w = -3; break;
-    case GUMBO_TAG_H1: case GUMBO_TAG_H2: case GUMBO_TAG_H3: case GUMBO_TAG_H4: case GUMBO_TAG_H5:
-    case GUMBO_TAG_H6: case GUMBO_TAG_TH: w = -5; break;
-    default: break;
+    case GUMBO_TAG_DIV:
+        w = 5;
+        break;
+    case GUMBO_TAG_ARTICLE:
+        w = 10;
+        break;
+    case GUMBO_TAG_MAIN:
+    case GUMBO_TAG_SECTION:
+        w = 3;
+        break;
+    case GUMBO_TAG_PRE:
+    case GUMBO_TAG_TD:
+    case GUMBO_TAG_BLOCKQUOTE:
+        w = 3;
+        break;
+    case GUMBO_TAG_ADDRESS:
+    case GUMBO_TAG_OL:
+    case GUMBO_TAG_UL:
+    case GUMBO_TAG_DL:
+    case GUMBO_TAG_DD:
+    case GUMBO_TAG_DT:
+    case GUMBO_TAG_LI:
+    case GUMBO_TAG_FORM:
+        w = -3;
+        break;
+    case GUMBO_TAG_H1:
+    case GUMBO_TAG_H2:
+    case GUMBO_TAG_H3:
+    case GUMBO_TAG_H4:
+    case GUMBO_TAG_H5:
+    case GUMBO_TAG_H6:
+    case GUMBO_TAG_TH:
+        w = -5;
+        break;
+    default:
+        break;
     }
     if (hasci && any_in(ci, negative))
         w -= 25;
@@ -210,7 +285,7 @@ static void count_text(node_stat *s, const char *text, int in_link)
 {
     unsigned chars = 0;
     for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p == ',' )
+        if (*p == ',')
             s->commas++;
         else if (p[0] == 0xEF && p[1] == 0xBC && p[2] == 0x8C) /* U+FF0C fullwidth comma */
             s->commas++;
@@ -319,7 +394,7 @@ const char *rc_article_jsonld_string(json_t *v, const char *key, int depth)
     if (json_is_array(v)) {
         size_t i;
         json_t *e;
-        json_array_foreach(v, i, e) {
+        json_array_foreach (v, i, e) {
             const char *s = rc_article_jsonld_string(e, key, depth + 1);
             if (s)
                 return s;
@@ -337,8 +412,7 @@ const char *rc_article_jsonld_string(json_t *v, const char *key, int depth)
 static void find_jsonld_body(art *a, const GumboNode *n)
 {
     const char *type = attr(n, "type");
-    if (a->jsonld_body || !type || strcasecmp(type, "application/ld+json") != 0 ||
-        n->v.element.children.length != 1)
+    if (a->jsonld_body || !type || strcasecmp(type, "application/ld+json") != 0 || n->v.element.children.length != 1)
         return;
     const GumboNode *t = n->v.element.children.data[0];
     if (t->type != GUMBO_NODE_TEXT && t->type != GUMBO_NODE_WHITESPACE)
@@ -366,10 +440,19 @@ static double link_density(const node_stat *s)
 static int scores_as_paragraph(const node_stat *s)
 {
     switch (s->node->v.element.tag) {
-    case GUMBO_TAG_P: case GUMBO_TAG_PRE: case GUMBO_TAG_TD: case GUMBO_TAG_BLOCKQUOTE:
+    case GUMBO_TAG_P:
+    case GUMBO_TAG_PRE:
+    case GUMBO_TAG_TD:
+    case GUMBO_TAG_BLOCKQUOTE:
         return 1;
-    case GUMBO_TAG_DIV: case GUMBO_TAG_SECTION: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_LI:
-    case GUMBO_TAG_DD: case GUMBO_TAG_FONT: case GUMBO_TAG_SPAN: case GUMBO_TAG_CENTER:
+    case GUMBO_TAG_DIV:
+    case GUMBO_TAG_SECTION:
+    case GUMBO_TAG_ARTICLE:
+    case GUMBO_TAG_LI:
+    case GUMBO_TAG_DD:
+    case GUMBO_TAG_FONT:
+    case GUMBO_TAG_SPAN:
+    case GUMBO_TAG_CENTER:
         return !s->has_block;
     default:
         return 0;
@@ -532,8 +615,7 @@ static void emit(art *a, size_t id, out *o, int depth)
     size_t next = id + 1;
     for (unsigned i = 0; i < kids->length; i++) {
         const GumboNode *k = kids->data[i];
-        if (k->type == GUMBO_NODE_TEXT || k->type == GUMBO_NODE_CDATA ||
-            k->type == GUMBO_NODE_WHITESPACE) {
+        if (k->type == GUMBO_NODE_TEXT || k->type == GUMBO_NODE_CDATA || k->type == GUMBO_NODE_WHITESPACE) {
             put_text(o, k->v.text.text);
             continue;
         }
@@ -550,8 +632,7 @@ static void emit(art *a, size_t id, out *o, int depth)
                         a->v[c].link == a->v[c].text && !text_beside(kids, i);
         /* A heading over a block that is cut ("Related articles") or over nothing goes too. */
         GumboTag kt = k->v.element.tag;
-        int orphan = kt >= GUMBO_TAG_H1 && kt <= GUMBO_TAG_H6 &&
-                     next < a->v[id].end && cut(a, next);
+        int orphan = kt >= GUMBO_TAG_H1 && kt <= GUMBO_TAG_H6 && next < a->v[id].end && cut(a, next);
         if (!cut(a, c) && !bare_link && !orphan)
             emit(a, c, o, depth + 1);
     }
@@ -814,8 +895,7 @@ char *rc_article_text(const GumboNode *root)
         emit_best(&a, &o);
     }
     char *text = rc_buf_steal(&o.b);
-    if (a.jsonld_body && !strchr(a.jsonld_body, '<') &&
-        visible_chars(a.jsonld_body) > visible_chars(text) * 13 / 10) {
+    if (a.jsonld_body && !strchr(a.jsonld_body, '<') && visible_chars(a.jsonld_body) > visible_chars(text) * 13 / 10) {
         free(text);
         text = rc_xstrdup(a.jsonld_body);
     }

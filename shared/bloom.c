@@ -89,13 +89,13 @@ int rc_bloom_params_parse(const char *s, rc_bloom_params *ret)
 {
     rc_bloom_params p;
     p.groups = 1;
-    int n = sscanf(s, "%" SCNu64 ":%" SCNu32 ":%" SCNu32 ":%" SCNu64 ":%" SCNu32, &p.m, &p.k, &p.shards,
-                   &p.shard_bits, &p.groups);
+    int n = sscanf(s, "%" SCNu64 ":%" SCNu32 ":%" SCNu32 ":%" SCNu64 ":%" SCNu32, &p.m, &p.k, &p.shards, &p.shard_bits,
+                   &p.groups);
     if (n != 4 && n != 5)
         return -EINVAL;
     if (p.m == 0 || p.k == 0 || p.groups == 0 || (uint64_t)p.k * p.groups > RC_BLOOM_MAX_K || p.m < p.groups ||
-        p.shards == 0 || p.shard_bits == 0 ||
-        p.shard_bits > RC_BLOOM_MAX_SHARD_BITS || (uint64_t)p.shards * p.shard_bits < p.m)
+        p.shards == 0 || p.shard_bits == 0 || p.shard_bits > RC_BLOOM_MAX_SHARD_BITS ||
+        (uint64_t)p.shards * p.shard_bits < p.m)
         return -EINVAL;
     *ret = p;
     return 0;
@@ -103,6 +103,6 @@ int rc_bloom_params_parse(const char *s, rc_bloom_params *ret)
 
 void rc_bloom_params_encode(const rc_bloom_params *p, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%" PRIu64 ":%" PRIu32 ":%" PRIu32 ":%" PRIu64 ":%" PRIu32, p->m, p->k, p->shards,
-             p->shard_bits, p->groups);
+    snprintf(buf, cap, "%" PRIu64 ":%" PRIu32 ":%" PRIu32 ":%" PRIu64 ":%" PRIu32, p->m, p->k, p->shards, p->shard_bits,
+             p->groups);
 }

@@ -21,8 +21,8 @@ enum kind {
 };
 
 typedef struct encoding {
-    const char *name;   /* canonical (WHATWG) name */
-    const char *iconv;  /* glibc iconv name, for K_ICONV */
+    const char *name;  /* canonical (WHATWG) name */
+    const char *iconv; /* glibc iconv name, for K_ICONV */
     enum kind kind;
     unsigned unit;      /* bytes skipped after an invalid sequence: 2 for UTF-16 */
     const char *labels; /* WHATWG labels, space-separated, lower-case */
@@ -37,23 +37,20 @@ typedef struct encoding {
  * EUC-KR decodes as CP949 (the Unified Hangul Code superset, as WHATWG). ISO-8859-8-I is
  * ISO-8859-8 (the I only concerns bidi). */
 static const encoding encodings[] = {
-    {"UTF-8", NULL, K_UTF8, 1,
-     "utf-8 utf8 unicode-1-1-utf-8 unicode11utf8 unicode20utf8 x-unicode20utf8"},
+    {"UTF-8", NULL, K_UTF8, 1, "utf-8 utf8 unicode-1-1-utf-8 unicode11utf8 unicode20utf8 x-unicode20utf8"},
     {"windows-1252", NULL, K_1252, 1,
      "windows-1252 ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 iso-ir-100 "
      "iso8859-1 iso88591 iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii x-cp1252"},
     {"GB18030", "GB18030", K_ICONV, 1,
      "gb18030 gbk chinese csgb2312 csiso58gb231280 gb2312 gb_2312 gb_2312-80 iso-ir-58 x-gbk"},
     {"Big5", "BIG5-HKSCS", K_ICONV, 1, "big5 big5-hkscs cn-big5 csbig5 x-x-big5"},
-    {"Shift_JIS", "CP932", K_ICONV, 1,
-     "shift_jis csshiftjis ms932 ms_kanji shift-jis sjis windows-31j x-sjis"},
+    {"Shift_JIS", "CP932", K_ICONV, 1, "shift_jis csshiftjis ms932 ms_kanji shift-jis sjis windows-31j x-sjis"},
     {"EUC-JP", "EUC-JP", K_ICONV, 1, "euc-jp cseucpkdfmtjapanese x-euc-jp"},
     {"ISO-2022-JP", "ISO-2022-JP", K_ICONV, 1, "iso-2022-jp csiso2022jp"},
     {"EUC-KR", "CP949", K_ICONV, 1,
      "euc-kr cseuckr csksc56011987 iso-ir-149 korean ks_c_5601-1987 ks_c_5601-1989 ksc5601 "
      "ksc_5601 windows-949"},
-    {"UTF-16LE", "UTF-16LE", K_ICONV, 2,
-     "utf-16le csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff utf-16"},
+    {"UTF-16LE", "UTF-16LE", K_ICONV, 2, "utf-16le csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff utf-16"},
     {"UTF-16BE", "UTF-16BE", K_ICONV, 2, "utf-16be unicodefffe"},
     {"IBM866", "IBM866", K_ICONV, 1, "ibm866 866 cp866 csibm866"},
     {"ISO-8859-2", "ISO-8859-2", K_ICONV, 1,
@@ -75,18 +72,15 @@ static const encoding encodings[] = {
      "iso-8859-8 csiso88598e csisolatinhebrew hebrew iso-8859-8-e iso-ir-138 iso8859-8 iso88598 "
      "iso_8859-8 iso_8859-8:1988 visual"},
     {"ISO-8859-8-I", "ISO-8859-8", K_ICONV, 1, "iso-8859-8-i csiso88598i logical"},
-    {"ISO-8859-10", "ISO-8859-10", K_ICONV, 1,
-     "iso-8859-10 csisolatin6 iso-ir-157 iso8859-10 iso885910 l6 latin6"},
+    {"ISO-8859-10", "ISO-8859-10", K_ICONV, 1, "iso-8859-10 csisolatin6 iso-ir-157 iso8859-10 iso885910 l6 latin6"},
     {"ISO-8859-13", "ISO-8859-13", K_ICONV, 1, "iso-8859-13 iso8859-13 iso885913"},
     {"ISO-8859-14", "ISO-8859-14", K_ICONV, 1, "iso-8859-14 iso8859-14 iso885914"},
-    {"ISO-8859-15", "ISO-8859-15", K_ICONV, 1,
-     "iso-8859-15 csisolatin9 iso8859-15 iso885915 iso_8859-15 l9"},
+    {"ISO-8859-15", "ISO-8859-15", K_ICONV, 1, "iso-8859-15 csisolatin9 iso8859-15 iso885915 iso_8859-15 l9"},
     {"ISO-8859-16", "ISO-8859-16", K_ICONV, 1, "iso-8859-16"},
     {"KOI8-R", "KOI8-R", K_ICONV, 1, "koi8-r cskoi8r koi koi8 koi8_r"},
     {"KOI8-U", "KOI8-RU", K_ICONV, 1, "koi8-u koi8-ru"},
     {"macintosh", "MACINTOSH", K_ICONV, 1, "macintosh csmacintosh mac x-mac-roman"},
-    {"windows-874", "CP874", K_ICONV, 1,
-     "windows-874 dos-874 iso-8859-11 iso8859-11 iso885911 tis-620"},
+    {"windows-874", "CP874", K_ICONV, 1, "windows-874 dos-874 iso-8859-11 iso8859-11 iso885911 tis-620"},
     {"windows-1250", "CP1250", K_ICONV, 1, "windows-1250 cp1250 x-cp1250"},
     {"windows-1251", "CP1251", K_ICONV, 1, "windows-1251 cp1251 x-cp1251"},
     {"windows-1253", "CP1253", K_ICONV, 1, "windows-1253 cp1253 x-cp1253"},
@@ -552,8 +546,7 @@ static const encoding *prescan_meta_charset(const unsigned char *s, size_t len)
             p.pos = (size_t)((const unsigned char *)e - s) + 3;
             continue;
         }
-        if (at_ci(&p, "<meta") && p.pos + 5 < p.n &&
-            (is_ws(s[p.pos + 5]) || s[p.pos + 5] == '/')) {
+        if (at_ci(&p, "<meta") && p.pos + 5 < p.n && (is_ws(s[p.pos + 5]) || s[p.pos + 5] == '/')) {
             p.pos += 5;
             int abort = 0;
             const encoding *e = prescan_meta(&p, &abort);
@@ -562,8 +555,7 @@ static const encoding *prescan_meta_charset(const unsigned char *s, size_t len)
             if (abort)
                 return NULL;
         } else if (s[p.pos] == '<' && p.pos + 1 < p.n &&
-                   (is_alpha(s[p.pos + 1]) ||
-                    (s[p.pos + 1] == '/' && p.pos + 2 < p.n && is_alpha(s[p.pos + 2])))) {
+                   (is_alpha(s[p.pos + 1]) || (s[p.pos + 1] == '/' && p.pos + 2 < p.n && is_alpha(s[p.pos + 2])))) {
             while (p.pos < p.n && !is_ws(s[p.pos]) && s[p.pos] != '>')
                 p.pos++;
             int r;
@@ -603,8 +595,7 @@ static void strip_markup(rc_buf *out, const unsigned char *s, size_t len, size_t
             skip_to = "</script";
         else if (j + 6 <= len && strncasecmp((const char *)s + j, "<style", 6) == 0)
             skip_to = "</style";
-        else if (j + 1 < len && !is_alpha(s[j + 1]) && s[j + 1] != '/' && s[j + 1] != '!' &&
-                 s[j + 1] != '?') {
+        else if (j + 1 < len && !is_alpha(s[j + 1]) && s[j + 1] != '/' && s[j + 1] != '!' && s[j + 1] != '?') {
             rc_buf_append(out, "<", 1);
             i = j + 1;
             continue;
@@ -652,9 +643,8 @@ static const struct {
 static const struct {
     const char *iso, *windows;
 } c1_supersets[] = {
-    {"ISO-8859-2", "windows-1250"}, {"ISO-8859-4", "windows-1257"},
-    {"ISO-8859-6", "windows-1256"}, {"ISO-8859-7", "windows-1253"},
-    {"ISO-8859-8", "windows-1255"}, {"ISO-8859-13", "windows-1257"},
+    {"ISO-8859-2", "windows-1250"}, {"ISO-8859-4", "windows-1257"}, {"ISO-8859-6", "windows-1256"},
+    {"ISO-8859-7", "windows-1253"}, {"ISO-8859-8", "windows-1255"}, {"ISO-8859-13", "windows-1257"},
 };
 
 static int has_c1(const unsigned char *s, size_t len)
@@ -715,8 +705,7 @@ static const encoding *sniff(const unsigned char *s, size_t len)
     return e;
 }
 
-int rc_charset_detect(const char *body, size_t len, const char *content_type, char *name,
-                      size_t cap)
+int rc_charset_detect(const char *body, size_t len, const char *content_type, char *name, size_t cap)
 {
     const unsigned char *s = (const unsigned char *)(body ? body : "");
     const encoding *e;
@@ -863,8 +852,8 @@ char *rc_charset_to_utf8(const char *body, size_t len, const char *charset, size
         if (decode_iconv(&out, e, s, len) < 0) {
             rc_buf_reset(&out);
             utf8_repair_into(&out, s, len);
-        } else if (out.len && (rc_charset_utf8_valid_prefix(out.ptr, out.len) != out.len ||
-                               memchr(out.ptr, '\0', out.len))) {
+        } else if (out.len &&
+                   (rc_charset_utf8_valid_prefix(out.ptr, out.len) != out.len || memchr(out.ptr, '\0', out.len))) {
             /* NULs decoded from the input; a converter bug must not leak either */
             char *fixed = rc_charset_utf8_repair(out.ptr, out.len, NULL);
             rc_buf_reset(&out);

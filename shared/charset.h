@@ -14,8 +14,9 @@
 
 #include <stddef.h>
 
-#define RC_CHARSET_NAME_MAX 32      /* longest canonical name + NUL, with room to spare */
-#define RC_CHARSET_PRESCAN 4096     /* bytes searched for <meta charset>; WHATWG says 1024, but
+#define RC_CHARSET_NAME_MAX 32 /* longest canonical name + NUL, with room to spare */
+#define RC_CHARSET_PRESCAN                                                                                             \
+    4096                            /* bytes searched for <meta charset>; WHATWG says 1024, but                        \
                                      * heads often put scripts and links first */
 #define RC_CHARSET_SNIFF_MAX 262144 /* bytes of markup-stripped text fed to uchardet */
 
@@ -30,18 +31,16 @@ typedef enum rc_charset_source {
 
 /* Detects the encoding of the HTML body BODY[0..len) (borrowed; need not be NUL-terminated):
  * BOM, then the Content-Type header's charset (CONTENT_TYPE may be NULL; an unknown label is
- * ignored, and so is a UTF-8 label on a body that is plainly not UTF-8), then <meta charset> / <meta http-equiv="Content-Type"> found by the HTML5 prescan
- * over the first RC_CHARSET_PRESCAN bytes (utf-16 labels there mean UTF-8, x-user-defined means
- * windows-1252, as in the spec), then sniffing, then windows-1252. Sniffing: a body with
- * non-ASCII characters that is valid UTF-8 but for a sequence cut short at the end and at most
- * one bad sequence in twenty good ones is UTF-8; otherwise uchardet judges the text outside tags,
- * scripts and styles (a "UTF-8" verdict is then discarded as impossible, an ISO-8859-x verdict
- * on text using bytes 0x80..0x9F becomes the windows-125x superset; short CJK snippets of a
- * few characters are often missed, see tests/data/charset/generate.py). Writes the canonical
+ * ignored, and so is a UTF-8 label on a body that is plainly not UTF-8), then <meta charset> / <meta
+ * http-equiv="Content-Type"> found by the HTML5 prescan over the first RC_CHARSET_PRESCAN bytes (utf-16 labels there
+ * mean UTF-8, x-user-defined means windows-1252, as in the spec), then sniffing, then windows-1252. Sniffing: a body
+ * with non-ASCII characters that is valid UTF-8 but for a sequence cut short at the end and at most one bad sequence in
+ * twenty good ones is UTF-8; otherwise uchardet judges the text outside tags, scripts and styles (a "UTF-8" verdict is
+ * then discarded as impossible, an ISO-8859-x verdict on text using bytes 0x80..0x9F becomes the windows-125x superset;
+ * short CJK snippets of a few characters are often missed, see tests/data/charset/generate.py). Writes the canonical
  * name NUL-terminated into NAME and returns the rc_charset_source that decided, or -ERANGE
  * (NAME untouched) if CAP < RC_CHARSET_NAME_MAX. */
-int rc_charset_detect(const char *body, size_t len, const char *content_type, char *name,
-                      size_t cap);
+int rc_charset_detect(const char *body, size_t len, const char *content_type, char *name, size_t cap);
 
 /* The canonical name for an encoding label (ASCII case-insensitive, surrounding whitespace
  * ignored), e.g. "latin1" -> "windows-1252"; NULL for an unknown label. Static string. */

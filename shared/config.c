@@ -170,7 +170,9 @@ void rc_conf_usage(FILE *f, const rc_conf_row *rows, size_t n)
         const rc_conf_row *r = &rows[i];
         char left[64];
         snprintf(left, sizeof left, "--%s%s", r->name,
-                 r->type == RC_CONF_BOOL ? "" : r->type == RC_CONF_LIST ? " X (repeatable)" : " X");
+                 r->type == RC_CONF_BOOL   ? ""
+                 : r->type == RC_CONF_LIST ? " X (repeatable)"
+                                           : " X");
         fprintf(f, "  %-30s %s", left, r->help);
         if (r->def)
             fprintf(f, " (default %s)", r->def);

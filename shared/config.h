@@ -24,7 +24,7 @@ typedef struct rc_strlist {
 typedef struct rc_conf_row {
     const char *name; /* option name without "--" */
     rc_conf_type type;
-    size_t offset; /* offsetof the field in the config struct */
+    size_t offset;   /* offsetof the field in the config struct */
     const char *def; /* default as text, NULL = none */
     double min, max; /* range for numbers */
     const char *env; /* environment variable read before argv, NULL = none */

@@ -413,7 +413,7 @@ static size_t put_domains(json_t *dst, const json_t *cr, size_t max)
     size_t n = 0;
     const char *h;
     json_t *d;
-    json_object_foreach(doms, h, d) {
+    json_object_foreach (doms, h, d) {
         if (n++ < max)
             json_object_set(out, h, d);
     }
@@ -427,7 +427,7 @@ static void add_domains(json_t *set, const json_t *cr)
 {
     const char *h;
     json_t *d;
-    json_object_foreach(json_object_get(cr, "domains"), h, d) {
+    json_object_foreach (json_object_get(cr, "domains"), h, d) {
         json_object_set_new(set, h, json_true());
     }
 }
@@ -447,7 +447,8 @@ static char *apply_info(struct ctx *c, const rc_msg *m)
             goto out;
         json_t *cr = json_object_get(s.crawls, m->crawlid);
         json_object_set_new(o, "crawlid", json_string(m->crawlid));
-        json_object_set_new(o, "total_pending", json_integer(cr ? json_integer_value(json_object_get(cr, "total")) : 0));
+        json_object_set_new(o, "total_pending",
+                            json_integer(cr ? json_integer_value(json_object_get(cr, "total")) : 0));
         json_t *tmp = json_object();
         size_t nd = cr ? put_domains(tmp, cr, INFO_ONE_MAX_DOMAINS) : 0;
         json_object_set_new(o, "total_domains", json_integer((json_int_t)nd));
@@ -653,8 +654,8 @@ static json_t *registry(struct ctx *c, const char *set, const char *hash)
         for (size_t j = 0; h && h->type == REDIS_REPLY_ARRAY && j + 1 < h->elements; j += 2) {
             const char *f = h->element[j]->str, *v = h->element[j + 1]->str;
             int64_t n;
-            json_object_set_new(fields, f, rc_parse_i64(v, INT64_MIN, INT64_MAX, &n) == 0 ? json_integer(n)
-                                                                                          : json_string(v));
+            json_object_set_new(fields, f,
+                                rc_parse_i64(v, INT64_MIN, INT64_MAX, &n) == 0 ? json_integer(n) : json_string(v));
         }
         if (h)
             freeReplyObject(h);
@@ -753,8 +754,9 @@ static json_t *redis_monitor_stats(struct ctx *c)
     char k[KEY_MAX];
     json_t *o = json_object();
     json_object_set_new(o, "scheduler", scheduler_info(c));
-    json_object_set_new(o, "plugins", json_pack("{s:o, s:o}", "stop", counter_json(c, "jobs:stopped"), "expire",
-                                                counter_json(c, "jobs:expired")));
+    json_object_set_new(
+        o, "plugins",
+        json_pack("{s:o, s:o}", "stop", counter_json(c, "jobs:stopped"), "expire", counter_json(c, "jobs:expired")));
     json_t *dropped = json_object();
     redisReply *rep = q(c, "HGETALL", key(c, k, "stats:dropped"), NULL);
     for (size_t i = 0; rep && rep->type == REDIS_REPLY_ARRAY && i + 1 < rep->elements; i += 2)
@@ -798,7 +800,7 @@ static json_t *machine_stats(const json_t *workers)
     json_t *machines = json_object();
     size_t i;
     json_t *w;
-    json_array_foreach(workers, i, w) {
+    json_array_foreach (workers, i, w) {
         const char *host = json_string_value(json_object_get(w, "host"));
         if (!host)
             host = "unknown";
@@ -904,8 +906,9 @@ static char *apply_stats(struct ctx *c, const rc_msg *m)
     case RC_MSG_STATS_ALL:
         json_object_set_new(o, "kafka-monitor", kafka_monitor_stats(c));
         json_object_set_new(o, "redis-monitor", redis_monitor_stats(c));
-        json_object_set_new(o, "crawler", json_pack("{s:o, s:o}", "spiders", spider_stats(c, names, live), "machines",
-                                                    machine_stats(workers)));
+        json_object_set_new(
+            o, "crawler",
+            json_pack("{s:o, s:o}", "spiders", spider_stats(c, names, live), "machines", machine_stats(workers)));
         json_object_update_missing_new(o, queue_stats(c));
         json_object_set_new(o, "processes", processes(c, workers));
         break;

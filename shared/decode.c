@@ -19,8 +19,8 @@ enum codec { C_IDENTITY, C_ZLIB, C_BROTLI, C_ZSTD };
 struct rc_decoder {
     enum codec codec;
     size_t max_out;
-    int ended;       /* the compressed stream said it was complete */
-    int raw_tried;   /* "deflate" already restarted as raw deflate */
+    int ended;     /* the compressed stream said it was complete */
+    int raw_tried; /* "deflate" already restarted as raw deflate */
     z_stream z;
     BrotliDecoderState *br;
     ZSTD_DStream *zs;

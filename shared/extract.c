@@ -30,8 +30,7 @@ static void *need(void *p)
     return p;
 }
 
-static void seterr(char *err, size_t cap, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static void seterr(char *err, size_t cap, const char *path, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static void seterr(char *err, size_t cap, const char *path, const char *fmt, ...)
 {
@@ -52,7 +51,7 @@ struct rc_extract_doc {
     xmlDocPtr xml;
     char *base_href; /* the page's <base href>, raw; NULL when none */
     int degraded, truncated;
-    size_t nelems;    /* element k (1-based, document order) carries k in _private */
+    size_t nelems;     /* element k (1-based, document order) carries k in _private */
     xmlNodePtr *links; /* <a href>/<area href> elements in document order, tree-builder clones left out */
     size_t nlinks, links_cap;
 };
@@ -234,8 +233,8 @@ static void normalize(rc_buf *out, const char *s, size_t n)
             continue;
         }
         size_t j = i + 1;
-        while (j < n && p[j] != ' ' && p[j] != '\n' && p[j] != '\t' && p[j] != '\r' && p[j] != '\f' &&
-               p[j] != '\v' && p[j] < 0xC2)
+        while (j < n && p[j] != ' ' && p[j] != '\n' && p[j] != '\t' && p[j] != '\r' && p[j] != '\f' && p[j] != '\v' &&
+               p[j] < 0xC2)
             j++; /* copy ASCII runs in one go */
         if (pending)
             rc_buf_append(out, " ", 1);
@@ -257,7 +256,11 @@ static json_t *jstr(const char *s, size_t n)
     size_t i = 0;
     while (i < n) {
         unsigned char c = p[i];
-        size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        size_t len = c < 0x80                 ? 1
+                     : c >= 0xC2 && c <= 0xDF ? 2
+                     : c >= 0xE0 && c <= 0xEF ? 3
+                     : c >= 0xF0 && c <= 0xF4 ? 4
+                                              : 0;
         int ok = len && i + len <= n && c != 0;
         for (size_t k = 1; ok && k < len; k++)
             ok = (p[i + k] & 0xC0) == 0x80;
@@ -328,9 +331,10 @@ static xmlXPathObjectPtr eval(ev *e, xmlXPathCompExprPtr comp, xmlNodePtr node, 
     if (!res || e->xcode) {
         int code = e->xcode;
         seterr(e->err, e->cap, path, "XPath failed: %s",
-               code == XPATH_OP_LIMIT_EXCEEDED ? "operation limit exceeded (too much work on this page)"
+               code == XPATH_OP_LIMIT_EXCEEDED          ? "operation limit exceeded (too much work on this page)"
                : code == XPATH_RECURSION_LIMIT_EXCEEDED ? "recursion limit exceeded"
-               : code == XPATH_MEMORY_ERROR ? "out of memory" : "evaluation error");
+               : code == XPATH_MEMORY_ERROR             ? "out of memory"
+                                                        : "evaluation error");
         xmlXPathFreeObject(res);
         return NULL;
     }
@@ -661,8 +665,8 @@ static int host_in(const char *host, char *const *domains, size_t n)
 }
 
 /* 1 when one of RES matches URL, 0 when none, negative on a match error. */
-static int any_match(pcre2_code *const *res, size_t n, const char *url, pcre2_match_data *md,
-                     const rc_rules *rules, const char *what, size_t rule, char *err, size_t cap)
+static int any_match(pcre2_code *const *res, size_t n, const char *url, pcre2_match_data *md, const rc_rules *rules,
+                     const char *what, size_t rule, char *err, size_t cap)
 {
     for (size_t i = 0; i < n; i++) {
         int rc = pcre2_match(res[i], (PCRE2_SPTR)url, strlen(url), 0, 0, md, rules->mctx);
@@ -730,7 +734,8 @@ int rc_extract_doc_links(const rc_rules *rules, rc_extract_doc *xd, const char *
     for (size_t li = 0; li < xd->nlinks; li++) {
         xmlNodePtr a = xd->links[li];
         xmlAttrPtr attr = xmlHasNsProp(a, BAD_CAST "href", NULL);
-        const char *href = attr && attr->children && attr->children->content ? (const char *)attr->children->content : "";
+        const char *href =
+            attr && attr->children && attr->children->content ? (const char *)attr->children->content : "";
         char *abs = NULL, host[300];
         if (rc_url_resolve(base, href, strlen(href), &abs) != 0)
             continue;

@@ -52,12 +52,12 @@ struct json_t;
 enum { RC_EXTRACT_DROPPED = 1 }; /* rc_extract_second_page(): the item lost a required field */
 
 typedef struct rc_extract_stats {
-    size_t items;         /* items returned */
-    size_t dropped;       /* items dropped for a missing required field */
-    size_t dropped_index; /* the first dropped item's position among list_from's nodes (0 without) */
+    size_t items;           /* items returned */
+    size_t dropped;         /* items dropped for a missing required field */
+    size_t dropped_index;   /* the first dropped item's position among list_from's nodes (0 without) */
     char dropped_rule[320]; /* its missing field's rule path, "fields.title"; "" when none dropped */
-    int degraded;         /* the page was parsed degraded (html.h): expect little */
-    int truncated;        /* a cap above cut nodes, items or values */
+    int degraded;           /* the page was parsed degraded (html.h): expect little */
+    int truncated;          /* a cap above cut nodes, items or values */
 } rc_extract_stats;
 
 /* A page converted for XPath. Opaque; read-only once built, but not to be shared by threads. */

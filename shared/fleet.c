@@ -64,7 +64,7 @@ static double per_minute(rc_redis *r, const char *wid, uint64_t now_ms, uint64_t
     int64_t cur = (int64_t)(now_ms / 60000), total = 0, recent = 0;
     const char *minute;
     json_t *v;
-    json_object_foreach(h, minute, v) {
+    json_object_foreach (h, minute, v) {
         int64_t m;
         if (rc_parse_i64(minute, 0, INT64_MAX, &m) < 0)
             continue;
@@ -98,13 +98,13 @@ static json_t *snap_workers(rc_redis *r, uint64_t now)
         double pm = per_minute(r, wid, now, (uint64_t)jint(h, "started_ms"), &per_s);
         /* The scheduler's weight for new hosts: free transfer slots (README "Scheduling"). */
         int64_t weight = slots > 0 ? 100 * (slots > domains ? slots - domains : 1) : (int64_t)(100 * RC_MAX(pm, 1));
-        json_t *w = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f}", "id", wid,
-                              "host", jstr(h, "host", "?"), "ip", jstr(h, "ip", "?"), "pid", (json_int_t)jint(h, "pid"),
-                              "weight", (json_int_t)weight, "slots", (json_int_t)slots, "domains",
-                              (json_int_t)domains, "queued", (json_int_t)jint(h, "queued"), "inflight",
-                              (json_int_t)jint(h, "inflight"), "fetched", (json_int_t)jint(h, "fetched"), "errors",
-                              (json_int_t)jint(h, "errors"), "pages_per_s", per_s, "per_minute", pm,
-                              "heartbeat_age_s", now > hb ? (double)(now - hb) / 1000.0 : 0.0);
+        json_t *w =
+            json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f}", "id", wid, "host",
+                      jstr(h, "host", "?"), "ip", jstr(h, "ip", "?"), "pid", (json_int_t)jint(h, "pid"), "weight",
+                      (json_int_t)weight, "slots", (json_int_t)slots, "domains", (json_int_t)domains, "queued",
+                      (json_int_t)jint(h, "queued"), "inflight", (json_int_t)jint(h, "inflight"), "fetched",
+                      (json_int_t)jint(h, "fetched"), "errors", (json_int_t)jint(h, "errors"), "pages_per_s", per_s,
+                      "per_minute", pm, "heartbeat_age_s", now > hb ? (double)(now - hb) / 1000.0 : 0.0);
         json_array_append_new(arr, w);
         json_decref(h);
     }
@@ -137,18 +137,18 @@ static json_t *snap_jobs(rc_redis *r)
 {
     char key[256];
     json_t *arr = json_array();
-    redisReply *rep = cmd_ok(rc_redis_cmd(r, "SMEMBERS %s", rc_redis_key(r, key, sizeof key, "jobs")),
-                             REDIS_REPLY_ARRAY);
+    redisReply *rep =
+        cmd_ok(rc_redis_cmd(r, "SMEMBERS %s", rc_redis_key(r, key, sizeof key, "jobs")), REDIS_REPLY_ARRAY);
     for (size_t i = 0; rep && i < rep->elements; i++) {
         const char *cid = rep->element[i]->str;
         json_t *h = hash_object(r, rc_redis_key(r, key, sizeof key, "job:%s", cid));
-        json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "crawlid", cid, "appid",
-                              jstr(h, "appid", "?"), "state", jstr(h, "state", "?"), "pending",
-                              (json_int_t)jint(h, "pending"), "fetched", (json_int_t)jint(h, "fetched"), "items",
-                              (json_int_t)jint(h, "items"), "errors", (json_int_t)jint(h, "errors"), "failed",
-                              (json_int_t)jint(h, "failed"), "robots_denied", (json_int_t)jint(h, "robots_denied"),
-                              "created_ms", (json_int_t)jint(h, "created_ms"), "finished_ms",
-                              (json_int_t)jint(h, "finished_ms"));
+        json_t *j =
+            json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "crawlid", cid, "appid",
+                      jstr(h, "appid", "?"), "state", jstr(h, "state", "?"), "pending", (json_int_t)jint(h, "pending"),
+                      "fetched", (json_int_t)jint(h, "fetched"), "items", (json_int_t)jint(h, "items"), "errors",
+                      (json_int_t)jint(h, "errors"), "failed", (json_int_t)jint(h, "failed"), "robots_denied",
+                      (json_int_t)jint(h, "robots_denied"), "created_ms", (json_int_t)jint(h, "created_ms"),
+                      "finished_ms", (json_int_t)jint(h, "finished_ms"));
         json_object_set_new(j, "bloom", snap_bloom(r, cid, jstr(h, "bloom", NULL)));
         json_array_append_new(arr, j);
         json_decref(h);
@@ -171,12 +171,12 @@ static json_t *snap_hosts(rc_redis *r, uint64_t now, int64_t top)
                           "total_backlog", (json_int_t)(rep ? rc_reply_int(rep->element[1], 0) : 0), "top", list);
     for (size_t i = 2; rep && i + 5 < rep->elements; i += 6) {
         int64_t due = rc_reply_int(rep->element[i + 4], 0);
-        json_array_append_new(list, json_pack("{s:s, s:s, s:I, s:s, s:f, s:s}", "host", rep->element[i]->str,
-                                              "worker", rep->element[i + 1]->str, "backlog",
+        json_array_append_new(list, json_pack("{s:s, s:s, s:I, s:s, s:f, s:s}", "host", rep->element[i]->str, "worker",
+                                              rep->element[i + 1]->str, "backlog",
                                               (json_int_t)rc_reply_int(rep->element[i + 2], 0), "state",
                                               rep->element[i + 3]->str, "due_in_s",
-                                              due > (int64_t)now ? (double)(due - (int64_t)now) / 1000.0 : 0.0,
-                                              "rate", rep->element[i + 5]->str));
+                                              due > (int64_t)now ? (double)(due - (int64_t)now) / 1000.0 : 0.0, "rate",
+                                              rep->element[i + 5]->str));
     }
     if (rep)
         freeReplyObject(rep);
@@ -198,8 +198,8 @@ static json_t *snap_redis(rc_redis *r, const char *key_frontier)
 {
     redisReply *rep = cmd_ok(rc_redis_cmd(r, "INFO memory"), REDIS_REPLY_STRING);
     const char *info = rep ? rep->str : "";
-    json_t *o = json_pack("{s:I, s:I, s:I}", "used_memory", (json_int_t)info_field(info, "used_memory"),
-                          "peak_memory", (json_int_t)info_field(info, "used_memory_peak"), "maxmemory",
+    json_t *o = json_pack("{s:I, s:I, s:I}", "used_memory", (json_int_t)info_field(info, "used_memory"), "peak_memory",
+                          (json_int_t)info_field(info, "used_memory_peak"), "maxmemory",
                           (json_int_t)info_field(info, "maxmemory"));
     if (rep)
         freeReplyObject(rep);
@@ -220,8 +220,8 @@ static json_t *snap_statuses(rc_redis *r, uint64_t now)
     json_t *o = json_object();
     for (size_t i = 0; i < RC_ARRAY_LEN(win); i++)
         json_object_set_new(o, win[i], json_object());
-    redisReply *names = cmd_ok(rc_redis_cmd(r, "SMEMBERS %s", rc_redis_key(r, key, sizeof key, "stats:names")),
-                               REDIS_REPLY_ARRAY);
+    redisReply *names =
+        cmd_ok(rc_redis_cmd(r, "SMEMBERS %s", rc_redis_key(r, key, sizeof key, "stats:names")), REDIS_REPLY_ARRAY);
     int64_t minute = (int64_t)(now / 60000), hour = (int64_t)(now / 3600000);
     for (size_t i = 0; names && i < names->elements; i++) {
         const char *name = names->element[i]->str;
@@ -233,7 +233,7 @@ static json_t *snap_statuses(rc_redis *r, uint64_t now)
         int64_t sums[4] = {0, 0, 0, jint(h, "total")};
         const char *field;
         json_t *v;
-        json_object_foreach(h, field, v) {
+        json_object_foreach (h, field, v) {
             int64_t b;
             if (field[1] != ':' || rc_parse_i64(field + 2, INT64_MIN, INT64_MAX, &b) < 0)
                 continue;
@@ -281,17 +281,18 @@ void rc_fleet_add_rates(json_t *cur, const json_t *prev)
     double dt = prev ? (double)(jint(cur, "time_ms") - jint(prev, "time_ms")) / 1000.0 : 0;
     size_t i, j;
     json_t *w, *pw, *job, *pj;
-    json_array_foreach(json_object_get(cur, "workers"), i, w) {
-        json_array_foreach(prev && dt > 0 ? json_object_get(prev, "workers") : NULL, j, pw) {
+    json_array_foreach (json_object_get(cur, "workers"), i, w) {
+        json_array_foreach (prev &&dt > 0 ? json_object_get(prev, "workers") : NULL, j, pw) {
             if (strcmp(jstr(w, "id", ""), jstr(pw, "id", "")) == 0)
-                json_object_set_new(w, "pages_per_s", json_real((double)(jint(w, "fetched") - jint(pw, "fetched")) / dt));
+                json_object_set_new(w, "pages_per_s",
+                                    json_real((double)(jint(w, "fetched") - jint(pw, "fetched")) / dt));
         }
     }
-    json_array_foreach(json_object_get(cur, "jobs"), i, job) {
+    json_array_foreach (json_object_get(cur, "jobs"), i, job) {
         int64_t end = jint(job, "finished_ms") ? jint(job, "finished_ms") : jint(cur, "time_ms");
         double age = (double)(end - jint(job, "created_ms")) / 1000.0;
         double rate = age > 0 ? (double)jint(job, "fetched") / age : 0;
-        json_array_foreach(prev && dt > 0 ? json_object_get(prev, "jobs") : NULL, j, pj) {
+        json_array_foreach (prev &&dt > 0 ? json_object_get(prev, "jobs") : NULL, j, pj) {
             if (strcmp(jstr(job, "crawlid", ""), jstr(pj, "crawlid", "")) == 0)
                 rate = (double)(jint(job, "fetched") - jint(pj, "fetched")) / dt;
         }
@@ -304,8 +305,8 @@ json_t *rc_fleet_throughput(rc_redis *r, uint64_t now_ms, int minutes)
     char key[256];
     int64_t cur = (int64_t)(now_ms / 60000);
     int64_t *sums = rc_xcalloc((size_t)minutes, sizeof *sums);
-    redisReply *names = cmd_ok(rc_redis_cmd(r, "SMEMBERS %s", rc_redis_key(r, key, sizeof key, "stats:names")),
-                               REDIS_REPLY_ARRAY);
+    redisReply *names =
+        cmd_ok(rc_redis_cmd(r, "SMEMBERS %s", rc_redis_key(r, key, sizeof key, "stats:names")), REDIS_REPLY_ARRAY);
     for (size_t i = 0; names && i < names->elements; i++) {
         const char *name = names->element[i]->str;
         if (strncmp(name, "pages:", 6) != 0)
@@ -313,7 +314,7 @@ json_t *rc_fleet_throughput(rc_redis *r, uint64_t now_ms, int minutes)
         json_t *h = hash_object(r, rc_redis_key(r, key, sizeof key, "stats:%s", name));
         const char *field;
         json_t *v;
-        json_object_foreach(h, field, v) {
+        json_object_foreach (h, field, v) {
             int64_t b;
             if (field[0] != 'm' || field[1] != ':' || rc_parse_i64(field + 2, 0, INT64_MAX, &b) < 0)
                 continue;
@@ -326,8 +327,8 @@ json_t *rc_fleet_throughput(rc_redis *r, uint64_t now_ms, int minutes)
         freeReplyObject(names);
     json_t *arr = json_array();
     for (int i = 0; i < minutes; i++)
-        json_array_append_new(arr, json_pack("{s:I, s:I}", "minute", (json_int_t)(cur - minutes + 1 + i), "pages",
-                                             (json_int_t)sums[i]));
+        json_array_append_new(
+            arr, json_pack("{s:I, s:I}", "minute", (json_int_t)(cur - minutes + 1 + i), "pages", (json_int_t)sums[i]));
     free(sums);
     return arr;
 }
@@ -336,9 +337,9 @@ json_t *rc_fleet_failures(rc_redis *r, int n)
 {
     char key[256];
     json_t *arr = json_array();
-    redisReply *rep = cmd_ok(rc_redis_cmd(r, "ZREVRANGE %s 0 %d WITHSCORES", rc_redis_key(r, key, sizeof key, "failed"),
-                                          n - 1),
-                             REDIS_REPLY_ARRAY);
+    redisReply *rep =
+        cmd_ok(rc_redis_cmd(r, "ZREVRANGE %s 0 %d WITHSCORES", rc_redis_key(r, key, sizeof key, "failed"), n - 1),
+               REDIS_REPLY_ARRAY);
     for (size_t i = 0; rep && i + 1 < rep->elements; i += 2) {
         json_t *f = json_loads(rep->element[i]->str, 0, NULL);
         if (!json_is_object(f)) {

@@ -226,8 +226,7 @@ static size_t rawtext_end(const char *s, size_t n, size_t i, const char *name, s
             return n;
         size_t j = (size_t)(lt - s);
         if (j + 2 + nlen <= n && s[j + 1] == '/' && strncasecmp(s + j + 2, name, nlen) == 0 &&
-            (j + 2 + nlen == n || is_ws(s[j + 2 + nlen]) || s[j + 2 + nlen] == '/' ||
-             s[j + 2 + nlen] == '>'))
+            (j + 2 + nlen == n || is_ws(s[j + 2 + nlen]) || s[j + 2 + nlen] == '/' || s[j + 2 + nlen] == '>'))
             return j;
         i = j + 1;
     }
@@ -250,8 +249,8 @@ static size_t find_str(const char *s, size_t n, size_t i, const char *needle)
 
 static const char *const kept_tags[] = {"a", "area", "base", "meta", "title", NULL};
 static const char *const kept_end_tags[] = {"a", NULL};
-static const char *const dropped_text_tags[] = {"script", "style", "xmp", "iframe", "noembed",
-                                                "noframes", "textarea", NULL};
+static const char *const dropped_text_tags[] = {"script",  "style",    "xmp",      "iframe",
+                                                "noembed", "noframes", "textarea", NULL};
 
 /* Builds the degraded document: text and kept tags verbatim, every other tag, comment and
  * script/style body dropped. Without nesting elements gumbo's work stays linear. */
@@ -317,7 +316,7 @@ struct rc_html {
     const char *base_href;
     rc_html_meta_seen meta; /* robots flags and the refresh, from the <meta> tags */
     const char *refresh;    /* its URL, copied into the arena */
-    GumboNode **links; /* <a href>/<area href> in document order */
+    GumboNode **links;      /* <a href>/<area href> in document order */
     size_t nlinks, links_cap;
 };
 
@@ -387,7 +386,6 @@ int rc_html_token_in(const char *list, const char *token)
     return 0;
 }
 
-
 /* The HTML spec's "shared declarative refresh steps" minus the timer: 0 and the URL span in
  * *RET_URL and *RET_LEN (len 0 = refresh of the page itself) and the delay in seconds in
  * *RET_DELAY (may be NULL), or -1 when unparsable. */
@@ -448,8 +446,7 @@ static const char *collapsed_text(rc_html *doc, const GumboNode *node)
     const GumboVector *kids = &node->v.element.children;
     for (unsigned i = 0; i < kids->length; i++) {
         const GumboNode *k = kids->data[i];
-        if (k->type != GUMBO_NODE_TEXT && k->type != GUMBO_NODE_WHITESPACE &&
-            k->type != GUMBO_NODE_CDATA)
+        if (k->type != GUMBO_NODE_TEXT && k->type != GUMBO_NODE_WHITESPACE && k->type != GUMBO_NODE_CDATA)
             continue;
         for (const char *p = k->v.text.text; *p; p++) {
             if (is_ws(*p)) {

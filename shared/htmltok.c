@@ -16,7 +16,7 @@
 #define NAME_CAP 24     /* tag and attribute names we compare are shorter; longer never match (x 8) */
 #define MAX_ATTRS 16    /* attributes kept per tag: only those read_attrs[] names, each once */
 #define MAX_FOREIGN 256 /* open elements tracked inside <svg>/<math> */
-#define OPEN_SLOTS 64 /* hash table of HTML element names counted as open (power of 2) */
+#define OPEN_SLOTS 64   /* hash table of HTML element names counted as open (power of 2) */
 #define OPEN_MAX_NAMES 48
 #define ARENA_BLOCK ((size_t)16 * 1024)
 
@@ -140,9 +140,9 @@ static size_t charref(const char *s, size_t n, size_t i, int in_attr, rc_buf *ou
         uint32_t cp = 0;
         for (; j < n; j++) {
             char c = s[j];
-            int v = c >= '0' && c <= '9'                 ? c - '0'
+            int v = c >= '0' && c <= '9'                        ? c - '0'
                     : hex && lower(c) >= 'a' && lower(c) <= 'f' ? lower(c) - 'a' + 10
-                                                          : -1;
+                                                                : -1;
             if (v < 0)
                 break;
             cp = cp > 0x10FFFF ? cp : cp * (hex ? 16 : 10) + (uint32_t)v;
@@ -182,11 +182,11 @@ static size_t charref(const char *s, size_t n, size_t i, int in_attr, rc_buf *ou
  * controls gumbo reports as invalid (all but TAB, LF, FF), DEL, and the UTF-8 leads of C1
  * controls (C2), of noncharacters (EF: U+FDD0-FDEF, U+FFFE/F; F0-F4: U+nFFFE/F). '&' is 2. */
 static const unsigned char special[256] = {
-    [0] = 1, [1] = 1, [2] = 1, [3] = 1, [4] = 1, [5] = 1, [6] = 1, [7] = 1, [8] = 1, [0x0B] = 1,
-    [0x0D] = 1, [0x0E] = 1, [0x0F] = 1, [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1,
-    [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1, [0x18] = 1, [0x19] = 1, [0x1A] = 1,
-    [0x1B] = 1, [0x1C] = 1, [0x1D] = 1, [0x1E] = 1, [0x1F] = 1, ['&'] = 2, [0x7F] = 1,
-    [0xC2] = 1, [0xEF] = 1, [0xF0] = 1, [0xF1] = 1, [0xF2] = 1, [0xF3] = 1, [0xF4] = 1,
+    [0] = 1,    [1] = 1,    [2] = 1,    [3] = 1,    [4] = 1,    [5] = 1,    [6] = 1,    [7] = 1,
+    [8] = 1,    [0x0B] = 1, [0x0D] = 1, [0x0E] = 1, [0x0F] = 1, [0x10] = 1, [0x11] = 1, [0x12] = 1,
+    [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1, [0x18] = 1, [0x19] = 1, [0x1A] = 1,
+    [0x1B] = 1, [0x1C] = 1, [0x1D] = 1, [0x1E] = 1, [0x1F] = 1, ['&'] = 2,  [0x7F] = 1, [0xC2] = 1,
+    [0xEF] = 1, [0xF0] = 1, [0xF1] = 1, [0xF2] = 1, [0xF3] = 1, [0xF4] = 1,
 };
 
 /* S[J] is a special byte other than '&': appends what gumbo's input stream makes of it (U+FFFD
@@ -206,8 +206,8 @@ static size_t preprocess(const char *s, size_t j, size_t to, rc_buf *out)
         bad = j + 1 < to && u[j + 1] >= 0x80 && u[j + 1] <= 0x9F;
     } else if (u[j] == 0xEF) {
         len = 3;
-        bad = j + 2 < to && ((u[j + 1] == 0xB7 && u[j + 2] >= 0x90 && u[j + 2] <= 0xAF) ||
-                             (u[j + 1] == 0xBF && u[j + 2] >= 0xBE));
+        bad = j + 2 < to &&
+              ((u[j + 1] == 0xB7 && u[j + 2] >= 0x90 && u[j + 2] <= 0xAF) || (u[j + 1] == 0xBF && u[j + 2] >= 0xBE));
     } else if (u[j] >= 0xF0) {
         len = 4;
         bad = j + 3 < to && (u[j + 1] & 0x0F) == 0x0F && u[j + 2] == 0xBF && u[j + 3] >= 0xBE;
@@ -258,17 +258,46 @@ static void append_raw(rc_buf *out, const char *s, size_t from, size_t to)
 /* ---- tag names ---- */
 
 enum tag {
-    T_OTHER, T_A, T_ANNOTATION_XML, T_AREA, T_ARTICLE, T_BASE, T_FONT, T_H1, T_HEADING, T_HTML,
-    T_IFRAME, T_INPUT, T_KEYGEN, T_LINK, T_MATH, T_META, T_NOEMBED, T_NOFRAMES, T_OPTGROUP,
-    T_OPTION, T_PLAINTEXT, T_SCRIPT, T_SELECT, T_STYLE, T_SVG, T_TEMPLATE, T_TEXTAREA, T_TIME,
-    T_TITLE, T_XMP, T_VOID, T_BREAKOUT,
+    T_OTHER,
+    T_A,
+    T_ANNOTATION_XML,
+    T_AREA,
+    T_ARTICLE,
+    T_BASE,
+    T_FONT,
+    T_H1,
+    T_HEADING,
+    T_HTML,
+    T_IFRAME,
+    T_INPUT,
+    T_KEYGEN,
+    T_LINK,
+    T_MATH,
+    T_META,
+    T_NOEMBED,
+    T_NOFRAMES,
+    T_OPTGROUP,
+    T_OPTION,
+    T_PLAINTEXT,
+    T_SCRIPT,
+    T_SELECT,
+    T_STYLE,
+    T_SVG,
+    T_TEMPLATE,
+    T_TEXTAREA,
+    T_TIME,
+    T_TITLE,
+    T_XMP,
+    T_VOID,
+    T_BREAKOUT,
 };
 
 static const struct tagname {
     char name[NAME_CAP]; /* zero-padded, as scanned names are: compared as NAME_CAP bytes */
     enum tag tag;
     int is_void; /* never stays open */
-} tagnames[] = { /* sorted by name */
+} tagnames[] = {
+    /* sorted by name */
     {"a", T_A, 0},
     {"annotation-xml", T_ANNOTATION_XML, 0},
     {"area", T_AREA, 1},
@@ -440,7 +469,7 @@ typedef struct scan {
     size_t nopen;
     unsigned template_depth;
     int in_select;
-    int h1_state; /* 0 none yet, 1 collecting, 2 done */
+    int h1_state;         /* 0 none yet, 1 collecting, 2 done */
     unsigned h1_open;     /* elements opened inside it and not closed: a heading then nests */
     unsigned h1_headings; /* headings nested inside it: a heading end tag closes those first */
     rc_buf h1;
@@ -476,8 +505,8 @@ static void name_putc(char *name, size_t *len, char c)
 
 /* The attributes anything here reads (sorted, zero-padded); values of others are not decoded. */
 static const char read_attrs[][NAME_CAP] = {
-    "color", "content", "datetime", "encoding", "face", "href", "http-equiv", "itemprop",
-    "lang", "name", "property", "rel", "size", "type",
+    "color",    "content", "datetime", "encoding", "face", "href", "http-equiv",
+    "itemprop", "lang",    "name",     "property", "rel",  "size", "type",
 };
 
 static int attr_is_read(const char *name)
@@ -630,8 +659,7 @@ static int script_word_at(const char *s, size_t n, size_t j, int end)
     size_t k = j + 1 + (size_t)end;
     if (end && (k > n || s[k - 1] != '/'))
         return 0;
-    return k + 6 < n && strncasecmp(s + k, "script", 6) == 0 &&
-           (is_ws(s[k + 6]) || s[k + 6] == '/' || s[k + 6] == '>');
+    return k + 6 < n && strncasecmp(s + k, "script", 6) == 0 && (is_ws(s[k + 6]) || s[k + 6] == '/' || s[k + 6] == '>');
 }
 
 /* Script data from I with its escaped and double-escaped states; returns the index of the
@@ -734,9 +762,8 @@ static int integration_point(const scan *sc, enum ns ns, enum tag tag)
 {
     const char *nm = sc->name;
     if (ns == NS_SVG)
-        return strcmp(nm, "foreignobject") == 0 || strcmp(nm, "desc") == 0 || strcmp(nm, "title") == 0
-                   ? IP_HTML
-                   : IP_NONE;
+        return strcmp(nm, "foreignobject") == 0 || strcmp(nm, "desc") == 0 || strcmp(nm, "title") == 0 ? IP_HTML
+                                                                                                       : IP_NONE;
     if (tag == T_ANNOTATION_XML)
         return html_encoding(get_attr(sc, "encoding")) ? IP_HTML : IP_NONE;
     return strcmp(nm, "mi") == 0 || strcmp(nm, "mo") == 0 || strcmp(nm, "mn") == 0 || strcmp(nm, "ms") == 0 ||
@@ -797,8 +824,6 @@ static void add_link(scan *sc, const char *href)
     }
     t->links[t->nlinks++] = (link){href, strlen(href), rc_html_rel_nofollow(get_attr(sc, "rel"))};
 }
-
-
 
 static void on_meta(scan *sc)
 {
@@ -1042,8 +1067,7 @@ static void html_end(scan *sc, enum tag tag)
         sc->h1_headings--;
         if (sc->h1_open > 0)
             sc->h1_open--;
-    }
-    else if (tag == T_H1 || tag == T_HEADING)
+    } else if (tag == T_H1 || tag == T_HEADING)
         end_h1(sc);
     else if (sc->h1_state == 1 && sc->h1_open > 0)
         sc->h1_open--;

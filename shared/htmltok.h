@@ -12,8 +12,8 @@
  *     keygen, textarea and, inside a table, table tags close it);
  *   - <svg>/<math> subtrees are foreign (their <a>, <title>, <script> are not HTML, and CDATA
  *     sections are recognised) until their end tag, a breakout tag (<p>, <div>, <b>, ...) or an
- *     end tag that closes an element around them; integration points (foreignObject, desc, title, mi, mo, mn, ms, mtext,
- *     annotation-xml with an HTML encoding) hold HTML again, as a stack up to 256 deep;
+ *     end tag that closes an element around them; integration points (foreignObject, desc, title, mi, mo, mn, ms,
+ * mtext, annotation-xml with an HTML encoding) hold HTML again, as a stack up to 256 deep;
  *   - <noscript> is markup (gumbo parses with scripting off);
  *   - HTML elements open around svg/math are counted by name, so an end tag inside them that
  *     closes an outer element leaves the foreign subtree; a stray one does not.

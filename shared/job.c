@@ -99,7 +99,7 @@ static int get_str_list(json_t *root, const char *key, size_t max_n, char ***out
         *present = 1;
     size_t i;
     json_t *e;
-    json_array_foreach(v, i, e) {
+    json_array_foreach (v, i, e) {
         if (!json_is_string(e) || json_string_length(e) == 0 || json_string_length(e) > 1024)
             return fail(err, cap, key, "must contain only non-empty strings of at most 1024 bytes");
         add_unique(out, n, json_string_value(e));
@@ -143,7 +143,8 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         r = fail(err, cap, "crawlid", "required: 1-40 letters, digits, '.', '_' or '-'");
         goto fail;
     }
-    if ((r = get_id(root, "crawlid", &j.crawlid, err, cap)) < 0 || (r = get_id(root, "appid", &j.appid, err, cap)) < 0 ||
+    if ((r = get_id(root, "crawlid", &j.crawlid, err, cap)) < 0 ||
+        (r = get_id(root, "appid", &j.appid, err, cap)) < 0 ||
         (r = get_id(root, "spiderid", &j.spiderid, err, cap)) < 0 ||
         (r = get_str(root, "useragent", 1000, &j.useragent, err, cap)) < 0 ||
         (r = get_str(root, "cookie", 8192, &j.cookie, err, cap)) < 0)
@@ -168,7 +169,7 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
             r = fail(err, cap, "urls", "must be an array of at most 1000 URL strings");
             goto fail;
         }
-        json_array_foreach(urls, i, u) {
+        json_array_foreach (urls, i, u) {
             if (!json_is_string(u)) {
                 r = fail(err, cap, "urls", "must contain only strings");
                 goto fail;
@@ -262,7 +263,7 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
             r = fail(err, cap, "allowed_domains", "must be an array of at most 1000 domain names");
             goto fail;
         }
-        json_array_foreach(ad, i, d) {
+        json_array_foreach (ad, i, d) {
             const char *s = json_string_value(d);
             if (!s || !*s || strlen(s) > 253 || strchr(s, '/') || strchr(s, ' ')) {
                 r = fail(err, cap, "allowed_domains", "must contain only domain names");
@@ -278,8 +279,7 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         /* Default scope: the registrable domains of every seed. */
         for (size_t i = 0; i < j.n_seeds; i++) {
             char host[256], reg[256];
-            if (rc_url_host(j.seeds[i], host, sizeof host) == 0 &&
-                rc_domain_registrable(host, reg, sizeof reg) == 0)
+            if (rc_url_host(j.seeds[i], host, sizeof host) == 0 && rc_domain_registrable(host, reg, sizeof reg) == 0)
                 add_unique(&j.scope, &j.n_scope, reg);
         }
     }

@@ -18,12 +18,12 @@ typedef struct rc_job {
     size_t n_seeds;
     char **scope; /* registrable domains links may stay in (from allowed_domains, else the seeds) */
     size_t n_scope;
-    int maxdepth;      /* links deeper than this are not followed; -1 = unlimited */
-    int priority;      /* 0..1000 */
-    int64_t max_pages; /* 0 = unlimited */
-    int64_t expires;   /* unix seconds, 0 = never */
-    char *useragent;   /* NULL = the worker's */
-    char *cookie;      /* NULL = none */
+    int maxdepth;       /* links deeper than this are not followed; -1 = unlimited */
+    int priority;       /* 0..1000 */
+    int64_t max_pages;  /* 0 = unlimited */
+    int64_t expires;    /* unix seconds, 0 = never */
+    char *useragent;    /* NULL = the worker's */
+    char *cookie;       /* NULL = none */
     char **allow_regex; /* links must match one of these (when any) */
     size_t n_allow_regex;
     char **deny_regex; /* links matching one are dropped */
@@ -32,14 +32,14 @@ typedef struct rc_job {
     size_t n_deny_extensions;
     int has_deny_extensions;
     int64_t domain_max_pages; /* pages per host, 0 = unlimited */
-    char *rules;  /* extraction rules (compact JSON), NULL = none; compiled when parsed */
-    char *attrs;  /* the request's "attrs" object (compact JSON), copied into every page record
-                     and item; NULL = none */
-    int text;     /* store each page's main text in its record */
-    int dedup_content; /* record pages whose main text was seen before as duplicates (default 1) */
-    int warc;          /* keep every response (request, response, metadata) in WARC files */
-    int body;          /* the decoded HTML in the page record, up to body_max bytes */
-    int64_t body_max;  /* bytes of "body" kept at most (default 1 MiB); larger: only in WARC */
+    char *rules;              /* extraction rules (compact JSON), NULL = none; compiled when parsed */
+    char *attrs;              /* the request's "attrs" object (compact JSON), copied into every page record
+                                 and item; NULL = none */
+    int text;                 /* store each page's main text in its record */
+    int dedup_content;        /* record pages whose main text was seen before as duplicates (default 1) */
+    int warc;                 /* keep every response (request, response, metadata) in WARC files */
+    int body;                 /* the decoded HTML in the page record, up to body_max bytes */
+    int64_t body_max;         /* bytes of "body" kept at most (default 1 MiB); larger: only in WARC */
     int sitemaps;
     int64_t skip_recent_hours; /* > 0: a URL any job fetched within this many hours is not
                                   fetched (shared/recent.h) */
@@ -47,9 +47,9 @@ typedef struct rc_job {
                             duplicate: text not stored, the canonical URL queued instead */      /* read each seed host's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) */
     int64_t meta_refresh_max; /* a <meta http-equiv=refresh> with at most this delay (seconds) is
                                  followed like a redirect (default 5; -1 = never) */
-    char **data_pages;  /* regexes of data (article) pages: fetched once, never again */
+    char **data_pages;        /* regexes of data (article) pages: fetched once, never again */
     size_t n_data_pages;
-    char **jump_links;  /* regexes of jump links: their redirect chains may leave the scope */
+    char **jump_links; /* regexes of jump links: their redirect chains may leave the scope */
     size_t n_jump_links;
     int64_t refresh_seconds; /* > 0: every other (navigation) page is fetched again this often */
     int64_t expected_urls;   /* bloom sizing: URLs the job may see (default 1,000,000) */

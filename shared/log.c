@@ -33,7 +33,10 @@ void rc_log_write(int level, const char *module, const char *fmt, ...)
     gmtime_r(&ts.tv_sec, &tm);
     int n = snprintf(line, sizeof line, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %d %s ", tm.tm_year + 1900,
                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000,
-                     tags[level < 0 ? 0 : level > 3 ? 3 : level], (int)getpid(), module);
+                     tags[level < 0   ? 0
+                          : level > 3 ? 3
+                                      : level],
+                     (int)getpid(), module);
     va_list ap;
     va_start(ap, fmt);
     if (n > 0 && (size_t)n < sizeof line)

@@ -12,10 +12,10 @@ int rc_log_set_level(const char *name);
 
 void rc_log_write(int level, const char *module, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-#define rc_log(level, module, ...)                                                                 \
-    do {                                                                                           \
-        if ((level) >= rc_log_level_current)                                                       \
-            rc_log_write((level), (module), __VA_ARGS__);                                          \
+#define rc_log(level, module, ...)                                                                                     \
+    do {                                                                                                               \
+        if ((level) >= rc_log_level_current)                                                                           \
+            rc_log_write((level), (module), __VA_ARGS__);                                                              \
     } while (0)
 
 #define rc_debug(mod, ...) rc_log(RC_LOG_DEBUG, mod, __VA_ARGS__)

@@ -15,8 +15,8 @@
 #include <strings.h>
 
 #define DEFAULT_BLOCK_LINES 3
-#define DEFAULT_THRESHOLD 86  /* cx-extractor's default for K = 3 */
-#define MIN_LINE_CHARS 5      /* the published method drops shorter lines from a region */
+#define DEFAULT_THRESHOLD 86 /* cx-extractor's default for K = 3 */
+#define MIN_LINE_CHARS 5     /* the published method drops shorter lines from a region */
 #define MAX_BLOCK_LINES 64
 #define JSONLD_MAX (256 * 1024) /* bytes of one JSON-LD script we are willing to parse */
 
@@ -42,9 +42,9 @@ typedef struct render {
     blk *blks;
     size_t nblks, blks_cap;
     size_t cur_blk;
-    size_t line_off;     /* where the line being built starts in text */
+    size_t line_off; /* where the line being built starts in text */
     unsigned chars, link_chars;
-    int space;           /* a space is pending before the next visible character */
+    int space; /* a space is pending before the next visible character */
     unsigned in_link, in_pre;
 } render;
 
@@ -225,9 +225,8 @@ static void render_tree(render *r, const GumboNode *root)
     stack[depth++] = (struct frame){root, 0, A_INLINE, 0, 0};
     while (depth) {
         struct frame *f = &stack[depth - 1];
-        const GumboVector *kids = f->node->type == GUMBO_NODE_DOCUMENT
-                                      ? &f->node->v.document.children
-                                      : &f->node->v.element.children;
+        const GumboVector *kids =
+            f->node->type == GUMBO_NODE_DOCUMENT ? &f->node->v.document.children : &f->node->v.element.children;
         if (f->next >= kids->length) {
             if (f->act == A_BLOCK)
                 close_blk(r);
@@ -237,8 +236,7 @@ static void render_tree(render *r, const GumboNode *root)
             continue;
         }
         const GumboNode *node = kids->data[f->next++];
-        if (node->type == GUMBO_NODE_TEXT || node->type == GUMBO_NODE_CDATA ||
-            node->type == GUMBO_NODE_WHITESPACE) {
+        if (node->type == GUMBO_NODE_TEXT || node->type == GUMBO_NODE_CDATA || node->type == GUMBO_NODE_WHITESPACE) {
             add_text(r, node->v.text.text);
             continue;
         }
@@ -293,8 +291,7 @@ static unsigned line_len(const line *l, rc_maintext_method m)
  * one of the next three blocks is not empty, and ends at the first block i where block i or
  * block i+1 is empty (cx-extractor's rules), taking lines start..i. A region still open at the
  * last block is closed there (the published code drops it). Returns the count, regions in *RET. */
-static size_t find_regions(const render *r, rc_maintext_method m, unsigned k, unsigned threshold,
-                           region **ret)
+static size_t find_regions(const render *r, rc_maintext_method m, unsigned k, unsigned threshold, region **ret)
 {
     size_t n = r->nlines, nb = n >= k ? n - k + 1 : (n ? 1 : 0);
     unsigned long *b = rc_xcalloc(nb + 4, sizeof(*b));
@@ -347,8 +344,7 @@ static void extract_lineblock(rc_buf *out, const render *r, const region *regs, 
     for (size_t g = 0; g < nregs; g++) {
         const line *first = &r->lines[regs[g].start], *last = &r->lines[regs[g].end];
         size_t from = first->off, to = last->off + last->len;
-        if (contains(r->text.ptr + from, to - from, "Copyright") ||
-            contains(r->text.ptr + from, to - from, "版权所有"))
+        if (contains(r->text.ptr + from, to - from, "Copyright") || contains(r->text.ptr + from, to - from, "版权所有"))
             continue;
         for (size_t i = regs[g].start; i <= regs[g].end; i++)
             if (r->lines[i].chars >= MIN_LINE_CHARS)
@@ -496,8 +492,6 @@ static int set_str(json_t *obj, const char *key, const char *s)
     return 1;
 }
 
-
-
 /* The text of NODE and its descendants (scripts and styles excluded), malloc'd. */
 static char *node_text(const GumboNode *node)
 {
@@ -514,8 +508,7 @@ static char *node_text(const GumboNode *node)
             continue;
         }
         const GumboNode *k = kids->data[f->next++];
-        if (k->type == GUMBO_NODE_TEXT || k->type == GUMBO_NODE_WHITESPACE ||
-            k->type == GUMBO_NODE_CDATA) {
+        if (k->type == GUMBO_NODE_TEXT || k->type == GUMBO_NODE_WHITESPACE || k->type == GUMBO_NODE_CDATA) {
             rc_buf_puts(&b, k->v.text.text);
         } else if (k->type == GUMBO_NODE_ELEMENT && k->v.element.tag != GUMBO_TAG_SCRIPT &&
                    k->v.element.tag != GUMBO_TAG_STYLE) {
@@ -531,7 +524,6 @@ static char *node_text(const GumboNode *node)
     rc_buf_release(&b);
     return s;
 }
-
 
 void rc_maintext_facts_jsonld(rc_maintext_facts *f, const char *text, size_t len)
 {
@@ -555,10 +547,20 @@ static void visit_jsonld(meta_state *st, const GumboNode *node)
 }
 
 static const char *const date_names[] = {
-    "date",           "pubdate",        "publishdate",      "publish_date",
-    "publish-date",   "publication_date", "dcterms.issued", "dc.date.issued",
-    "dc.date",        "dcterms.date",   "parsely-pub-date", "sailthru.date",
-    "article.published", NULL,
+    "date",
+    "pubdate",
+    "publishdate",
+    "publish_date",
+    "publish-date",
+    "publication_date",
+    "dcterms.issued",
+    "dc.date.issued",
+    "dc.date",
+    "dcterms.date",
+    "parsely-pub-date",
+    "sailthru.date",
+    "article.published",
+    NULL,
 };
 
 void rc_maintext_facts_meta_tag(rc_maintext_facts *st, rc_maintext_attr_fn get, const void *node)
@@ -660,9 +662,8 @@ static void walk_meta(meta_state *st, const GumboNode *root)
     stack[depth++] = (struct frame){root, 0, A_INLINE, 0, 0};
     while (depth) {
         struct frame *f = &stack[depth - 1];
-        const GumboVector *kids = f->node->type == GUMBO_NODE_DOCUMENT
-                                      ? &f->node->v.document.children
-                                      : &f->node->v.element.children;
+        const GumboVector *kids =
+            f->node->type == GUMBO_NODE_DOCUMENT ? &f->node->v.document.children : &f->node->v.element.children;
         if (f->next >= kids->length) {
             depth--;
             continue;
@@ -695,8 +696,8 @@ static char *resolve_canonical(const char *url, const char *base_href, const cha
     }
     if (len == 0)
         return NULL;
-    if (base_href && (url ? rc_url_resolve(url, base_href, strlen(base_href), &base)
-                          : rc_url_normalize(base_href, &base)) != 0)
+    if (base_href &&
+        (url ? rc_url_resolve(url, base_href, strlen(base_href), &base) : rc_url_normalize(base_href, &base)) != 0)
         base = NULL;
     const char *b = base ? base : url;
     if (b) {
@@ -748,8 +749,8 @@ int rc_maintext_facts_write(const rc_maintext_facts *st, const char *title, cons
     }
     if (json_object_size(st->og))
         json_object_set(out, "og", st->og);
-    const char *pub[] = {st->published_article, st->published_jsonld, st->published_itemprop,
-                         st->published_name, st->published_time};
+    const char *pub[] = {st->published_article, st->published_jsonld, st->published_itemprop, st->published_name,
+                         st->published_time};
     for (size_t i = 0; i < RC_ARRAY_LEN(pub); i++)
         if (set_str(out, "published", pub[i]))
             break;

@@ -75,9 +75,9 @@ int rc_maintext_meta(rc_html *doc, const char *url, struct json_t *out);
  * the caller's document (they must outlive the facts' use); published_jsonld, h1 and og are
  * owned. */
 typedef struct rc_maintext_facts {
-    const char *lang, *content_language;             /* <html lang>, meta content-language */
+    const char *lang, *content_language; /* <html lang>, meta content-language */
     const char *description, *og_description, *og_title;
-    const char *canonical, *base_href;               /* raw hrefs: first link rel=canonical, base */
+    const char *canonical, *base_href; /* raw hrefs: first link rel=canonical, base */
     const char *published_article, *published_itemprop, *published_name, *published_time;
     char *published_jsonld;
     char *h1; /* the first <h1>'s text, collapsed */

@@ -26,7 +26,7 @@ struct rc_metric {
     size_t n_labels;
     child *children;
     size_t n_children;
-    double *bounds; /* histogram */
+    double *bounds;    /* histogram */
     uint64_t *buckets; /* per bucket (not cumulative), n_bounds + 1 (the last is +Inf) */
     size_t n_bounds;
     double sum;
@@ -36,7 +36,7 @@ struct rc_metric {
 };
 
 struct rc_metrics {
-    pthread_mutex_t mu; /* guards every value and children list (see metrics.h) */
+    pthread_mutex_t mu;     /* guards every value and children list (see metrics.h) */
     rc_metric *head, *tail; /* declaration order, which is rendering order */
 };
 
@@ -80,8 +80,8 @@ static int valid_name(const char *s, size_t n)
         return 0;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' ||
-                 (i > 0 && c >= '0' && c <= '9');
+        int ok =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' || (i > 0 && c >= '0' && c <= '9');
         if (!ok)
             return 0;
     }

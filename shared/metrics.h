@@ -38,7 +38,7 @@ rc_metric *rc_metrics_histogram(rc_metrics *m, const char *name, const char *hel
  * only v >= 0. x may be NULL (metrics off): then nothing happens. */
 void rc_metric_add(rc_metric *x, const char *values, double v);
 void rc_metric_set(rc_metric *x, const char *values, double v); /* gauges */
-void rc_metric_observe(rc_metric *x, double v);                  /* histograms */
+void rc_metric_observe(rc_metric *x, double v);                 /* histograms */
 /* Gauges: forgets the children not set since the previous sweep (per-worker gauges whose
  * workers left). Set the live ones, then sweep: a scrape in between never misses a live one. */
 void rc_metric_sweep(rc_metric *x);

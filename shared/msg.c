@@ -33,11 +33,11 @@
 #include "util.h"
 
 #define ID_MAX_CHARS 40
-#define LIST_MAX 1000          /* allowed_domains, deny_extensions */
-#define REGEX_LIST_MAX 100     /* allow_regex, deny_regex */
-#define REGEX_MAX_BYTES 1024   /* one pattern */
-#define EXT_MAX_BYTES 32       /* one extension */
-#define HOST_RAW_MAX 1024      /* a host as sent, before IDNA */
+#define LIST_MAX 1000                     /* allowed_domains, deny_extensions */
+#define REGEX_LIST_MAX 100                /* allow_regex, deny_regex */
+#define REGEX_MAX_BYTES 1024              /* one pattern */
+#define EXT_MAX_BYTES 32                  /* one extension */
+#define HOST_RAW_MAX 1024                 /* a host as sent, before IDNA */
 #define EXPIRES_MAX INT64_C(253402300799) /* 9999-12-31T23:59:59Z */
 #define MAX_PAGES_MAX INT64_C(1000000000000)
 #define HITS_MAX 100000
@@ -70,8 +70,8 @@ struct field {
 };
 
 static const char *const action_choices[] = {"info", "stop", NULL};
-static const char *const domain_choices[] = {"domain-update", "domain-remove", "blacklist-update",
-                                             "blacklist-remove", NULL};
+static const char *const domain_choices[] = {"domain-update", "domain-remove", "blacklist-update", "blacklist-remove",
+                                             NULL};
 static const char *const stats_choices[] = {"all",     "kafka-monitor", "redis-monitor", "crawler", "spider",
                                             "machine", "queue",         "rest",          NULL};
 
@@ -107,10 +107,8 @@ static const struct field crawl_fields[] = {
 
 /* action_schema.json */
 static const struct field action_fields[] = {
-    {"uuid", T_UUID, true, 1, ID_MAX_CHARS, NULL, NULL},
-    {"appid", T_ID, true, 3, ID_MAX_CHARS, NULL, NULL},
-    {"crawlid", T_ID, false, 1, ID_MAX_CHARS, NULL, NULL},
-    {"spiderid", T_ID, true, 1, ID_MAX_CHARS, NULL, NULL},
+    {"uuid", T_UUID, true, 1, ID_MAX_CHARS, NULL, NULL},   {"appid", T_ID, true, 3, ID_MAX_CHARS, NULL, NULL},
+    {"crawlid", T_ID, false, 1, ID_MAX_CHARS, NULL, NULL}, {"spiderid", T_ID, true, 1, ID_MAX_CHARS, NULL, NULL},
     {"action", T_ENUM, true, 0, 0, action_choices, NULL},
 };
 
@@ -123,12 +121,9 @@ static const struct field stats_fields[] = {
 
 /* zookeeper_schema.json */
 static const struct field domain_fields[] = {
-    {"uuid", T_UUID, true, 1, ID_MAX_CHARS, NULL, NULL},
-    {"appid", T_ID, true, 3, ID_MAX_CHARS, NULL, NULL},
-    {"domain", T_HOST, true, 0, 0, NULL, NULL},
-    {"action", T_ENUM, true, 0, 0, domain_choices, NULL},
-    {"hits", T_INT, false, 0, HITS_MAX, NULL, "0"},
-    {"window", T_INT, false, 0, WINDOW_MAX, NULL, "0"},
+    {"uuid", T_UUID, true, 1, ID_MAX_CHARS, NULL, NULL}, {"appid", T_ID, true, 3, ID_MAX_CHARS, NULL, NULL},
+    {"domain", T_HOST, true, 0, 0, NULL, NULL},          {"action", T_ENUM, true, 0, 0, domain_choices, NULL},
+    {"hits", T_INT, false, 0, HITS_MAX, NULL, "0"},      {"window", T_INT, false, 0, WINDOW_MAX, NULL, "0"},
     {"scale", T_SCALE, false, 0, 1, NULL, "1.0"},
 };
 
@@ -175,8 +170,7 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
             return 0;
         cp = (cp << 6) | (s[i] & 0x3f);
     }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
         return 0;
     return len;
 }
@@ -287,8 +281,7 @@ static int check_chars_len(rc_msg_error *e, const char *path, const json_t *v, i
 {
     size_t chars = utf8_chars(json_string_value(v), json_string_length(v));
     if ((int64_t)chars < min || (int64_t)chars > max)
-        return fail(e, path, "must be %lld to %lld characters long, not %zu", (long long)min, (long long)max,
-                    chars);
+        return fail(e, path, "must be %lld to %lld characters long, not %zu", (long long)min, (long long)max, chars);
     return 0;
 }
 
@@ -417,8 +410,10 @@ static int check_host(rc_msg_error *e, const char *path, const json_t *v, char *
         unsigned char c = (unsigned char)s[i];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
               c == '_' || c >= 0x80))
-            return fail(e, path, "must be a bare host name like example.com, without scheme, port, path or "
-                                 "wildcard: \"%s\"", echo(&eb, s));
+            return fail(e, path,
+                        "must be a bare host name like example.com, without scheme, port, path or "
+                        "wildcard: \"%s\"",
+                        echo(&eb, s));
     }
     if (s[0] == '.' || strstr(s, ".."))
         return fail(e, path, "has an empty label: \"%s\"", echo(&eb, s));
@@ -480,8 +475,7 @@ static int check_regexes(rc_msg_error *e, const char *path, const json_t *v, int
         snprintf(ipath, sizeof ipath, "%s[%zu]", path, i);
         size_t n = json_string_length(item);
         if (n > REGEX_MAX_BYTES)
-            return fail(e, ipath, "is %zu bytes long; patterns of at most %d bytes are accepted", n,
-                        REGEX_MAX_BYTES);
+            return fail(e, ipath, "is %zu bytes long; patterns of at most %d bytes are accepted", n, REGEX_MAX_BYTES);
         int code;
         PCRE2_SIZE off;
         pcre2_code *re = pcre2_compile((PCRE2_SPTR)json_string_value(item), n, PCRE2_UTF, &code, &off, NULL);
@@ -512,12 +506,14 @@ static int check_exts(rc_msg_error *e, const char *path, const json_t *v, int64_
         bool ok = n >= 1 && n <= EXT_MAX_BYTES;
         for (size_t k = 0; ok && k < n; k++) {
             unsigned char c = (unsigned char)s[k];
-            ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                 c == '-' || c == '_' || c == '+';
+            ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+                 c == '_' || c == '+';
         }
         if (!ok)
-            return fail(e, ipath, "must be a file extension like \"pdf\" (1 to %d letters, digits, '.', '-', '_' "
-                                  "or '+'), not \"%s\"", EXT_MAX_BYTES, echo(&eb, s));
+            return fail(e, ipath,
+                        "must be a file extension like \"pdf\" (1 to %d letters, digits, '.', '-', '_' "
+                        "or '+'), not \"%s\"",
+                        EXT_MAX_BYTES, echo(&eb, s));
     }
     return 0;
 }
@@ -530,14 +526,14 @@ static bool too_deep(const json_t *v, int level)
     if (json_is_object(v)) {
         const char *k;
         json_t *x;
-        json_object_foreach((json_t *)v, k, x) {
+        json_object_foreach ((json_t *)v, k, x) {
             if (too_deep(x, level + 1))
                 return true;
         }
     } else if (json_is_array(v)) {
         size_t i;
         json_t *x;
-        json_array_foreach(v, i, x) {
+        json_array_foreach (v, i, x) {
             if (too_deep(x, level + 1))
                 return true;
         }
@@ -582,7 +578,7 @@ static int classify(const json_t *root)
     if (json_object_get(root, "uuid")) {
         const char *k;
         json_t *x;
-        json_object_foreach((json_t *)root, k, x) {
+        json_object_foreach ((json_t *)root, k, x) {
             if (strcmp(k, "uuid") != 0 && strcmp(k, "appid") != 0)
                 return -1;
         }
@@ -724,8 +720,9 @@ int rc_msg_parse(const char *data, size_t len, rc_msg *ret, rc_msg_error *err)
 
     int kind = classify(root);
     if (kind < 0) {
-        fail(e, "(root)", "unknown request kind: a request has \"url\" (crawl), \"action\" (info, stop), "
-                          "\"action\" and \"domain\" (domain settings) or \"stats\" (stats)");
+        fail(e, "(root)",
+             "unknown request kind: a request has \"url\" (crawl), \"action\" (info, stop), "
+             "\"action\" and \"domain\" (domain settings) or \"stats\" (stats)");
         goto fail;
     }
     e->kind_known = true;
@@ -736,7 +733,7 @@ int rc_msg_parse(const char *data, size_t len, rc_msg *ret, rc_msg_error *err)
     /* additionalProperties: false */
     const char *key;
     json_t *v;
-    json_object_foreach(root, key, v) {
+    json_object_foreach (root, key, v) {
         size_t i = 0;
         while (i < t->n && strcmp(t->fields[i].name, key) != 0)
             i++;
@@ -859,8 +856,7 @@ char *rc_msg_error_answer(const rc_msg_error *err)
     if (strcmp(err->field, "(root)") == 0)
         text = rc_xasprintf("invalid %s%srequest: %s", kind ? kind : "", kind ? " " : "", err->reason);
     else
-        text = rc_xasprintf("invalid %s%srequest: %s %s", kind ? kind : "", kind ? " " : "", err->field,
-                            err->reason);
+        text = rc_xasprintf("invalid %s%srequest: %s %s", kind ? kind : "", kind ? " " : "", err->field, err->reason);
     json_object_set_new(o, "error", json_string(text));
     free(text);
     json_object_set_new(o, "field", json_string(err->field));
@@ -899,7 +895,7 @@ char *rc_msg_crawl_to_job_json(const rc_msg *m)
         json_t *hosts = json_array();
         size_t i;
         json_t *h;
-        json_array_foreach(ad, i, h) {
+        json_array_foreach (ad, i, h) {
             char host[RC_MSG_HOST_BUF];
             rc_msg_error scratch;
             if (check_host(&scratch, "allowed_domains", h, host, sizeof host) == 0)

@@ -31,10 +31,10 @@ typedef enum { RC_MSG_ACTION_INFO, RC_MSG_ACTION_STOP } rc_msg_action;
 
 /* domain requests (Scrapy Cluster's "zookeeper" requests). */
 typedef enum {
-    RC_MSG_DOMAIN_UPDATE,     /* "domain-update": throttle to hits per window (x scale) */
-    RC_MSG_DOMAIN_REMOVE,     /* "domain-remove" */
-    RC_MSG_BLACKLIST_UPDATE,  /* "blacklist-update" */
-    RC_MSG_BLACKLIST_REMOVE,  /* "blacklist-remove" */
+    RC_MSG_DOMAIN_UPDATE,    /* "domain-update": throttle to hits per window (x scale) */
+    RC_MSG_DOMAIN_REMOVE,    /* "domain-remove" */
+    RC_MSG_BLACKLIST_UPDATE, /* "blacklist-update" */
+    RC_MSG_BLACKLIST_REMOVE, /* "blacklist-remove" */
 } rc_msg_domain_action;
 
 /* stats requests ("stats", default "all"). */
@@ -56,10 +56,10 @@ typedef enum {
  * redcrawl's max_pages 0 and rules null; stats: "all"; domain: hits 0, window 0, scale 1.0). */
 typedef struct rc_msg {
     rc_msg_kind kind;
-    struct json_t *doc;          /* owned */
-    char uuid[RC_MSG_ID_BUF];    /* "" when absent (only crawl requests may omit it) */
-    char appid[RC_MSG_ID_BUF];   /* always set */
-    char crawlid[RC_MSG_ID_BUF]; /* crawl: always; action: "" when absent; stats, domain: "" */
+    struct json_t *doc;           /* owned */
+    char uuid[RC_MSG_ID_BUF];     /* "" when absent (only crawl requests may omit it) */
+    char appid[RC_MSG_ID_BUF];    /* always set */
+    char crawlid[RC_MSG_ID_BUF];  /* crawl: always; action: "" when absent; stats, domain: "" */
     char spiderid[RC_MSG_ID_BUF]; /* crawl (default "link") and action; "" otherwise */
     /* crawl */
     char *url;                /* the seed, normalised (rc_url_normalize); owned. doc keeps it as sent */
@@ -83,10 +83,10 @@ typedef struct rc_msg {
 /* Why a message was refused, enough to answer it. Strings are NUL-terminated valid UTF-8. */
 typedef struct rc_msg_error {
     bool kind_known;
-    rc_msg_kind kind;            /* meaningful when kind_known */
-    char uuid[RC_MSG_ID_BUF];    /* copied from the message when it was a string that fits, else "" */
-    char appid[RC_MSG_ID_BUF];   /* likewise */
-    char crawlid[RC_MSG_ID_BUF]; /* likewise */
+    rc_msg_kind kind;               /* meaningful when kind_known */
+    char uuid[RC_MSG_ID_BUF];       /* copied from the message when it was a string that fits, else "" */
+    char appid[RC_MSG_ID_BUF];      /* likewise */
+    char crawlid[RC_MSG_ID_BUF];    /* likewise */
     char field[RC_MSG_FIELD_BUF];   /* JSON path: "url", "allow_regex[2]", "(root)" for the whole message */
     char reason[RC_MSG_REASON_BUF]; /* a sentence for people */
 } rc_msg_error;

@@ -116,19 +116,31 @@ static const struct {
     const char *cidr;
     const char *kind;
 } special[] = {
-    {"0.0.0.0/8", "unspecified"},          {"10.0.0.0/8", "private"},
-    {"100.64.0.0/10", "CGNAT"},            {"127.0.0.0/8", "loopback"},
-    {"169.254.0.0/16", "link-local"},      {"172.16.0.0/12", "private"},
-    {"192.0.0.0/24", "reserved"},          {"192.0.2.0/24", "documentation"},
-    {"192.88.99.0/24", "reserved"},        {"192.168.0.0/16", "private"},
-    {"198.18.0.0/15", "benchmarking"},     {"198.51.100.0/24", "documentation"},
-    {"203.0.113.0/24", "documentation"},   {"224.0.0.0/4", "multicast"},
+    {"0.0.0.0/8", "unspecified"},
+    {"10.0.0.0/8", "private"},
+    {"100.64.0.0/10", "CGNAT"},
+    {"127.0.0.0/8", "loopback"},
+    {"169.254.0.0/16", "link-local"},
+    {"172.16.0.0/12", "private"},
+    {"192.0.0.0/24", "reserved"},
+    {"192.0.2.0/24", "documentation"},
+    {"192.88.99.0/24", "reserved"},
+    {"192.168.0.0/16", "private"},
+    {"198.18.0.0/15", "benchmarking"},
+    {"198.51.100.0/24", "documentation"},
+    {"203.0.113.0/24", "documentation"},
+    {"224.0.0.0/4", "multicast"},
     {"240.0.0.0/4", "reserved"}, /* includes 255.255.255.255 broadcast */
-    {"::/128", "unspecified"},             {"::1/128", "loopback"},
-    {"64:ff9b:1::/48", "NAT64 local-use"}, {"100::/64", "discard"},
-    {"2001::/23", "reserved"},             {"2001:db8::/32", "documentation"},
-    {"fc00::/7", "private"},               {"fe80::/10", "link-local"},
-    {"fec0::/10", "site-local"},           {"ff00::/8", "multicast"},
+    {"::/128", "unspecified"},
+    {"::1/128", "loopback"},
+    {"64:ff9b:1::/48", "NAT64 local-use"},
+    {"100::/64", "discard"},
+    {"2001::/23", "reserved"},
+    {"2001:db8::/32", "documentation"},
+    {"fc00::/7", "private"},
+    {"fe80::/10", "link-local"},
+    {"fec0::/10", "site-local"},
+    {"ff00::/8", "multicast"},
 };
 #define N_SPECIAL (sizeof special / sizeof special[0])
 

@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 typedef struct rc_cidr {
-    int family;        /* AF_INET or AF_INET6 */
-    uint8_t addr[16];  /* network bytes */
-    int prefix;        /* bits */
+    int family;       /* AF_INET or AF_INET6 */
+    uint8_t addr[16]; /* network bytes */
+    int prefix;       /* bits */
 } rc_cidr;
 
 /* Parses "A.B.C.D/N", "X::Y/N" or a bare address (a /32 or /128). 0 or -EINVAL. */

@@ -38,11 +38,11 @@ typedef struct link_ctx {
     size_t n_found;    /* in-scope links on the page */
     size_t n_filtered; /* dropped by filters and trap guards */
     rc_buf key;
-    const char *chain; /* while a redirect target is considered: its chain (JSON), else NULL */
-    int any_scope;     /* ... and whether it may leave the job's scope (a seed's chain) */
+    const char *chain;      /* while a redirect target is considered: its chain (JSON), else NULL */
+    int any_scope;          /* ... and whether it may leave the job's scope (a seed's chain) */
     const char *key_suffix; /* while a re-read sitemap's changed entry is considered: appended
                                to its dedup key, so it enters the frontier again, once */
-    int pushed;        /* the last consider_at queued its URL */
+    int pushed;             /* the last consider_at queued its URL */
 } link_ctx;
 
 static uint64_t seen_key(rc_buf *b, const char *crawlid, const char *url)
@@ -107,9 +107,14 @@ static void consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, in
     for (size_t i = 0; !dup && i < c->out->n_hashes; i++)
         dup = c->out->hashes[i] == h;
     if (!dup) {
-        rc_record lr = {.url = (char *)url, .crawlid = ctx->rec->crawlid, .depth = depth,
-                        .priority = ctx->rec->priority, .cb = (char *)cb, .nofollow = nofollow,
-                        .redirects = redirects, .chain = (char *)c->chain};
+        rc_record lr = {.url = (char *)url,
+                        .crawlid = ctx->rec->crawlid,
+                        .depth = depth,
+                        .priority = ctx->rec->priority,
+                        .cb = (char *)cb,
+                        .nofollow = nofollow,
+                        .redirects = redirects,
+                        .chain = (char *)c->chain};
         push_link(c, &lr, bkey ? bkey : url, h);
         c->pushed = 1;
     }
@@ -153,8 +158,8 @@ static void iso_time(uint64_t ms, char *buf, size_t cap)
     time_t s = (time_t)(ms / 1000);
     struct tm tm;
     gmtime_r(&s, &tm);
-    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+             tm.tm_min, tm.tm_sec, (int)(ms % 1000));
 }
 
 void rc_page_item_id(const char *crawlid, const char *url, long pos, char out[33])
@@ -232,7 +237,7 @@ static void extract_items(const rc_page_ctx *ctx, rc_extract_doc *xd, const char
     int listed = set && set->list_from != NULL;
     size_t i;
     json_t *item;
-    json_array_foreach(items, i, item) {
+    json_array_foreach (items, i, item) {
         char id[33];
         rc_page_item_id(rec->crawlid, rec->url, listed ? (long)i : -1, id);
         json_object_set_new(item, "_id", json_string(id));
@@ -246,8 +251,11 @@ static void extract_items(const rc_page_ctx *ctx, rc_extract_doc *xd, const char
             char *itxt = json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER);
             char host[300];
             if (itxt && rc_url_host(durl, host, sizeof host) == 0) {
-                rc_record lr = {.url = durl, .crawlid = rec->crawlid, .depth = rec->depth + 1,
-                                .priority = rec->priority, .item = itxt};
+                rc_record lr = {.url = durl,
+                                .crawlid = rec->crawlid,
+                                .depth = rec->depth + 1,
+                                .priority = rec->priority,
+                                .item = itxt};
                 char *bkey = rc_xasprintf("%s\n#item %s", durl, id);
                 push_link(lc, &lr, bkey, rc_bloom_hash64(bkey, strlen(bkey)));
                 free(bkey);
@@ -429,8 +437,11 @@ static void push_sitemap(link_ctx *lc, const char *url, int level)
     }
     uint64_t h = seen_key(&lc->key, ctx->rec->crawlid, norm);
     if (!rc_seen_has(ctx->seen, h)) {
-        rc_record sr = {.url = norm, .crawlid = ctx->rec->crawlid, .depth = ctx->rec->depth,
-                        .priority = ctx->rec->priority, .sitemap = level};
+        rc_record sr = {.url = norm,
+                        .crawlid = ctx->rec->crawlid,
+                        .depth = ctx->rec->depth,
+                        .priority = ctx->rec->priority,
+                        .sitemap = level};
         push_link(lc, &sr, norm, h);
     }
     free(norm);
@@ -456,7 +467,7 @@ static void seed_sitemaps(link_ctx *lc, const char *url)
 
 typedef struct sitemap_walk {
     link_ctx *lc;
-    int follow;      /* its page URLs may be followed (maxdepth) */
+    int follow; /* its page URLs may be followed (maxdepth) */
     size_t n;
 } sitemap_walk;
 

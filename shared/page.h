@@ -40,15 +40,15 @@ typedef struct rc_page_job {
  * naming what is wrong; nothing to release then. */
 int rc_page_job_init(rc_page_job *pj, const char *spec, size_t len, const char *bloom, char *err, size_t cap);
 void rc_page_job_release(rc_page_job *pj);
-typedef struct rc_page_ctx {       /* all borrowed */
+typedef struct rc_page_ctx { /* all borrowed */
     const struct rc_job *job;
-    const struct rc_rules *rules;  /* NULL = no extraction */
+    const struct rc_rules *rules; /* NULL = no extraction */
     const struct rc_urlfilter *filter;
     const struct rc_bloom_params *bp;
-    const struct rc_seen *seen;    /* links already sent by this worker */
-    const struct rc_record *rec;   /* the URL that was fetched */
+    const struct rc_seen *seen;  /* links already sent by this worker */
+    const struct rc_record *rec; /* the URL that was fetched */
     const char *worker_id;
-    const char *const *sitemaps;   /* a seed's origin's robots.txt Sitemap: lines (may be NULL) */
+    const char *const *sitemaps; /* a seed's origin's robots.txt Sitemap: lines (may be NULL) */
     size_t n_sitemaps;
     size_t max_links;
     uint64_t now_ms;
@@ -56,13 +56,13 @@ typedef struct rc_page_ctx {       /* all borrowed */
 } rc_page_ctx;
 
 typedef struct rc_page_result {
-    struct json_t *doc;   /* the page record (owned) */
+    struct json_t *doc;       /* the page record (owned) */
     struct json_t *first_doc; /* the last hop of a redirect chain: the chain's first URL's record
                                  again, with final_url and the chain (owned), else NULL */
-    struct json_t *items; /* array of items to store (owned; empty when none) */
-    rc_argv links;        /* per link to push: record JSON, then the bloom (shard, bit) pairs */
+    struct json_t *items;     /* array of items to store (owned; empty when none) */
+    rc_argv links;            /* per link to push: record JSON, then the bloom (shard, bit) pairs */
     size_t n_links;
-    uint64_t *hashes;     /* seen-cache hashes of the links pushed */
+    uint64_t *hashes; /* seen-cache hashes of the links pushed */
     size_t n_hashes;
     char digest[33];      /* digest of the normalised main text; "" when the page has none */
     size_t items_dropped; /* items missing a required field (logged with the rule) */

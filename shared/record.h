@@ -21,12 +21,12 @@ typedef struct rc_record {
     int refresh;   /* a navigation page come back for its refresh (complete.lua sets it) ... */
     char *etag;    /* ... with the validators of its last 200 (NULL = none): conditional GET */
     char *lastmod;
-    char *digest;  /* ... and the text digest it had then (NULL = none) */
+    char *digest;         /* ... and the text digest it had then (NULL = none) */
     long long visited_ms; /* ... and, for a sitemap, when it was read then (0 = unknown) */
-    int sitemap;   /* a sitemap to read, not a page: 1 from robots.txt or /sitemap.xml, 2 listed
-                      by a sitemap index (whose entries are not indexes again) */
-    char *chain;   /* a redirect target: the hops that led here, JSON [{url, status}, ...] from
-                      the chain's first URL (NULL = not reached by a redirect) */
+    int sitemap;          /* a sitemap to read, not a page: 1 from robots.txt or /sitemap.xml, 2 listed
+                             by a sitemap index (whose entries are not indexes again) */
+    char *chain;          /* a redirect target: the hops that led here, JSON [{url, status}, ...] from
+                             the chain's first URL (NULL = not reached by a redirect) */
 } rc_record;
 
 #define RC_RECORD_MAX_REDIRECTS 5

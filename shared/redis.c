@@ -156,9 +156,10 @@ int rc_redis_auth(redisContext *c, const rc_redis_addr *addr, char *err, size_t 
                                     : redisCommand(c, "AUTH %s", addr->password);
     int bad = !rep || rep->type == REDIS_REPLY_ERROR;
     if (bad)
-        snprintf(err, cap, "Redis refused the credentials%s%s: %s (check the URL's [USER]:PASSWORD@ or "
-                 "REDCRAWL_REDIS_PASSWORD[_FILE])", addr->user[0] ? " of user " : "", addr->user,
-                 rep ? rep->str : c->errstr);
+        snprintf(err, cap,
+                 "Redis refused the credentials%s%s: %s (check the URL's [USER]:PASSWORD@ or "
+                 "REDCRAWL_REDIS_PASSWORD[_FILE])",
+                 addr->user[0] ? " of user " : "", addr->user, rep ? rep->str : c->errstr);
     if (rep)
         freeReplyObject(rep);
     return bad ? -EACCES : 0;
@@ -303,7 +304,7 @@ const char *rc_redis_local_ip(rc_redis *r)
 
 int rc_redis_refusal(const char *err)
 {
-    static const char *const codes[] = {"OOM ",     "BUSY ",    "LOADING ", "READONLY ",
+    static const char *const codes[] = {"OOM ",        "BUSY ",    "LOADING ",  "READONLY ",
                                         "MASTERDOWN ", "MISCONF ", "TRYAGAIN ", "NOREPLICAS "};
     for (size_t i = 0; err && i < sizeof codes / sizeof codes[0]; i++)
         if (strncmp(err, codes[i], strlen(codes[i])) == 0)

@@ -17,14 +17,14 @@ typedef struct rc_fetch_result {
     const char *retry_after;   /* last response's raw Retry-After value, may be NULL */
     const char *body;          /* decoded; never NULL, NUL-terminated (the body may hold NULs) */
     size_t body_len;
-    const char *raw_body;      /* as received (before content decoding), never NULL; the same
-                                  bytes as body when there was no Content-Encoding */
+    const char *raw_body; /* as received (before content decoding), never NULL; the same
+                             bytes as body when there was no Content-Encoding */
     size_t raw_len;
     const char *content_encoding; /* last response's Content-Encoding, may be NULL */
-    int truncated;             /* body (decoded or raw) was cut at max_body, or a compressed
-                                  body ended early */
-    const char *error;         /* human-readable error when !ok (curl's error buffer), else NULL */
-    int curl_code;             /* CURLcode (CURLE_WRITE_ERROR when truncated) */
+    int truncated;                /* body (decoded or raw) was cut at max_body, or a compressed
+                                     body ended early */
+    const char *error;            /* human-readable error when !ok (curl's error buffer), else NULL */
+    int curl_code;                /* CURLcode (CURLE_WRITE_ERROR when truncated) */
     double total_ms, connect_ms, ttfb_ms;
     long redirects;
     const char *remote_ip;     /* may be NULL */
@@ -36,11 +36,11 @@ typedef struct rc_fetch_result {
     const char *response_head; /* the last response's status line and header lines as received
                                   (CRLF each, the empty line included), never NULL */
     size_t response_head_len;
-    const char *request_head;  /* with rc_fetch_req.keep_request: the last request's head as
-                                  sent, else "" */
+    const char *request_head; /* with rc_fetch_req.keep_request: the last request's head as
+                                 sent, else "" */
     size_t request_head_len;
-    const char *http_version;  /* "HTTP/1.0", "HTTP/1.1", "HTTP/2", "HTTP/3", or NULL */
-    const char *etag;          /* the last response's ETag / Last-Modified, may be NULL */
+    const char *http_version; /* "HTTP/1.0", "HTTP/1.1", "HTTP/2", "HTTP/3", or NULL */
+    const char *etag;         /* the last response's ETag / Last-Modified, may be NULL */
     const char *last_modified;
 } rc_fetch_result;
 

@@ -21,14 +21,14 @@
 #include "util.h"
 
 #define WILD '\x01'
-#define MAX_DELAY 1e9           /* larger crawl-delay values are ignored as nonsense */
-#define STACK_PATH 4096         /* paths up to this long are canonicalised on the stack */
+#define MAX_DELAY 1e9   /* larger crawl-delay values are ignored as nonsense */
+#define STACK_PATH 4096 /* paths up to this long are canonicalised on the stack */
 #define SERIAL_MAGIC "R1"
 
 struct rule {
-    size_t off;      /* compiled pattern at pool + off */
-    size_t len;      /* its bytes */
-    size_t prio;     /* match length: compiled bytes, plus one for a final '$' */
+    size_t off;  /* compiled pattern at pool + off */
+    size_t len;  /* its bytes */
+    size_t prio; /* match length: compiled bytes, plus one for a final '$' */
     bool allow;
     bool anchored;
 };
@@ -64,7 +64,6 @@ struct parser {
 enum key { KEY_UNKNOWN, KEY_AGENT, KEY_ALLOW, KEY_DISALLOW, KEY_DELAY, KEY_SITEMAP };
 
 static const char hexdig[] = "0123456789ABCDEF";
-
 
 static bool is_alpha(unsigned char c)
 {
@@ -290,10 +289,9 @@ static enum key classify(const char *k, size_t n)
         const char *name;
         enum key key;
     } keys[] = {
-        {"useragent", KEY_AGENT},     {"allow", KEY_ALLOW},         {"disallow", KEY_DISALLOW},
-        {"dissallow", KEY_DISALLOW},  {"dissalow", KEY_DISALLOW},   {"disalow", KEY_DISALLOW},
-        {"diasllow", KEY_DISALLOW},   {"disallaw", KEY_DISALLOW},   {"crawldelay", KEY_DELAY},
-        {"sitemap", KEY_SITEMAP},     {"sitemaps", KEY_SITEMAP},
+        {"useragent", KEY_AGENT},   {"allow", KEY_ALLOW},      {"disallow", KEY_DISALLOW}, {"dissallow", KEY_DISALLOW},
+        {"dissalow", KEY_DISALLOW}, {"disalow", KEY_DISALLOW}, {"diasllow", KEY_DISALLOW}, {"disallaw", KEY_DISALLOW},
+        {"crawldelay", KEY_DELAY},  {"sitemap", KEY_SITEMAP},  {"sitemaps", KEY_SITEMAP},
     };
     char buf[16];
     size_t m = 0;

@@ -23,8 +23,7 @@
 #define XPATH_MAX_NEST 200 /* brackets open at once; libxml2's own limit is deeper */
 #define TRIAL_OP_LIMIT 1000000
 
-static void seterr(char *err, size_t cap, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static void seterr(char *err, size_t cap, const char *path, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static void seterr(char *err, size_t cap, const char *path, const char *fmt, ...)
 {
@@ -48,16 +47,36 @@ typedef struct xfn {
 
 /* XPath 1.0's core library and node-type tests: what libxml2 evaluates without extensions. */
 static const xfn xpath_functions[] = {
-    {"last", 0, 0},          {"position", 0, 0},         {"count", 1, 1},
-    {"id", 1, 1},            {"local-name", 0, 1},       {"namespace-uri", 0, 1},
-    {"name", 0, 1},          {"string", 0, 1},           {"concat", 2, -1},
-    {"starts-with", 2, 2},   {"contains", 2, 2},         {"substring-before", 2, 2},
-    {"substring-after", 2, 2}, {"substring", 2, 3},      {"string-length", 0, 1},
-    {"normalize-space", 0, 1}, {"translate", 3, 3},      {"boolean", 1, 1},
-    {"not", 1, 1},           {"true", 0, 0},             {"false", 0, 0},
-    {"lang", 1, 1},          {"number", 0, 1},           {"sum", 1, 1},
-    {"floor", 1, 1},         {"ceiling", 1, 1},          {"round", 1, 1},
-    {"node", 0, 0},          {"text", 0, 0},             {"comment", 0, 0},
+    {"last", 0, 0},
+    {"position", 0, 0},
+    {"count", 1, 1},
+    {"id", 1, 1},
+    {"local-name", 0, 1},
+    {"namespace-uri", 0, 1},
+    {"name", 0, 1},
+    {"string", 0, 1},
+    {"concat", 2, -1},
+    {"starts-with", 2, 2},
+    {"contains", 2, 2},
+    {"substring-before", 2, 2},
+    {"substring-after", 2, 2},
+    {"substring", 2, 3},
+    {"string-length", 0, 1},
+    {"normalize-space", 0, 1},
+    {"translate", 3, 3},
+    {"boolean", 1, 1},
+    {"not", 1, 1},
+    {"true", 0, 0},
+    {"false", 0, 0},
+    {"lang", 1, 1},
+    {"number", 0, 1},
+    {"sum", 1, 1},
+    {"floor", 1, 1},
+    {"ceiling", 1, 1},
+    {"round", 1, 1},
+    {"node", 0, 0},
+    {"text", 0, 0},
+    {"comment", 0, 0},
     {"processing-instruction", 0, 1},
 };
 
@@ -128,7 +147,8 @@ static int xpath_precheck(const char *s, const char *path, char *err, size_t cap
                 seterr(err, cap, path, "invalid XPath: brackets nested too deeply at offset %zu", i);
                 return -EINVAL;
             }
-            stack[depth++] = (struct xframe){(char)c, c == '(' ? pending : NULL, c == '(' && pending ? pending_at : i, 0, 0};
+            stack[depth++] =
+                (struct xframe){(char)c, c == '(' ? pending : NULL, c == '(' && pending ? pending_at : i, 0, 0};
             pending = NULL;
             i++;
             after_value = 0;
@@ -192,8 +212,10 @@ static int xpath_precheck(const char *s, const char *path, char *err, size_t cap
                 pending = xfn_find(s + start, len);
                 pending_at = start;
                 if (!pending) {
-                    seterr(err, cap, path, "invalid XPath: unknown function %.*s() at offset %zu "
-                           "(XPath 1.0 only)", (int)RC_MIN(len, 64), s + start, start);
+                    seterr(err, cap, path,
+                           "invalid XPath: unknown function %.*s() at offset %zu "
+                           "(XPath 1.0 only)",
+                           (int)RC_MIN(len, 64), s + start, start);
                     return -EINVAL;
                 }
                 after_value = 0;
@@ -221,14 +243,33 @@ static int xpath_precheck(const char *s, const char *path, char *err, size_t cap
 
 /* libxml2 keeps its XPath messages private; these follow xmlXPathError's order. */
 static const char *const xpath_messages[] = {
-    "ok", "number encoding", "unfinished literal", "start of literal",
-    "expected $ for variable reference", "undefined variable", "invalid predicate",
-    "invalid expression", "missing closing curly brace", "unregistered function",
-    "invalid operand", "invalid type", "invalid number of arguments", "invalid context size",
-    "invalid context position", "memory allocation error", "syntax error", "resource error",
-    "sub resource error", "undefined namespace prefix", "encoding error",
-    "char out of XML range", "invalid or incomplete context", "stack usage error",
-    "forbidden variable", "operation limit exceeded", "recursion limit exceeded",
+    "ok",
+    "number encoding",
+    "unfinished literal",
+    "start of literal",
+    "expected $ for variable reference",
+    "undefined variable",
+    "invalid predicate",
+    "invalid expression",
+    "missing closing curly brace",
+    "unregistered function",
+    "invalid operand",
+    "invalid type",
+    "invalid number of arguments",
+    "invalid context size",
+    "invalid context position",
+    "memory allocation error",
+    "syntax error",
+    "resource error",
+    "sub resource error",
+    "undefined namespace prefix",
+    "encoding error",
+    "char out of XML range",
+    "invalid or incomplete context",
+    "stack usage error",
+    "forbidden variable",
+    "operation limit exceeded",
+    "recursion limit exceeded",
 };
 
 typedef struct xerr {
@@ -257,7 +298,7 @@ static const char *xerr_message(int code)
 typedef struct compiler {
     xmlXPathContextPtr cctx; /* compilation: no document, variables forbidden */
     xerr cerr;
-    xmlDocPtr trial;         /* a tiny page every expression runs on once */
+    xmlDocPtr trial; /* a tiny page every expression runs on once */
     xmlXPathContextPtr tctx;
     xerr terr;
 } compiler;
@@ -296,8 +337,8 @@ static void compiler_release(compiler *c)
 }
 
 /* Compiles S; with NEED_NODES the expression must select nodes. NULL on error (message in err). */
-static xmlXPathCompExprPtr compile_xpath(compiler *c, const char *s, int need_nodes, const char *path,
-                                         char *err, size_t cap)
+static xmlXPathCompExprPtr compile_xpath(compiler *c, const char *s, int need_nodes, const char *path, char *err,
+                                         size_t cap)
 {
     if (!*s) {
         seterr(err, cap, path, "empty XPath");
@@ -331,7 +372,9 @@ static xmlXPathCompExprPtr compile_xpath(compiler *c, const char *s, int need_no
     }
     if (need_nodes && res->type != XPATH_NODESET) {
         seterr(err, cap, path, "must select nodes, but gives a %s",
-               res->type == XPATH_NUMBER ? "number" : res->type == XPATH_BOOLEAN ? "boolean" : "string");
+               res->type == XPATH_NUMBER    ? "number"
+               : res->type == XPATH_BOOLEAN ? "boolean"
+                                            : "string");
         xmlXPathFreeObject(res);
         xmlXPathFreeCompExpr(comp);
         return NULL;
@@ -367,14 +410,20 @@ static pcre2_code *compile_re(const char *s, const char *path, char *err, size_t
 static const char *type_name(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
     case JSON_INTEGER:
-    case JSON_REAL: return "a number";
+    case JSON_REAL:
+        return "a number";
     case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
+    case JSON_FALSE:
+        return "a boolean";
+    default:
+        return "null";
     }
 }
 
@@ -393,7 +442,7 @@ static int check_keys(const json_t *obj, const char *const *known, const char *p
 {
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)obj, key, v) {
+    json_object_foreach ((json_t *)obj, key, v) {
         const char *const *k = known;
         while (*k && strcmp(*k, key) != 0)
             k++;
@@ -437,8 +486,8 @@ static void field_release(rc_rules_field *f)
 static const char *const field_keys[] = {"xpath", "re", "all", "required", "default", NULL};
 
 /* Parses FIELD (an XPath string or an object) into F (zeroed) at PATH. */
-static int parse_field(compiler *c, const json_t *v, const char *name, const char *path, rc_rules_field *f,
-                       char *err, size_t cap)
+static int parse_field(compiler *c, const json_t *v, const char *name, const char *path, rc_rules_field *f, char *err,
+                       size_t cap)
 {
     f->name = rc_xstrdup(name);
     f->path = rc_xstrdup(path);
@@ -531,7 +580,7 @@ static int parse_fields(compiler *c, const json_t *v, rc_rules_set *s, char *err
     s->fields = rc_xcalloc(n, sizeof(*s->fields));
     const char *key;
     json_t *fv;
-    json_object_foreach((json_t *)v, key, fv) {
+    json_object_foreach ((json_t *)v, key, fv) {
         char *fp = rc_xasprintf("%s.%s", path, key);
         int rr = check_field_name(key, fp, err, cap);
         if (rr == 0) {
@@ -679,8 +728,8 @@ static void link_release(rc_rules_link *l)
     free(l->callback);
 }
 
-static const char *const link_keys[] = {"allow", "deny", "allow_domains", "deny_domains", "restrict_xpaths",
-                                        "follow", "callback", NULL};
+static const char *const link_keys[] = {"allow",           "deny",   "allow_domains", "deny_domains",
+                                        "restrict_xpaths", "follow", "callback",      NULL};
 
 static int parse_link(compiler *c, const rc_rules *rules, const json_t *v, const char *path, rc_rules_link *l,
                       char *err, size_t cap)
@@ -703,8 +752,8 @@ static int parse_link(compiler *c, const rc_rules *rules, const json_t *v, const
         if (!x)
             continue;
         char *p = rc_xasprintf("%s.%s", path, lists[i].key);
-        int r = parse_list(c, x, p, lists[i].fn, (void ***)((char *)l + lists[i].vo), (size_t *)((char *)l + lists[i].no),
-                           err, cap);
+        int r = parse_list(c, x, p, lists[i].fn, (void ***)((char *)l + lists[i].vo),
+                           (size_t *)((char *)l + lists[i].no), err, cap);
         free(p);
         if (r < 0)
             return r;
@@ -735,8 +784,8 @@ static int parse_link(compiler *c, const rc_rules *rules, const json_t *v, const
     return 0;
 }
 
-static const char *const top_keys[] = {"list_from", "fields", "second_page_url", "continue", "second_page",
-                                       "links", "field_sets", NULL};
+static const char *const top_keys[] = {"list_from",   "fields", "second_page_url", "continue",
+                                       "second_page", "links",  "field_sets",      NULL};
 
 static int parse_doc(compiler *c, rc_rules *r, const json_t *doc, char *err, size_t cap)
 {
@@ -756,7 +805,7 @@ static int parse_doc(compiler *c, rc_rules *r, const json_t *doc, char *err, siz
         r->sets = rc_xcalloc(n ? n : 1, sizeof(*r->sets));
         const char *key;
         json_t *sv;
-        json_object_foreach((json_t *)v, key, sv) {
+        json_object_foreach ((json_t *)v, key, sv) {
             rc_rules_set *s = &r->sets[r->nsets++];
             s->name = rc_xstrdup(key);
             s->path = rc_xasprintf("field_sets.%s.", key);

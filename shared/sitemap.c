@@ -112,8 +112,7 @@ int rc_sitemap_lastmod_ms(const char *s, int64_t *ret)
     return 0;
 }
 
-int rc_sitemap_parse(const char *body, size_t len, size_t max_urls, rc_sitemap_cb cb, void *ud, char *err,
-                     size_t cap)
+int rc_sitemap_parse(const char *body, size_t len, size_t max_urls, rc_sitemap_cb cb, void *ud, char *err, size_t cap)
 {
     rc_buf plain;
     rc_buf_init(&plain);

@@ -19,8 +19,7 @@ typedef int (*rc_sitemap_cb)(void *ud, int kind, const char *loc, const char *la
 /* Parses body (gunzipped first when it starts with the gzip magic) and calls cb for at most
  * max_urls entries. RC_SITEMAP_URLSET or RC_SITEMAP_INDEX (what the root element says), or
  * -EINVAL with a message in err (not a sitemap, corrupt gzip, over RC_SITEMAP_MAX_BYTES). */
-int rc_sitemap_parse(const char *body, size_t len, size_t max_urls, rc_sitemap_cb cb, void *ud, char *err,
-                     size_t cap);
+int rc_sitemap_parse(const char *body, size_t len, size_t max_urls, rc_sitemap_cb cb, void *ud, char *err, size_t cap);
 
 /* A <lastmod> (W3C datetime: YYYY, YYYY-MM, YYYY-MM-DD, optionally Thh:mm[:ss[.s]] and Z or
  * +hh:mm / -hh:mm) as unix milliseconds in *ret; -EINVAL when it is none of these. */

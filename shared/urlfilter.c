@@ -15,13 +15,12 @@
 
 /* Scrapy's IGNORED_EXTENSIONS, the usual list for an HTML crawl. */
 static const char *const default_ext[] = {
-    "7z", "7zip", "bz2", "rar", "tar", "tar.gz", "xz", "zip", "gz", "tgz",
-    "mng", "pct", "bmp", "gif", "jpg", "jpeg", "png", "pst", "psp", "tif", "tiff", "ai", "drw", "dxf", "eps", "ps",
-    "svg", "cdr", "ico", "webp", "avif", "heic",
-    "mp3", "wma", "ogg", "wav", "ra", "aac", "mid", "au", "aiff", "flac", "m4a",
-    "3gp", "asf", "asx", "avi", "mov", "mp4", "mpg", "qt", "rm", "swf", "wmv", "m4v", "flv", "webm", "mkv",
-    "xls", "xlsx", "ppt", "pptx", "pps", "doc", "docx", "odt", "ods", "odg", "odp",
-    "css", "pdf", "exe", "bin", "rss", "dmg", "iso", "apk", "jar", "msi", "deb", "rpm", "woff", "woff2", "ttf", "eot",
+    "7z",   "7zip", "bz2", "rar", "tar",  "tar.gz", "xz",   "zip",   "gz",  "tgz", "mng",  "pct",  "bmp", "gif", "jpg",
+    "jpeg", "png",  "pst", "psp", "tif",  "tiff",   "ai",   "drw",   "dxf", "eps", "ps",   "svg",  "cdr", "ico", "webp",
+    "avif", "heic", "mp3", "wma", "ogg",  "wav",    "ra",   "aac",   "mid", "au",  "aiff", "flac", "m4a", "3gp", "asf",
+    "asx",  "avi",  "mov", "mp4", "mpg",  "qt",     "rm",   "swf",   "wmv", "m4v", "flv",  "webm", "mkv", "xls", "xlsx",
+    "ppt",  "pptx", "pps", "doc", "docx", "odt",    "ods",  "odg",   "odp", "css", "pdf",  "exe",  "bin", "rss", "dmg",
+    "iso",  "apk",  "jar", "msi", "deb",  "rpm",    "woff", "woff2", "ttf", "eot",
 };
 
 static const char *const session_params[] = {

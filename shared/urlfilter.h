@@ -8,12 +8,12 @@
 #include <stddef.h>
 
 typedef struct rc_urlfilter_conf {
-    size_t max_url_len;      /* bytes; default 2048 */
-    int max_path_depth;      /* path segments; default 16 */
-    int max_segment_repeats; /* the same segment at most this often in a path; default 2 */
-    int max_query_params;    /* default 16 */
-    int max_years_away;      /* a year in the path/query this far from now is a calendar trap; 0 = off; default 3 */
-    int strip_session_ids;   /* default 1 */
+    size_t max_url_len;          /* bytes; default 2048 */
+    int max_path_depth;          /* path segments; default 16 */
+    int max_segment_repeats;     /* the same segment at most this often in a path; default 2 */
+    int max_query_params;        /* default 16 */
+    int max_years_away;          /* a year in the path/query this far from now is a calendar trap; 0 = off; default 3 */
+    int strip_session_ids;       /* default 1 */
     const char *const *deny_ext; /* NULL = the default list (images, media, archives, binaries) */
     size_t n_deny_ext;
     const char *const *allow_re; /* a URL must match one of these when any are given */

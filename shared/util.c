@@ -218,7 +218,8 @@ int rc_id_check(const char *s, size_t max, char *why, size_t cap)
         if (c > 0x20 && c < 0x7f)
             snprintf(why, cap, "may hold only letters, digits, '.', '_' and '-' (found '%c' at offset %zu)", c, i);
         else
-            snprintf(why, cap, "may hold only letters, digits, '.', '_' and '-' (found byte 0x%02X at offset %zu)", c, i);
+            snprintf(why, cap, "may hold only letters, digits, '.', '_' and '-' (found byte 0x%02X at offset %zu)", c,
+                     i);
         return -EINVAL;
     }
     return 0;

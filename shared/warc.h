@@ -11,7 +11,7 @@
 /* "<urn:uuid:xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx>" and its NUL. */
 #define RC_WARC_ID_LEN 48
 
-typedef struct rc_warc_rec {  /* all borrowed */
+typedef struct rc_warc_rec {   /* all borrowed */
     const char *type;          /* "warcinfo", "request", "response", "metadata", "revisit" */
     const char *id;            /* WARC-Record-ID (rc_warc_new_id) */
     const char *date;          /* WARC-Date, e.g. "2026-11-25T03:30:26.123Z" */
@@ -25,8 +25,8 @@ typedef struct rc_warc_rec {  /* all borrowed */
     const char *profile;       /* revisit: WARC-Profile */
     const char *block;
     size_t block_len;
-    size_t payload_off;        /* > 0: the block carries an HTTP message whose payload starts
-                                  here; its SHA-1 goes in WARC-Payload-Digest */
+    size_t payload_off; /* > 0: the block carries an HTTP message whose payload starts
+                           here; its SHA-1 goes in WARC-Payload-Digest */
 } rc_warc_rec;
 
 /* A random (version 4) record id from the kernel's random source. */

@@ -75,15 +75,15 @@
 #define TW_URL_MAX 512
 #define TW_HOST_MAX 256
 #define TW_MAX_SEGS 1024
-#define TW_IDLE_S 120.0   /* idle keep-alive connections are closed after this */
-#define TW_LINGER_S 2.0   /* after shutdown(SHUT_WR), drain input at most this long */
+#define TW_IDLE_S 120.0 /* idle keep-alive connections are closed after this */
+#define TW_LINGER_S 2.0 /* after shutdown(SHUT_WR), drain input at most this long */
 #define TW_SLOW_MAX_MS 60000
 #define TW_OTHER_PAGES 5
 #define TW_MAX_URLS_TOTAL 50000000L
-#define TW_SESS_PAGES 8   /* --traps: /sess/1 .. /sess/8 */
-#define TW_DEEP_MAX 100   /* --traps: segments of /deep/a/b/... */
-#define TW_QUERY_MAX 30   /* --traps: parameters of /q?p1=1&... */
-#define TW_YEAR_MAX 9999  /* --traps: the calendar runs over years 1..9999 */
+#define TW_SESS_PAGES 8  /* --traps: /sess/1 .. /sess/8 */
+#define TW_DEEP_MAX 100  /* --traps: segments of /deep/a/b/... */
+#define TW_QUERY_MAX 30  /* --traps: parameters of /q?p1=1&... */
+#define TW_YEAR_MAX 9999 /* --traps: the calendar runs over years 1..9999 */
 
 /* ---------------------------------------------------------------------------------------------
  * Configuration: a table of {name, type, offset, default, min, max}. */
@@ -118,36 +118,33 @@ struct opt {
 };
 
 static const struct opt opts[] = {
-    { "port", OPT_INT, offsetof(struct cfg, port), 0, 0, 65535, NULL,
-      "TCP port; 0 picks a free one. First stdout line is 'PORT <n>'" },
-    { "bind", OPT_STR, offsetof(struct cfg, bind), 0, 0, 0, "127.0.0.1",
-      "address to bind: 127.x.y.z or ::1; any address only where there is no default route "
-      "(a test's own network namespace)" },
-    { "log", OPT_STR, offsetof(struct cfg, log_path), 0, 0, 0, NULL,
-      "request log (truncated): start_us end_us host path status bytes conn_id" },
-    { "sites", OPT_INT, offsetof(struct cfg, sites), 5, 1, 100000, NULL,
-      "number of sites s0..s{N-1}.site.test" },
-    { "pages", OPT_INT, offsetof(struct cfg, pages), 50, 1, 10000000, NULL, "pages per site" },
-    { "page-size", OPT_INT, offsetof(struct cfg, page_size), 2000, 0, 8 * 1024 * 1024, NULL,
-      "pad pages with filler up to about this many bytes" },
-    { "latency-ms", OPT_INT, offsetof(struct cfg, latency_ms), 0, 0, 600000, NULL,
-      "delay every response by this many ms" },
-    { "seed", OPT_INT, offsetof(struct cfg, seed), 0, 0, INT_MAX, NULL,
-      "varies the link graph deterministically" },
-    { "pid-file", OPT_STR, offsetof(struct cfg, pid_file), 0, 0, 0, NULL,
-      "write the pid here; removed on exit" },
-    { "print-graph", OPT_FLAG, offsetof(struct cfg, print_graph), 0, 0, 1, NULL,
-      "print the link graph (URL kind target links) and exit" },
-    { "max-seconds", OPT_INT, offsetof(struct cfg, max_seconds), 600, 1, 7 * 86400, NULL,
-      "exit by itself after this many seconds" },
-    { "fail-every", OPT_INT, offsetof(struct cfg, fail_every), 0, 0, INT_MAX, NULL,
-      "every Nth /p/ request gets 503 + Retry-After: 1 (its retry succeeds); 0 = off" },
-    { "robots", OPT_FLAG, offsetof(struct cfg, robots), 0, 0, 1, NULL,
-      "serve /robots.txt disallowing /private/ (else 404)" },
-    { "traps", OPT_FLAG, offsetof(struct cfg, traps), 0, 0, 1, NULL,
-      "page 0 of every site links to crawler traps: /cal/ /sess/ /deep/ /q" },
-    { "validators", OPT_FLAG, offsetof(struct cfg, validators), 0, 0, 1, NULL,
-      "200 answers carry ETag and Last-Modified; If-None-Match / If-Modified-Since that match get 304" },
+    {"port", OPT_INT, offsetof(struct cfg, port), 0, 0, 65535, NULL,
+     "TCP port; 0 picks a free one. First stdout line is 'PORT <n>'"},
+    {"bind", OPT_STR, offsetof(struct cfg, bind), 0, 0, 0, "127.0.0.1",
+     "address to bind: 127.x.y.z or ::1; any address only where there is no default route "
+     "(a test's own network namespace)"},
+    {"log", OPT_STR, offsetof(struct cfg, log_path), 0, 0, 0, NULL,
+     "request log (truncated): start_us end_us host path status bytes conn_id"},
+    {"sites", OPT_INT, offsetof(struct cfg, sites), 5, 1, 100000, NULL, "number of sites s0..s{N-1}.site.test"},
+    {"pages", OPT_INT, offsetof(struct cfg, pages), 50, 1, 10000000, NULL, "pages per site"},
+    {"page-size", OPT_INT, offsetof(struct cfg, page_size), 2000, 0, 8 * 1024 * 1024, NULL,
+     "pad pages with filler up to about this many bytes"},
+    {"latency-ms", OPT_INT, offsetof(struct cfg, latency_ms), 0, 0, 600000, NULL,
+     "delay every response by this many ms"},
+    {"seed", OPT_INT, offsetof(struct cfg, seed), 0, 0, INT_MAX, NULL, "varies the link graph deterministically"},
+    {"pid-file", OPT_STR, offsetof(struct cfg, pid_file), 0, 0, 0, NULL, "write the pid here; removed on exit"},
+    {"print-graph", OPT_FLAG, offsetof(struct cfg, print_graph), 0, 0, 1, NULL,
+     "print the link graph (URL kind target links) and exit"},
+    {"max-seconds", OPT_INT, offsetof(struct cfg, max_seconds), 600, 1, 7 * 86400, NULL,
+     "exit by itself after this many seconds"},
+    {"fail-every", OPT_INT, offsetof(struct cfg, fail_every), 0, 0, INT_MAX, NULL,
+     "every Nth /p/ request gets 503 + Retry-After: 1 (its retry succeeds); 0 = off"},
+    {"robots", OPT_FLAG, offsetof(struct cfg, robots), 0, 0, 1, NULL,
+     "serve /robots.txt disallowing /private/ (else 404)"},
+    {"traps", OPT_FLAG, offsetof(struct cfg, traps), 0, 0, 1, NULL,
+     "page 0 of every site links to crawler traps: /cal/ /sess/ /deep/ /q"},
+    {"validators", OPT_FLAG, offsetof(struct cfg, validators), 0, 0, 1, NULL,
+     "200 answers carry ETag and Last-Modified; If-None-Match / If-Modified-Since that match get 304"},
 };
 
 #define N_OPTS (sizeof opts / sizeof opts[0])
@@ -202,8 +199,7 @@ static int opt_set(struct cfg *c, const struct opt *o, const char *val)
         return 0;
     }
     if (parse_long(val, o->min, o->max, opt_long(c, o)) < 0) {
-        fprintf(stderr, "testweb: --%s: '%s' is not an integer in [%ld, %ld]\n", o->name, val,
-                o->min, o->max);
+        fprintf(stderr, "testweb: --%s: '%s' is not an integer in [%ld, %ld]\n", o->name, val, o->min, o->max);
         return -EINVAL;
     }
     return 0;
@@ -423,8 +419,8 @@ static bool scheme_ok(const char *s, size_t n)
         return false;
     for (size_t i = 1; i < n; i++) {
         char ch = s[i];
-        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                  (ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '.';
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '+' ||
+                  ch == '-' || ch == '.';
         if (!ok)
             return false;
     }
@@ -439,7 +435,7 @@ static void url_split(const char *s, struct uparts *u)
         k++;
     if (k < n && s[k] == ':' && scheme_ok(s, k)) {
         u->has_scheme = true;
-        u->scheme = (struct slice){ s, k };
+        u->scheme = (struct slice){s, k};
         i = k + 1;
     }
     if (n - i >= 2 && s[i] == '/' && s[i + 1] == '/') {
@@ -448,18 +444,18 @@ static void url_split(const char *s, struct uparts *u)
         while (i < n && s[i] != '/' && s[i] != '?' && s[i] != '#')
             i++;
         u->has_auth = true;
-        u->auth = (struct slice){ s + st, i - st };
+        u->auth = (struct slice){s + st, i - st};
     }
     size_t st = i;
     while (i < n && s[i] != '?' && s[i] != '#')
         i++;
-    u->path = (struct slice){ s + st, i - st };
+    u->path = (struct slice){s + st, i - st};
     if (i < n && s[i] == '?') {
         st = ++i;
         while (i < n && s[i] != '#')
             i++;
         u->has_query = true;
-        u->query = (struct slice){ s + st, i - st };
+        u->query = (struct slice){s + st, i - st};
     }
 }
 
@@ -479,7 +475,7 @@ static int path_remove_dots(struct slice in, struct buf *out)
         size_t st = i;
         while (i < in.n && in.p[i] != '/')
             i++;
-        struct slice sg = { in.p + st, i - st };
+        struct slice sg = {in.p + st, i - st};
         bool last = i >= in.n;
         if (nseg == TW_MAX_SEGS)
             return -E2BIG;
@@ -487,7 +483,7 @@ static int path_remove_dots(struct slice in, struct buf *out)
             if (seg_is(sg, "..") && nseg > 0)
                 nseg--;
             if (last)
-                segs[nseg++] = (struct slice){ in.p + i, 0 };
+                segs[nseg++] = (struct slice){in.p + i, 0};
         } else {
             segs[nseg++] = sg;
         }
@@ -529,7 +525,7 @@ static int auth_normalise(struct slice auth, bool https, char *out, size_t cap)
             break;
     }
     if (colon) {
-        struct slice port = { colon + 1, (size_t)(auth.p + auth.n - colon - 1) };
+        struct slice port = {colon + 1, (size_t)(auth.p + auth.n - colon - 1)};
         if (port.n == 0 || seg_is(port, https ? "443" : "80"))
             hn = (size_t)(colon - auth.p);
     }
@@ -548,8 +544,8 @@ static int auth_normalise(struct slice auth, bool https, char *out, size_t cap)
 static int url_resolve(const char *base, const char *href, char *canon, size_t cap)
 {
     struct uparts b, r;
-    struct buf path = { 0 }, merged = { 0 };
-    struct slice scheme, auth, query = { NULL, 0 };
+    struct buf path = {0}, merged = {0};
+    struct slice scheme, auth, query = {NULL, 0};
     bool has_query = false;
     char host[TW_HOST_MAX];
     int rc = 0;
@@ -583,7 +579,7 @@ static int url_resolve(const char *base, const char *href, char *canon, size_t c
             rc = path_remove_dots(r.path, &path);
         } else {
             path_merge(&b, r.path, &merged);
-            rc = path_remove_dots((struct slice){ merged.p, merged.len }, &path);
+            rc = path_remove_dots((struct slice){merged.p, merged.len}, &path);
         }
         query = r.query;
         has_query = r.has_query;
@@ -595,9 +591,9 @@ static int url_resolve(const char *base, const char *href, char *canon, size_t c
     if (rc < 0)
         goto fail;
     has_query = has_query && query.n > 0;
-    int n = snprintf(canon, cap, "%s://%s%.*s%s%.*s", https ? "https" : "http", host,
-                     (int)(path.len ? path.len : 1), path.len ? path.p : "/", has_query ? "?" : "",
-                     (int)(has_query ? query.n : 0), has_query ? query.p : "");
+    int n = snprintf(canon, cap, "%s://%s%.*s%s%.*s", https ? "https" : "http", host, (int)(path.len ? path.len : 1),
+                     path.len ? path.p : "/", has_query ? "?" : "", (int)(has_query ? query.n : 0),
+                     has_query ? query.p : "");
     if (n < 0 || (size_t)n >= cap)
         rc = -EINVAL;
 fail:
@@ -638,18 +634,18 @@ struct res {
     int status;
     long site; /* >= 0, SITE_OTHER or SITE_UNKNOWN */
     long id;
-    long delay_ms;               /* extra delay (/slow/) */
-    bool fail_able;              /* under /p/: subject to --fail-every */
-    enum trap_kind trap;         /* RES_TRAP: which trap */
-    long day;                    /* TRAP_DAY: the day of the month */
-    char base[TW_URL_MAX];       /* canonical URL of this resource, base for relative hrefs */
-    char location[TW_HREF_MAX];  /* RES_REDIRECT: Location header, as sent */
+    long delay_ms;              /* extra delay (/slow/) */
+    bool fail_able;             /* under /p/: subject to --fail-every */
+    enum trap_kind trap;        /* RES_TRAP: which trap */
+    long day;                   /* TRAP_DAY: the day of the month */
+    char base[TW_URL_MAX];      /* canonical URL of this resource, base for relative hrefs */
+    char location[TW_HREF_MAX]; /* RES_REDIRECT: Location header, as sent */
 };
 
 struct link {
-    const char *label;        /* static string */
-    char href[TW_HREF_MAX];   /* as written in the HTML */
-    char canon[TW_URL_MAX];   /* resolved and normalised; "" when not http(s) */
+    const char *label;      /* static string */
+    char href[TW_HREF_MAX]; /* as written in the HTML */
+    char canon[TW_URL_MAX]; /* resolved and normalised; "" when not http(s) */
 };
 
 struct links {
@@ -669,8 +665,7 @@ static unsigned variant(const struct cfg *c, long site, long id)
     return (unsigned)(((uint64_t)id + (uint64_t)c->seed + (uint64_t)site) % 4);
 }
 
-__attribute__((format(printf, 3, 4))) static void links_add(struct links *ls, const char *label,
-                                                            const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void links_add(struct links *ls, const char *label, const char *fmt, ...)
 {
     va_list ap;
     if (ls->n == TW_MAX_LINKS) {
@@ -752,7 +747,7 @@ static void query_string(long k, struct buf *b)
 
 static void trap_links(const struct res *r, struct links *ls)
 {
-    struct buf b = { 0 };
+    struct buf b = {0};
     long y = r->id / 12, m = r->id % 12 + 1;
 
     links_add(ls, "home", "/");
@@ -765,7 +760,9 @@ static void trap_links(const struct res *r, struct links *ls)
         links_add(ls, "day 1", "/cal/%ld/%ld/1", y, m);
         links_add(ls, "day 15", "/cal/%ld/%ld/15", y, m);
         break;
-    case TRAP_DAY: links_add(ls, "month", "/cal/%ld/%ld", y, m); break;
+    case TRAP_DAY:
+        links_add(ls, "month", "/cal/%ld/%ld", y, m);
+        break;
     case TRAP_SESS:
         sess_link(ls, "this page", r->id);
         if (r->id < TW_SESS_PAGES)
@@ -793,10 +790,18 @@ static void page_links(const struct cfg *c, long s, long i, struct links *ls)
     long c1 = 2 * i + 1, c2 = 2 * i + 2, next = (s + 1) % c->sites;
 
     switch (v) { /* home */
-    case 0: links_add(ls, "home", "/"); break;
-    case 1: links_add(ls, "home", "http://s%ld.site.test/", s); break;
-    case 2: links_add(ls, "home", "/./"); break;
-    default: links_add(ls, "home", "/#main"); break;
+    case 0:
+        links_add(ls, "home", "/");
+        break;
+    case 1:
+        links_add(ls, "home", "http://s%ld.site.test/", s);
+        break;
+    case 2:
+        links_add(ls, "home", "/./");
+        break;
+    default:
+        links_add(ls, "home", "/#main");
+        break;
     }
     if (c1 < c->pages && rule(c, i, 17, 9)) {
         links_add(ls, "first child", "/redirect/%ld", c1);
@@ -808,9 +813,15 @@ static void page_links(const struct cfg *c, long s, long i, struct links *ls)
             else
                 links_add(ls, "first child", "p/%ld", c1);
             break;
-        case 1: links_add(ls, "first child", "/p/%ld", c1); break;
-        case 2: links_add(ls, "first child", "http://s%ld.site.test/p/%ld", s, c1); break;
-        default: links_add(ls, "first child", "//s%ld.site.test/p/%ld", s, c1); break;
+        case 1:
+            links_add(ls, "first child", "/p/%ld", c1);
+            break;
+        case 2:
+            links_add(ls, "first child", "http://s%ld.site.test/p/%ld", s, c1);
+            break;
+        default:
+            links_add(ls, "first child", "//s%ld.site.test/p/%ld", s, c1);
+            break;
         }
         if (i > 0)
             links_add(ls, "first child again", "./%ld?", c1);
@@ -859,8 +870,7 @@ static void page_links(const struct cfg *c, long s, long i, struct links *ls)
     if (rule(c, i, 19, 4))
         links_add(ls, "private", "/private/%ld", i);
     if (rule(c, i, 23, 8))
-        links_add(ls, "broken", "/status/%d",
-                  (((uint64_t)i + (uint64_t)c->seed) / 23) % 2 ? 410 : 404);
+        links_add(ls, "broken", "/status/%d", (((uint64_t)i + (uint64_t)c->seed) / 23) % 2 ? 410 : 404);
     links_add(ls, "mail", "mailto:webmaster@s%ld.site.test", s);
     if (v == 1)
         links_add(ls, "script", "javascript:void(0)");
@@ -890,19 +900,30 @@ static void res_links(const struct cfg *c, const struct res *r, struct links *ls
     ls->base = r->base;
     ls->n = 0;
     switch (r->kind) {
-    case RES_PAGE: page_links(c, r->site, r->id, ls); break;
-    case RES_OTHER: other_links(r->id, ls); break;
-    case RES_PRIVATE: links_add(ls, "home", "/"); break;
+    case RES_PAGE:
+        page_links(c, r->site, r->id, ls);
+        break;
+    case RES_OTHER:
+        other_links(r->id, ls);
+        break;
+    case RES_PRIVATE:
+        links_add(ls, "home", "/");
+        break;
     case RES_SLOW:
         links_add(ls, "home", "/");
         if (r->id > 0)
             links_add(ls, "the page", "/p/%ld", r->id);
         break;
-    case RES_REDIRECT: links_add(ls, "target", "%s", r->location); break;
-    case RES_TRAP: trap_links(r, ls); break;
+    case RES_REDIRECT:
+        links_add(ls, "target", "%s", r->location);
+        break;
+    case RES_TRAP:
+        trap_links(r, ls);
+        break;
     case RES_TEXT:
     case RES_STATUS:
-    case RES_ROBOTS: break;
+    case RES_ROBOTS:
+        break;
     }
 }
 
@@ -926,7 +947,7 @@ static bool path_prefix(const char *p, size_t n, const char *pre, struct slice *
     size_t pn = strlen(pre);
     if (n < pn || memcmp(p, pre, pn) != 0)
         return false;
-    *rest = (struct slice){ p + pn, n - pn };
+    *rest = (struct slice){p + pn, n - pn};
     return true;
 }
 
@@ -971,8 +992,7 @@ static void route_trap(const char *p, size_t n, struct res *r)
             return;
         if (parse_id(rest.p, idn, TW_SESS_PAGES, &id) == 0 && id >= 1)
             res_trap(r, TRAP_SESS, id);
-    } else if (path_prefix(p, n, "/deep", &rest) && rest.n >= 2 && rest.n % 2 == 0 &&
-               rest.n / 2 <= TW_DEEP_MAX) {
+    } else if (path_prefix(p, n, "/deep", &rest) && rest.n >= 2 && rest.n % 2 == 0 && rest.n / 2 <= TW_DEEP_MAX) {
         for (size_t j = 0; j < rest.n; j += 2)
             if (rest.p[j] != '/' || rest.p[j + 1] != ((j / 2) % 2 ? 'b' : 'a'))
                 return;
@@ -980,7 +1000,7 @@ static void route_trap(const char *p, size_t n, struct res *r)
     } else if (n == 2 && !memcmp(p, "/q", 2) && p[n] == '?') {
         const char *q = p + n + 1;
         size_t qn = strcspn(q, "#");
-        struct buf b = { 0 };
+        struct buf b = {0};
         for (long k = 1; k <= TW_QUERY_MAX && b.len < qn; k++) {
             query_string(k, &b);
             if (b.len == qn && !memcmp(b.p, q, qn))
@@ -1020,8 +1040,7 @@ static void route_site(const struct cfg *c, const char *p, size_t n, struct res 
             else
                 snprintf(r->location, sizeof r->location, "/");
         }
-    } else if (path_prefix(p, n, "/slow/", &rest) &&
-               (slash = memchr(rest.p, '/', rest.n)) != NULL) {
+    } else if (path_prefix(p, n, "/slow/", &rest) && (slash = memchr(rest.p, '/', rest.n)) != NULL) {
         size_t msn = (size_t)(slash - rest.p);
         if (parse_id(rest.p, msn, TW_SLOW_MAX_MS, &ms) == 0 &&
             parse_id(slash + 1, rest.n - msn - 1, c->pages - 1, &id) == 0) {
@@ -1056,8 +1075,7 @@ static void route(const struct cfg *c, const char *host, const char *path, size_
         if (parse_id(rest.p, rest.n, 599, &code) == 0 && code >= 200)
             res_set(r, RES_STATUS, (int)code, 0);
     } else if (r->site == SITE_OTHER) {
-        if (path_prefix(path, n, "/o/", &rest) &&
-            parse_id(rest.p, rest.n, TW_OTHER_PAGES - 1, &k) == 0)
+        if (path_prefix(path, n, "/o/", &rest) && parse_id(rest.p, rest.n, TW_OTHER_PAGES - 1, &k) == 0)
             res_set(r, RES_OTHER, 200, k);
     } else {
         route_site(c, path, n, r);
@@ -1071,11 +1089,15 @@ static const char *res_kind_name(const struct res *r)
     case RES_PRIVATE:
     case RES_OTHER:
     case RES_SLOW:
-    case RES_TRAP: return "html";
+    case RES_TRAP:
+        return "html";
     case RES_TEXT:
-    case RES_ROBOTS: return "text";
-    case RES_REDIRECT: return "redirect";
-    case RES_STATUS: break;
+    case RES_ROBOTS:
+        return "text";
+    case RES_REDIRECT:
+        return "redirect";
+    case RES_STATUS:
+        break;
     }
     return "status";
 }
@@ -1084,11 +1106,12 @@ static const char *res_kind_name(const struct res *r)
  * Rendering. */
 
 static const char *const words[] = {
-    "lorem", "ipsum", "dolor", "sit", "amet", "crawler", "frontier", "politeness", "queue",
-    "anchor", "parse", "fetch", "render", "latency", "socket", "kernel", "buffer", "segment",
-    "redirect", "robots", "sitemap", "canonical", "fragment", "depth", "breadth", "graph",
-    "vertex", "edge", "shard", "bloom", "filter", "hash", "scheduler", "worker", "throttle",
-    "deadline", "retry", "backoff", "window", "stream", "the", "a", "of", "and", "to", "in",
+    "lorem",     "ipsum",   "dolor",    "sit",      "amet",    "crawler",   "frontier", "politeness",
+    "queue",     "anchor",  "parse",    "fetch",    "render",  "latency",   "socket",   "kernel",
+    "buffer",    "segment", "redirect", "robots",   "sitemap", "canonical", "fragment", "depth",
+    "breadth",   "graph",   "vertex",   "edge",     "shard",   "bloom",     "filter",   "hash",
+    "scheduler", "worker",  "throttle", "deadline", "retry",   "backoff",   "window",   "stream",
+    "the",       "a",       "of",       "and",      "to",      "in",
 };
 
 #define N_WORDS (sizeof words / sizeof words[0])
@@ -1120,12 +1143,24 @@ static void html_escape(struct buf *b, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '&': buf_adds(b, "&amp;"); break;
-        case '<': buf_adds(b, "&lt;"); break;
-        case '>': buf_adds(b, "&gt;"); break;
-        case '"': buf_adds(b, "&quot;"); break;
-        case '\'': buf_adds(b, "&#39;"); break;
-        default: buf_add(b, s, 1); break;
+        case '&':
+            buf_adds(b, "&amp;");
+            break;
+        case '<':
+            buf_adds(b, "&lt;");
+            break;
+        case '>':
+            buf_adds(b, "&gt;");
+            break;
+        case '"':
+            buf_adds(b, "&quot;");
+            break;
+        case '\'':
+            buf_adds(b, "&#39;");
+            break;
+        default:
+            buf_add(b, s, 1);
+            break;
         }
     }
 }
@@ -1140,19 +1175,39 @@ static void render_anchor(struct buf *b, const struct link *l, unsigned style, i
     if (style == 4 && !unquotable(l->href))
         style = 0;
     switch (style) {
-    case 0: buf_adds(b, "<a href=\""); break;
-    case 1: buf_adds(b, "<A HREF=\""); break;
-    case 2: buf_adds(b, "<a class=\"nav-link\"  href='"); break;
-    case 3: buf_printf(b, "<a\n      data-idx=\"%d\"\n      href = \"", idx); break;
-    default: buf_adds(b, "<a href="); break;
+    case 0:
+        buf_adds(b, "<a href=\"");
+        break;
+    case 1:
+        buf_adds(b, "<A HREF=\"");
+        break;
+    case 2:
+        buf_adds(b, "<a class=\"nav-link\"  href='");
+        break;
+    case 3:
+        buf_printf(b, "<a\n      data-idx=\"%d\"\n      href = \"", idx);
+        break;
+    default:
+        buf_adds(b, "<a href=");
+        break;
     }
     html_escape(b, l->href);
     switch (style) {
-    case 0: buf_adds(b, "\">"); break;
-    case 1: buf_adds(b, "\" TITLE=\"link\">"); break;
-    case 2: buf_printf(b, "'   title=\"link %d\">", idx); break;
-    case 3: buf_adds(b, "\"\n    >"); break;
-    default: buf_adds(b, " rel=\"bookmark\">"); break;
+    case 0:
+        buf_adds(b, "\">");
+        break;
+    case 1:
+        buf_adds(b, "\" TITLE=\"link\">");
+        break;
+    case 2:
+        buf_printf(b, "'   title=\"link %d\">", idx);
+        break;
+    case 3:
+        buf_adds(b, "\"\n    >");
+        break;
+    default:
+        buf_adds(b, " rel=\"bookmark\">");
+        break;
     }
     html_escape(b, l->label);
     buf_adds(b, style == 1 ? "</A>" : "</a>");
@@ -1178,8 +1233,10 @@ static void render_html(const struct cfg *c, const struct res *r, struct buf *b)
 
     res_links(c, r, &ls);
     html_title(r, title, sizeof title);
-    buf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                  "<title>%s</title>\n</head>\n<body>\n<h1>%s</h1>\n<nav>\n<ul>\n", title, title);
+    buf_printf(b,
+               "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+               "<title>%s</title>\n</head>\n<body>\n<h1>%s</h1>\n<nav>\n<ul>\n",
+               title, title);
     for (int k = 0; k < ls.n; k++) {
         buf_adds(b, (k + v) % 3 ? "<li>" : "  <LI> ");
         render_anchor(b, &ls.v[k], (unsigned)(k + (int)v) % 5, k);
@@ -1194,7 +1251,7 @@ static void render_html(const struct cfg *c, const struct res *r, struct buf *b)
     }
     size_t want = (size_t)c->page_size, tail = sizeof footer - 1 + 8;
     while (b->len + tail < want) {
-        size_t room = want - b->len - tail; /* text bytes that still fit, >= 1 */
+        size_t room = want - b->len - tail;                                /* text bytes that still fit, >= 1 */
         size_t chunk = room <= 400 ? room : room > 408 ? 400 : room - 100; /* hit want exactly */
         buf_adds(b, "<p>");
         add_filler(b, &rng, chunk);
@@ -1212,23 +1269,35 @@ static void render_trap(const struct cfg *c, const struct res *r, struct buf *b)
 
     res_links(c, r, &ls);
     switch (r->trap) {
-    case TRAP_MONTH: snprintf(title, sizeof title, "s%ld calendar %ld-%02ld", r->site, y, m); break;
+    case TRAP_MONTH:
+        snprintf(title, sizeof title, "s%ld calendar %ld-%02ld", r->site, y, m);
+        break;
     case TRAP_DAY:
         snprintf(title, sizeof title, "s%ld calendar %ld-%02ld-%02ld", r->site, y, m, r->day);
         break;
-    case TRAP_SESS: snprintf(title, sizeof title, "s%ld session page %ld", r->site, r->id); break;
-    case TRAP_DEEP: snprintf(title, sizeof title, "s%ld deep page %ld", r->site, r->id); break;
-    case TRAP_QUERY: snprintf(title, sizeof title, "s%ld query page %ld", r->site, r->id); break;
+    case TRAP_SESS:
+        snprintf(title, sizeof title, "s%ld session page %ld", r->site, r->id);
+        break;
+    case TRAP_DEEP:
+        snprintf(title, sizeof title, "s%ld deep page %ld", r->site, r->id);
+        break;
+    case TRAP_QUERY:
+        snprintf(title, sizeof title, "s%ld query page %ld", r->site, r->id);
+        break;
     }
-    buf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                  "<title>%s</title>\n</head>\n<body>\n<h1>%s</h1>\n<ul>\n", title, title);
+    buf_printf(b,
+               "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+               "<title>%s</title>\n</head>\n<body>\n<h1>%s</h1>\n<ul>\n",
+               title, title);
     for (int k = 0; k < ls.n; k++) {
         buf_adds(b, "<li>");
         render_anchor(b, &ls.v[k], 0, k);
         buf_adds(b, "</li>\n");
     }
-    buf_printf(b, "</ul>\n<main id=\"main\">\n<p>This is %s, a crawler trap of testweb.</p>\n"
-                  "</main>\n</body>\n</html>\n", title);
+    buf_printf(b,
+               "</ul>\n<main id=\"main\">\n<p>This is %s, a crawler trap of testweb.</p>\n"
+               "</main>\n</body>\n</html>\n",
+               title);
 }
 
 static void render_text(const struct cfg *c, const struct res *r, struct buf *b)
@@ -1245,20 +1314,34 @@ static void render_text(const struct cfg *c, const struct res *r, struct buf *b)
 static const char *reason(int status)
 {
     switch (status) {
-    case 200: return "OK";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 400: return "Bad Request";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 410: return "Gone";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    case 505: return "HTTP Version Not Supported";
-    default: break;
+    case 200:
+        return "OK";
+    case 301:
+        return "Moved Permanently";
+    case 302:
+        return "Found";
+    case 400:
+        return "Bad Request";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 410:
+        return "Gone";
+    case 429:
+        return "Too Many Requests";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 500:
+        return "Internal Server Error";
+    case 503:
+        return "Service Unavailable";
+    case 505:
+        return "HTTP Version Not Supported";
+    default:
+        break;
     }
     if (status < 400)
         return status < 300 ? "OK" : "Redirect";
@@ -1267,8 +1350,9 @@ static const char *reason(int status)
 
 static void render_status(int status, struct buf *b)
 {
-    buf_printf(b, "<!DOCTYPE html>\n<html><head><title>%d %s</title></head>\n"
-                  "<body><h1>%d %s</h1><p>testweb</p></body></html>\n",
+    buf_printf(b,
+               "<!DOCTYPE html>\n<html><head><title>%d %s</title></head>\n"
+               "<body><h1>%d %s</h1><p>testweb</p></body></html>\n",
                status, reason(status), status, reason(status));
 }
 
@@ -1278,16 +1362,19 @@ static bool status_has_body(int status)
 }
 
 /* The body for a resource answered normally. ret_ctype: a static string. */
-static void render_body(const struct cfg *c, const struct res *r, struct buf *b,
-                        const char **ret_ctype)
+static void render_body(const struct cfg *c, const struct res *r, struct buf *b, const char **ret_ctype)
 {
     *ret_ctype = "text/html; charset=utf-8";
     switch (r->kind) {
     case RES_PAGE:
     case RES_PRIVATE:
     case RES_OTHER:
-    case RES_SLOW: render_html(c, r, b); break;
-    case RES_TRAP: render_trap(c, r, b); break;
+    case RES_SLOW:
+        render_html(c, r, b);
+        break;
+    case RES_TRAP:
+        render_trap(c, r, b);
+        break;
     case RES_TEXT:
         *ret_ctype = "text/plain; charset=utf-8";
         render_text(c, r, b);
@@ -1381,8 +1468,7 @@ static void urlq_push(struct urlq *q, struct strset *seen, const char *url)
     q->v[q->n++] = s;
 }
 
-static void graph_line(const struct cfg *c, const char *url, FILE *out, struct urlq *q,
-                       struct strset *seen)
+static void graph_line(const struct cfg *c, const char *url, FILE *out, struct urlq *q, struct strset *seen)
 {
     const char *hp = url + strlen("http://");
     const char *slash = strchr(hp, '/');
@@ -1415,8 +1501,8 @@ static void graph_line(const struct cfg *c, const char *url, FILE *out, struct u
 
 static int print_graph(const struct cfg *c, FILE *out)
 {
-    struct strset seen = { 0 };
-    struct urlq q = { 0 };
+    struct strset seen = {0};
+    struct urlq q = {0};
     char url[TW_URL_MAX];
 
     for (long s = 0; s < c->sites; s++) {
@@ -1479,7 +1565,7 @@ static struct slice trim(const char *p, size_t n)
         p++, n--;
     while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
         n--;
-    return (struct slice){ p, n };
+    return (struct slice){p, n};
 }
 
 static int host_normalise(struct slice v, char *out, size_t cap)
@@ -1534,9 +1620,9 @@ static int parse_request_line(struct slice line, struct req *rq, struct slice *t
     const char *sp2 = memchr(t, ' ', (size_t)(end - t));
     if (!sp2 || sp2 == t)
         return 400;
-    struct slice method = { line.p, (size_t)(sp1 - line.p) };
-    struct slice ver = { sp2 + 1, (size_t)(end - sp2 - 1) };
-    *target = (struct slice){ t, (size_t)(sp2 - t) };
+    struct slice method = {line.p, (size_t)(sp1 - line.p)};
+    struct slice ver = {sp2 + 1, (size_t)(end - sp2 - 1)};
+    *target = (struct slice){t, (size_t)(sp2 - t)};
     if (ver.n == 8 && !memcmp(ver.p, "HTTP/1.", 7) && ver.p[7] >= '0' && ver.p[7] <= '9')
         rq->minor = ver.p[7] == '0' ? 0 : 1;
     else if (ver.n >= 5 && !memcmp(ver.p, "HTTP/", 5))
@@ -1557,7 +1643,7 @@ static int parse_target(struct slice t, struct req *rq)
         const char *a = t.p + 7, *end = t.p + t.n, *p = a;
         while (p < end && *p != '/' && *p != '?')
             p++;
-        if (host_normalise((struct slice){ a, (size_t)(p - a) }, rq->host, sizeof rq->host) < 0)
+        if (host_normalise((struct slice){a, (size_t)(p - a)}, rq->host, sizeof rq->host) < 0)
             return 400;
         rq->target = p < end && *p == '/' ? xstrndup(p, (size_t)(end - p)) : xstrndup("/", 1);
         return 0;
@@ -1590,7 +1676,7 @@ static int req_parse(const char *p, size_t n, struct req *rq, size_t *used)
     absolute = target.n > 7 && !strncasecmp(target.p, "http://", 7);
     for (const char *l = nl + 1; l < p + end;) {
         const char *e = memchr(l, '\n', (size_t)(p + end - l));
-        struct slice line = { l, (size_t)(e - l) };
+        struct slice line = {l, (size_t)(e - l)};
         l = e + 1;
         if (line.n && line.p[line.n - 1] == '\r')
             line.n--;
@@ -1763,7 +1849,7 @@ static void sanitize_into(struct buf *b, const char *s)
 
 static void conn_push_pending(struct conn *cn, const struct req *rq, int status, uint64_t bytes)
 {
-    struct buf hp = { 0 };
+    struct buf hp = {0};
     buf_adds(&hp, rq->host[0] ? rq->host : "-");
     buf_add(&hp, "\t", 1);
     sanitize_into(&hp, rq->target ? rq->target : "-");
@@ -1790,8 +1876,8 @@ static void conn_log_done(struct conn *cn)
         if (sv->log) {
             if (!t)
                 t = now_us();
-            fprintf(sv->log, "%" PRId64 "\t%" PRId64 "\t%s\t%d\t%" PRIu64 "\t%" PRIu64 "\t%s\n",
-                    p->start_us, t, p->hostpath, p->status, p->bytes, cn->id, p->cond);
+            fprintf(sv->log, "%" PRId64 "\t%" PRId64 "\t%s\t%d\t%" PRIu64 "\t%" PRIu64 "\t%s\n", p->start_us, t,
+                    p->hostpath, p->status, p->bytes, cn->id, p->cond);
             fflush(sv->log);
         }
         free(p->hostpath);
@@ -1801,13 +1887,12 @@ static void conn_log_done(struct conn *cn)
 }
 
 /* Queues one response. location: Location header or NULL. */
-static void conn_emit(struct conn *cn, const struct req *rq, int status, const char *ctype,
-                      const struct buf *body, const char *location, const char *extra)
+static void conn_emit(struct conn *cn, const struct req *rq, int status, const char *ctype, const struct buf *body,
+                      const char *location, const char *extra)
 {
     struct buf *o = &cn->out;
     size_t start = o->len;
-    buf_printf(o, "HTTP/1.1 %d %s\r\nDate: %s\r\nServer: testweb\r\n", status, reason(status),
-               http_date(cn->sv));
+    buf_printf(o, "HTTP/1.1 %d %s\r\nDate: %s\r\nServer: testweb\r\n", status, reason(status), http_date(cn->sv));
     if (status_has_body(status))
         buf_printf(o, "Content-Type: %s\r\nContent-Length: %zu\r\n", ctype, body->len);
     if (location)
@@ -1830,7 +1915,7 @@ static void conn_emit(struct conn *cn, const struct req *rq, int status, const c
 
 static void conn_error(struct conn *cn, struct req *rq, int status)
 {
-    struct buf body = { 0 };
+    struct buf body = {0};
     rq->keep = false;
     render_status(status, &body);
     conn_emit(cn, rq, status, "text/html; charset=utf-8", &body, NULL, NULL);
@@ -1844,8 +1929,7 @@ static bool fail_inject(struct server *sv, const struct res *r)
     const struct cfg *c = sv->cfg;
     if (!c->fail_every || !r->fail_able)
         return false;
-    uint64_t bit = ((uint64_t)r->site * (uint64_t)c->pages + (uint64_t)r->id) * 2 +
-                   (r->kind == RES_TEXT);
+    uint64_t bit = ((uint64_t)r->site * (uint64_t)c->pages + (uint64_t)r->id) * 2 + (r->kind == RES_TEXT);
     uint8_t mask = (uint8_t)(1u << (bit % 8));
     if (sv->failed[bit / 8] & mask) {
         sv->failed[bit / 8] &= (uint8_t)~mask;
@@ -1879,7 +1963,7 @@ static void conn_answer(struct conn *cn)
 {
     struct req *rq = &cn->cur;
     const struct res *r = &cn->cur_res;
-    struct buf body = { 0 };
+    struct buf body = {0};
     const char *ctype = "text/html; charset=utf-8";
     int status = r->status;
 
@@ -1936,8 +2020,7 @@ static void conn_flush(struct conn *cn)
     struct server *sv = cn->sv;
     size_t before = cn->out_sent;
     while (cn->out_sent < cn->out.len) {
-        ssize_t w =
-            send(cn->fd, cn->out.p + cn->out_sent, cn->out.len - cn->out_sent, MSG_NOSIGNAL);
+        ssize_t w = send(cn->fd, cn->out.p + cn->out_sent, cn->out.len - cn->out_sent, MSG_NOSIGNAL);
         if (w > 0) {
             cn->out_sent += (size_t)w;
             continue;
@@ -2233,8 +2316,7 @@ static int listen_on(const struct cfg *c, int *ret_port)
 
     if (rc < 0) {
         fprintf(stderr, "testweb: --bind %s: %s\n", c->bind,
-                rc == -EPERM ? "not a loopback address and a default route leads out, refusing"
-                             : "not an IP literal");
+                rc == -EPERM ? "not a loopback address and a default route leads out, refusing" : "not an IP literal");
         return rc;
     }
     fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

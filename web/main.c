@@ -15,12 +15,18 @@
 #include "rest.h"
 
 static const rc_conf_row rows[] = {
-    {"redis", RC_CONF_STR, offsetof(rc_web_conf, redis), NULL, 0, 0, "REDCRAWL_REDIS", "Redis URL (redis://HOST:PORT or unix:///PATH)"},
-    {"prefix", RC_CONF_STR, offsetof(rc_web_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX", "Redis key prefix"},
-    {"addr", RC_CONF_STR, offsetof(rc_web_conf, addr), "127.0.0.1", 0, 0, "REDCRAWL_WEB_ADDR", "address to listen on (not loopback: --token-file is required)"},
-    {"port", RC_CONF_INT, offsetof(rc_web_conf, port), "8710", 0, 65535, "REDCRAWL_WEB_PORT", "port (0 = a free one, printed)"},
-    {"token-file", RC_CONF_STR, offsetof(rc_web_conf, token_file), NULL, 0, 0, "REDCRAWL_WEB_TOKEN_FILE", "file whose first line is the bearer token every /api call must send"},
-    {"log-level", RC_CONF_STR, offsetof(rc_web_conf, log_level), "info", 0, 0, "REDCRAWL_LOG_LEVEL", "debug|info|warn|error"},
+    {"redis", RC_CONF_STR, offsetof(rc_web_conf, redis), NULL, 0, 0, "REDCRAWL_REDIS",
+     "Redis URL (redis://HOST:PORT or unix:///PATH)"},
+    {"prefix", RC_CONF_STR, offsetof(rc_web_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX",
+     "Redis key prefix"},
+    {"addr", RC_CONF_STR, offsetof(rc_web_conf, addr), "127.0.0.1", 0, 0, "REDCRAWL_WEB_ADDR",
+     "address to listen on (not loopback: --token-file is required)"},
+    {"port", RC_CONF_INT, offsetof(rc_web_conf, port), "8710", 0, 65535, "REDCRAWL_WEB_PORT",
+     "port (0 = a free one, printed)"},
+    {"token-file", RC_CONF_STR, offsetof(rc_web_conf, token_file), NULL, 0, 0, "REDCRAWL_WEB_TOKEN_FILE",
+     "file whose first line is the bearer token every /api call must send"},
+    {"log-level", RC_CONF_STR, offsetof(rc_web_conf, log_level), "info", 0, 0, "REDCRAWL_LOG_LEVEL",
+     "debug|info|warn|error"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 

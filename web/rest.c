@@ -23,15 +23,15 @@
 #include "util.h"
 
 #define TOKEN_MAX 256
-#define STATUS_TOP 15       /* busiest hosts on the dashboard */
-#define STATUS_MINUTES 60   /* throughput chart */
-#define STATUS_FAILURES 20  /* recent failures */
-#define RATE_MIN_MS 1000    /* rates over at least this long */
+#define STATUS_TOP 15      /* busiest hosts on the dashboard */
+#define STATUS_MINUTES 60  /* throughput chart */
+#define STATUS_FAILURES 20 /* recent failures */
+#define RATE_MIN_MS 1000   /* rates over at least this long */
 
 struct rc_web {
     struct MHD_Daemon *d;
-    rc_redis *r;       /* microhttpd's thread only */
-    json_t *prev;      /* previous snapshot, for rates; microhttpd's thread only */
+    rc_redis *r;           /* microhttpd's thread only */
+    json_t *prev;          /* previous snapshot, for rates; microhttpd's thread only */
     char token[TOKEN_MAX]; /* "" = none */
     int port;
 };
@@ -50,9 +50,8 @@ typedef struct route {
 } route;
 
 static const route routes[] = {
-    {"/api/request", -1, NULL},           {"/api/crawl", RC_MSG_CRAWL, NULL},
-    {"/api/info", RC_MSG_ACTION, "info"}, {"/api/stop", RC_MSG_ACTION, "stop"},
-    {"/api/stats", RC_MSG_STATS, NULL},   {"/api/domain", RC_MSG_DOMAIN, NULL},
+    {"/api/request", -1, NULL},           {"/api/crawl", RC_MSG_CRAWL, NULL}, {"/api/info", RC_MSG_ACTION, "info"},
+    {"/api/stop", RC_MSG_ACTION, "stop"}, {"/api/stats", RC_MSG_STATS, NULL}, {"/api/domain", RC_MSG_DOMAIN, NULL},
 };
 
 int rc_web_addr_loopback(const char *addr)
@@ -103,8 +102,7 @@ static enum MHD_Result reply_static(struct MHD_Connection *c, const char *url)
     for (const rc_web_asset *a = rc_web_assets; a->path; a++) {
         if (strcmp(a->path, url) != 0)
             continue;
-        struct MHD_Response *r =
-            MHD_create_response_from_buffer(a->len, (void *)a->data, MHD_RESPMEM_PERSISTENT);
+        struct MHD_Response *r = MHD_create_response_from_buffer(a->len, (void *)a->data, MHD_RESPMEM_PERSISTENT);
         if (!r)
             return MHD_NO;
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, a->type);
@@ -191,8 +189,7 @@ static bool wrong_kind(const route *rt, bool known, rc_msg_kind kind, const rc_m
 {
     if (rt->kind < 0 || !known)
         return false;
-    bool bad = (int)kind != rt->kind ||
-               (m && rt->action && strcmp(rc_msg_action_name(m->action), rt->action) != 0);
+    bool bad = (int)kind != rt->kind || (m && rt->action && strcmp(rc_msg_action_name(m->action), rt->action) != 0);
     if (!bad)
         return false;
     const char *name = m && kind == RC_MSG_ACTION ? rc_msg_action_name(m->action) : rc_msg_kind_name(kind);
@@ -309,7 +306,8 @@ static enum MHD_Result api(rc_web *w, struct MHD_Connection *c, const char *url,
             return reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "POST only");
         const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
         if (!type || strncasecmp(type, "application/json", 16) != 0)
-            return reply_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "send the request as Content-Type: application/json");
+            return reply_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+                               "send the request as Content-Type: application/json");
         return control(w, c, &routes[i], bd);
     }
     return reply_error(c, MHD_HTTP_NOT_FOUND, "no such endpoint (see deploy/openapi.yaml)");
@@ -379,8 +377,7 @@ static int read_token(const char *path, char *buf, size_t cap, char *err, size_t
     return 0;
 }
 
-static int sockaddr_for(const char *addr, int port, struct sockaddr_storage *ss, unsigned *flags, char *err,
-                        size_t cap)
+static int sockaddr_for(const char *addr, int port, struct sockaddr_storage *ss, unsigned *flags, char *err, size_t cap)
 {
     struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
@@ -406,8 +403,10 @@ rc_web *rc_web_start(const rc_web_conf *c, char *err, size_t cap)
     if (sockaddr_for(c->addr, (int)c->port, &ss, &flags, err, cap) < 0)
         return NULL;
     if (!c->token_file && !rc_web_addr_loopback(c->addr)) {
-        snprintf(err, cap, "--addr %s is not loopback: pass --token-file FILE (clients send Authorization: Bearer "
-                           "TOKEN)", c->addr);
+        snprintf(err, cap,
+                 "--addr %s is not loopback: pass --token-file FILE (clients send Authorization: Bearer "
+                 "TOKEN)",
+                 c->addr);
         return NULL;
     }
     rc_web *w = rc_xcalloc(1, sizeof *w);

@@ -37,23 +37,23 @@ typedef struct fetch_xfer {
     enum xfer_state state;
     struct fetch_xfer *prev, *next;
     char *url;
-    int follow; /* let curl follow redirects */
+    int follow;                 /* let curl follow redirects */
     struct curl_slist *headers; /* the Cookie header, if any */
     rc_fetch_cb cb;
     void *ud;
-    rc_buf body;        /* decoded */
-    rc_buf raw;         /* as received */
-    rc_decoder *dec;    /* made at the first body byte, from content_encoding */
+    rc_buf body;     /* decoded */
+    rc_buf raw;      /* as received */
+    rc_decoder *dec; /* made at the first body byte, from content_encoding */
     int truncated;
-    int decode_failed;  /* errbuf says why */
+    int decode_failed; /* errbuf says why */
     size_t header_bytes, header_lines;
     int header_overflow;
     char *content_type; /* of the last response seen so far */
     char *content_encoding;
     char *retry_after;
     char *etag, *last_modified;
-    rc_buf resp_head;   /* the last response's head as received */
-    rc_buf req_head;    /* the last request's head as sent (keep_request) */
+    rc_buf resp_head; /* the last response's head as received */
+    rc_buf req_head;  /* the last request's head as sent (keep_request) */
     CURLcode code;
     char errbuf[CURL_ERROR_SIZE];
     char blocked[160]; /* why the guard refused a connection, "" if it did not */
@@ -63,17 +63,17 @@ struct rc_fetcher {
     struct ev_loop *loop; /* borrowed */
     CURLM *multi;
     ev_timer timer;
-    rc_fetch_opts opts;        /* useragent points to the copy below, connect_to is NULL */
+    rc_fetch_opts opts; /* useragent points to the copy below, connect_to is NULL */
     char *useragent;
     char *cainfo;
     struct curl_slist *connect_to;
-    fetch_xfer *running;       /* doubly linked */
-    fetch_xfer *idle;          /* singly linked through next */
+    fetch_xfer *running; /* doubly linked */
+    fetch_xfer *idle;    /* singly linked through next */
     int n_running;
     int n_idle;
-    fetch_sock *socks;         /* doubly linked, so leftovers can be freed after multi cleanup */
-    int in_callback;           /* depth of user callbacks on the stack */
-    int free_pending;          /* rc_fetcher_free was called from a callback */
+    fetch_sock *socks; /* doubly linked, so leftovers can be freed after multi cleanup */
+    int in_callback;   /* depth of user callbacks on the stack */
+    int free_pending;  /* rc_fetcher_free was called from a callback */
     int curl_inited;
 };
 
@@ -104,8 +104,7 @@ static void xfer_set_state(fetch_xfer *x, enum xfer_state to)
         /* from DONE */ {1, 0, 0},
     };
     if (!allowed[x->state][to]) {
-        fprintf(stderr, "redcrawl: fetch: bad transfer transition %d -> %d\n", (int)x->state,
-                (int)to);
+        fprintf(stderr, "redcrawl: fetch: bad transfer transition %d -> %d\n", (int)x->state, (int)to);
         abort();
     }
     x->state = to;
@@ -505,8 +504,7 @@ static void on_ev_io(struct ev_loop *loop, ev_io *w, int revents)
     fetch_sock *s = w->data;
     rc_fetcher *f = s->f;
     int fd = w->fd; /* curl may free s (CURL_POLL_REMOVE) inside socket_action */
-    int action = ((revents & EV_READ) ? CURL_CSELECT_IN : 0) |
-                 ((revents & EV_WRITE) ? CURL_CSELECT_OUT : 0);
+    int action = ((revents & EV_READ) ? CURL_CSELECT_IN : 0) | ((revents & EV_WRITE) ? CURL_CSELECT_OUT : 0);
     int running;
 
     if (revents & EV_ERROR)
@@ -608,9 +606,8 @@ rc_fetcher *rc_fetcher_new(struct ev_loop *loop, const rc_fetch_opts *opts)
         rc_fetch_opts_init(&defaults);
         opts = &defaults;
     }
-    if (!loop || opts->max_transfers < 1 || opts->max_transfers > 100000 ||
-        opts->connect_timeout_ms <= 0 || opts->timeout_ms <= 0 || opts->max_redirects < 0 ||
-        opts->max_redirects > 100)
+    if (!loop || opts->max_transfers < 1 || opts->max_transfers > 100000 || opts->connect_timeout_ms <= 0 ||
+        opts->timeout_ms <= 0 || opts->max_redirects < 0 || opts->max_redirects > 100)
         return NULL;
 
     f = rc_xcalloc(1, sizeof(*f));
@@ -618,8 +615,7 @@ rc_fetcher *rc_fetcher_new(struct ev_loop *loop, const rc_fetch_opts *opts)
     ev_timer_init(&f->timer, on_ev_timer, 0., 0.);
     f->timer.data = f;
     f->opts = *opts;
-    f->useragent = rc_xstrdup(opts->useragent && *opts->useragent ? opts->useragent
-                                                                  : RC_FETCH_DEFAULT_UA);
+    f->useragent = rc_xstrdup(opts->useragent && *opts->useragent ? opts->useragent : RC_FETCH_DEFAULT_UA);
     f->opts.useragent = f->useragent;
     f->cainfo = opts->cainfo && *opts->cainfo ? rc_xstrdup(opts->cainfo) : NULL;
     f->opts.cainfo = f->cainfo;
@@ -684,8 +680,8 @@ static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent, 
     const rc_fetch_opts *o = &f->opts;
     CURLcode c;
 
-#define SET(opt, val)                                                                              \
-    if ((c = curl_easy_setopt(e, opt, val)) != CURLE_OK)                                           \
+#define SET(opt, val)                                                                                                  \
+    if ((c = curl_easy_setopt(e, opt, val)) != CURLE_OK)                                                               \
         return c;
     SET(CURLOPT_URL, x->url)
     SET(CURLOPT_PRIVATE, (void *)x)
@@ -727,8 +723,7 @@ static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent, 
     return CURLE_OK;
 }
 
-int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const char *useragent,
-                   rc_fetch_cb cb, void *ud)
+int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const char *useragent, rc_fetch_cb cb, void *ud)
 {
     return rc_fetch_start_ex(f, url, cookie, useragent, 1, cb, ud);
 }
@@ -818,7 +813,8 @@ int rc_fetch_check_url(const rc_fetcher *f, const char *url, char *why, size_t c
     int r = 0;
     if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
         curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK && rc_parse_i64(port, 0, 65535, &p) == 0)
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+        rc_parse_i64(port, 0, 65535, &p) == 0)
         r = rc_netguard_check_host(f->opts.guard, host, (int)p, why, cap);
     curl_free(host);
     curl_free(port);

@@ -30,9 +30,9 @@ typedef struct rc_fetch_opts {
     const char *const *connect_to; /* curl CONNECT_TO strings "HOST:PORT:ADDR:PORT", copied; the
                                       first n_connect_to, or up to a NULL when n_connect_to is 0 */
     size_t n_connect_to;
-    int verbose;                   /* CURLOPT_VERBOSE on stderr */
-    const char *cainfo;            /* CA bundle (PEM file) that verifies servers, copied; NULL =
-                                      the system's. Verification is never turned off. */
+    int verbose;                     /* CURLOPT_VERBOSE on stderr */
+    const char *cainfo;              /* CA bundle (PEM file) that verifies servers, copied; NULL =
+                                        the system's. Verification is never turned off. */
     const struct rc_netguard *guard; /* borrowed, outlives the fetcher; NULL = connect anywhere.
                                       Checked on every address a connection is opened to (after
                                       DNS and --connect-to, each redirect hop, each retry). */
@@ -76,8 +76,7 @@ void rc_fetcher_free(rc_fetcher *f);
  * On 0 cb is called exactly once, later, from the loop, never from inside rc_fetch_start; on
  * error it is never called. A callback may call rc_fetch_start (its own transfer no longer counts
  * as active) and rc_fetcher_free. */
-int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const char *useragent,
-                   rc_fetch_cb cb, void *ud);
+int rc_fetch_start(rc_fetcher *f, const char *url, const char *cookie, const char *useragent, rc_fetch_cb cb, void *ud);
 
 /* The same with a choice: follow = 0 returns a 3xx as it is (with redirect_url), so that the
  * crawler can put the target through its frontier (politeness, robots.txt, dedup); follow = 1
@@ -88,7 +87,7 @@ int rc_fetch_start_ex(rc_fetcher *f, const char *url, const char *cookie, const 
 /* One request's choices; every pointer borrowed for the call (copied). */
 typedef struct rc_fetch_req {
     const char *url;
-    const char *cookie;            /* see rc_fetch_start */
+    const char *cookie; /* see rc_fetch_start */
     const char *useragent;
     int follow;                    /* see rc_fetch_start_ex */
     int keep_request;              /* capture the request head as sent (WARC request records) */

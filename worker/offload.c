@@ -19,13 +19,13 @@ typedef struct job {
 
 struct rc_offload {
     struct ev_loop *loop;
-    ev_async wake;            /* loop thread */
-    pthread_mutex_t mu;       /* guards everything below */
+    ev_async wake;      /* loop thread */
+    pthread_mutex_t mu; /* guards everything below */
     pthread_cond_t cv;
-    job *todo, *todo_tail;    /* FIFO: oldest first */
-    job *finished;            /* done() still to run on the loop (any order) */
+    job *todo, *todo_tail; /* FIFO: oldest first */
+    job *finished;         /* done() still to run on the loop (any order) */
     int stopping;
-    long pending;             /* submitted, done() not yet run: read and written on the loop only */
+    long pending; /* submitted, done() not yet run: read and written on the loop only */
     int n_threads;
     pthread_t *threads;
 };

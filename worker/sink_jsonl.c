@@ -31,11 +31,11 @@
 #define MOD "sink"
 
 typedef struct jfile {
-    int fd, ifd;     /* data file and its _id index, both O_APPEND */
-    rc_strmap *ids;  /* _ids in the file, NULL until the first redelivery */
-    off_t idx_read;  /* index bytes taken into ids */
-    off_t covered;   /* data bytes whose _ids are in ids */
-    int dirty;       /* written since the last fsync (per-batch policy) */
+    int fd, ifd;    /* data file and its _id index, both O_APPEND */
+    rc_strmap *ids; /* _ids in the file, NULL until the first redelivery */
+    off_t idx_read; /* index bytes taken into ids */
+    off_t covered;  /* data bytes whose _ids are in ids */
+    int dirty;      /* written since the last fsync (per-batch policy) */
 } jfile;
 
 struct rc_sink {
@@ -106,7 +106,6 @@ char *rc_sink_path(const rc_sink *s, const char *crawlid, const char *kind)
     free(dir);
     return path;
 }
-
 
 static int open_append(const char *path, char *err, size_t cap)
 {
@@ -258,8 +257,8 @@ static int sync_file(const jfile *f)
 }
 
 /* Under the lock: repair, look up (redeliveries), append record and index line, or roll back. */
-static int locked_write(rc_sink *s, jfile *f, const char *id, const char *doc, size_t len, int maybe_dup,
-                        char *err, size_t cap)
+static int locked_write(rc_sink *s, jfile *f, const char *id, const char *doc, size_t len, int maybe_dup, char *err,
+                        size_t cap)
 {
     off_t end = repair_tail(f->fd), iend = repair_tail(f->ifd);
     if (end < 0 || iend < 0) {

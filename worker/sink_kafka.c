@@ -85,8 +85,7 @@ static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char 
     rc_log(level <= 3 ? RC_LOG_ERROR : level <= 5 ? RC_LOG_WARN : RC_LOG_DEBUG, MOD, "%s: %s", fac, buf);
 }
 
-rc_kafka_sink *rc_kafka_sink_new(struct ev_loop *loop, const char *brokers, const char *topic, char *err,
-                                 size_t cap)
+rc_kafka_sink *rc_kafka_sink_new(struct ev_loop *loop, const char *brokers, const char *topic, char *err, size_t cap)
 {
     rc_kafka_sink *s = rc_xcalloc(1, sizeof *s);
     s->loop = loop;
@@ -95,8 +94,8 @@ rc_kafka_sink *rc_kafka_sink_new(struct ev_loop *loop, const char *brokers, cons
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     /* No loss: wait for all in-sync replicas, retry forever, and keep order per partition. */
     const char *settings[][2] = {
-        {"bootstrap.servers", brokers}, {"acks", "all"}, {"enable.idempotence", "true"},
-        {"message.timeout.ms", "0"},    {"linger.ms", "5"}, {"queue.buffering.max.messages", "100000"},
+        {"bootstrap.servers", brokers},   {"acks", "all"},    {"enable.idempotence", "true"},
+        {"message.timeout.ms", "0"},      {"linger.ms", "5"}, {"queue.buffering.max.messages", "100000"},
         {"client.id", "redcrawl-worker"},
     };
     for (size_t i = 0; i < RC_ARRAY_LEN(settings); i++) {

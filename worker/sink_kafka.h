@@ -22,8 +22,7 @@ typedef struct rc_kafka_doc {
 } rc_kafka_doc;
 
 /* brokers: "host:port,..."; topic: the full topic name. NULL with err on bad settings. */
-rc_kafka_sink *rc_kafka_sink_new(struct ev_loop *loop, const char *brokers, const char *topic, char *err,
-                                 size_t cap);
+rc_kafka_sink *rc_kafka_sink_new(struct ev_loop *loop, const char *brokers, const char *topic, char *err, size_t cap);
 /* Produces n documents; done(ud, status, err) runs once on the loop thread: 0 when all were
  * acknowledged, negative when one failed for good (not acknowledged: do not ack the page).
  * -EAGAIN (done not called) when the producer's queue is full: try later. */

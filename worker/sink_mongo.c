@@ -49,15 +49,15 @@ struct group;
 
 typedef struct mdoc {
     struct group *g;
-    size_t index;   /* position in its group */
+    size_t index; /* position in its group */
     int kind;
-    char *json;     /* copied by put; freed once converted */
+    char *json; /* copied by put; freed once converted */
     size_t len;
     char *spiderid; /* items only */
     bson_t *bson;   /* writer thread */
     const char *id; /* points into bson */
     char *coll;
-    uint64_t seq;   /* batch order: a later copy of an _id is written last */
+    uint64_t seq; /* batch order: a later copy of an _id is written last */
     int state;
 } mdoc;
 
@@ -93,8 +93,8 @@ struct rc_mongo_sink {
     pthread_cond_t wake; /* writer: new work, stop, give up */
     pthread_cond_t idle; /* free(): everything written */
     /* Under mu. */
-    group *head, *tail; /* queued, not taken */
-    size_t queued_docs; /* in head..tail */
+    group *head, *tail;  /* queued, not taken */
+    size_t queued_docs;  /* in head..tail */
     size_t pending_docs; /* queued or being written */
     group *done_head, *done_tail;
     int stopping, give_up;
@@ -369,8 +369,8 @@ static bson_t *compress_body(const bson_t *doc)
 /* Converts d from JSON to BSON and checks it; on failure says why in why[]. */
 static void convert_doc(rc_mongo_sink *s, mdoc *d, char *why, size_t cap)
 {
-    const uint32_t flags = BSON_VALIDATE_UTF8 | BSON_VALIDATE_DOLLAR_KEYS | BSON_VALIDATE_DOT_KEYS |
-                           BSON_VALIDATE_EMPTY_KEYS;
+    const uint32_t flags =
+        BSON_VALIDATE_UTF8 | BSON_VALIDATE_DOLLAR_KEYS | BSON_VALIDATE_DOT_KEYS | BSON_VALIDATE_EMPTY_KEYS;
     bson_error_t be;
     const char *p = d->json, *end = d->json + d->len;
     while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
@@ -510,8 +510,8 @@ static int insert_bulk(rc_mongo_sink *s, mongoc_collection_t *c, mdoc **run, siz
     }
     int cls = classify(e);
     bson_iter_t it, arr, el;
-    if (cls == ERR_TRANSIENT || (bson_iter_init_find(&it, &reply, "writeConcernErrors") &&
-                                 BSON_ITER_HOLDS_ARRAY(&it) && bson_iter_recurse(&it, &arr) && bson_iter_next(&arr))) {
+    if (cls == ERR_TRANSIENT || (bson_iter_init_find(&it, &reply, "writeConcernErrors") && BSON_ITER_HOLDS_ARRAY(&it) &&
+                                 bson_iter_recurse(&it, &arr) && bson_iter_next(&arr))) {
         bson_destroy(&reply);
         return ERR_TRANSIENT;
     }
@@ -598,8 +598,7 @@ static int write_one(rc_mongo_sink *s, mongoc_collection_t *c, mdoc *d)
         int k = classify(&e);
         if (k == ERR_DOC || (k == ERR_AMBIGUOUS && ++ambiguous >= AMBIGUOUS_TRIES)) {
             char why[700];
-            snprintf(why, sizeof why, "the server refused it: %s (code %u, collection %s)", e.message, e.code,
-                     d->coll);
+            snprintf(why, sizeof why, "the server refused it: %s (code %u, collection %s)", e.message, e.code, d->coll);
             reject_group(d->g, d->index, d->id, why);
             d->state = DOC_REJECTED;
             return 0;
@@ -809,8 +808,9 @@ rc_mongo_sink *rc_mongo_sink_new(struct ev_loop *loop, const rc_mongo_opts *o, c
         snprintf(err, cap, "mongo: bad URI: %s", be.message);
         return NULL;
     }
-    const char *dbname = o->database ? o->database : mongoc_uri_get_database(uri) ? mongoc_uri_get_database(uri)
-                                                                                    : "redcrawl";
+    const char *dbname = o->database                    ? o->database
+                         : mongoc_uri_get_database(uri) ? mongoc_uri_get_database(uri)
+                                                        : "redcrawl";
     const char *pages = o->pages_collection ? o->pages_collection : "pages";
     const char *items = o->items_collection ? o->items_collection : "items_{spiderid}";
     char *sample = items_coll(items, "x");
@@ -1028,8 +1028,10 @@ static int mongo_put(void *impl, const rc_write_group *g, rc_store_done done, vo
 {
     rc_mongo_doc *docs = rc_xcalloc(g->n, sizeof *docs);
     for (size_t i = 0; i < g->n; i++)
-        docs[i] = (rc_mongo_doc){.kind = i >= g->n_pages ? RC_MONGO_ITEM : RC_MONGO_PAGE, .spiderid = g->spiderid,
-                                 .json = g->docs[i].json, .len = g->docs[i].len};
+        docs[i] = (rc_mongo_doc){.kind = i >= g->n_pages ? RC_MONGO_ITEM : RC_MONGO_PAGE,
+                                 .spiderid = g->spiderid,
+                                 .json = g->docs[i].json,
+                                 .len = g->docs[i].len};
     int r = rc_mongo_sink_put(impl, docs, g->n, done, ud);
     free(docs);
     if (r < 0)

@@ -18,19 +18,19 @@
 
 typedef struct wfile {
     int fd;
-    char name[256];  /* the file's final name */
-    char *path;      /* where it is written: DIR/NAME.open until it is closed */
+    char name[256]; /* the file's final name */
+    char *path;     /* where it is written: DIR/NAME.open until it is closed */
     uint64_t size;
 } wfile;
 
 struct rc_warc_sink {
     char *dir;
     uint64_t max_bytes;
-    int level;         /* gzip */
+    int level; /* gzip */
     int fsync;
-    unsigned serial;   /* files opened by this process */
+    unsigned serial; /* files opened by this process */
     char host[64];
-    rc_strmap *files;  /* crawlid -> wfile */
+    rc_strmap *files; /* crawlid -> wfile */
 };
 
 static void wfile_free(void *p)
@@ -55,7 +55,8 @@ static void wfile_free(void *p)
 rc_warc_sink *rc_warc_sink_new(const char *dir, uint64_t max_bytes, int level, char *err, size_t cap)
 {
     if (!dir || !*dir || max_bytes < 1024 || level < 1 || level > 9) {
-        snprintf(err, cap, "WARC sink: an output directory, a file size of at least 1 KB and a gzip level 1-9 are needed");
+        snprintf(err, cap,
+                 "WARC sink: an output directory, a file size of at least 1 KB and a gzip level 1-9 are needed");
         return NULL;
     }
     rc_warc_sink *s = rc_xcalloc(1, sizeof *s);
@@ -91,14 +92,13 @@ char *rc_warc_sink_dir(const rc_warc_sink *s, const char *crawlid)
     return rc_crawlid_subst(s->dir, crawlid);
 }
 
-
 static void warc_date(uint64_t ms, char *buf, size_t cap)
 {
     time_t t = (time_t)(ms / 1000);
     struct tm tm;
     gmtime_r(&t, &tm);
-    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+             tm.tm_min, tm.tm_sec, (int)(ms % 1000));
 }
 
 /* Opens the next file of a job and writes its warcinfo record. */
@@ -132,11 +132,18 @@ static wfile *open_next(rc_warc_sink *s, const char *crawlid, uint64_t now_ms, c
     char id[RC_WARC_ID_LEN], date[64];
     rc_warc_new_id(id);
     warc_date(now_ms, date, sizeof date);
-    char *info = rc_xasprintf("software: redcrawl/0.1\r\nformat: WARC File Format 1.1\r\n"
-                              "conformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
-                              "hostname: %s\r\nisPartOf: %s\r\n", s->host, crawlid);
-    rc_warc_rec r = {.type = "warcinfo", .id = id, .date = date, .filename = f->name,
-                     .content_type = "application/warc-fields", .block = info, .block_len = strlen(info)};
+    char *info =
+        rc_xasprintf("software: redcrawl/0.1\r\nformat: WARC File Format 1.1\r\n"
+                     "conformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
+                     "hostname: %s\r\nisPartOf: %s\r\n",
+                     s->host, crawlid);
+    rc_warc_rec r = {.type = "warcinfo",
+                     .id = id,
+                     .date = date,
+                     .filename = f->name,
+                     .content_type = "application/warc-fields",
+                     .block = info,
+                     .block_len = strlen(info)};
     rc_buf b;
     rc_buf_init(&b);
     *rc = rc_warc_append(&b, &r, s->level);
@@ -193,9 +200,15 @@ static int build(rc_buf *b, const rc_fetch_result *res, const char *metadata, ui
     rc_warc_http_head(&block, res->response_head, res->response_head_len);
     size_t payload_off = block.len;
     rc_buf_append(&block, res->raw_body, res->raw_len);
-    rc_warc_rec resp = {.type = "response", .id = rid, .date = date, .target_uri = uri, .ip = res->remote_ip,
+    rc_warc_rec resp = {.type = "response",
+                        .id = rid,
+                        .date = date,
+                        .target_uri = uri,
+                        .ip = res->remote_ip,
                         .content_type = "application/http; msgtype=response",
-                        .truncated = res->truncated ? "length" : NULL, .block = block.ptr, .block_len = block.len,
+                        .truncated = res->truncated ? "length" : NULL,
+                        .block = block.ptr,
+                        .block_len = block.len,
                         .payload_off = payload_off};
     if (res->status == 304) {
         /* Not modified: a revisit of the copy an earlier response record holds (WARC 1.1 6.7.3). */
@@ -207,14 +220,24 @@ static int build(rc_buf *b, const rc_fetch_result *res, const char *metadata, ui
     int r = rc_warc_append(b, &resp, level);
     *resp_len = b->len;
     if (r == 0 && res->request_head_len > 0) {
-        rc_warc_rec req = {.type = "request", .id = qid, .date = date, .target_uri = uri, .concurrent_to = rid,
-                           .content_type = "application/http; msgtype=request", .block = res->request_head,
+        rc_warc_rec req = {.type = "request",
+                           .id = qid,
+                           .date = date,
+                           .target_uri = uri,
+                           .concurrent_to = rid,
+                           .content_type = "application/http; msgtype=request",
+                           .block = res->request_head,
                            .block_len = res->request_head_len};
         r = rc_warc_append(b, &req, level);
     }
     if (r == 0 && metadata) {
-        rc_warc_rec meta = {.type = "metadata", .id = mid, .date = date, .target_uri = uri, .concurrent_to = rid,
-                            .content_type = "application/warc-fields", .block = metadata,
+        rc_warc_rec meta = {.type = "metadata",
+                            .id = mid,
+                            .date = date,
+                            .target_uri = uri,
+                            .concurrent_to = rid,
+                            .content_type = "application/warc-fields",
+                            .block = metadata,
                             .block_len = strlen(metadata)};
         r = rc_warc_append(b, &meta, level);
     }
@@ -244,7 +267,8 @@ int rc_warc_sink_write(rc_warc_sink *s, const char *crawlid, const rc_fetch_resu
         r = w < 0 ? -errno : -ENOSPC;
         /* Nothing of a half-written fetch stays: the next record starts on a member boundary. */
         int t = ftruncate(f->fd, (off_t)f->size);
-        snprintf(err, cap, "writing %s failed: %s (rolled back%s)", f->name, strerror(-r), t < 0 ? ", truncate FAILED" : "");
+        snprintf(err, cap, "writing %s failed: %s (rolled back%s)", f->name, strerror(-r),
+                 t < 0 ? ", truncate FAILED" : "");
         rc_buf_release(&b);
         return r;
     }

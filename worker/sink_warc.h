@@ -26,9 +26,9 @@ typedef struct rc_warc_sink rc_warc_sink;
 
 /* Where a response record went. */
 typedef struct rc_warc_where {
-    char file[256];   /* file name (no directory) */
-    uint64_t offset;  /* of the response record's gzip member */
-    uint64_t length;  /* of that member */
+    char file[256];  /* file name (no directory) */
+    uint64_t offset; /* of the response record's gzip member */
+    uint64_t length; /* of that member */
 } rc_warc_where;
 
 /* dir is copied; max_bytes: a file is closed for the next one once this size is passed; level:

@@ -15,9 +15,9 @@ typedef struct rc_store_doc {
     const char *id;   /* the document's _id */
     const char *json; /* one JSON object, no newline */
     size_t len;
-    int supersedes;   /* a newer version of a record stored before (a redirect chain's first
-                         URL): written even when maybe_dup finds its _id (JSON Lines appends,
-                         MongoDB replaces) */
+    int supersedes; /* a newer version of a record stored before (a redirect chain's first
+                       URL): written even when maybe_dup finds its _id (JSON Lines appends,
+                       MongoDB replaces) */
 } rc_store_doc;
 
 typedef struct rc_write_group {

@@ -68,12 +68,12 @@ struct task {
     rc_argv complete; /* complete's arguments after prefix and now, kept for resends */
     uint64_t *hashes; /* seen-cache hashes of the links sent, added once Redis took them */
     size_t n_hashes;
-    rc_page_result *page; /* between processing and storing */
-    rc_fetch_result *res; /* owned copy while the parse thread works on it */
-    rc_page_ctx pctx;     /* what the parse thread reads (job entry and seen-cache borrowed) */
+    rc_page_result *page;       /* between processing and storing */
+    rc_fetch_result *res;       /* owned copy while the parse thread works on it */
+    rc_page_ctx pctx;           /* what the parse thread reads (job entry and seen-cache borrowed) */
     uint64_t delay_ms, park_ms; /* the host's next delay, decided when the fetch ended */
-    int sink_waits;       /* sinks still to answer */
-    int sink_status;      /* first failure: -EINVAL for good, else transient */
+    int sink_waits;             /* sinks still to answer */
+    int sink_status;            /* first failure: -EINVAL for good, else transient */
     char sink_err[600];
     int duplicate;
     int stored_somewhere; /* a sink may hold the page: a failed store requeues it as a redelivery */
@@ -89,7 +89,6 @@ struct task {
     char **sitemaps;       /* a seed's robots.txt Sitemap: lines, copied for the parse thread */
 };
 
-
 /* Consecutive connection failures of a host this worker owns. */
 typedef struct host_health {
     int64_t fails;
@@ -104,39 +103,39 @@ struct rc_worker {
     redisAsyncContext *ac;
     rc_fetcher *fetcher;
     rc_netguard *guard; /* the SSRF guard, read by the fetcher */
-    rc_store stores[3];        /* every sink, the asynchronous ones first (MongoDB, Kafka
-                                  firehose, then JSON Lines): a full queue then costs nothing
-                                  but a later retry */
+    rc_store stores[3]; /* every sink, the asynchronous ones first (MongoDB, Kafka
+                           firehose, then JSON Lines): a full queue then costs nothing
+                           but a later retry */
     size_t n_stores;
-    rc_warc_sink *warc;        /* WARC files, for the jobs that ask (written on the loop) */
+    rc_warc_sink *warc; /* WARC files, for the jobs that ask (written on the loop) */
     rc_seen *seen;
     rc_offload *parse; /* pages are parsed there, so the loop never waits on a big page */
-    rc_strmap *jobs; /* crawlid -> job_entry */
+    rc_strmap *jobs;   /* crawlid -> job_entry */
     rc_robots_cache *robots;
     rc_strmap *health; /* host -> host_health */
     char ip[64];       /* this worker's address, for the per-ip throttles */
     char hostname[64];
-    task *resend;    /* completes waiting for Redis to come back (or to accept writes again) */
-    task *fenced;    /* pages waiting for a heartbeat to prove this worker still holds its leases */
+    task *resend; /* completes waiting for Redis to come back (or to accept writes again) */
+    task *fenced; /* pages waiting for a heartbeat to prove this worker still holds its leases */
     char base_id[150];
-    unsigned epoch;       /* registration: bumped when this worker finds it was reaped */
-    int registered;       /* the first heartbeat went through */
+    unsigned epoch; /* registration: bumped when this worker finds it was reaped */
+    int registered; /* the first heartbeat went through */
     int hb_outstanding;
-    uint64_t hb_ok_ms;    /* monotonic: the last heartbeat Redis accepted */
-    int refused;          /* Redis refuses writes (OOM, ...): no new work until it accepts again */
-    char run_id[48];      /* Redis' INFO run_id: a change means it restarted */
-    uint64_t rng;         /* xorshift64 state for retry jitter */
+    uint64_t hb_ok_ms; /* monotonic: the last heartbeat Redis accepted */
+    int refused;       /* Redis refuses writes (OOM, ...): no new work until it accepts again */
+    char run_id[48];   /* Redis' INFO run_id: a change means it restarted */
+    uint64_t rng;      /* xorshift64 state for retry jitter */
     ev_timer pump_timer, hb_timer, reconnect_timer, drain_timer, resend_timer, lag_timer;
-    double lag_last;      /* ev_time() of the last lag probe */
-    double lag_max;       /* worst stall of the loop seen, seconds */
+    double lag_last; /* ev_time() of the last lag probe */
+    double lag_max;  /* worst stall of the loop seen, seconds */
     int take_outstanding;
     uint64_t take_sent_ms; /* monotonic, for the local view of lease deadlines */
     uint64_t hb_sent_ms;
     int draining;
-    int64_t active; /* tasks alive */
-    double max_rate;      /* pages/s started at most, 0 = none (conf, or rc:ratecap at run time) */
-    double tokens;        /* rate cap: pages that may start now (a bucket of one second) */
-    uint64_t tokens_ms;   /* when tokens was last refilled */
+    int64_t active;     /* tasks alive */
+    double max_rate;    /* pages/s started at most, 0 = none (conf, or rc:ratecap at run time) */
+    double tokens;      /* rate cap: pages that may start now (a bucket of one second) */
+    uint64_t tokens_ms; /* when tokens was last refilled */
     uint64_t fetched, errors, links_sent, links_new, started_ms, denied;
     char **connect_to;
     rc_worker_metrics *metrics; /* NULL = --metrics-port off; see worker_metrics.h for threads */
@@ -261,8 +260,9 @@ static void on_info_reply(redisAsyncContext *ac, void *reply, void *privdata)
     char id[sizeof w->run_id];
     rc_redis_parse_run_id(rep->str, id, sizeof id);
     if (w->run_id[0] && id[0] && strcmp(id, w->run_id) != 0)
-        rc_warn(MOD, "Redis restarted (run_id %s -> %s): if it ran without persistence its jobs, queues and "
-                     "leases are gone and must be resubmitted; run it with appendonly yes",
+        rc_warn(MOD,
+                "Redis restarted (run_id %s -> %s): if it ran without persistence its jobs, queues and "
+                "leases are gone and must be resubmitted; run it with appendonly yes",
                 w->run_id, id);
     snprintf(w->run_id, sizeof w->run_id, "%s", id);
 }
@@ -275,8 +275,9 @@ static void note_refusal(rc_worker *w, const char *err)
     if (w->refused)
         return;
     w->refused = 1;
-    rc_error(MOD, "Redis refuses writes: %s -- taking no new work, %lld pages in flight held and retried every "
-                  "second, heartbeats go on; free memory or raise maxmemory (README: Redis sizing)",
+    rc_error(MOD,
+             "Redis refuses writes: %s -- taking no new work, %lld pages in flight held and retried every "
+             "second, heartbeats go on; free memory or raise maxmemory (README: Redis sizing)",
              err, (long long)w->active);
 }
 
@@ -346,8 +347,8 @@ static void on_reconnect_timer(struct ev_loop *loop, ev_timer *t, int revents)
 
 static void connect_redis(rc_worker *w)
 {
-    redisAsyncContext *ac = w->addr.path[0] ? redisAsyncConnectUnix(w->addr.path)
-                                            : redisAsyncConnect(w->addr.host, w->addr.port);
+    redisAsyncContext *ac =
+        w->addr.path[0] ? redisAsyncConnectUnix(w->addr.path) : redisAsyncConnect(w->addr.host, w->addr.port);
     if (!ac || ac->err) {
         rc_warn(MOD, "cannot connect to Redis: %s", ac ? ac->errstr : "out of memory");
         if (ac)
@@ -601,7 +602,8 @@ static void check_digest(rc_worker *w, task *t)
 {
     char key[200];
     snprintf(key, sizeof key, "%sdigest:%s", w->conf->prefix, t->rec.crawlid);
-    if (!w->ac || redisAsyncCommand(w->ac, NULL, NULL, "HSETNX %s %s %s", key, t->page->digest, t->rec.url) != REDIS_OK ||
+    if (!w->ac ||
+        redisAsyncCommand(w->ac, NULL, NULL, "HSETNX %s %s %s", key, t->page->digest, t->rec.url) != REDIS_OK ||
         redisAsyncCommand(w->ac, on_digest_reply, t, "HGET %s %s", key, t->page->digest) != REDIS_OK)
         store_fenced(w, t, NULL); /* no Redis now: the fence decides; the complete waits anyway */
 }
@@ -631,8 +633,8 @@ static void finish_store(rc_worker *w, task *t)
         if (permanent)
             add_complete_head(t, t->next_ms, "fail", t->sink_err, t->status, 0, 0, 0);
         else
-            add_complete_head(t, rc_now_ms() + 1000, t->stored_somewhere ? "requeue" : "release", t->sink_err, 0,
-                              0, 0, 0);
+            add_complete_head(t, rc_now_ms() + 1000, t->stored_somewhere ? "requeue" : "release", t->sink_err, 0, 0, 0,
+                              0);
         rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->pj.bp));
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
@@ -652,11 +654,10 @@ static void finish_store(rc_worker *w, task *t)
     /* Navigation pages of a refreshing job come back; data pages are fetched once. */
     const rc_job *job = &t->job->pj.job;
     uint64_t refresh_at = 0;
-    if (job->refresh_seconds > 0 && t->ok && !t->duplicate && !t->rec.item &&
-        !pg->is_data)
+    if (job->refresh_seconds > 0 && t->ok && !t->duplicate && !t->rec.item && !pg->is_data)
         refresh_at = rc_now_ms() + (uint64_t)job->refresh_seconds * 1000;
-    add_complete_head(t, t->next_ms, t->ok ? "done" : "fail", t->error, t->status,
-                      (int64_t)json_array_size(pg->items), (int64_t)pg->items_dropped, refresh_at);
+    add_complete_head(t, t->next_ms, t->ok ? "done" : "fail", t->error, t->status, (int64_t)json_array_size(pg->items),
+                      (int64_t)pg->items_dropped, refresh_at);
     rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->pj.bp));
     rc_argv_addu(&t->complete, pg->n_links);
     for (int k = 0; k < pg->links.n; k++)
@@ -720,14 +721,19 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
     t->stored_somewhere = 0;
     rc_store_doc *docs = rc_xcalloc(n, sizeof *docs);
     for (size_t i = 0; i < n; i++) {
-        docs[i] = (rc_store_doc){.id = ids[i], .json = lines[i], .len = lines[i] ? strlen(lines[i]) : 0,
+        docs[i] = (rc_store_doc){.id = ids[i],
+                                 .json = lines[i],
+                                 .len = lines[i] ? strlen(lines[i]) : 0,
                                  .supersedes = pg->first_doc && i == 1};
         if (!lines[i] || !ids[i]) {
             t->sink_status = -EINVAL;
             snprintf(t->sink_err, sizeof t->sink_err, "a document could not be serialised");
         }
     }
-    rc_write_group g = {.crawlid = t->rec.crawlid, .spiderid = t->job->pj.job.spiderid, .docs = docs, .n = n,
+    rc_write_group g = {.crawlid = t->rec.crawlid,
+                        .spiderid = t->job->pj.job.spiderid,
+                        .docs = docs,
+                        .n = n,
                         .n_pages = npages,
                         .maybe_dup = t->rec.attempt > 0 || t->rec.redeliver};
     for (size_t k = 0; t->sink_status == 0 && k < w->n_stores; k++) {
@@ -917,8 +923,8 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
             back = jitter(w, RC_MAX(delay_ms, 250) << RC_MIN(t->rec.attempt + 1, 6));
         /* --max-delay caps back-offs as its help says, Retry-After included; parking has its own. */
         back = RC_MAX(RC_MIN(back, (uint64_t)(conf->max_delay * 1000)), park_ms);
-        rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url,
-                t->rec.attempt + 1, res->status, res->error ? res->error : "-", (unsigned long long)back);
+        rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url, t->rec.attempt + 1,
+                res->status, res->error ? res->error : "-", (unsigned long long)back);
         add_complete_head(t, now + back, "retry", res->error ? res->error : "http status", res->status, 0, 0, 0);
         rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->pj.bp));
         rc_argv_addu(&t->complete, 0);
@@ -935,9 +941,15 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
      * of it. The fetch result is borrowed only during this callback: the parse gets a copy. */
     t->delay_ms = delay_ms;
     t->park_ms = park_ms;
-    t->pctx = (rc_page_ctx){.job = &t->job->pj.job, .rules = t->job->pj.rules, .filter = t->job->pj.filter,
-                            .bp = &t->job->pj.bp, .seen = w->seen, .rec = &t->rec, .worker_id = w->id,
-                            .max_links = (size_t)conf->max_links, .now_ms = now};
+    t->pctx = (rc_page_ctx){.job = &t->job->pj.job,
+                            .rules = t->job->pj.rules,
+                            .filter = t->job->pj.filter,
+                            .bp = &t->job->pj.bp,
+                            .seen = w->seen,
+                            .rec = &t->rec,
+                            .worker_id = w->id,
+                            .max_links = (size_t)conf->max_links,
+                            .now_ms = now};
     if (t->job->pj.job.sitemaps && t->rec.depth == 0 && !t->rec.sitemap) {
         /* A seed's host: robots.txt's Sitemap: lines, when its rules are at hand (they are once
          * robots.txt was checked for this page). Copied: the cache may drop them meanwhile. */
@@ -1039,7 +1051,10 @@ static void fetch_now(rc_worker *w, task *t)
 {
     const rc_job *j = &t->job->pj.job;
     /* A refresh asks whether the page changed since its last 200 (RFC 9110 13.1). */
-    rc_fetch_req req = {.url = t->rec.url, .cookie = j->cookie, .useragent = j->useragent, .keep_request = j->warc,
+    rc_fetch_req req = {.url = t->rec.url,
+                        .cookie = j->cookie,
+                        .useragent = j->useragent,
+                        .keep_request = j->warc,
                         .if_none_match = t->rec.refresh ? t->rec.etag : NULL,
                         .if_modified_since = t->rec.refresh ? t->rec.lastmod : NULL};
     int r = rc_fetch_start_req(w->fetcher, &req, on_fetched, t);
@@ -1318,9 +1333,10 @@ static void reregister(rc_worker *w)
     w->epoch++;
     w->registered = 0;
     snprintf(w->id, sizeof w->id, "%s.%u", w->base_id, w->epoch);
-    rc_error(MOD, "this worker was reaped (stalled longer than the scheduler's --worker-timeout, or Redis lost "
-                  "its data): its %lld pages in flight are dropped, neither stored nor acked; registering again "
-                  "as id=%s (was %s)",
+    rc_error(MOD,
+             "this worker was reaped (stalled longer than the scheduler's --worker-timeout, or Redis lost "
+             "its data): its %lld pages in flight are dropped, neither stored nor acked; registering again "
+             "as id=%s (was %s)",
              (long long)w->active, w->id, old);
     release_fenced(w); /* all stale now: dropped */
     resend_all(w);     /* likewise */
@@ -1382,7 +1398,8 @@ static void sample_gauges(rc_worker *w)
     rc_metric_set(m->slots, NULL, (double)w->conf->concurrency);
     for (size_t k = 0; k < w->n_stores; k++)
         if (w->stores[k].busy_at) /* the asynchronous ones: JSON Lines never holds anything */
-            rc_metric_set(m->sink_pending, w->stores[k].ops->name, (double)w->stores[k].ops->pending(w->stores[k].impl));
+            rc_metric_set(m->sink_pending, w->stores[k].ops->name,
+                          (double)w->stores[k].ops->pending(w->stores[k].impl));
     rc_metric_set(m->held, "fence", (double)list_len(w->fenced));
     rc_metric_set(m->held, "redis", (double)list_len(w->resend));
 }
@@ -1403,9 +1420,9 @@ static void heartbeat(rc_worker *w)
     snprintf(num[6], sizeof num[6], "%llu", (unsigned long long)w->links_new);
     snprintf(num[7], sizeof num[7], "%llu", (unsigned long long)w->denied);
     snprintf(num[8], sizeof num[8], "%lld", (long long)w->conf->concurrency); /* capacity, for the scheduler */
-    const char *fields[] = {"hb",       num[0], "started_ms", num[1],     "pid",       num[2], "host",
-                            w->hostname, "ip",  w->ip,        "inflight", num[3],      "fetched", num[4],
-                            "errors",   num[5], "links_new",  num[6],     "robots_denied", num[7], "slots", num[8]};
+    const char *fields[] = {"hb",        num[0], "started_ms",    num[1], "pid",     num[2], "host",   w->hostname,
+                            "ip",        w->ip,  "inflight",      num[3], "fetched", num[4], "errors", num[5],
+                            "links_new", num[6], "robots_denied", num[7], "slots",   num[8]};
     rc_argv a;
     rc_argv_init(&a);
     rc_argv_add(&a, w->id);
@@ -1490,7 +1507,8 @@ static int open_stores(rc_worker *w, struct ev_loop *loop, const rc_worker_conf 
     }
     /* WARC keeps the response as received, for the jobs that ask: not a store of write-groups
      * but of responses, written when the page is parsed (on_parsed). */
-    char *wdir = conf->warc_dir ? rc_xstrdup(conf->warc_dir) : rc_xasprintf("%s/warc", out ? out : "redcrawl-out/{crawlid}");
+    char *wdir =
+        conf->warc_dir ? rc_xstrdup(conf->warc_dir) : rc_xasprintf("%s/warc", out ? out : "redcrawl-out/{crawlid}");
     w->warc = rc_warc_sink_new(wdir, (uint64_t)conf->warc_size, (int)conf->warc_gzip, err, cap);
     free(wdir);
     if (!w->warc)

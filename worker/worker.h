@@ -18,25 +18,27 @@ typedef struct rc_worker_conf {
     char *log_level;
     char *id;
     char *out;
-    char *fsync;         /* JSON Lines durability: none, batch (per page), record */
-    char *warc_dir;      /* WARC files of jobs with "warc": true; {crawlid} is replaced */
-    int64_t warc_size;   /* a WARC file is closed for the next one past this many bytes */
-    int64_t warc_gzip;   /* gzip level of WARC records */
-    char *mongo;         /* MongoDB URI: page records and items upserted there */
+    char *fsync;       /* JSON Lines durability: none, batch (per page), record */
+    char *warc_dir;    /* WARC files of jobs with "warc": true; {crawlid} is replaced */
+    int64_t warc_size; /* a WARC file is closed for the next one past this many bytes */
+    int64_t warc_gzip; /* gzip level of WARC records */
+    char *mongo;       /* MongoDB URI: page records and items upserted there */
     char *mongo_db;
-    char *mongo_pages;   /* collection of page records */
-    char *mongo_items;   /* collection of items; "{spiderid}" is replaced */
-    char *kafka;         /* brokers, for the crawled firehose */
+    char *mongo_pages; /* collection of page records */
+    char *mongo_items; /* collection of items; "{spiderid}" is replaced */
+    char *kafka;       /* brokers, for the crawled firehose */
     char *topic_prefix;
-    int firehose;        /* produce every stored document to <prefix>.crawled_firehose */
+    int firehose; /* produce every stored document to <prefix>.crawled_firehose */
     char *useragent;
     char *cacert;
-    int mark_recent;     /* write every fetch into the fleet's "fetched recently" slots */        /* CA bundle verifying HTTPS servers (default: the system's) */
+    int mark_recent;
+    /* write every fetch into the fleet's "fetched recently" slots */ /* CA bundle verifying HTTPS servers (default:
+                                                                         the system's) */
     int64_t concurrency;
     int64_t max_body;
     int64_t max_links;
     int64_t seen_cache;
-    int64_t parse_threads;   /* pages parsed off the loop (0 = on it) */
+    int64_t parse_threads; /* pages parsed off the loop (0 = on it) */
     int64_t max_attempts;
     double delay;
     double connect_timeout;
@@ -45,20 +47,20 @@ typedef struct rc_worker_conf {
     double low_speed_time;   /* ... for this long a transfer fails (trickling servers) */
     double lease_seconds;
     double heartbeat;
-    double fence;            /* store only within this long of an accepted heartbeat (< worker timeout) */
-    int robots;              /* obey robots.txt */
-    double robots_ttl;       /* seconds a fetched robots.txt is trusted (shared through Redis) */
-    double max_crawl_delay;  /* cap on a site's Crawl-delay, seconds */
-    double delay_factor;     /* adaptive delay: at least this many times the last response time */
-    double max_delay;        /* cap on the adaptive delay and on back-offs, seconds */
-    double max_rate;         /* pages/s this worker starts at most, 0 = no cap; the field with its
-                                id in rc:ratecap overrides it at run time */
-    int64_t park_after;      /* consecutive connection failures before a host is parked */
+    double fence;           /* store only within this long of an accepted heartbeat (< worker timeout) */
+    int robots;             /* obey robots.txt */
+    double robots_ttl;      /* seconds a fetched robots.txt is trusted (shared through Redis) */
+    double max_crawl_delay; /* cap on a site's Crawl-delay, seconds */
+    double delay_factor;    /* adaptive delay: at least this many times the last response time */
+    double max_delay;       /* cap on the adaptive delay and on back-offs, seconds */
+    double max_rate;        /* pages/s this worker starts at most, 0 = no cap; the field with its
+                               id in rc:ratecap overrides it at run time */
+    int64_t park_after;     /* consecutive connection failures before a host is parked */
     rc_strlist connect_to;
-    rc_strlist allow_net;    /* CIDRs let through the SSRF guard */
-    rc_strlist allow_port;   /* the only ports fetched; empty = any */
-    int64_t metrics_port;    /* Prometheus endpoint: -1 off, 0 a free port (logged) */
-    char *metrics_addr;      /* its address (default loopback) */
+    rc_strlist allow_net;  /* CIDRs let through the SSRF guard */
+    rc_strlist allow_port; /* the only ports fetched; empty = any */
+    int64_t metrics_port;  /* Prometheus endpoint: -1 off, 0 a free port (logged) */
+    char *metrics_addr;    /* its address (default loopback) */
 } rc_worker_conf;
 
 typedef struct rc_worker rc_worker;

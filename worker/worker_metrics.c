@@ -31,12 +31,12 @@ rc_worker_metrics *rc_worker_metrics_new(const char *addr, int port, char *err, 
                                   "Links sent to the job's bloom filter (after the local seen-cache).", NULL);
     m->links_new = rc_metrics_counter(r, "redcrawl_worker_links_new_total",
                                       "Links the bloom filter found new (they entered the frontier).", NULL);
-    m->fetch_seconds = rc_metrics_histogram(r, "redcrawl_worker_fetch_seconds",
-                                            "Duration of one transfer (connect to last byte).", fetch_bounds,
-                                            sizeof fetch_bounds / sizeof fetch_bounds[0]);
+    m->fetch_seconds =
+        rc_metrics_histogram(r, "redcrawl_worker_fetch_seconds", "Duration of one transfer (connect to last byte).",
+                             fetch_bounds, sizeof fetch_bounds / sizeof fetch_bounds[0]);
     m->store_seconds = rc_metrics_histogram(r, "redcrawl_worker_store_seconds",
-                                            "From a page's processing to its storage in every sink.",
-                                            store_bounds, sizeof store_bounds / sizeof store_bounds[0]);
+                                            "From a page's processing to its storage in every sink.", store_bounds,
+                                            sizeof store_bounds / sizeof store_bounds[0]);
     m->in_flight = rc_metrics_gauge(r, "redcrawl_worker_in_flight", "Leased URLs in this worker.", NULL);
     m->slots = rc_metrics_gauge(r, "redcrawl_worker_slots", "Transfers at once (--concurrency).", NULL);
     m->sink_pending = rc_metrics_gauge(r, "redcrawl_worker_sink_pending",

@@ -271,25 +271,25 @@ static int exset_add(exset *s, const char *key, size_t len)
 /* ---- realistic URLs: hosts of a few kinds (news, shop, forum, blog, wiki, generic) ---- */
 
 static const char *const WORDS[] = {
-    "news",    "world",   "market",  "city",    "sport",   "travel",  "health",  "tech",    "science", "music",
-    "film",    "book",    "garden",  "house",   "energy",  "climate", "school",  "police",  "budget",  "election",
-    "football", "tennis", "recipe",  "pasta",   "coffee",  "bike",    "train",   "airport", "river",   "mountain",
-    "summer",  "winter",  "spring",  "autumn",  "review",  "guide",   "best",    "cheap",   "new",     "old",
-    "red",     "blue",    "green",   "black",   "white",   "small",   "large",   "shoes",   "jacket",  "phone",
-    "laptop",  "camera",  "watch",   "table",   "chair",   "lamp",    "sofa",    "kitchen", "bath",    "tools",
-    "parts",   "car",     "engine",  "tyre",    "battery", "solar",   "wind",    "water",   "forest",  "ocean",
-    "island",  "beach",   "hotel",   "museum",  "art",     "history", "war",     "peace",   "king",    "queen",
-    "bank",    "money",   "tax",     "law",     "court",   "judge",   "doctor",  "nurse",   "hospital", "virus",
-    "vaccine", "study",   "report",  "data",    "cloud",   "server",  "linux",   "python",  "rust",    "game",
-    "player",  "team",    "coach",   "season",  "league",  "cup",     "final",   "match",   "score",   "record",
-    "photo",   "video",   "live",    "update",  "opinion", "letter",  "column",  "weather", "storm",   "flood",
-    "fire",    "farm",    "food",    "wine",    "beer",    "bread",   "cheese",  "festival", "concert", "theatre",
-    "dance",   "fashion", "beauty",  "family",  "baby",    "dog",     "cat",     "horse",
+    "news",     "world",   "market", "city",   "sport",   "travel",  "health", "tech",     "science",  "music",
+    "film",     "book",    "garden", "house",  "energy",  "climate", "school", "police",   "budget",   "election",
+    "football", "tennis",  "recipe", "pasta",  "coffee",  "bike",    "train",  "airport",  "river",    "mountain",
+    "summer",   "winter",  "spring", "autumn", "review",  "guide",   "best",   "cheap",    "new",      "old",
+    "red",      "blue",    "green",  "black",  "white",   "small",   "large",  "shoes",    "jacket",   "phone",
+    "laptop",   "camera",  "watch",  "table",  "chair",   "lamp",    "sofa",   "kitchen",  "bath",     "tools",
+    "parts",    "car",     "engine", "tyre",   "battery", "solar",   "wind",   "water",    "forest",   "ocean",
+    "island",   "beach",   "hotel",  "museum", "art",     "history", "war",    "peace",    "king",     "queen",
+    "bank",     "money",   "tax",    "law",    "court",   "judge",   "doctor", "nurse",    "hospital", "virus",
+    "vaccine",  "study",   "report", "data",   "cloud",   "server",  "linux",  "python",   "rust",     "game",
+    "player",   "team",    "coach",  "season", "league",  "cup",     "final",  "match",    "score",    "record",
+    "photo",    "video",   "live",   "update", "opinion", "letter",  "column", "weather",  "storm",    "flood",
+    "fire",     "farm",    "food",   "wine",   "beer",    "bread",   "cheese", "festival", "concert",  "theatre",
+    "dance",    "fashion", "beauty", "family", "baby",    "dog",     "cat",    "horse",
 };
 #define NWORDS (sizeof WORDS / sizeof WORDS[0])
 
-static const char *const TLDS[] = {"com", "com", "com", "com", "de", "org", "net", "co.uk", "fr",
-                                   "io", "info", "nl", "it", "es", "pl", "com.au", "jp", "ca"};
+static const char *const TLDS[] = {"com", "com",  "com", "com", "de", "org", "net",    "co.uk", "fr",
+                                   "io",  "info", "nl",  "it",  "es", "pl",  "com.au", "jp",    "ca"};
 #define NTLDS (sizeof TLDS / sizeof TLDS[0])
 
 static const char *const SUBS[] = {"www.", "www.", "www.", "www.", "", "", "blog.", "shop.", "news.", "m.", "forum."};
@@ -328,8 +328,8 @@ static void gen_init(urlgen *g, uint64_t seed, uint32_t nhosts)
             n = snprintf(h->name, sizeof h->name, "%s%s%u.%s", SUBS[rng_below(&g->r, NSUBS)], word(&g->r),
                          rng_below(&g->r, 1000), TLDS[rng_below(&g->r, NTLDS)]);
         else
-            n = snprintf(h->name, sizeof h->name, "%s%s%s.%s", SUBS[rng_below(&g->r, NSUBS)], word(&g->r),
-                         word(&g->r), TLDS[rng_below(&g->r, NTLDS)]);
+            n = snprintf(h->name, sizeof h->name, "%s%s%s.%s", SUBS[rng_below(&g->r, NSUBS)], word(&g->r), word(&g->r),
+                         TLDS[rng_below(&g->r, NTLDS)]);
         if (!exset_add(&names, h->name, (size_t)n))
             continue;
         h->kind = (int)rng_below(&g->r, K_COUNT);
@@ -843,8 +843,8 @@ static uint32_t *build_stream(const opts *o, uint64_t seed, urllist *l)
 }
 
 /* The same check-and-set in process memory, with the same positions: FP and FN counts against truth. */
-static void local_pass(const rc_bloom_params *p, const urllist *l, const uint32_t *stream, size_t n,
-                       const char *truth, size_t *fp, size_t *fn, double *efp)
+static void local_pass(const rc_bloom_params *p, const urllist *l, const uint32_t *stream, size_t n, const char *truth,
+                       size_t *fp, size_t *fn, double *efp)
 {
     uint64_t *bits = rc_xcalloc((size_t)(p->m + 63) / 64, sizeof *bits);
     uint32_t shard[RC_BLOOM_MAX_K];
@@ -934,8 +934,8 @@ static void part_main(bench *b)
     char *out = rc_xmalloc(N);
     rc_bloom_params ps[MAX_LIST];
     printf("\n%2s %5s %5s %11s | %10s %10s %8s | %7s %9s %4s | %10s %10s %6s | %9s %6s\n", "h", "k/grp", "h*k",
-           "bits/group", "E[FP rate]", "E[FP]", "+-sd", "FP", "FP rate", "FN", "m/8 bytes", "Redis", "ratio",
-           "URLs/s", "us/URL");
+           "bits/group", "E[FP rate]", "E[FP]", "+-sd", "FP", "FP rate", "FN", "m/8 bytes", "Redis", "ratio", "URLs/s",
+           "us/URL");
     for (int gi = 0; gi < o->ngroups; gi++) {
         uint32_t h = o->groups[gi];
         uint32_t k = best_k(base.m, h, N);
@@ -996,8 +996,8 @@ static void part_main(bench *b)
             for (int bi = 0; bi < o->nbatches; bi++, cell++) {
                 char crawlid[48];
                 snprintf(crawlid, sizeof crawlid, "tp-h%u-d%u-b%u", o->groups[gi], o->depths[di], o->batches[bi]);
-                pass run = {b->sha_add, crawlid, NULL, &ps[gi], &l, stream, N, o->batches[bi], o->depths[di],
-                            o->tp_seconds / 3, NULL};
+                pass run = {b->sha_add, crawlid,        NULL,          &ps[gi],           &l,  stream,
+                            N,          o->batches[bi], o->depths[di], o->tp_seconds / 3, NULL};
                 double rate[3], cpu = 0;
                 size_t urls = 0;
                 for (int rep = 0; rep < 3; rep++) {
@@ -1133,12 +1133,12 @@ static void part_main(bench *b)
                 list_free(&ls);
             }
         }
-        printf("%3s %5s %5s | %10s | %10s %8s | %8s %9s %7s %4s\n", "h", "k/grp", "h*k", "seed 1 FP", "E[FP]",
-               "+-sd", "FP", "FP rate", "FP/E", "FN");
+        printf("%3s %5s %5s | %10s | %10s %8s | %8s %9s %7s %4s\n", "h", "k/grp", "h*k", "seed 1 FP", "E[FP]", "+-sd",
+               "FP", "FP rate", "FP/E", "FN");
         for (int j = 0; j < nl; j++)
             printf("%2u%c %5u %5u | %10zu | %10.1f %8.1f | %8zu %8.5f%% %7.3f %4zu\n", lps[j].groups,
-                   j < o->ngroups ? ' ' : '*', lps[j].k, lps[j].groups * lps[j].k, first_fp[j], sefp[j],
-                   sqrt(sefp[j]), sfp[j], 100.0 * (double)sfp[j] / (double)snew, (double)sfp[j] / sefp[j], sfn[j]);
+                   j < o->ngroups ? ' ' : '*', lps[j].k, lps[j].groups * lps[j].k, first_fp[j], sefp[j], sqrt(sefp[j]),
+                   sfp[j], 100.0 * (double)sfp[j] / (double)snew, (double)sfp[j] / sefp[j], sfn[j]);
         printf("seed 1 FP = the first seed alone (the same stream and positions as in Redis: equal to the FP there);\n"
                "the other columns sum all seeds (%zu new URLs).\n",
                snew);
@@ -1235,8 +1235,7 @@ static void part_counting(bench *b)
     chk.n = n;
     r = run_pass(b, &chk);
     printf("%-46s %10zu %12.0f  (rate %.4f%%, expected %.4f%%)\n", "check N fresh URLs: present (FP)", r.ones,
-           (double)r.done / r.secs, 100.0 * (double)r.ones / (double)n,
-           100.0 * rc_bloom_expected_fp(&p, nadm - nr));
+           (double)r.done / r.secs, 100.0 * (double)r.ones / (double)n, 100.0 * rc_bloom_expected_fp(&p, nadm - nr));
 
     nr = 0;
     for (size_t i = 0; i < n; i++)

@@ -40,29 +40,30 @@ static void build_page(rc_buf *b, size_t target)
                    ".card{border:1px solid #ddd;border-radius:4px;margin:8px}.price{color:#b00}"
                    "</style></head>\n<body class=\"home\"><header><a class=\"logo\" href=\"/\">"
                    "<img src=\"/logo.svg\" alt=\"Example\"></a><nav class=\"nav\"><ul>\n");
-    static const char *const sections[] = {"world", "politics", "business", "tech", "science",
-                                           "health", "sports", "culture", "travel", "opinion"};
+    static const char *const sections[] = {"world",  "politics", "business", "tech",   "science",
+                                           "health", "sports",   "culture",  "travel", "opinion"};
     for (size_t i = 0; i < RC_ARRAY_LEN(sections); i++)
-        rc_buf_printf(b, "<li><a href=\"/%s/\" data-track=\"nav-%zu\">%s</a></li>\n", sections[i], i,
-                      sections[i]);
+        rc_buf_printf(b, "<li><a href=\"/%s/\" data-track=\"nav-%zu\">%s</a></li>\n", sections[i], i, sections[i]);
     rc_buf_puts(b, "</ul></nav><form action=\"/search\"><input name=q placeholder=\"Search\">"
                    "<button>Go</button></form></header>\n<main>\n");
     for (int n = 0; b->len + 2500 < target; n++) {
-        rc_buf_printf(b, "<article class=\"card\" id=\"story-%d\"><h2><a href=\"/%s/2024/05/%02d/"
-                         "story-number-%d-with-a-long-slug\">Headline number %d about something "
-                         "important</a></h2>\n<p class=\"byline\">By <a href=\"/authors/jane-doe-%d\">"
-                         "Jane Doe</a> &middot; <time datetime=\"2024-05-%02dT10:00:00Z\">May %d</time>"
-                         "</p>\n<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do "
-                         "eiusmod tempor <a href=\"https://other.example.org/ref/%d?utm_source=news&amp;"
-                         "utm_medium=link\" rel=\"noopener nofollow\">incididunt</a> ut labore et dolore "
-                         "magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco "
-                         "<em>laboris</em> nisi ut aliquip ex ea commodo consequat.</p>\n<ul class=\"tags\">"
-                         "<li><a href=\"/tag/a%d\">tag a</a><li><a href=\"/tag/b%d\">tag b</a></ul>\n",
+        rc_buf_printf(b,
+                      "<article class=\"card\" id=\"story-%d\"><h2><a href=\"/%s/2024/05/%02d/"
+                      "story-number-%d-with-a-long-slug\">Headline number %d about something "
+                      "important</a></h2>\n<p class=\"byline\">By <a href=\"/authors/jane-doe-%d\">"
+                      "Jane Doe</a> &middot; <time datetime=\"2024-05-%02dT10:00:00Z\">May %d</time>"
+                      "</p>\n<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do "
+                      "eiusmod tempor <a href=\"https://other.example.org/ref/%d?utm_source=news&amp;"
+                      "utm_medium=link\" rel=\"noopener nofollow\">incididunt</a> ut labore et dolore "
+                      "magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco "
+                      "<em>laboris</em> nisi ut aliquip ex ea commodo consequat.</p>\n<ul class=\"tags\">"
+                      "<li><a href=\"/tag/a%d\">tag a</a><li><a href=\"/tag/b%d\">tag b</a></ul>\n",
                       n, sections[n % 10], n % 28 + 1, n, n, n % 7, n % 28 + 1, n % 28 + 1, n, n, n);
         rc_buf_puts(b, "<table class=\"prices\"><tr><th>Item<th>Price<th>Stock\n");
         for (int r = 0; r < 4; r++)
-            rc_buf_printf(b, "<tr><td><a href=\"/shop/item-%d-%d\">Item %d</a><td class=price>"
-                             "$%d.99<td>%s\n",
+            rc_buf_printf(b,
+                          "<tr><td><a href=\"/shop/item-%d-%d\">Item %d</a><td class=price>"
+                          "$%d.99<td>%s\n",
                           n, r, r, 10 + r * 7, r % 2 ? "yes" : "no");
         rc_buf_puts(b, "</table><div class=\"share\"><a href=\"https://social.example/share?u=x\">"
                        "Share</a> <a href=\"#comments\">Comments</a></div></article>\n");
@@ -143,9 +144,9 @@ int main(int argc, char **argv)
     size_t bytes = 0, links = 0;
     rc_html *doc = rc_html_parse(page.ptr, page.len);
     links = rc_html_links(doc, 0, SIZE_MAX, count_cb, &bytes);
-    printf("page: %zu bytes, %zu links (%zu followable), title \"%s\", degraded=%d\n", page.len,
-           links, rc_html_links(doc, 1, SIZE_MAX, count_cb, &bytes),
-           rc_html_title(doc) ? rc_html_title(doc) : "(none)", rc_html_degraded(doc));
+    printf("page: %zu bytes, %zu links (%zu followable), title \"%s\", degraded=%d\n", page.len, links,
+           rc_html_links(doc, 1, SIZE_MAX, count_cb, &bytes), rc_html_title(doc) ? rc_html_title(doc) : "(none)",
+           rc_html_degraded(doc));
     rc_html_free(doc);
 
     double g = time_it("gumbo: parse+links+meta+free", run_gumbo, &page);

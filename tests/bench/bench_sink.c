@@ -39,8 +39,8 @@ static double run(const char *base, rc_sink_fsync policy, int n, int size, int g
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "bench_sink: could not remove %s\n", dir);
-    printf("fsync=%-6s %6d records of %d bytes: %8.0f records/s (%.1f us each)\n", names[policy], n, size,
-           n / secs, secs * 1e6 / n);
+    printf("fsync=%-6s %6d records of %d bytes: %8.0f records/s (%.1f us each)\n", names[policy], n, size, n / secs,
+           secs * 1e6 / n);
     return n / secs;
 }
 

@@ -20,7 +20,6 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-
 int main(int argc, char **argv)
 {
     rc_maintext_method m = RC_MAINTEXT_ARTICLE;

@@ -59,8 +59,8 @@ static size_t load_pages(const char *dir, page *pages)
 
 /* Scores every page with OPTS; per-page results in SCORES (may be NULL); returns the micro F1,
  * the macro F1 in *RET_MACRO. */
-static double run(page *pages, size_t n, const rc_maintext_opts *opts, mt_score *scores,
-                  double *ret_macro, mt_score *ret_total)
+static double run(page *pages, size_t n, const rc_maintext_opts *opts, mt_score *scores, double *ret_macro,
+                  mt_score *ret_total)
 {
     mt_score total = {0, 0, 0};
     double macro = 0;
@@ -139,8 +139,7 @@ int main(int argc, char **argv)
                     rc_maintext_opts o = {m ? RC_MAINTEXT_DENSITY : RC_MAINTEXT_LINEBLOCK, k, t};
                     mic[m] = run(pages, n, &o, NULL, &mac[m], NULL);
                 }
-                printf("%3u %5u  %.3f / %.3f          %.3f / %.3f\n", k, t, mic[0], mac[0], mic[1],
-                       mac[1]);
+                printf("%3u %5u  %.3f / %.3f          %.3f / %.3f\n", k, t, mic[0], mac[0], mic[1], mac[1]);
             }
         }
         return 0;
@@ -157,17 +156,15 @@ int main(int argc, char **argv)
     printf("Main text extraction, K = %u, threshold = %u, %zu pages (tokens: words; CJK: chars)\n",
            opts.block_lines ? opts.block_lines : 3, opts.threshold ? opts.threshold : 86, n);
     printf("%-22s %6s | %-23s | %-23s\n", "", "", "line-block (published)", "line-block + density");
-    printf("%-22s %6s | %7s %7s %7s | %7s %7s %7s\n", "page", "tokens", "P", "R", "F1", "P", "R",
-           "F1");
+    printf("%-22s %6s | %7s %7s %7s | %7s %7s %7s\n", "page", "tokens", "P", "R", "F1", "P", "R", "F1");
     for (size_t i = 0; i < n; i++)
-        printf("%-22s %6zu | %7.3f %7.3f %7.3f | %7.3f %7.3f %7.3f\n", pages[i].name,
-               lb[i].expect, mt_precision(&lb[i]), mt_recall(&lb[i]), mt_f1(&lb[i]),
-               mt_precision(&dn[i]), mt_recall(&dn[i]), mt_f1(&dn[i]));
-    printf("%-22s %6zu | %7.3f %7.3f %7.3f | %7.3f %7.3f %7.3f\n", "overall (micro)", lbt.expect,
-           mt_precision(&lbt), mt_recall(&lbt), lb_micro, mt_precision(&dnt), mt_recall(&dnt),
-           dn_micro);
-    printf("%-22s %6s | %7s %7s %7.3f | %7s %7s %7.3f\n", "mean of pages (macro)", "", "", "",
-           lb_macro, "", "", dn_macro);
+        printf("%-22s %6zu | %7.3f %7.3f %7.3f | %7.3f %7.3f %7.3f\n", pages[i].name, lb[i].expect,
+               mt_precision(&lb[i]), mt_recall(&lb[i]), mt_f1(&lb[i]), mt_precision(&dn[i]), mt_recall(&dn[i]),
+               mt_f1(&dn[i]));
+    printf("%-22s %6zu | %7.3f %7.3f %7.3f | %7.3f %7.3f %7.3f\n", "overall (micro)", lbt.expect, mt_precision(&lbt),
+           mt_recall(&lbt), lb_micro, mt_precision(&dnt), mt_recall(&dnt), dn_micro);
+    printf("%-22s %6s | %7s %7s %7.3f | %7s %7s %7.3f\n", "mean of pages (macro)", "", "", "", lb_macro, "", "",
+           dn_macro);
     for (size_t i = 0; i < n; i++) {
         free(pages[i].name);
         free(pages[i].url);

@@ -45,20 +45,18 @@ static uint32_t mt_decode(const unsigned char *s, size_t *ret_len)
 
 static int mt_is_cjk(uint32_t c)
 {
-    return (c >= 0x3040 && c <= 0x30FF) || (c >= 0x3400 && c <= 0x4DBF) ||
-           (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) ||
-           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x20000 && c <= 0x3FFFF);
+    return (c >= 0x3040 && c <= 0x30FF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) ||
+           (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x20000 && c <= 0x3FFFF);
 }
 
 static int mt_is_separator(uint32_t c)
 {
     if (c < 0x80)
         return !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'));
-    return c == 0xA0 || (c >= 0xA1 && c <= 0xBF && c != 0xAA && c != 0xB2 && c != 0xB3 &&
-                         c != 0xB5 && c != 0xB9 && c != 0xBA) ||
-           c == 0xD7 || c == 0xF7 || (c >= 0x2000 && c <= 0x206F) ||
-           (c >= 0x3000 && c <= 0x303F) || c == 0x30FB || (c >= 0xFF00 && c <= 0xFF0F) ||
-           (c >= 0xFF1A && c <= 0xFF20) || (c >= 0xFF3B && c <= 0xFF40) ||
+    return c == 0xA0 ||
+           (c >= 0xA1 && c <= 0xBF && c != 0xAA && c != 0xB2 && c != 0xB3 && c != 0xB5 && c != 0xB9 && c != 0xBA) ||
+           c == 0xD7 || c == 0xF7 || (c >= 0x2000 && c <= 0x206F) || (c >= 0x3000 && c <= 0x303F) || c == 0x30FB ||
+           (c >= 0xFF00 && c <= 0xFF0F) || (c >= 0xFF1A && c <= 0xFF20) || (c >= 0xFF3B && c <= 0xFF40) ||
            (c >= 0xFF5B && c <= 0xFF65);
 }
 

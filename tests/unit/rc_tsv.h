@@ -21,10 +21,18 @@ static int rc_tsv_unescape(const char *s, size_t n, rc_buf *b)
         if (++i == n)
             return -1;
         switch (s[i]) {
-        case 't': c = '\t'; break;
-        case 'n': c = '\n'; break;
-        case 'r': c = '\r'; break;
-        case '\\': c = '\\'; break;
+        case 't':
+            c = '\t';
+            break;
+        case 'n':
+            c = '\n';
+            break;
+        case 'r':
+            c = '\r';
+            break;
+        case '\\':
+            c = '\\';
+            break;
         case 'x':
             if (i + 2 >= n || rc_hexval((unsigned char)s[i + 1]) < 0 || rc_hexval((unsigned char)s[i + 2]) < 0)
                 return -1;

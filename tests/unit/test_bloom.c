@@ -37,8 +37,8 @@ static double measured_fp_params(const rc_bloom_params *pp, uint64_t n)
     }
     uint64_t fps = 0, probes = 200000;
     for (uint64_t i = 0; i < probes; i++) {
-        int len = snprintf(key, sizeof key, "http://other%llu.test/q?%llu", (unsigned long long)i,
-                           (unsigned long long)i * 7);
+        int len =
+            snprintf(key, sizeof key, "http://other%llu.test/q?%llu", (unsigned long long)i, (unsigned long long)i * 7);
         rc_bloom_positions(&p, key, (size_t)len, shard, bit);
         int all = 1;
         for (uint32_t j = 0; j < rc_bloom_npos(&p) && all; j++) {

@@ -67,15 +67,14 @@ static char *convert(const char *body, size_t len, const char *charset, size_t *
     return out;
 }
 
-static void check_convert(int line, const char *body, size_t len, const char *charset,
-                          const char *expect)
+static void check_convert(int line, const char *body, size_t len, const char *charset, const char *expect)
 {
     char *got = convert(body, len, charset, NULL);
     rc_test_checks++;
     if (strcmp(got, expect) != 0) {
         rc_test_failures++;
-        fprintf(stderr, "%s:%d: converting from %s gave \"%s\", expected \"%s\"\n", __FILE__,
-                line, charset ? charset : "(null)", got, expect);
+        fprintf(stderr, "%s:%d: converting from %s gave \"%s\", expected \"%s\"\n", __FILE__, line,
+                charset ? charset : "(null)", got, expect);
     }
     free(got);
 }
@@ -84,12 +83,12 @@ static void check_convert(int line, const char *body, size_t len, const char *ch
 #define CHECK_CONVERT(...) check_convert(__LINE__, __VA_ARGS__)
 
 /* Detects with CT, checks SOURCE and NAME. */
-#define CHECK_DETECT(body, len, ct, source, name)                                                  \
-    do {                                                                                           \
-        char name_[RC_CHARSET_NAME_MAX] = "";                                                      \
-        int src_ = rc_charset_detect((body), (len), (ct), name_, sizeof name_);                    \
-        RC_CHECK_STR_EQ(rc_charset_source_name(src_), rc_charset_source_name(source));             \
-        RC_CHECK_STR_EQ(name_, (name));                                                            \
+#define CHECK_DETECT(body, len, ct, source, name)                                                                      \
+    do {                                                                                                               \
+        char name_[RC_CHARSET_NAME_MAX] = "";                                                                          \
+        int src_ = rc_charset_detect((body), (len), (ct), name_, sizeof name_);                                        \
+        RC_CHECK_STR_EQ(rc_charset_source_name(src_), rc_charset_source_name(source));                                 \
+        RC_CHECK_STR_EQ(name_, (name));                                                                                \
     } while (0)
 
 #define S(lit) lit, sizeof(lit) - 1
@@ -117,8 +116,7 @@ static char *read_file(const char *name, size_t *ret_len)
 
 static int parse_source(const char *s)
 {
-    static const int all[] = {RC_CHARSET_DEFAULT, RC_CHARSET_BOM, RC_CHARSET_HEADER,
-                              RC_CHARSET_META, RC_CHARSET_SNIFF};
+    static const int all[] = {RC_CHARSET_DEFAULT, RC_CHARSET_BOM, RC_CHARSET_HEADER, RC_CHARSET_META, RC_CHARSET_SNIFF};
     for (size_t i = 0; i < RC_ARRAY_LEN(all); i++)
         if (strcmp(s, rc_charset_source_name(all[i])) == 0)
             return all[i];
@@ -162,8 +160,8 @@ static void test_table(void)
         int src = rc_charset_detect(body, len, ct, name, sizeof name);
         if (src != parse_source(col[2]) || strcmp(name, col[3]) != 0) {
             rc_test_failures++;
-            fprintf(stderr, "%s (content-type %s): detected %s %s, expected %s %s\n", col[0],
-                    col[1], rc_charset_source_name(src), name, col[2], col[3]);
+            fprintf(stderr, "%s (content-type %s): detected %s %s, expected %s %s\n", col[0], col[1],
+                    rc_charset_source_name(src), name, col[2], col[3]);
         }
         rc_test_checks++;
         size_t n;
@@ -173,8 +171,7 @@ static void test_table(void)
             RC_CHECK(expect != NULL);
             if (expect && (n != elen || memcmp(got, expect, n) != 0)) {
                 rc_test_failures++;
-                fprintf(stderr, "%s as %s: converted text differs from %s\n", col[0], name,
-                        col[4]);
+                fprintf(stderr, "%s as %s: converted text differs from %s\n", col[0], name, col[4]);
             }
             rc_test_checks++;
             text_checked++;
@@ -182,14 +179,13 @@ static void test_table(void)
         }
         /* Every page through every decoder: wrong guesses must still give valid UTF-8. */
         static const char *const all[] = {
-            "UTF-8",       "windows-1252", "GB18030",     "Big5",         "Shift_JIS",
-            "EUC-JP",      "ISO-2022-JP",  "EUC-KR",      "UTF-16LE",     "UTF-16BE",
-            "IBM866",      "ISO-8859-2",   "ISO-8859-3",  "ISO-8859-4",   "ISO-8859-5",
-            "ISO-8859-6",  "ISO-8859-7",   "ISO-8859-8",  "ISO-8859-8-I", "ISO-8859-10",
-            "ISO-8859-13", "ISO-8859-14",  "ISO-8859-15", "ISO-8859-16",  "KOI8-R",
-            "KOI8-U",      "macintosh",    "windows-874", "windows-1250", "windows-1251",
-            "windows-1253", "windows-1254", "windows-1255", "windows-1256", "windows-1257",
-            "windows-1258", "x-mac-cyrillic", "x-user-defined", "replacement"};
+            "UTF-8",          "windows-1252",   "GB18030",      "Big5",         "Shift_JIS",    "EUC-JP",
+            "ISO-2022-JP",    "EUC-KR",         "UTF-16LE",     "UTF-16BE",     "IBM866",       "ISO-8859-2",
+            "ISO-8859-3",     "ISO-8859-4",     "ISO-8859-5",   "ISO-8859-6",   "ISO-8859-7",   "ISO-8859-8",
+            "ISO-8859-8-I",   "ISO-8859-10",    "ISO-8859-13",  "ISO-8859-14",  "ISO-8859-15",  "ISO-8859-16",
+            "KOI8-R",         "KOI8-U",         "macintosh",    "windows-874",  "windows-1250", "windows-1251",
+            "windows-1253",   "windows-1254",   "windows-1255", "windows-1256", "windows-1257", "windows-1258",
+            "x-mac-cyrillic", "x-user-defined", "replacement"};
         for (size_t i = 0; i < RC_ARRAY_LEN(all); i++)
             free(convert(body, len, all[i], NULL));
         free(got);
@@ -207,20 +203,34 @@ static void test_labels(void)
     static const struct {
         const char *label, *name;
     } cases[] = {
-        {"utf-8", "UTF-8"},          {"UTF8", "UTF-8"},
-        {" latin1 ", "windows-1252"}, {"ISO-8859-1", "windows-1252"},
-        {"us-ascii", "windows-1252"}, {"ascii", "windows-1252"},
-        {"gb2312", "GB18030"},       {"GBK", "GB18030"},
-        {"x-gbk", "GB18030"},        {"gb18030", "GB18030"},
-        {"big5", "Big5"},            {"Big5-HKSCS", "Big5"},
-        {"sjis", "Shift_JIS"},       {"windows-31j", "Shift_JIS"},
-        {"euc-kr", "EUC-KR"},        {"ks_c_5601-1987", "EUC-KR"},
-        {"windows-949", "EUC-KR"},   {"unicode", "UTF-16LE"},
-        {"utf-16", "UTF-16LE"},      {"utf-16be", "UTF-16BE"},
-        {"iso-8859-9", "windows-1254"}, {"tis-620", "windows-874"},
-        {"iso-8859-8-i", "ISO-8859-8-I"}, {"koi8-ru", "KOI8-U"},
-        {"iso-2022-kr", "replacement"}, {"hz-gb-2312", "replacement"},
-        {"cp1251", "windows-1251"},  {"\tkoi8-r\n", "KOI8-R"},
+        {"utf-8", "UTF-8"},
+        {"UTF8", "UTF-8"},
+        {" latin1 ", "windows-1252"},
+        {"ISO-8859-1", "windows-1252"},
+        {"us-ascii", "windows-1252"},
+        {"ascii", "windows-1252"},
+        {"gb2312", "GB18030"},
+        {"GBK", "GB18030"},
+        {"x-gbk", "GB18030"},
+        {"gb18030", "GB18030"},
+        {"big5", "Big5"},
+        {"Big5-HKSCS", "Big5"},
+        {"sjis", "Shift_JIS"},
+        {"windows-31j", "Shift_JIS"},
+        {"euc-kr", "EUC-KR"},
+        {"ks_c_5601-1987", "EUC-KR"},
+        {"windows-949", "EUC-KR"},
+        {"unicode", "UTF-16LE"},
+        {"utf-16", "UTF-16LE"},
+        {"utf-16be", "UTF-16BE"},
+        {"iso-8859-9", "windows-1254"},
+        {"tis-620", "windows-874"},
+        {"iso-8859-8-i", "ISO-8859-8-I"},
+        {"koi8-ru", "KOI8-U"},
+        {"iso-2022-kr", "replacement"},
+        {"hz-gb-2312", "replacement"},
+        {"cp1251", "windows-1251"},
+        {"\tkoi8-r\n", "KOI8-R"},
     };
     for (size_t i = 0; i < RC_ARRAY_LEN(cases); i++)
         RC_CHECK_STR_EQ(rc_charset_canonical(cases[i].label), cases[i].name);
@@ -238,8 +248,7 @@ static void test_header(void)
     CHECK_DETECT(html, n, "text/html; charset=GBK", RC_CHARSET_HEADER, "GB18030");
     CHECK_DETECT(html, n, "text/html;charset=\"Shift_JIS\"", RC_CHARSET_HEADER, "Shift_JIS");
     CHECK_DETECT(html, n, "text/html ; Charset = big5 ", RC_CHARSET_HEADER, "Big5");
-    CHECK_DETECT(html, n, "text/html; foo=\"a;charset=koi8-r\"; charset=latin1",
-                 RC_CHARSET_HEADER, "windows-1252");
+    CHECK_DETECT(html, n, "text/html; foo=\"a;charset=koi8-r\"; charset=latin1", RC_CHARSET_HEADER, "windows-1252");
     CHECK_DETECT(html, n, "text/html; charset=\"euc\\-kr\"", RC_CHARSET_HEADER, "EUC-KR");
     CHECK_DETECT(html, n, "text/html; charset=", RC_CHARSET_DEFAULT, "windows-1252");
     CHECK_DETECT(html, n, "text/html; charset=bogus", RC_CHARSET_DEFAULT, "windows-1252");
@@ -247,10 +256,10 @@ static void test_header(void)
     CHECK_DETECT(html, n, "", RC_CHARSET_DEFAULT, "windows-1252");
     CHECK_DETECT(html, n, "text/html; charset=utf-16", RC_CHARSET_HEADER, "UTF-16LE");
     /* a value longer than any label is not cut down to one */
-    CHECK_DETECT(html, n, "text/html; charset=\"gbk                                  x\"",
-                 RC_CHARSET_DEFAULT, "windows-1252");
-    CHECK_DETECT(html, n, "text/html; charset=gbk                                  x",
-                 RC_CHARSET_DEFAULT, "windows-1252");
+    CHECK_DETECT(html, n, "text/html; charset=\"gbk                                  x\"", RC_CHARSET_DEFAULT,
+                 "windows-1252");
+    CHECK_DETECT(html, n, "text/html; charset=gbk                                  x", RC_CHARSET_DEFAULT,
+                 "windows-1252");
 
     /* A UTF-8 label contradicted by the bytes (GBK text served as utf-8) is sniffed past, in
      * the header and in <meta> alike; a true UTF-8 label stays. */
@@ -283,20 +292,15 @@ static void test_prescan(void)
         {"<meta charset=gbk>", RC_CHARSET_META, "GB18030"},
         {"<META CHARSET='Big5'>", RC_CHARSET_META, "Big5"},
         {"<meta/charset=\"koi8-r\"/>", RC_CHARSET_META, "KOI8-R"},
-        {"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=shift_jis\">",
-         RC_CHARSET_META, "Shift_JIS"},
-        {"<meta content='text/html;charset=\"euc-kr\"' http-equiv=content-type>",
-         RC_CHARSET_META, "EUC-KR"},
+        {"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=shift_jis\">", RC_CHARSET_META, "Shift_JIS"},
+        {"<meta content='text/html;charset=\"euc-kr\"' http-equiv=content-type>", RC_CHARSET_META, "EUC-KR"},
         /* content without the pragma does not count; charset without content does */
         {"<meta content=\"text/html; charset=gbk\"><p>x", RC_CHARSET_DEFAULT, "windows-1252"},
-        {"<meta http-equiv=refresh content=\"0; charset=gbk\"><p>x", RC_CHARSET_DEFAULT,
-         "windows-1252"},
+        {"<meta http-equiv=refresh content=\"0; charset=gbk\"><p>x", RC_CHARSET_DEFAULT, "windows-1252"},
         /* first meta wins; the charset attribute beats content in the same tag */
         {"<meta charset=big5><meta charset=gbk>", RC_CHARSET_META, "Big5"},
-        {"<meta http-equiv=content-type content='charset=gbk' charset=big5>", RC_CHARSET_META,
-         "Big5"},
-        {"<meta charset=big5 http-equiv=content-type content='charset=gbk'>", RC_CHARSET_META,
-         "Big5"},
+        {"<meta http-equiv=content-type content='charset=gbk' charset=big5>", RC_CHARSET_META, "Big5"},
+        {"<meta charset=big5 http-equiv=content-type content='charset=gbk'>", RC_CHARSET_META, "Big5"},
         /* a duplicate attribute is ignored; an unknown label makes the meta not count */
         {"<meta charset=klingon charset=gbk><meta charset=big5>", RC_CHARSET_META, "Big5"},
         /* utf-16 in a meta means UTF-8 (the page could not be parsed otherwise) */
@@ -306,8 +310,7 @@ static void test_prescan(void)
         {"<!-- <meta charset=gbk> --><meta charset=big5>", RC_CHARSET_META, "Big5"},
         {"<!--><meta charset=big5>", RC_CHARSET_META, "Big5"},
         {"<div title=\"<meta charset=gbk>\"><meta charset=big5>", RC_CHARSET_META, "Big5"},
-        {"<!DOCTYPE html><?xml version=\"1.0\"?></x><meta charset=euc-jp>", RC_CHARSET_META,
-         "EUC-JP"},
+        {"<!DOCTYPE html><?xml version=\"1.0\"?></x><meta charset=euc-jp>", RC_CHARSET_META, "EUC-JP"},
         {"<metax charset=gbk><meta charset=big5>", RC_CHARSET_META, "Big5"},
         /* unterminated constructs end the prescan */
         {"<!-- <meta charset=gbk>", RC_CHARSET_DEFAULT, "windows-1252"},
@@ -326,13 +329,11 @@ static void test_prescan(void)
     };
     for (size_t i = 0; i < RC_ARRAY_LEN(cases); i++) {
         char name[RC_CHARSET_NAME_MAX] = "";
-        int src = rc_charset_detect(cases[i].html, strlen(cases[i].html), NULL, name,
-                                    sizeof name);
+        int src = rc_charset_detect(cases[i].html, strlen(cases[i].html), NULL, name, sizeof name);
         if (src != cases[i].source || strcmp(name, cases[i].name) != 0) {
             rc_test_failures++;
-            fprintf(stderr, "prescan %s: got %s %s, expected %s %s\n", cases[i].html,
-                    rc_charset_source_name(src), name, rc_charset_source_name(cases[i].source),
-                    cases[i].name);
+            fprintf(stderr, "prescan %s: got %s %s, expected %s %s\n", cases[i].html, rc_charset_source_name(src), name,
+                    rc_charset_source_name(cases[i].source), cases[i].name);
         }
         rc_test_checks++;
     }
@@ -352,19 +353,25 @@ static void test_prescan(void)
 static void test_invalid(void)
 {
     /* UTF-8: one U+FFFD per maximal subpart (WHATWG), NUL replaced */
-    CHECK_CONVERT(S("a\x80" "b"), "UTF-8", "a" FFFD "b");
-    CHECK_CONVERT(S("\xC0\x80"), "UTF-8", FFFD FFFD);                 /* overlong */
-    CHECK_CONVERT(S("\xE0\x80\x80"), "UTF-8", FFFD FFFD FFFD);        /* overlong */
-    CHECK_CONVERT(S("\xED\xA0\x80x"), "UTF-8", FFFD FFFD FFFD "x");   /* surrogate */
+    CHECK_CONVERT(S("a\x80"
+                    "b"),
+                  "UTF-8", "a" FFFD "b");
+    CHECK_CONVERT(S("\xC0\x80"), "UTF-8", FFFD FFFD);                   /* overlong */
+    CHECK_CONVERT(S("\xE0\x80\x80"), "UTF-8", FFFD FFFD FFFD);          /* overlong */
+    CHECK_CONVERT(S("\xED\xA0\x80x"), "UTF-8", FFFD FFFD FFFD "x");     /* surrogate */
     CHECK_CONVERT(S("\xF4\x90\x80\x80"), "UTF-8", FFFD FFFD FFFD FFFD); /* > U+10FFFF */
-    CHECK_CONVERT(S("\xF0\x9F\x98x"), "UTF-8", FFFD "x");             /* cut short */
-    CHECK_CONVERT(S("\xE2\x82"), "UTF-8", FFFD);                      /* truncated at end */
+    CHECK_CONVERT(S("\xF0\x9F\x98x"), "UTF-8", FFFD "x");               /* cut short */
+    CHECK_CONVERT(S("\xE2\x82"), "UTF-8", FFFD);                        /* truncated at end */
     CHECK_CONVERT(S("ok\xF0\x9F\x93\x9A"), "UTF-8", "ok\xF0\x9F\x93\x9A");
     CHECK_CONVERT(S("\xFF\xFE\xFD"), "utf8", FFFD); /* FF FE is a UTF-16LE BOM, then 1 byte */
     CHECK_CONVERT(S("\xFE\xFD"), "utf8", FFFD FFFD);
     CHECK_CONVERT(S("a\0b"), "UTF-8", "a" FFFD "b");
-    CHECK_CONVERT(S("\xEF\xBB\xBF" "abc"), "UTF-8", "abc"); /* BOM stripped */
-    CHECK_CONVERT(S("\xEF\xBB\xBF" "\xC3\xA9"), "windows-1252", "\xC3\xA9"); /* BOM wins */
+    CHECK_CONVERT(S("\xEF\xBB\xBF"
+                    "abc"),
+                  "UTF-8", "abc"); /* BOM stripped */
+    CHECK_CONVERT(S("\xEF\xBB\xBF"
+                    "\xC3\xA9"),
+                  "windows-1252", "\xC3\xA9"); /* BOM wins */
     CHECK_CONVERT(S("abc"), NULL, "abc");
     CHECK_CONVERT(S("caf\xE9"), "klingon", "caf" FFFD); /* unknown label: UTF-8 */
     CHECK_CONVERT(NULL, 5, "UTF-8", "");
@@ -380,10 +387,12 @@ static void test_invalid(void)
     /* GB18030: bad trail bytes (an ASCII trail is kept), 0x80 is the euro sign, truncation */
     CHECK_CONVERT(S("\xD6\xD0\xCE\xC4"), "gbk", "中文");
     CHECK_CONVERT(S("\x81\x20x"), "gbk", FFFD " x");
-    CHECK_CONVERT(S("\xFF" "a"), "gbk", FFFD "a");
+    CHECK_CONVERT(S("\xFF"
+                    "a"),
+                  "gbk", FFFD "a");
     CHECK_CONVERT(S("\x80"), "gbk", "\xE2\x82\xAC");
     CHECK_CONVERT(S("\xD6\xD0\xCE"), "gbk", "中" FFFD);
-    CHECK_CONVERT(S("\x81\x30\x81"), "gb18030", FFFD); /* four-byte sequence cut at the end */
+    CHECK_CONVERT(S("\x81\x30\x81"), "gb18030", FFFD);                  /* four-byte sequence cut at the end */
     CHECK_CONVERT(S("\x95\x34\xB2\x35"), "gb2312", "\xF0\xA0\xAE\xB7"); /* U+20BB7, 4 bytes */
 
     /* Big5, Shift_JIS, EUC-KR, EUC-JP */
@@ -393,14 +402,18 @@ static void test_invalid(void)
     CHECK_CONVERT(S("\x93\xFA\x96\x7B"), "shift_jis", "日本");
     CHECK_CONVERT(S("\x93\xFA\x96"), "sjis", "日" FFFD);
     CHECK_CONVERT(S("\x87\x40"), "shift_jis", "①"); /* NEC extension: CP932 */
-    CHECK_CONVERT(S("\xA0\xA0" "a"), "shift_jis", FFFD FFFD "a");
+    CHECK_CONVERT(S("\xA0\xA0"
+                    "a"),
+                  "shift_jis", FFFD FFFD "a");
     CHECK_CONVERT(S("\xC7\xD1\xB1\xB9"), "euc-kr", "한국");
     CHECK_CONVERT(S("\x8C\x63"), "euc-kr", "똠"); /* UHC extension: CP949 */
     CHECK_CONVERT(S("\xC7\xD1\xB1"), "euc-kr", "한" FFFD);
     CHECK_CONVERT(S("\xC6\xFC\xCB"), "euc-jp", "日" FFFD);
 
     /* UTF-16: lone surrogates, an odd trailing byte; the BOM overrides the label */
-    CHECK_CONVERT(S("A\0\x00\xD8" "B\0"), "utf-16le", "A" FFFD "B");
+    CHECK_CONVERT(S("A\0\x00\xD8"
+                    "B\0"),
+                  "utf-16le", "A" FFFD "B");
     CHECK_CONVERT(S("\0A\xDC\x00\0B"), "utf-16be", "A" FFFD "B");
     CHECK_CONVERT(S("A\0B"), "utf-16le", "A" FFFD);
     CHECK_CONVERT(S("\x3D\xD8\xDA\xDC"), "utf-16le", "\xF0\x9F\x93\x9A");
@@ -455,8 +468,7 @@ static void test_damaged_pages(void)
         if (p) {
             size_t cut = (size_t)(p - page) - 1; /* inside the "。" before </p> */
             char name[RC_CHARSET_NAME_MAX];
-            RC_CHECK_INT_EQ(rc_charset_detect(page, cut, NULL, name, sizeof name),
-                            RC_CHARSET_SNIFF);
+            RC_CHECK_INT_EQ(rc_charset_detect(page, cut, NULL, name, sizeof name), RC_CHARSET_SNIFF);
             RC_CHECK_STR_EQ(name, "GB18030");
             char *out = convert(page, cut, name, NULL);
             size_t n = strlen(out);
@@ -519,11 +531,10 @@ static uint32_t rng(void)
 static void test_random(void)
 {
     static const char *const labels[] = {
-        "utf-8",  "latin1",   "gbk",         "gb18030",     "big5",         "shift_jis",
-        "euc-jp", "iso-2022-jp", "euc-kr",   "utf-16le",    "utf-16be",     "koi8-r",
-        "ibm866", "iso-8859-2", "iso-8859-6", "iso-8859-8", "windows-874", "windows-1251",
-        "windows-1255", "windows-1258", "x-mac-cyrillic", "x-user-defined", "macintosh",
-        "koi8-u"};
+        "utf-8",          "latin1",     "gbk",         "gb18030",      "big5",         "shift_jis",    "euc-jp",
+        "iso-2022-jp",    "euc-kr",     "utf-16le",    "utf-16be",     "koi8-r",       "ibm866",       "iso-8859-2",
+        "iso-8859-6",     "iso-8859-8", "windows-874", "windows-1251", "windows-1255", "windows-1258", "x-mac-cyrillic",
+        "x-user-defined", "macintosh",  "koi8-u"};
     static const char soup[] = "ab<>=\"'\x1B$B()\0\xA4\xE5\x81\x30\xD8\xDC";
     char buf[512];
     int runs = 0;

@@ -58,8 +58,8 @@ int main(void)
     RC_CHECK(c.delay == 0.25);
     RC_CHECK_STR_EQ(c.redis, "redis://127.0.0.1:1/");
 
-    const char *args[] = {"prog", "--workers", "4", "--delay=0.5", "--connect-to", "a:80:b:81", "--connect-to=::c:1",
-                          "--verbose", "http://x.test/"};
+    const char *args[] = {"prog",      "--workers",          "4",         "--delay=0.5",   "--connect-to",
+                          "a:80:b:81", "--connect-to=::c:1", "--verbose", "http://x.test/"};
     char **argv = mkargv(args, 9);
     int optind = 0;
     RC_CHECK_INT_EQ(rc_conf_argv(rows, NROWS, &c, 9, argv, &optind, err, sizeof err), 0);

@@ -102,7 +102,8 @@ static long long cmd_int(rc_redis *r, const char *fmt, const char *arg)
 
 static void test_crawl_info_stop(rc_redis *r)
 {
-    const char *req = "{\"uuid\":\"u1\",\"appid\":\"app\",\"crawlid\":\"c1\",\"url\":\"http://A.test/x\",\"priority\":50}";
+    const char *req =
+        "{\"uuid\":\"u1\",\"appid\":\"app\",\"crawlid\":\"c1\",\"url\":\"http://A.test/x\",\"priority\":50}";
     json_t *a = run(r, req, NULL);
     RC_CHECK_STR_EQ(gets_(a, "uuid"), "u1");
     RC_CHECK_STR_EQ(gets_(a, "appid"), "app");
@@ -115,7 +116,8 @@ static void test_crawl_info_stop(rc_redis *r)
     a = run(r, req, NULL); /* redelivered: nothing new */
     RC_CHECK_INT_EQ(geti(a, "added"), 0);
     json_decref(a);
-    a = run(r, "{\"appid\":\"app\",\"crawlid\":\"c1\",\"url\":\"http://b.test/\",\"priority\":50}", NULL); /* no uuid: no answer */
+    a = run(r, "{\"appid\":\"app\",\"crawlid\":\"c1\",\"url\":\"http://b.test/\",\"priority\":50}",
+            NULL); /* no uuid: no answer */
     RC_CHECK(a == NULL);
     RC_CHECK_INT_EQ(cmd_int(r, "ZCARD %s", "rc:seeds"), 2);
 
@@ -146,7 +148,8 @@ static void test_crawl_info_stop(rc_redis *r)
     RC_CHECK(json_is_null(json_object_get(a, "state")));
     json_decref(a);
 
-    const char *stop = "{\"uuid\":\"u5\",\"appid\":\"app\",\"spiderid\":\"link\",\"action\":\"stop\",\"crawlid\":\"c1\"}";
+    const char *stop =
+        "{\"uuid\":\"u5\",\"appid\":\"app\",\"spiderid\":\"link\",\"action\":\"stop\",\"crawlid\":\"c1\"}";
     a = run(r, stop, NULL);
     RC_CHECK_STR_EQ(gets_(a, "action"), "stop");
     RC_CHECK_INT_EQ(geti(a, "total_purged"), 3);
@@ -163,8 +166,9 @@ static void test_crawl_info_stop(rc_redis *r)
 static void test_stats_windows(rc_redis *r)
 {
     long long minute = (long long)(rc_now_ms() / 60000), hour = (long long)(rc_now_ms() / 3600000);
-    redisReply *rep = rc_redis_cmd(r, "HSET rc:stats:requests:domain:accepted m:%lld 1 m:%lld 10 m:%lld 50 h:%lld 100 "
-                                      "h:%lld 7 total 1000",
+    redisReply *rep = rc_redis_cmd(r,
+                                   "HSET rc:stats:requests:domain:accepted m:%lld 1 m:%lld 10 m:%lld 50 h:%lld 100 "
+                                   "h:%lld 7 total 1000",
                                    minute - 5, minute - 20, minute - 1500, hour - 30, hour - 200);
     freeReplyObject(rep);
     json_t *a = run(r, "{\"uuid\":\"s1\",\"appid\":\"app\",\"stats\":\"kafka-monitor\"}", NULL);
@@ -186,8 +190,9 @@ static void test_stats_windows(rc_redis *r)
 
 static void test_domain_and_rejects(rc_redis *r)
 {
-    json_t *a = run(r, "{\"uuid\":\"d1\",\"appid\":\"app\",\"domain\":\"EXAMPLE.com\",\"action\":\"domain-update\","
-                       "\"hits\":5,\"window\":60,\"scale\":0.5}",
+    json_t *a = run(r,
+                    "{\"uuid\":\"d1\",\"appid\":\"app\",\"domain\":\"EXAMPLE.com\",\"action\":\"domain-update\","
+                    "\"hits\":5,\"window\":60,\"scale\":0.5}",
                     NULL);
     RC_CHECK_STR_EQ(gets_(a, "domain"), "example.com");
     json_decref(a);
@@ -236,8 +241,10 @@ static void test_expire(rc_redis *r)
 {
     char req[256], err[256];
     long long now = (long long)(rc_now_ms() / 1000);
-    snprintf(req, sizeof req, "{\"uuid\":\"e1\",\"appid\":\"expapp\",\"crawlid\":\"exp\",\"url\":\"http://e.test/\","
-                              "\"expires\":%lld}", now + 100);
+    snprintf(req, sizeof req,
+             "{\"uuid\":\"e1\",\"appid\":\"expapp\",\"crawlid\":\"exp\",\"url\":\"http://e.test/\","
+             "\"expires\":%lld}",
+             now + 100);
     json_decref(run(r, req, NULL));
     struct notes n = {0, "", NULL};
     RC_CHECK_INT_EQ(rc_control_expire_due(r, now, on_note, &n, err, sizeof err), 0);
@@ -257,7 +264,8 @@ static void test_failures(rc_redis *r)
     /* Redis refuses (a key of the wrong type): -EPROTO, and the give-up answer keeps the uuid. */
     redisReply *rep = rc_redis_cmd(r, "SET rc:job:wrong x");
     freeReplyObject(rep);
-    const char *req = "{\"uuid\":\"f1\",\"appid\":\"app\",\"spiderid\":\"link\",\"action\":\"stop\",\"crawlid\":\"wrong\"}";
+    const char *req =
+        "{\"uuid\":\"f1\",\"appid\":\"app\",\"spiderid\":\"link\",\"action\":\"stop\",\"crawlid\":\"wrong\"}";
     int rc = 0;
     json_t *a = run(r, req, &rc);
     RC_CHECK_INT_EQ(rc, -EPROTO);

@@ -106,8 +106,8 @@ static void test_scope(void)
         rc_test_checks++;
         if (got != cases[i].want) {
             rc_test_failures++;
-            fprintf(stderr, "%s:%d: in_scope(\"%s\") = %d, expected %d\n", __FILE__, __LINE__, cases[i].host,
-                    got, cases[i].want);
+            fprintf(stderr, "%s:%d: in_scope(\"%s\") = %d, expected %d\n", __FILE__, __LINE__, cases[i].host, got,
+                    cases[i].want);
         }
     }
 }

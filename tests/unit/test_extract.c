@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-
 static char *dir_path(const char *dir, const char *name)
 {
     return rc_xasprintf("%s/extract/%s", dir, name);
@@ -204,7 +203,7 @@ static int run_cases(const char *dir)
     int n = 0;
     size_t i;
     json_t *c;
-    json_array_foreach(cases, i, c)
+    json_array_foreach (cases, i, c)
         n += run_case(dir, c);
     json_decref(cases);
     return n;
@@ -222,10 +221,11 @@ static int run_bad_rules(const char *dir)
     int n = 0;
     size_t i;
     json_t *c;
-    json_array_foreach(cases, i, c) {
+    json_array_foreach (cases, i, c) {
         const char *want = opt_str(c, "error", "");
-        char *text = json_is_string(json_object_get(c, "text")) ? rc_xstrdup(opt_str(c, "text", ""))
-                                                                  : json_dumps(json_object_get(c, "rules"), JSON_ENCODE_ANY);
+        char *text = json_is_string(json_object_get(c, "text"))
+                         ? rc_xstrdup(opt_str(c, "text", ""))
+                         : json_dumps(json_object_get(c, "rules"), JSON_ENCODE_ANY);
         char err[512] = "";
         rc_rules *r = rc_rules_parse(text, strlen(text), err, sizeof(err));
         rc_test_checks++;
@@ -272,28 +272,33 @@ static void check_items(const char *name, const char *rules, const char *html, c
 static void test_small_cases(void)
 {
     /* tbody, html/head/body inserted as browsers do; comments and template contents left out */
-    check_items("inserted elements", "{\"fields\": {\"c\": \"/html/body/table/tbody/tr[2]/td\", "
+    check_items("inserted elements",
+                "{\"fields\": {\"c\": \"/html/body/table/tbody/tr[2]/td\", "
                 "\"n\": \"count(//*)\", \"t\": \"count(//template/node())\"}}",
                 "<table><tr><td>a<tr><td>b</table><!-- x --><template><p>t</p></template>",
                 "[{\"url\": \"http://example.com/dir/page.html\", \"c\": \"b\", \"n\": \"10\", \"t\": \"0\"}]");
     /* second_page_url: <base href> applies; javascript: links give no URL */
-    check_items("second_page_url base", "{\"list_from\": \"//li\", \"second_page_url\": \"a/@href\"}",
-                "<base href=\"/other/\"><ul><li><a href=\"x.html?b=1#frag\">x</a><li><a href=\"javascript:go()\">j</a>"
-                "<li><a href=\" //cdn.example.org/Y \">y</a></ul>",
-                "[{\"url\": \"http://example.com/dir/page.html\", \"_second_page_url\": \"http://example.com/other/x.html?b=1\"},"
-                " {\"url\": \"http://example.com/dir/page.html\"},"
-                " {\"url\": \"http://example.com/dir/page.html\", \"_second_page_url\": \"http://cdn.example.org/Y\"}]");
+    check_items(
+        "second_page_url base", "{\"list_from\": \"//li\", \"second_page_url\": \"a/@href\"}",
+        "<base href=\"/other/\"><ul><li><a href=\"x.html?b=1#frag\">x</a><li><a href=\"javascript:go()\">j</a>"
+        "<li><a href=\" //cdn.example.org/Y \">y</a></ul>",
+        "[{\"url\": \"http://example.com/dir/page.html\", \"_second_page_url\": "
+        "\"http://example.com/other/x.html?b=1\"},"
+        " {\"url\": \"http://example.com/dir/page.html\"},"
+        " {\"url\": \"http://example.com/dir/page.html\", \"_second_page_url\": \"http://cdn.example.org/Y\"}]");
     /* first value skips empty and non-matching nodes; defaults of any JSON type; a list field
      * ("all") that matches nothing is an empty list, not left out */
-    check_items("first value", "{\"fields\": {\"a\": \"//p/text()\", \"b\": {\"xpath\": \"//p\", \"re\": \"(\\\\d+)\"},"
-                " \"c\": {\"xpath\": \"//nope\", \"default\": {\"k\": [1, 2]}}, \"d\": {\"xpath\": \"//nope\", \"all\": true}}}",
-                "<p> <b>x</b> second </p><p>no digits</p><p>n=42</p>",
-                "[{\"url\": \"http://example.com/dir/page.html\", \"a\": \"second\", \"b\": \"42\", \"c\": {\"k\": [1, 2]},"
-                " \"d\": []}]");
+    check_items(
+        "first value",
+        "{\"fields\": {\"a\": \"//p/text()\", \"b\": {\"xpath\": \"//p\", \"re\": \"(\\\\d+)\"},"
+        " \"c\": {\"xpath\": \"//nope\", \"default\": {\"k\": [1, 2]}}, \"d\": {\"xpath\": \"//nope\", \"all\": "
+        "true}}}",
+        "<p> <b>x</b> second </p><p>no digits</p><p>n=42</p>",
+        "[{\"url\": \"http://example.com/dir/page.html\", \"a\": \"second\", \"b\": \"42\", \"c\": {\"k\": [1, 2]},"
+        " \"d\": []}]");
     /* a regex with a group that did not take part: the first group that did */
     check_items("groups", "{\"fields\": {\"a\": {\"xpath\": \"//p\", \"re\": \"(x)|(\\\\d)\", \"all\": true}}}",
-                "<p>1x2</p>",
-                "[{\"url\": \"http://example.com/dir/page.html\", \"a\": [\"1\", \"x\", \"2\"]}]");
+                "<p>1x2</p>", "[{\"url\": \"http://example.com/dir/page.html\", \"a\": [\"1\", \"x\", \"2\"]}]");
 }
 
 static void test_errors(void)
@@ -383,7 +388,8 @@ static void test_degraded(void)
     RC_CHECK_INT_EQ(rc_extract_page(r, doc, "http://e.com/", NULL, &items, &st, err, sizeof(err)), 0);
     RC_CHECK_INT_EQ(st.degraded, 1);
     json_t *want = json_loads("[{\"url\": \"http://e.com/\", \"title\": \"Hostile\", \"next\": \"/next\", "
-                              "\"cls\": \"no structure\"}]", 0, NULL);
+                              "\"cls\": \"no structure\"}]",
+                              0, NULL);
     check_json("items", "degraded", items, want);
     json_decref(want);
     json_decref(items);
@@ -444,11 +450,12 @@ static void test_links(void)
     char err[256];
     json_t *links = json_array();
     RC_CHECK_INT_EQ(rc_extract_links(r, doc, "http://e.com/p", SIZE_MAX, collect_link, links, err, sizeof(err)), 4);
-    json_t *want = json_loads("[{\"url\": \"http://e.com/a\", \"rule\": 1, \"follow\": true, \"callback\": null},"
-                              " {\"url\": \"http://e.com/b\", \"rule\": 1, \"follow\": true, \"callback\": null},"
-                              " {\"url\": \"http://x.sub.example.org/\", \"rule\": 0, \"follow\": true, \"callback\": null},"
-                              " {\"url\": \"http://notexample.org/\", \"rule\": 1, \"follow\": true, \"callback\": null}]",
-                              0, NULL);
+    json_t *want =
+        json_loads("[{\"url\": \"http://e.com/a\", \"rule\": 1, \"follow\": true, \"callback\": null},"
+                   " {\"url\": \"http://e.com/b\", \"rule\": 1, \"follow\": true, \"callback\": null},"
+                   " {\"url\": \"http://x.sub.example.org/\", \"rule\": 0, \"follow\": true, \"callback\": null},"
+                   " {\"url\": \"http://notexample.org/\", \"rule\": 1, \"follow\": true, \"callback\": null}]",
+                   0, NULL);
     check_json("links", "domains, dedupe, deny", links, want);
     json_decref(want);
     json_decref(links);
@@ -477,7 +484,8 @@ static void test_links(void)
     r = rules_of("{\"links\": [{\"allow\": \"/(a+)+$\"}]}");
     doc = rc_html_parse(b.ptr, b.len);
     calls = 0;
-    RC_CHECK_INT_EQ(rc_extract_links(r, doc, "http://e.com/", SIZE_MAX, stop_after_one, &calls, err, sizeof(err)), -EINVAL);
+    RC_CHECK_INT_EQ(rc_extract_links(r, doc, "http://e.com/", SIZE_MAX, stop_after_one, &calls, err, sizeof(err)),
+                    -EINVAL);
     RC_CHECK_INT_EQ(calls, 0);
     RC_CHECK(strstr(err, "links[0].allow[0]: regex failed") != NULL);
     rc_rules_free(r);
@@ -525,23 +533,26 @@ static void timing(void)
 {
     rc_buf b;
     rc_buf_init(&b);
-    rc_buf_puts(&b, "<!doctype html><html><head><title>Shop</title></head><body><div id=app><ul class=\"products grid\">");
+    rc_buf_puts(&b,
+                "<!doctype html><html><head><title>Shop</title></head><body><div id=app><ul class=\"products grid\">");
     for (int i = 0; b.len < 30 * 1024; i++)
         rc_buf_printf(&b,
-                      "\n<li class=\"product\" data-sku=\"SKU-%d\">\n  <a class=thumb href=\"/p/%d\"><img src=\"/img/%d.jpg\" alt=\"\"></a>\n"
+                      "\n<li class=\"product\" data-sku=\"SKU-%d\">\n  <a class=thumb href=\"/p/%d\"><img "
+                      "src=\"/img/%d.jpg\" alt=\"\"></a>\n"
                       "  <h2 class=name><a href=\"/p/%d\">Product number %d with a longer name</a></h2>\n"
                       "  <div class=price><span class=now>&euro;%d,99</span></div>\n"
                       "  <div class=rating data-rating=\"4.%d\"><a href=\"/p/%d#reviews\">(%d reviews)</a></div>\n"
                       "  %s<p class=\"stock in\">In stock</p>\n</li>",
                       i, i, i, i, i, 10 + i, i % 10, i, i * 7, i % 3 ? "" : "<span class=badge>Sale</span>");
     rc_buf_puts(&b, "</ul></div></body></html>");
-    rc_rules *r = rules_of("{\"list_from\": \"//ul[contains(@class, 'products')]/li[@class='product']\", \"fields\": {"
-                           "\"sku\": {\"xpath\": \"@data-sku\", \"required\": true},"
-                           "\"name\": \".//h2[@class='name']/a\","
-                           "\"price\": {\"xpath\": \".//span[@class='now']\", \"re\": \"([\\\\d.,]+)\"},"
-                           "\"rating\": \"./div[@class='rating']/@data-rating\","
-                           "\"reviews\": {\"xpath\": \".//div[@class='rating']/a\", \"re\": \"(\\\\d+) reviews\", \"default\": 0},"
-                           "\"badge\": {\"xpath\": \".//span[@class='badge']\", \"default\": \"none\"}}}");
+    rc_rules *r = rules_of(
+        "{\"list_from\": \"//ul[contains(@class, 'products')]/li[@class='product']\", \"fields\": {"
+        "\"sku\": {\"xpath\": \"@data-sku\", \"required\": true},"
+        "\"name\": \".//h2[@class='name']/a\","
+        "\"price\": {\"xpath\": \".//span[@class='now']\", \"re\": \"([\\\\d.,]+)\"},"
+        "\"rating\": \"./div[@class='rating']/@data-rating\","
+        "\"reviews\": {\"xpath\": \".//div[@class='rating']/a\", \"re\": \"(\\\\d+) reviews\", \"default\": 0},"
+        "\"badge\": {\"xpath\": \".//span[@class='badge']\", \"default\": \"none\"}}}");
     enum { RUNS = 31 };
     uint64_t parse[RUNS], conv[RUNS], ext[RUNS];
     size_t nitems = 0, nelems = 0;

@@ -72,13 +72,11 @@ static int send_all(int fd, const void *p, size_t n)
     return 0;
 }
 
-static int respond(int fd, int status, const char *reason, const char *extra, const void *body,
-                   size_t len)
+static int respond(int fd, int status, const char *reason, const char *extra, const void *body, size_t len)
 {
     rc_buf b;
     rc_buf_init(&b);
-    rc_buf_printf(&b, "HTTP/1.1 %d %s\r\nContent-Length: %zu\r\n%s\r\n", status, reason, len,
-                  extra ? extra : "");
+    rc_buf_printf(&b, "HTTP/1.1 %d %s\r\nContent-Length: %zu\r\n%s\r\n", status, reason, len, extra ? extra : "");
     rc_buf_append(&b, body, len); /* one send: no Nagle / delayed-ACK stalls */
     int r = send_all(fd, b.ptr, b.len);
     rc_buf_release(&b);
@@ -132,8 +130,7 @@ static int handle(int fd, const char *req, size_t len)
     atomic_fetch_add(&srv.requests, 1);
 
     if (strcmp(path, "/page") == 0)
-        return respond(fd, 200, "OK", "Content-Type: text/html; charset=utf-8\r\n", PAGE,
-                       strlen(PAGE));
+        return respond(fd, 200, "OK", "Content-Type: text/html; charset=utf-8\r\n", PAGE, strlen(PAGE));
     if (strcmp(path, "/echo") == 0)
         return respond(fd, 200, "OK", "Content-Type: text/plain\r\n", req, len);
     if (strcmp(path, "/gzip") == 0 || strcmp(path, "/deflate") == 0) {
@@ -164,11 +161,9 @@ static int handle(int fd, const char *req, size_t len)
     }
     if (strcmp(path, "/ct-redirect") == 0)
         return respond(fd, 301, "Moved Permanently",
-                       "Location: /redir/0\r\nContent-Type: text/html\r\nRetry-After: 5\r\n",
-                       "", 0);
+                       "Location: /redir/0\r\nContent-Type: text/html\r\nRetry-After: 5\r\n", "", 0);
     if (strcmp(path, "/503") == 0)
-        return respond(fd, 503, "Service Unavailable",
-                       "Retry-After: 120\r\nContent-Type: text/plain\r\n", "busy", 4);
+        return respond(fd, 503, "Service Unavailable", "Retry-After: 120\r\nContent-Type: text/plain\r\n", "busy", 4);
     if (strcmp(path, "/slow") == 0) {
         for (int i = 0; i < SLOW_MS / 20 && !atomic_load(&srv.stop); i++)
             sleep_ms(20);
@@ -320,8 +315,8 @@ static int closed_port(void)
 /* ---- the client side -------------------------------------------------------------------- */
 
 static struct ev_loop *loop;
-static int pending;   /* callbacks still expected */
-static int in_start;  /* set around rc_fetch_start: callbacks must never run inside it */
+static int pending;  /* callbacks still expected */
+static int in_start; /* set around rc_fetch_start: callbacks must never run inside it */
 static int timed_out;
 
 typedef struct got {
@@ -514,8 +509,8 @@ static void test_basic(rc_fetcher *f)
     fetch1(f, "/echo", NULL, NULL, &g);
     RC_CHECK_INT_EQ(g.status, 200);
     RC_CHECK(strstr(g.body, "\r\nUser-Agent: " RC_FETCH_DEFAULT_UA "\r\n"));
-    RC_CHECK(strstr(g.body, "Accept-Encoding: ") && strstr(g.body, "gzip") &&
-             strstr(g.body, "deflate") && strstr(g.body, "br"));
+    RC_CHECK(strstr(g.body, "Accept-Encoding: ") && strstr(g.body, "gzip") && strstr(g.body, "deflate") &&
+             strstr(g.body, "br"));
     RC_CHECK(strstr(g.body, "Cookie") == NULL);
     got_release(&g);
 
@@ -548,8 +543,8 @@ static void test_request_parts(rc_fetcher *f)
     got g;
     memset(&g, 0, sizeof(g));
     char *u = url_for("/echo");
-    rc_fetch_req req = {.url = u, .keep_request = 1, .if_none_match = "\"v1\"",
-                        .if_modified_since = "Thu, 01 Jan 2026 00:00:00 GMT"};
+    rc_fetch_req req = {
+        .url = u, .keep_request = 1, .if_none_match = "\"v1\"", .if_modified_since = "Thu, 01 Jan 2026 00:00:00 GMT"};
     RC_CHECK_INT_EQ(rc_fetch_start_req(f, &req, on_fetch, &g), 0);
     pending++;
     RC_CHECK(run(10));
@@ -918,8 +913,8 @@ static void test_free_in_callback(void)
 int main(void)
 {
     /* Never go through a proxy: only 127.0.0.1 is ever contacted. */
-    static const char *const proxies[] = {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY",
-                                          "all_proxy",  "ALL_PROXY"};
+    static const char *const proxies[] = {"http_proxy",  "HTTP_PROXY", "https_proxy",
+                                          "HTTPS_PROXY", "all_proxy",  "ALL_PROXY"};
     for (size_t i = 0; i < RC_ARRAY_LEN(proxies); i++)
         unsetenv(proxies[i]);
     setenv("no_proxy", "*", 1);

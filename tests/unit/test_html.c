@@ -47,11 +47,11 @@ static char *doc_links(rc_html *doc)
     return rc_buf_steal(&c.buf);
 }
 
-#define CHECK_LINKS(html, skip, expect)                                                            \
-    do {                                                                                           \
-        char *got_ = links_of((html), (skip), SIZE_MAX, NULL);                                     \
-        RC_CHECK_STR_EQ(got_, (expect));                                                           \
-        free(got_);                                                                                \
+#define CHECK_LINKS(html, skip, expect)                                                                                \
+    do {                                                                                                               \
+        char *got_ = links_of((html), (skip), SIZE_MAX, NULL);                                                         \
+        RC_CHECK_STR_EQ(got_, (expect));                                                                               \
+        free(got_);                                                                                                    \
     } while (0)
 
 static const char *title_of(rc_html *doc)
@@ -69,7 +69,8 @@ static void test_title_whitespace(void)
 
     html = "<title>A &amp; B&nbsp;C</title>"; /* entities decoded; NBSP is not ASCII whitespace */
     doc = rc_html_parse(html, strlen(html));
-    RC_CHECK_STR_EQ(rc_html_title(doc), "A & B\xc2\xa0" "C");
+    RC_CHECK_STR_EQ(rc_html_title(doc), "A & B\xc2\xa0"
+                                        "C");
     rc_html_free(doc);
 
     html = "<title> \n </title>"; /* present but empty */
@@ -133,8 +134,7 @@ static void test_links_order_and_raw(void)
                 "<a href=\"  spaced  \">s</a><a name=anchor>no href</a><a href=#frag>f</a>",
                 0, "/1|/2?a=1&b=2|/3|  spaced  |#frag");
     /* Links in SVG are not HTML <a>; template contents are inert. */
-    CHECK_LINKS("<svg><a href=/svg>x</a></svg><template><a href=/tpl>t</a></template><a href=/ok>",
-                0, "/ok");
+    CHECK_LINKS("<svg><a href=/svg>x</a></svg><template><a href=/tpl>t</a></template><a href=/ok>", 0, "/ok");
     /* <noscript> contents are markup to a crawler (scripting off). */
     CHECK_LINKS("<body><noscript><a href=/ns>ns</a></noscript></body>", 0, "/ns");
 }
@@ -223,8 +223,7 @@ static void test_tables(void)
 static void test_empty_href(void)
 {
     size_t calls = 0;
-    char *got = links_of("<a href=\"\">self</a><a href>bare</a><a>none</a><a href=/x>x</a>", 0,
-                         SIZE_MAX, &calls);
+    char *got = links_of("<a href=\"\">self</a><a href>bare</a><a>none</a><a href=/x>x</a>", 0, SIZE_MAX, &calls);
     RC_CHECK_STR_EQ(got, "||/x"); /* two empty hrefs, then /x */
     RC_CHECK_INT_EQ(calls, 3);
     free(got);
@@ -251,8 +250,7 @@ static void test_meta_robots(void)
         {"<meta name=description content=noindex>", 0},
         {"<meta name=robots>", 0},
         {"<meta content=noindex>", 0},
-        {"<meta name=robots content=noindex><meta name=redcrawl content=nofollow>",
-         RC_HTML_NOINDEX | RC_HTML_NOFOLLOW},
+        {"<meta name=robots content=noindex><meta name=redcrawl content=nofollow>", RC_HTML_NOINDEX | RC_HTML_NOFOLLOW},
         {"<body><p>x</p><meta name=robots content=nofollow></body>", RC_HTML_NOFOLLOW},
     };
     for (size_t i = 0; i < RC_ARRAY_LEN(cases); i++) {
@@ -333,10 +331,12 @@ static void test_meta_refresh(void)
 
 static void test_invalid_utf8(void)
 {
-    const char html[] = "<title>a\xff\xfe" "b\xc3</title><a href=\"/\xc3(x\">x</a><a href=/\xed\xa0\x80>s</a>"
+    const char html[] = "<title>a\xff\xfe"
+                        "b\xc3</title><a href=\"/\xc3(x\">x</a><a href=/\xed\xa0\x80>s</a>"
                         "<p>\x80\x80\x80</p><a href=/ok>ok</a>";
     rc_html *doc = rc_html_parse(html, sizeof(html) - 1);
-    RC_CHECK_STR_EQ(rc_html_title(doc), "a\xef\xbf\xbd\xef\xbf\xbd" "b\xef\xbf\xbd");
+    RC_CHECK_STR_EQ(rc_html_title(doc), "a\xef\xbf\xbd\xef\xbf\xbd"
+                                        "b\xef\xbf\xbd");
     char *got = doc_links(doc);
     RC_CHECK_STR_EQ(got, "/\xef\xbf\xbd(x|/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|/ok");
     free(got);
@@ -413,8 +413,8 @@ static void test_deep_hostile(void)
     uint64_t t0 = rc_mono_ms();
     rc_html *doc = rc_html_parse(html.ptr, html.len);
     uint64_t ms = rc_mono_ms() - t0;
-    fprintf(stderr, "test_html: 100,000 nested divs (%zu bytes) parsed in %llu ms, degraded=%d\n",
-            html.len, (unsigned long long)ms, rc_html_degraded(doc));
+    fprintf(stderr, "test_html: 100,000 nested divs (%zu bytes) parsed in %llu ms, degraded=%d\n", html.len,
+            (unsigned long long)ms, rc_html_degraded(doc));
     RC_CHECK_INT_EQ(rc_html_degraded(doc), 1);
     RC_CHECK_STR_EQ(title_of(doc), "deep");
     RC_CHECK_INT_EQ(rc_html_robots_flags(doc), RC_HTML_NOFOLLOW);

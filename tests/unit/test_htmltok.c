@@ -42,14 +42,14 @@ static void compare(const char *what, const char *html, size_t len)
         goto done;
     }
     pages_compared++;
-#define SAME_STR(field, a, b)                                                                      \
-    do {                                                                                           \
-        rc_test_checks++;                                                                          \
-        if (!opt_eq(a, b)) {                                                                       \
-            rc_test_failures++;                                                                    \
-            fprintf(stderr, "%s: %s: gumbo \"%s\" != htmltok \"%s\"\n", what, field, a ? a : "(null)", \
-                    b ? b : "(null)");                                                             \
-        }                                                                                          \
+#define SAME_STR(field, a, b)                                                                                          \
+    do {                                                                                                               \
+        rc_test_checks++;                                                                                              \
+        if (!opt_eq(a, b)) {                                                                                           \
+            rc_test_failures++;                                                                                        \
+            fprintf(stderr, "%s: %s: gumbo \"%s\" != htmltok \"%s\"\n", what, field, a ? a : "(null)",                 \
+                    b ? b : "(null)");                                                                                 \
+        }                                                                                                              \
     } while (0)
     SAME_STR("title", rc_html_title(doc), rc_htmltok_title(tok));
     SAME_STR("base", rc_html_base_href(doc), rc_htmltok_base_href(tok));
@@ -90,7 +90,6 @@ static int is_html_name(const char *name)
     size_t n = strlen(name);
     return (n > 5 && strcmp(name + n - 5, ".html") == 0) || (n > 4 && strcmp(name + n - 4, ".htm") == 0);
 }
-
 
 /* Every .html/.htm file under DIR, decoded to UTF-8 as the worker does. */
 static void walk_dir(const char *dir)
@@ -192,7 +191,8 @@ static const char *const cases[] = {
     "<meta name=ROBOTS content='NoIndex, nofollow'><a href=x rel=nofollow>",
     "<meta name=redcrawl content=none><meta name=robots content=noarchive>",
     "<meta http-equiv=refresh content=\"5; url='/next?a=1&amp;b=2'\"><meta http-equiv=refresh content=0;url=/2>",
-    "<meta http-equiv=Refresh content=\"x\"><meta http-equiv=refresh content=\"3\"><meta http-equiv=refresh content=\"1;URL=/late\">",
+    "<meta http-equiv=Refresh content=\"x\"><meta http-equiv=refresh content=\"3\"><meta http-equiv=refresh "
+    "content=\"1;URL=/late\">",
     "<link rel=\"stylesheet canonical\" href=\"/c?x=1&amp;y\"><link rel=canonical href=/second>",
     "<html lang=en-GB><html lang=fr><meta property=og:title content=\"OG &amp; T\"><meta name=og:type content=article>",
     "<meta name=description content=\"  desc  ription \"><meta http-equiv=content-language content=\"de, en\">",
@@ -204,7 +204,11 @@ static const char *const cases[] = {
     "<meta name=DC.date content=2011><meta property=article:published_time content=2012>",
     "\xEF\xBB\xBF<title>BOM</title>",
     /* the input stream: controls, C1, noncharacters become U+FFFD, CR and CRLF LF */
-    "<title>a\x01b\x7f c\xC2\x85" "d\xEF\xB7\x90" "e\xEF\xBF\xBE" "f\xF0\x9F\xBF\xBF" "g\xC2\xA9</title>"
+    "<title>a\x01b\x7f c\xC2\x85"
+    "d\xEF\xB7\x90"
+    "e\xEF\xBF\xBE"
+    "f\xF0\x9F\xBF\xBF"
+    "g\xC2\xA9</title>"
     "<a href='x\x02y\x0B\x1Fz\rq\xF0\x9F\x98\x80'>c</a><meta name=description content='d\x0E\tx'>",
     /* tag soup that once differed (random fragments; the tree builder's view of svg/math, select
      * in table and the first <h1> as a title) */

@@ -38,11 +38,11 @@ static char *meta_of(const char *html, const char *url)
     return s;
 }
 
-#define CHECK_META(html, url, expect)                                                              \
-    do {                                                                                           \
-        char *got_ = meta_of((html), (url));                                                       \
-        RC_CHECK_STR_EQ(got_, (expect));                                                           \
-        free(got_);                                                                                \
+#define CHECK_META(html, url, expect)                                                                                  \
+    do {                                                                                                               \
+        char *got_ = meta_of((html), (url));                                                                           \
+        RC_CHECK_STR_EQ(got_, (expect));                                                                               \
+        free(got_);                                                                                                    \
     } while (0)
 
 static char *text_of(const char *html, rc_maintext_method m)
@@ -171,14 +171,12 @@ static void test_meta(void)
     CHECK_META("<title></title><h1>H</h1>", u, "{\"title\":\"H\"}");
 
     /* description, then og:description; names are case-insensitive */
-    CHECK_META("<meta name=DESCRIPTION content='d1'><meta name=description content=d2>", u,
-               "{\"description\":\"d1\"}");
+    CHECK_META("<meta name=DESCRIPTION content='d1'><meta name=description content=d2>", u, "{\"description\":\"d1\"}");
     CHECK_META("<meta property=og:description content=od><meta name=description content=''>", u,
                "{\"description\":\"od\",\"og\":{\"description\":\"od\"}}");
 
     /* canonical: resolved against <base> and URL, normalised; unusable ones left out */
-    CHECK_META("<link rel=canonical href='../c?y=2#frag'>", u,
-               "{\"canonical\":\"https://example.com/c?y=2\"}");
+    CHECK_META("<link rel=canonical href='../c?y=2#frag'>", u, "{\"canonical\":\"https://example.com/c?y=2\"}");
     CHECK_META("<base href='https://cdn.example.org/x/'><link rel=canonical href=' d '>", u,
                "{\"canonical\":\"https://cdn.example.org/x/d\"}");
     CHECK_META("<base href='/other/'><link rel=canonical href=d>", u,
@@ -194,10 +192,8 @@ static void test_meta(void)
                u, "{\"canonical\":\"https://example.com/first\"}");
 
     /* language: <html lang>, else the first of content-language */
-    CHECK_META("<html lang=' pt-BR '><meta http-equiv=content-language content=fr>", u,
-               "{\"language\":\"pt-BR\"}");
-    CHECK_META("<html lang=''><meta http-equiv=Content-Language content='de-AT, de'>", u,
-               "{\"language\":\"de-AT\"}");
+    CHECK_META("<html lang=' pt-BR '><meta http-equiv=content-language content=fr>", u, "{\"language\":\"pt-BR\"}");
+    CHECK_META("<html lang=''><meta http-equiv=Content-Language content='de-AT, de'>", u, "{\"language\":\"de-AT\"}");
 
     /* og: property= or name=, first occurrence wins, structured properties kept */
     CHECK_META("<meta property=og:image content=a><meta property=og:image content=b>"
@@ -247,8 +243,8 @@ static void test_meta(void)
 /* ---- extraction edge cases ----------------------------------------------------------------- */
 
 /* One paragraph is 117 non-space characters: one line alone starts a region (K = 3, T = 86). */
-#define PARA                                                                                       \
-    "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. Ut enim ad "  \
+#define PARA                                                                                                           \
+    "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. Ut enim ad "                      \
     "minim veniam, quis nostrud exercitation."
 
 static void test_extract(void)
@@ -280,16 +276,13 @@ static void test_extract(void)
                     "<noscript>NOSCRIPT</noscript><p>" PARA "</p></div>",
                     meth);
         RC_CHECK(strstr(t, PARA) != NULL);
-        static const char *const banned[] = {"SCRIPT", "NAV",    "SVG",      "FORM",
-                                             "ASIDE",  "HIDDEN", "TEMPLATE", "NOSCRIPT"};
+        static const char *const banned[] = {"SCRIPT", "NAV", "SVG", "FORM", "ASIDE", "HIDDEN", "TEMPLATE", "NOSCRIPT"};
         for (size_t i = 0; i < RC_ARRAY_LEN(banned); i++)
             RC_CHECK(strstr(t, banned[i]) == NULL);
         free(t);
 
         /* <pre> keeps its lines */
-        t = text_of("<div><p>" PARA "</p><pre>int main(void)\n{\n    return 0;\n}</pre><p>" PARA
-                    "</p></div>",
-                    meth);
+        t = text_of("<div><p>" PARA "</p><pre>int main(void)\n{\n    return 0;\n}</pre><p>" PARA "</p></div>", meth);
         RC_CHECK(strstr(t, "int main(void)\nreturn 0;\n" PARA) != NULL);
         free(t);
     }
@@ -301,8 +294,10 @@ static void test_extract(void)
     rc_buf_puts(&b, "<div class=article><p>" PARA " " PARA "</p><p>" PARA "</p></div>"
                     "<div class=related><ul>");
     for (int i = 0; i < 8; i++)
-        rc_buf_printf(&b, "<li><a href=/r%d>A long related headline about something else that "
-                          "happened somewhere else entirely, number %d</a></li>", i, i);
+        rc_buf_printf(&b,
+                      "<li><a href=/r%d>A long related headline about something else that "
+                      "happened somewhere else entirely, number %d</a></li>",
+                      i, i);
     rc_buf_puts(&b, "</ul></div>");
     t = text_of(b.ptr, RC_MAINTEXT_DENSITY);
     RC_CHECK_STR_EQ(t, PARA " " PARA "\n" PARA);
@@ -313,8 +308,7 @@ static void test_extract(void)
     rc_buf_release(&b);
 
     /* The published method skips a region mentioning Copyright; density keeps the article. */
-    t = text_of("<div><p>" PARA " Copyright notice inside.</p><p>" PARA "</p></div>",
-                RC_MAINTEXT_LINEBLOCK);
+    t = text_of("<div><p>" PARA " Copyright notice inside.</p><p>" PARA "</p></div>", RC_MAINTEXT_LINEBLOCK);
     RC_CHECK_STR_EQ(t, "");
     free(t);
 
@@ -414,7 +408,8 @@ static void test_article(void)
 
     /* An article wrapped in <aside> is still found (no container is dropped wholesale). */
     t = text_of("<body><aside><div class=entry-content><p>" PARA "</p><p>" PARA "</p></div></aside>"
-                "</body>", RC_MAINTEXT_ARTICLE);
+                "</body>",
+                RC_MAINTEXT_ARTICLE);
     RC_CHECK_STR_EQ(t, PARA "\n\n" PARA);
     free(t);
 
@@ -434,7 +429,8 @@ static void test_article(void)
 
     /* A class that says "sidebar" on the wrapper of the whole page says nothing. */
     t = text_of("<body><div class=with-sidebar-right><div class=content><p>" PARA "</p><p>" PARA
-                "</p></div></div></body>", RC_MAINTEXT_ARTICLE);
+                "</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
     RC_CHECK_STR_EQ(t, PARA "\n\n" PARA);
     free(t);
 
@@ -451,8 +447,10 @@ static void test_article(void)
     rc_buf_puts(&b, "<body><h1>Thread title</h1><div id=posts><div class=post><div class=author>"
                     "<a href=/u/1>alice</a></div><div class=body><p>FIRST " PARA "</p></div></div>");
     for (int i = 0; i < 3; i++)
-        rc_buf_printf(&b, "<div class=post><div class=author><a href=/u/%d>bob</a></div><div class=body>"
-                          "<p>REPLY %d " PARA " " PARA "</p><p>" PARA "</p></div></div>", i + 2, i);
+        rc_buf_printf(&b,
+                      "<div class=post><div class=author><a href=/u/%d>bob</a></div><div class=body>"
+                      "<p>REPLY %d " PARA " " PARA "</p><p>" PARA "</p></div></div>",
+                      i + 2, i);
     rc_buf_puts(&b, "</div></body>");
     t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "FIRST " PARA) != NULL);

@@ -153,7 +153,8 @@ static void test_http(void)
     char *resp = http_get(rc_metrics_http_port(h), "/metrics");
     RC_CHECK(resp && strncmp(resp, "HTTP/1.", 7) == 0 && strstr(resp, " 200 ") != NULL);
     RC_CHECK(resp && strstr(resp, "text/plain; version=0.0.4") != NULL);
-    RC_CHECK(resp && strstr(resp, "\r\n\r\n# HELP served_total A counter.\n# TYPE served_total counter\nserved_total 7\n"));
+    RC_CHECK(resp &&
+             strstr(resp, "\r\n\r\n# HELP served_total A counter.\n# TYPE served_total counter\nserved_total 7\n"));
     free(resp);
     resp = http_get(rc_metrics_http_port(h), "/other");
     RC_CHECK(resp && strstr(resp, " 404 ") != NULL);

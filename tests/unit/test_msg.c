@@ -219,7 +219,7 @@ static void run_valid(const char *dir)
         RC_CHECK_STR_EQ(rc_msg_kind_name(m.kind), json_string_value(json_object_get(c, "kind")));
         const char *key;
         json_t *want;
-        json_object_foreach(json_object_get(c, "doc"), key, want) {
+        json_object_foreach (json_object_get(c, "doc"), key, want) {
             json_t *got = json_object_get(m.doc, key);
             if (!got || !json_equal(got, want)) {
                 char *g = got ? json_dumps(got, JSON_ENCODE_ANY) : NULL, *w = json_dumps(want, JSON_ENCODE_ANY);
@@ -229,7 +229,7 @@ static void run_valid(const char *dir)
                 free(w);
             }
         }
-        json_object_foreach(json_object_get(c, "m"), key, want) {
+        json_object_foreach (json_object_get(c, "m"), key, want) {
             int found;
             int64_t iv = int_of(&m, key, &found);
             if (found) {

@@ -29,7 +29,7 @@ static size_t split_commas(char *s, const char **v)
     size_t n = 0;
     if (strcmp(s, "-") == 0)
         return 0;
-    for (char *p = s; p && n < 8; ) {
+    for (char *p = s; p && n < 8;) {
         v[n++] = p;
         if ((p = strchr(p, ',')))
             *p++ = '\0';
@@ -109,12 +109,23 @@ static void check_hosts(void)
         const char *host;
         int port, want;
     } cases[] = {
-        {"example.org", 80, 0},        {"localhost", 80, -EACCES},     {"LOCALHOST.", 80, -EACCES},
-        {"a.b.localhost", 80, -EACCES}, {"notlocalhost", 80, 0},       {"2130706433", 80, -EACCES},
-        {"0x7f.1", 80, -EACCES},       {"0177.0.0.1", 80, -EACCES},    {"127.1", 80, -EACCES},
-        {"[::1]", 80, -EACCES},        {"[::ffff:127.0.0.1]", 80, -EACCES}, {"[fe80::1%25eth0]", 80, -EACCES},
-        {"127.0.0.5", 80, 0},          {"127.0.0.5", 8080, -EACCES},   {"93.184.216.34", 443, 0},
-        {"93.184.216.34", 22, -EACCES}, {"0", 80, -EACCES},
+        {"example.org", 80, 0},
+        {"localhost", 80, -EACCES},
+        {"LOCALHOST.", 80, -EACCES},
+        {"a.b.localhost", 80, -EACCES},
+        {"notlocalhost", 80, 0},
+        {"2130706433", 80, -EACCES},
+        {"0x7f.1", 80, -EACCES},
+        {"0177.0.0.1", 80, -EACCES},
+        {"127.1", 80, -EACCES},
+        {"[::1]", 80, -EACCES},
+        {"[::ffff:127.0.0.1]", 80, -EACCES},
+        {"[fe80::1%25eth0]", 80, -EACCES},
+        {"127.0.0.5", 80, 0},
+        {"127.0.0.5", 8080, -EACCES},
+        {"93.184.216.34", 443, 0},
+        {"93.184.216.34", 22, -EACCES},
+        {"0", 80, -EACCES},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         why[0] = '\0';

@@ -46,8 +46,15 @@ static void env_release(env *e)
 
 static void run(env *e, rc_record *rec, rc_fetch_result *res, rc_page_result *out)
 {
-    rc_page_ctx ctx = {.job = &e->pj.job, .rules = e->pj.rules, .filter = e->pj.filter, .bp = &e->pj.bp, .seen = e->seen,
-                       .rec = rec, .worker_id = "w1", .max_links = 100, .now_ms = 1700000000000ull};
+    rc_page_ctx ctx = {.job = &e->pj.job,
+                       .rules = e->pj.rules,
+                       .filter = e->pj.filter,
+                       .bp = &e->pj.bp,
+                       .seen = e->seen,
+                       .rec = rec,
+                       .worker_id = "w1",
+                       .max_links = 100,
+                       .now_ms = 1700000000000ull};
     if (!res->url)
         res->url = rec->url;
     if (!res->effective_url)
@@ -82,8 +89,7 @@ static void test_links_scope_filters_seen(void)
                        "<a href='x'>1</a><a href='/y#frag'>2</a><a href='http://b.site.test/'>3</a>"
                        "<a href='http://other.test/'>out</a><a href='logo.png'>img</a><a href='x'>dup</a>"
                        "<a href='/s;jsessionid=ABC'>sess</a><a rel=nofollow href='/nf'>nf</a></body></html>";
-    rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html", .body = html,
-                           .body_len = strlen(html)};
+    rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html", .body = html, .body_len = strlen(html)};
     rc_seen_add(e.seen, rc_bloom_hash64("c\nhttp://b.site.test/", strlen("c\nhttp://b.site.test/")));
     rc_page_result out;
     run(&e, &rec, &res, &out);
@@ -166,8 +172,9 @@ static void test_noindex_and_meta_refresh(void)
     env e;
     env_init(&e, "{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"text\":true}", NULL);
     rc_record rec = {.url = (char[]){"http://a.site.test/p"}, .crawlid = (char[]){"c"}, .depth = 1, .priority = 50};
-    const char *html = "<html><head><meta name=robots content=noindex><meta http-equiv=refresh content=\"3;url=/q\">"
-                       "</head><body><p>words that would be the main text of this page if it were indexed</p></body></html>";
+    const char *html =
+        "<html><head><meta name=robots content=noindex><meta http-equiv=refresh content=\"3;url=/q\">"
+        "</head><body><p>words that would be the main text of this page if it were indexed</p></body></html>";
     rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html", .body = html, .body_len = strlen(html)};
     rc_page_result out;
     run(&e, &rec, &res, &out);
@@ -220,8 +227,8 @@ static void test_decoding(void)
     rc_record rec = {.url = (char[]){"http://a.site.test/gbk"}, .crawlid = (char[]){"c"}, .depth = 0, .priority = 50};
     /* "<title>中文</title>" in GBK, declared only in the header. */
     const char html[] = "<html><head><title>\xd6\xd0\xce\xc4</title></head><body><p>x</p></body></html>";
-    rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html; charset=gbk", .body = html,
-                           .body_len = sizeof html - 1};
+    rc_fetch_result res = {
+        .ok = 1, .status = 200, .content_type = "text/html; charset=gbk", .body = html, .body_len = sizeof html - 1};
     rc_page_result out;
     run(&e, &rec, &res, &out);
     RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "title")), "\xe4\xb8\xad\xe6\x96\x87");
@@ -238,8 +245,7 @@ static void test_items_and_detail_pages(void)
     env_init(&e, "{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"maxdepth\":3}", rules);
     rc_record rec = {.url = (char[]){"http://a.site.test/list"}, .crawlid = (char[]){"c"}, .depth = 0, .priority = 50};
     const char *html = "<ul><li><a href='/d1'>one</a></li><li><a href='/d2'>two</a></li><li>no name</li></ul>";
-    rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html", .body = html,
-                           .body_len = strlen(html)};
+    rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html", .body = html, .body_len = strlen(html)};
     rc_page_result out;
     run(&e, &rec, &res, &out);
     RC_CHECK_INT_EQ(json_array_size(out.items), 0); /* they wait for their detail pages */
@@ -254,8 +260,8 @@ static void test_items_and_detail_pages(void)
     rc_page_result_release(&out);
 
     const char *detail = "<html><body><p>the body</p></body></html>";
-    rc_fetch_result dres = {.ok = 1, .status = 200, .content_type = "text/html", .body = detail,
-                            .body_len = strlen(detail)};
+    rc_fetch_result dres = {
+        .ok = 1, .status = 200, .content_type = "text/html", .body = detail, .body_len = strlen(detail)};
     run(&e, &d1, &dres, &out);
     RC_CHECK_INT_EQ(json_array_size(out.items), 1);
     json_t *item = json_array_get(out.items, 0);
@@ -290,10 +296,10 @@ static void test_fast_path_same_record(void)
         "<h1>Heading</h1><article><time datetime=2024-05-01>May</time><p>Text of the article.</p>"
         "<a href='rel?a=1&amp;b=2'>1</a><a href=/abs>2</a><a rel=nofollow href=/nf>3</a>"
         "<svg><a href=/svg-link>s</a></svg><area href=area.html><a href='x'>dup</a></article></body></html>";
-    rc_record rec = {.url = (char[]){"http://a.site.test/dir/page"}, .crawlid = (char[]){"c"}, .depth = 0,
-                     .priority = 50};
-    rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html; charset=utf-8", .body = html,
-                           .body_len = strlen(html)};
+    rc_record rec = {
+        .url = (char[]){"http://a.site.test/dir/page"}, .crawlid = (char[]){"c"}, .depth = 0, .priority = 50};
+    rc_fetch_result res = {
+        .ok = 1, .status = 200, .content_type = "text/html; charset=utf-8", .body = html, .body_len = strlen(html)};
     char *docs[2], *links[2];
     const char *jobs[2] = {
         "{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"maxdepth\":2,\"dedup_content\":false}",

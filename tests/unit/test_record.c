@@ -10,8 +10,16 @@ int main(void)
 {
     char url[] = "http://a.test/x", cid[] = "c", etag[] = "\"v1\"", lm[] = "Thu, 01 Jan 2026 00:00:00 GMT",
          dg[] = "00ff", chain[] = "[[\"http://s.test/\",301]]", url2[] = "http://a.test/y";
-    rc_record r = {.url = url, .crawlid = cid, .depth = 0, .priority = 5, .refresh = 1, .etag = etag, .lastmod = lm,
-                   .digest = dg, .chain = chain, .sitemap = 2};
+    rc_record r = {.url = url,
+                   .crawlid = cid,
+                   .depth = 0,
+                   .priority = 5,
+                   .refresh = 1,
+                   .etag = etag,
+                   .lastmod = lm,
+                   .digest = dg,
+                   .chain = chain,
+                   .sitemap = 2};
     char *s = rc_record_encode(&r);
     rc_record p;
     memset(&p, 0, sizeof p);

@@ -23,7 +23,6 @@
 
 #define NFIELDS 4
 
-
 /* Reads a whole file into B. -1 when it cannot be read. */
 static int read_file(const char *path, rc_buf *b)
 {
@@ -387,8 +386,8 @@ static void test_serialize(void)
     rc_robots *c = rc_robots_deserialize(s, len);
     RC_CHECK(c != NULL);
     if (c) {
-        static const char *const paths[] = {"/", "/a", "/a/q/b", "/a/q/b/", "/x*y$", "/x*y$z", "/xay",
-                                            "/caf%C3%A9", "/other", "/robots.txt"};
+        static const char *const paths[] = {"/",      "/a",   "/a/q/b",     "/a/q/b/", "/x*y$",
+                                            "/x*y$z", "/xay", "/caf%C3%A9", "/other",  "/robots.txt"};
         for (size_t i = 0; i < RC_ARRAY_LEN(paths); i++)
             RC_CHECK_INT_EQ(rc_robots_allowed(c, paths[i]), rc_robots_allowed(r, paths[i]));
         RC_CHECK(rc_robots_crawl_delay(c) == 0.1);
@@ -409,10 +408,21 @@ static void test_serialize(void)
         free(cut);
     }
     RC_CHECK_INT_EQ(accepted, 0);
-    static const char *const bad[] = {"", "R1", "R1 0 0", "R2 0 0\n", "R1 1 0\n", "R1 0 0\nx/\n",
-                                      "R1 1 0\nd\n", "R1 0 0\ncfast\n", "R1 0 0\nc-1\n", "R1 0 0 0\n",
-                                      "R1 1 0\nd/\n\n", "R1 0 1\ns\n", "R1 0 0\nc1\nc2\n",
-                                      "R1 1 1\nshttp://a/\nd/\n", "\x01\x02\x03"};
+    static const char *const bad[] = {"",
+                                      "R1",
+                                      "R1 0 0",
+                                      "R2 0 0\n",
+                                      "R1 1 0\n",
+                                      "R1 0 0\nx/\n",
+                                      "R1 1 0\nd\n",
+                                      "R1 0 0\ncfast\n",
+                                      "R1 0 0\nc-1\n",
+                                      "R1 0 0 0\n",
+                                      "R1 1 0\nd/\n\n",
+                                      "R1 0 1\ns\n",
+                                      "R1 0 0\nc1\nc2\n",
+                                      "R1 1 1\nshttp://a/\nd/\n",
+                                      "\x01\x02\x03"};
     for (size_t i = 0; i < RC_ARRAY_LEN(bad); i++) {
         rc_robots *t = rc_robots_deserialize(bad[i], strlen(bad[i]));
         if (t) {
@@ -452,10 +462,10 @@ static void test_paths(void)
  * serialisation must always load back. A fixed seed keeps the run reproducible. */
 static void test_garbage(void)
 {
-    static const char *const frags[] = {"User-agent: ", "*", "redcrawl", "Disallow: ", "Allow: ", "/", "$",
-                                        "%", "%2", "%2A", "\n", "\r", "\r\n", "#", ":", " ", "\t",
-                                        "Crawl-delay: ", "1.5", "Sitemap: ", "\xEF\xBB\xBF", "\xff",
-                                        "a", "?", "\x01", "\0"};
+    static const char *const frags[] = {
+        "User-agent: ", "*",         "redcrawl",     "Disallow: ", "Allow: ", "/", "$",    "%",  "%2",
+        "%2A",          "\n",        "\r",           "\r\n",       "#",       ":", " ",    "\t", "Crawl-delay: ",
+        "1.5",          "Sitemap: ", "\xEF\xBB\xBF", "\xff",       "a",       "?", "\x01", "\0"};
     uint32_t seed = 12345;
     rc_buf b;
     rc_buf_init(&b);

@@ -32,7 +32,6 @@ static const char *err_name(int err)
     }
 }
 
-
 static bool expect_matches(const char *expected, int err, const char *got)
 {
     if (err)
@@ -120,8 +119,8 @@ static int run_file(const char *dir, const char *name, int nf)
                 fprintf(stderr, "%s:%d: normalize(\"%s\")\n    got:      %s\n    expected: %s\n", path, lineno,
                         fields[0].ptr, err ? err_name(err) : got, expected);
             else
-                fprintf(stderr, "%s:%d: resolve(\"%s\", \"%s\")\n    got:      %s\n    expected: %s\n", path,
-                        lineno, fields[0].ptr, fields[1].ptr, err ? err_name(err) : got, expected);
+                fprintf(stderr, "%s:%d: resolve(\"%s\", \"%s\")\n    got:      %s\n    expected: %s\n", path, lineno,
+                        fields[0].ptr, fields[1].ptr, err ? err_name(err) : got, expected);
         }
         rc_test_checks++;
         if (err && got) {
@@ -172,14 +171,10 @@ static void test_host_functions(void)
         const char *url;
         int err;
     } bad[] = {
-        {"ftp://example.com/", RC_URL_ESCHEME},
-        {"example.com/", RC_URL_EINVAL},
-        {"http:example.com", RC_URL_EINVAL},
-        {"http:///x", RC_URL_EHOST},
-        {"http://:80/", RC_URL_EHOST},
-        {"http://a:99999/", RC_URL_EINVAL},
-        {"http://a:8x/", RC_URL_EINVAL},
-        {"http://[::1/", RC_URL_EINVAL},
+        {"ftp://example.com/", RC_URL_ESCHEME}, {"example.com/", RC_URL_EINVAL},
+        {"http:example.com", RC_URL_EINVAL},    {"http:///x", RC_URL_EHOST},
+        {"http://:80/", RC_URL_EHOST},          {"http://a:99999/", RC_URL_EINVAL},
+        {"http://a:8x/", RC_URL_EINVAL},        {"http://[::1/", RC_URL_EINVAL},
     };
     for (size_t i = 0; i < RC_ARRAY_LEN(bad); i++) {
         snprintf(buf, sizeof buf, "untouched");

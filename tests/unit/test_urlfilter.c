@@ -59,8 +59,8 @@ int main(void)
     expect(f, url, "calendar");
     snprintf(url, sizeof url, "http://a.test/cal?month=%d-03", year - 5);
     expect(f, url, "calendar");
-    expect(f, "http://a.test/item/20991", NULL);   /* five digits: not a year */
-    expect(f, "http://a.test/item/1234", NULL);    /* not 19xx/20xx */
+    expect(f, "http://a.test/item/20991", NULL); /* five digits: not a year */
+    expect(f, "http://a.test/item/1234", NULL);  /* not 19xx/20xx */
     char longurl[2100];
     memset(longurl, 'a', sizeof longurl - 1);
     memcpy(longurl, "http://a.test/", 14);

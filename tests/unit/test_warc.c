@@ -47,21 +47,32 @@ int main(void)
     rc_buf h;
     rc_buf_init(&h);
     rc_warc_http_head(&h, head, sizeof head - 1);
-    RC_CHECK_STR_EQ(h.ptr, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Crawler-Transfer-Encoding: chunked\r\n\r\n");
+    RC_CHECK_STR_EQ(h.ptr,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Crawler-Transfer-Encoding: chunked\r\n\r\n");
     size_t payload_off = h.len;
     rc_buf_puts(&h, "abc");
 
-    rc_warc_rec r = {.type = "response", .id = id1, .date = "2026-01-02T03:04:05.006Z",
-                     .target_uri = "http://a.test/x", .ip = "127.0.0.1",
-                     .content_type = "application/http; msgtype=response", .block = h.ptr, .block_len = h.len,
+    rc_warc_rec r = {.type = "response",
+                     .id = id1,
+                     .date = "2026-01-02T03:04:05.006Z",
+                     .target_uri = "http://a.test/x",
+                     .ip = "127.0.0.1",
+                     .content_type = "application/http; msgtype=response",
+                     .block = h.ptr,
+                     .block_len = h.len,
                      .payload_off = payload_off};
     rc_buf two, plain;
     rc_buf_init(&two);
     rc_buf_init(&plain);
     RC_CHECK_INT_EQ(rc_warc_append(&two, &r, 6), 0);
     size_t first = two.len;
-    rc_warc_rec q = {.type = "request", .id = id2, .date = r.date, .target_uri = r.target_uri, .concurrent_to = id1,
-                     .content_type = "application/http; msgtype=request", .block = "GET /x HTTP/1.1\r\n\r\n",
+    rc_warc_rec q = {.type = "request",
+                     .id = id2,
+                     .date = r.date,
+                     .target_uri = r.target_uri,
+                     .concurrent_to = id1,
+                     .content_type = "application/http; msgtype=request",
+                     .block = "GET /x HTTP/1.1\r\n\r\n",
                      .block_len = 19};
     RC_CHECK_INT_EQ(rc_warc_append(&two, &q, 1), 0);
 
