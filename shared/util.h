@@ -47,7 +47,7 @@ char *rc_buf_steal(rc_buf *b);
 /* Wall clock in ms / µs since the epoch, and a monotonic clock in ms. */
 uint64_t rc_now_ms(void);
 uint64_t rc_now_us(void);
-/* This process's default id, HOST-PID-XXXX (XXXX from the clock, so a restarted process with a
+/* This process's default id, HOST-PID-hhhh (hhhh: 4 hex digits from the clock, so a restarted process with a
  * recycled pid gets another): workers, schedulers and monitors name themselves with it. */
 void rc_process_id(char *buf, size_t cap);
 /* A NULL-terminated copy of n strings (NULL when n is 0); rc_strv_free frees it (NULL is fine). */

@@ -8,7 +8,7 @@
 
 #include "util.h"
 
-/* "<urn:uuid:xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx>" and its NUL. */
+/* "<urn:uuid:" + a version-4 UUID (36 characters) + ">" and its NUL. */
 #define RC_WARC_ID_LEN 48
 
 typedef struct rc_warc_rec {   /* all borrowed */

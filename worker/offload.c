@@ -22,8 +22,8 @@ struct rc_offload {
     ev_async wake;      /* loop thread */
     pthread_mutex_t mu; /* guards everything below */
     pthread_cond_t cv;
-    job *todo, *todo_tail; /* FIFO: oldest first */
-    job *finished;         /* done() still to run on the loop (any order) */
+    job *waiting, *waiting_tail; /* FIFO: oldest first */
+    job *finished;               /* done() still to run on the loop (any order) */
     int stopping;
     long pending; /* submitted, done() not yet run: read and written on the loop only */
     int n_threads;
@@ -35,14 +35,14 @@ static void *thread_main(void *p)
     rc_offload *o = p;
     pthread_mutex_lock(&o->mu);
     for (;;) {
-        while (!o->todo && !o->stopping)
+        while (!o->waiting && !o->stopping)
             pthread_cond_wait(&o->cv, &o->mu);
         if (o->stopping)
             break;
-        job *j = o->todo;
-        o->todo = j->next;
-        if (!o->todo)
-            o->todo_tail = NULL;
+        job *j = o->waiting;
+        o->waiting = j->next;
+        if (!o->waiting)
+            o->waiting_tail = NULL;
         pthread_mutex_unlock(&o->mu);
         j->work(j->arg);
         pthread_mutex_lock(&o->mu);
@@ -107,11 +107,11 @@ void rc_offload_submit(rc_offload *o, rc_offload_fn work, rc_offload_fn done, vo
     j->arg = arg;
     o->pending++;
     pthread_mutex_lock(&o->mu);
-    if (o->todo_tail)
-        o->todo_tail->next = j;
+    if (o->waiting_tail)
+        o->waiting_tail->next = j;
     else
-        o->todo = j;
-    o->todo_tail = j;
+        o->waiting = j;
+    o->waiting_tail = j;
     pthread_cond_signal(&o->cv);
     pthread_mutex_unlock(&o->mu);
 }
@@ -141,7 +141,7 @@ void rc_offload_free(rc_offload *o)
     for (int i = 0; i < o->n_threads; i++)
         pthread_join(o->threads[i], NULL);
     ev_async_stop(o->loop, &o->wake);
-    free_list(o->todo);
+    free_list(o->waiting);
     free_list(o->finished);
     pthread_mutex_destroy(&o->mu);
     pthread_cond_destroy(&o->cv);
