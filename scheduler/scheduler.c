@@ -62,6 +62,7 @@ struct rc_scheduler {
     uint64_t last_refresh_ms;
     uint64_t dispatched, dropped;
     int refused;               /* Redis refuses writes (OOM, ...): dispatch waits, said once */
+    int mem_full;              /* INFO memory shows maxmemory reached under noeviction */
     char run_id[48];           /* Redis' run_id: a change means it restarted */
     rc_sched_metrics *metrics; /* NULL = --metrics-port off; see sched_metrics.h for threads */
 };
@@ -78,6 +79,23 @@ static void note_refusal(rc_scheduler *s, const char *err)
              "Redis refuses writes: %s -- dispatching paused (retried every second); heartbeats, reaping "
              "and stop go on; free memory or raise maxmemory (README: Redis sizing)",
              err);
+}
+
+/* Redis at maxmemory refuses every write the fleet makes, but the scheduler may have nothing
+ * to dispatch and so no write to be refused: INFO memory tells it anyway, once a second. */
+static void check_memory(rc_scheduler *s)
+{
+    char why[160];
+    int full = rc_redis_memory_full(s->r, why, sizeof why);
+    if (full == 1) {
+        note_refusal(s, why);
+        s->mem_full = 1;
+    } else if (full == 0 && s->mem_full) {
+        s->mem_full = 0;
+        if (s->refused)
+            rc_info(MOD, "Redis is under maxmemory again: dispatching");
+        s->refused = 0;
+    }
 }
 
 /* A restart of Redis shows as a new run_id; without persistence the jobs and queues went with
@@ -703,6 +721,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
         }
         refreshed = 1;
         check_run_id(s);
+        check_memory(s);
         refresh_workers(s);
         grant_orphans(s);
         rebalance(s);

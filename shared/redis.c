@@ -334,3 +334,41 @@ int rc_redis_run_id(rc_redis *r, char *buf, size_t cap)
         freeReplyObject(rep);
     return ok && buf[0] ? 0 : -EIO;
 }
+
+/* The value of "name:" at a line start of an INFO text into buf; 0, or -ENOENT. */
+static int info_field(const char *info, const char *name, char *buf, size_t cap)
+{
+    size_t n = strlen(name);
+    for (const char *p = info; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (strncmp(p, name, n) == 0 && p[n] == ':') {
+            size_t len = strcspn(p + n + 1, "\r\n");
+            snprintf(buf, cap, "%.*s", (int)len, p + n + 1);
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
+int rc_redis_parse_memory_full(const char *info, char *buf, size_t cap)
+{
+    char used[32], max[32], policy[32];
+    if (!info || info_field(info, "used_memory", used, sizeof used) < 0 ||
+        info_field(info, "maxmemory", max, sizeof max) < 0 ||
+        info_field(info, "maxmemory_policy", policy, sizeof policy) < 0)
+        return -EINVAL;
+    unsigned long long u = strtoull(used, NULL, 10), m = strtoull(max, NULL, 10);
+    if (m == 0 || u < m || strcmp(policy, "noeviction") != 0)
+        return 0;
+    snprintf(buf, cap, "OOM used_memory %.1f MB over maxmemory %.1f MB (noeviction)", (double)u / 1048576.0,
+             (double)m / 1048576.0);
+    return 1;
+}
+
+int rc_redis_memory_full(rc_redis *r, char *buf, size_t cap)
+{
+    redisReply *rep = rc_redis_cmd(r, "INFO memory");
+    int full = rep && rep->type == REDIS_REPLY_STRING ? rc_redis_parse_memory_full(rep->str, buf, cap) : -EIO;
+    if (rep)
+        freeReplyObject(rep);
+    return full;
+}

@@ -69,6 +69,14 @@ void rc_redis_parse_run_id(const char *info, char *buf, size_t cap);
 /* INFO server's run_id of the connected Redis into buf; -EIO when it cannot be read. */
 int rc_redis_run_id(rc_redis *r, char *buf, size_t cap);
 
+/* Whether an INFO memory text shows Redis refusing writes for memory: maxmemory set,
+ * used_memory at or over it and the policy noeviction (other policies evict instead). Writes
+ * why into buf ("OOM used_memory ... over maxmemory ... (noeviction)") when it does. Returns
+ * 1 full, 0 not, -EINVAL when the text lacks the fields. */
+int rc_redis_parse_memory_full(const char *info, char *buf, size_t cap);
+/* The same, asked of the connected Redis (INFO memory); -EIO when it cannot be read. */
+int rc_redis_memory_full(rc_redis *r, char *buf, size_t cap);
+
 /* Reply helpers: integer value of an integer or numeric string reply, else def. */
 int64_t rc_reply_int(const struct redisReply *rep, int64_t def);
 
