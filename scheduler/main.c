@@ -32,6 +32,8 @@ static const rc_conf_row rows[] = {
      "serve Prometheus metrics on this port (-1 = off, 0 = a free one, logged)"},
     {"metrics-addr", RC_CONF_STR, offsetof(rc_sched_conf, metrics_addr), "127.0.0.1", 0, 0, "REDCRAWL_METRICS_ADDR",
      "address the metrics port binds (0.0.0.0 in a container)"},
+    {"poll-only", RC_CONF_BOOL, offsetof(rc_sched_conf, poll_only), "0", 0, 1, NULL,
+     "ignore pub/sub nudges: dispatch only every --tick-ms (for latency comparisons)"},
     {"lock-ttl", RC_CONF_DOUBLE, offsetof(rc_sched_conf, lock_ttl), "10", 2, 600, NULL, "leader lease, seconds"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])

@@ -22,6 +22,7 @@
 #include "strmap.h"
 #include "url.h"
 #include "util.h"
+#include "wake.h"
 #include "wrr.h"
 #include "metrics.h"
 #include "sched_metrics.h"
@@ -65,6 +66,8 @@ struct rc_scheduler {
     int mem_full;              /* INFO memory shows maxmemory reached under noeviction */
     char run_id[48];           /* Redis' run_id: a change means it restarted */
     rc_sched_metrics *metrics; /* NULL = --metrics-port off; see sched_metrics.h for threads */
+    rc_wake *wake;             /* nudged when seeds arrive in an empty frontier; NULL = poll only */
+    uint64_t last_dispatch_ms;
 };
 
 /* Said once when Redis starts refusing the dispatch (at maxmemory: assign.lua is refused
@@ -668,6 +671,7 @@ static int64_t dispatch(rc_scheduler *s)
     int64_t na = 0, nd = 0;
     scan_window(s, 0, &assign, &na, &drop, &nd);
     int64_t handled = na + nd > 0 ? apply_round(s, &assign, na, &drop, nd, NULL, 0) : 0;
+    s->last_dispatch_ms = rc_now_ms();
     rc_argv_release(&assign);
     rc_argv_release(&drop);
     if (s->metrics && na + nd > 0)
@@ -772,16 +776,49 @@ rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, 
     return s;
 }
 
+#define WAKE_GAP_MS 5 /* nudges closer than this share one dispatch round */
+
+/* Seeds arrived while the frontier was empty: dispatch now instead of at the next tick. */
+static void on_wake(void *ud)
+{
+    rc_scheduler *s = ud;
+    if (!s->leader || s->refused)
+        return;
+    uint64_t since = rc_now_ms() - s->last_dispatch_ms;
+    double after = since >= WAKE_GAP_MS ? 0 : (double)(WAKE_GAP_MS - since) / 1000.0;
+    if (ev_timer_remaining(s->loop, &s->tick) > after) {
+        ev_timer_stop(s->loop, &s->tick);
+        ev_timer_set(&s->tick, after, 0);
+        ev_timer_start(s->loop, &s->tick);
+    }
+}
+
+/* The nudge channel: without it the scheduler still dispatches every --tick-ms. */
+static void start_wake(rc_scheduler *s)
+{
+    rc_redis_addr addr;
+    char err[256], channel[160];
+    if (s->conf->poll_only)
+        return;
+    snprintf(channel, sizeof channel, "%swake:sched", rc_redis_prefix(s->r));
+    if (rc_redis_parse_url(s->conf->redis, &addr, err, sizeof err) < 0 ||
+        !(s->wake = rc_wake_new(s->loop, &addr, channel, on_wake, s, err, sizeof err)))
+        rc_warn(MOD, "no dispatch nudges (dispatching every %lld ms): %s", (long long)s->conf->tick_ms, err);
+}
+
 void rc_scheduler_start(rc_scheduler *s)
 {
     rc_info(MOD, "started id=%s redis=%s prefix=%s", s->id, rc_redis_url(s->r), rc_redis_prefix(s->r));
     if (s->metrics)
         rc_info(MOD, "metrics on http://%s:%d/metrics", s->conf->metrics_addr, rc_sched_metrics_port(s->metrics));
+    start_wake(s);
     ev_timer_start(s->loop, &s->tick);
 }
 
 void rc_scheduler_stop(rc_scheduler *s)
 {
+    rc_wake_free(s->wake);
+    s->wake = NULL;
     ev_timer_stop(s->loop, &s->tick);
     if (s->leader) {
         /* Hand over at once instead of making a standby wait for the lease to run out. */
@@ -804,6 +841,7 @@ void rc_scheduler_free(rc_scheduler *s)
     rc_strmap_free(s->jobs, free);
     rc_strmap_free(s->blacklist, NULL);
     rc_sched_metrics_free(s->metrics);
+    rc_wake_free(s->wake);
     rc_redis_free(s->r);
     free(s);
 }

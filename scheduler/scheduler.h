@@ -21,6 +21,7 @@ typedef struct rc_sched_conf {
     int64_t backlog_floor;  /* ... but at least this many URLs (new workers) */
     int64_t max_attempts;   /* fetch attempts before a URL lands in failed */
     double lock_ttl;        /* seconds: leader lease */
+    int poll_only;          /* no pub/sub nudges: dispatch on the tick only */
     int64_t metrics_port;   /* Prometheus endpoint: -1 off, 0 a free port (logged) */
     char *metrics_addr;     /* its address (default loopback) */
 } rc_sched_conf;

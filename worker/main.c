@@ -47,6 +47,8 @@ static const rc_conf_row rows[] = {
      "also produce every stored document to <prefix>.crawled_firehose"},
     {"useragent", RC_CONF_STR, offsetof(rc_worker_conf, useragent), NULL, 0, 0, "REDCRAWL_USERAGENT",
      "User-Agent header"},
+    {"poll-only", RC_CONF_BOOL, offsetof(rc_worker_conf, poll_only), "0", 0, 1, NULL,
+     "ignore pub/sub nudges: take new work only on the poll timer (for latency comparisons)"},
     {"mark-recent", RC_CONF_BOOL, offsetof(rc_worker_conf, mark_recent), "0", 0, 1, "REDCRAWL_MARK_RECENT",
      "record every fetch in the fleet's \"fetched recently\" slots (rc:recent, 16 MiB in Redis), which "
      "skip_recent_hours reads; one BITFIELD per page"},

@@ -31,6 +31,7 @@
 #include "record.h"
 #include "redis.h"
 #include "robots.h"
+#include "wake.h"
 #include "robots_cache.h"
 #include "scripts.h"
 #include "seen.h"
@@ -126,6 +127,7 @@ struct rc_worker {
     char run_id[48];   /* Redis' INFO run_id: a change means it restarted */
     uint64_t rng;      /* xorshift64 state for retry jitter */
     ev_timer pump_timer, hb_timer, reconnect_timer, drain_timer, resend_timer, lag_timer;
+    rc_wake *wake;   /* nudged when hosts are assigned to this worker; NULL = poll only */
     double lag_last; /* ev_time() of the last lag probe */
     double lag_max;  /* worst stall of the loop seen, seconds */
     int take_outstanding;
@@ -1323,6 +1325,38 @@ static void on_pump_timer(struct ev_loop *loop, ev_timer *t, int revents)
 
 /* ---------- heartbeat, lifecycle ---------- */
 
+/* Hosts were assigned to this worker: take now rather than at the next poll (at most 100 ms
+ * away). A take in flight schedules the next itself. */
+static void on_wake(void *ud)
+{
+    rc_worker *w = ud;
+    if (!w->take_outstanding && ev_timer_remaining(w->loop, &w->pump_timer) > 0.001)
+        schedule_pump(w, 0);
+}
+
+static void wake_channel(const rc_worker *w, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%swake:%s", w->conf->prefix, w->id);
+}
+
+static void follow_wake(rc_worker *w)
+{
+    char channel[256];
+    wake_channel(w, channel, sizeof channel);
+    rc_wake_follow(w->wake, channel);
+}
+
+/* The nudge channel: without it the worker still polls. */
+static void start_wake(rc_worker *w)
+{
+    char channel[256], err[256];
+    if (w->conf->poll_only)
+        return;
+    wake_channel(w, channel, sizeof channel);
+    if (!(w->wake = rc_wake_new(w->loop, &w->addr, channel, on_wake, w, err, sizeof err)))
+        rc_warn(MOD, "no nudges from the scheduler (polling): %s", err);
+}
+
 /* The scheduler reaped this worker (it stalled past --worker-timeout, or Redis lost its
  * data): its leases are void. What it holds is dropped unstored and unacked (a task of an
  * older epoch has no effect), and it registers again under a new id. */
@@ -1340,6 +1374,7 @@ static void reregister(rc_worker *w)
              (long long)w->active, w->id, old);
     release_fenced(w); /* all stale now: dropped */
     resend_all(w);     /* likewise */
+    follow_wake(w);
     heartbeat(w);
 }
 
@@ -1605,6 +1640,7 @@ void rc_worker_start(rc_worker *w)
     if (w->metrics)
         rc_info(MOD, "metrics on http://%s:%d/metrics", w->conf->metrics_addr, rc_worker_metrics_port(w->metrics));
     connect_redis(w); /* registers (the first heartbeat) once connected */
+    start_wake(w);
     ev_timer_start(w->loop, &w->hb_timer);
     w->lag_last = ev_time();
     ev_timer_start(w->loop, &w->lag_timer);
@@ -1647,6 +1683,7 @@ void rc_worker_free(rc_worker *w)
         ev_timer_stop(w->loop, &w->resend_timer);
         ev_timer_stop(w->loop, &w->lag_timer);
     }
+    rc_wake_free(w->wake);
     rc_offload_free(w->parse); /* before the jobs its threads read */
     rc_fetcher_free(w->fetcher);
     rc_netguard_free(w->guard);

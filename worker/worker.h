@@ -32,6 +32,7 @@ typedef struct rc_worker_conf {
     char *useragent;
     char *cacert;
     int mark_recent;
+    int poll_only; /* no pub/sub nudges: take only on the poll timer */
     /* write every fetch into the fleet's "fetched recently" slots */ /* CA bundle verifying HTTPS servers (default:
                                                                          the system's) */
     int64_t concurrency;

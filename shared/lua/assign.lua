@@ -8,7 +8,7 @@
 -- worker named is the scheduler's choice for a host with none. A record no longer in seeds
 -- (already handled), or whose host would go to a worker that is gone, is skipped.
 -- Per worker, `queued` (its backlog) and `dispatched` (all URLs ever handed to it) grow by what
--- it got, once per worker rather than once per URL.
+-- it got, once per worker rather than once per URL; each such worker is nudged on wake:{worker}.
 local na, nd, no = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local i = 6
 local assigned, dropped, granted = 0, 0, 0
@@ -86,5 +86,9 @@ for w, n in pairs(queued) do
 end
 for w, n in pairs(dispatched) do
   redis.call('HINCRBY', K('worker', w), 'dispatched', n)
+end
+-- A nudge to each worker that got work, so it takes now rather than at its next poll (wake.h).
+for w in pairs(queued) do
+  redis.pcall('PUBLISH', K('wake', w), '1')
 end
 return {assigned, dropped, granted}

@@ -62,6 +62,10 @@ if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
   -- Count the new links before the page itself leaves, so pending never touches 0 early.
   if added > 0 then
     redis.call('HINCRBY', jk, 'pending', added)
+    -- The frontier was empty, so the scheduler may be asleep until its tick: nudge it.
+    if redis.call('ZCARD', K('seeds')) == added then
+      redis.pcall('PUBLISH', K('wake', 'sched'), '1')
+    end
   end
 end
 local minute = math.floor(NOW / 60000)

@@ -38,6 +38,7 @@ if added > 0 then
     end
   end
   redis.call('HSET', jk, 'state', 'running')
+  redis.pcall('PUBLISH', K('wake', 'sched'), '1') -- the scheduler dispatches now, not at its tick
 end
 local pending = tonumber(redis.call('HGET', jk, 'pending'))
 if pending <= 0 and redis.call('HGET', jk, 'state') == 'running' then

@@ -341,7 +341,50 @@ def test_reaped_worker_hosts_keep_queues(tmp, procs):
     check(not bad, "overlapping requests to one host: %s" % bad[:2])
 
 
+def nudged_fleet(procs, tmp, poll_only):
+    """Redis, a scheduler ticking every 10 s and one worker (w0); the seconds from a one-URL
+    submit to its stored record, and the nudges seen on wake:sched and wake:w0."""
+    from test_kafka import Subscriber
+    tmp = os.path.join(tmp, "poll" if poll_only else "nudge")
+    os.makedirs(tmp)
+    web_port, _, _ = start_web(procs, tmp, "--sites", "1", "--pages", "3")
+    redis_port, _ = start_redis(procs, tmp)
+    env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
+    extra = ["--poll-only"] if poll_only else []
+    t_start = time.time()
+    procs.start([SCHEDULER, "--tick-ms", "10000"] + extra, os.path.join(tmp, "scheduler.log"), env=env)
+    out = os.path.join(tmp, "out")
+    procs.start([WORKER, "--id", "w0", "--out", out, "--connect-to", "::127.0.0.1:%d" % web_port] + extra,
+                os.path.join(tmp, "worker0.log"), env=env)
+    subs = [Subscriber(redis_port, "rc:wake:sched"), Subscriber(redis_port, "rc:wake:w0")]
+    while time.time() < t_start + 10 and redis_cmd(redis_port, "ZCARD", "rc:workers") != 1:
+        time.sleep(0.1)
+    time.sleep(max(0.0, t_start + 2 - time.time()))  # the scheduler's first tick is over
+    t0 = time.time()
+    submit(env, "one", ["http://s0.site.test/"])
+    path = os.path.join(out, "pages.jsonl")
+    while time.time() < t0 + 30 and not (os.path.exists(path) and read_pages(path)):
+        time.sleep(0.05)
+    check(os.path.exists(path) and read_pages(path), "the page was not stored within 30 s")
+    return time.time() - t0, [len(sub.messages) for sub in subs]
+
+
+def test_nudges_cut_the_wait(tmp, procs):
+    """Pub/sub nudges (shared/wake.c): with the scheduler's tick at 10 s, a job submitted to an
+    idle fleet is dispatched at once, because submit.lua nudges the scheduler (wake:sched) and
+    assign.lua the worker that got the host (wake:w0). With --poll-only the same job waits for
+    the next tick."""
+    fast, seen = nudged_fleet(procs, tmp, False)
+    procs.stop_all()
+    slow, seen_poll = nudged_fleet(procs, tmp, True)
+    print("  submit to stored: %.2f s with nudges %s, %.2f s polling every 10 s (nudges %s)"
+          % (fast, seen, slow, seen_poll))
+    check(seen[0] >= 1 and seen[1] >= 1, "no nudge on wake:sched or wake:w0: %s" % seen)
+    check(fast < 5, "with nudges the page still waited %.1f s for the 10 s tick" % fast)
+    check(slow > fast + 3, "polling only was not slower (%.1f s vs %.1f s): did the nudge act?" % (slow, fast))
+
+
 if __name__ == "__main__":
     run_tests([test_small_job_not_behind_big_one, test_hosts_follow_capacity, test_slowed_worker_loses_hosts,
                test_priorities_share_hosts, test_new_job_not_behind_backlog_on_same_host,
-               test_reaped_worker_hosts_keep_queues])
+               test_reaped_worker_hosts_keep_queues, test_nudges_cut_the_wait])

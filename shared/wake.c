@@ -1,0 +1,143 @@
+/* wake.c - see wake.h. */
+#include "wake.h"
+
+#include <ev.h>
+#include <hiredis/adapters/libev.h>
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "util.h"
+
+#define MOD "wake"
+
+struct rc_wake {
+    struct ev_loop *loop;
+    rc_redis_addr addr;
+    char channel[256];
+    rc_wake_fn fn;
+    void *ud;
+    redisAsyncContext *ac;
+    ev_timer retry;
+    int quiet; /* said once that Redis is away; said again when it is back */
+};
+
+static void connect_wake(rc_wake *wk);
+
+static void on_message(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    rc_wake *wk = privdata;
+    redisReply *r = reply;
+    (void)ac;
+    /* ["message", channel, payload]; the subscribe confirmations are arrays too. */
+    if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 3 && r->element[0]->type == REDIS_REPLY_STRING &&
+        strcmp(r->element[0]->str, "message") == 0)
+        wk->fn(wk->ud);
+}
+
+static void subscribe(rc_wake *wk)
+{
+    if (wk->ac)
+        redisAsyncCommand(wk->ac, on_message, wk, "SUBSCRIBE %s", wk->channel);
+}
+
+static void on_connect(const redisAsyncContext *ac, int status)
+{
+    rc_wake *wk = ac->data;
+    if (!wk)
+        return;
+    if (status != REDIS_OK) {
+        wk->ac = NULL; /* hiredis frees it after this callback */
+        ev_timer_start(wk->loop, &wk->retry);
+        return;
+    }
+    if (wk->quiet)
+        rc_info(MOD, "nudges back channel=%s", wk->channel);
+    wk->quiet = 0;
+}
+
+static void on_disconnect(const redisAsyncContext *ac, int status)
+{
+    rc_wake *wk = ac->data;
+    if (!wk)
+        return; /* rc_wake_free */
+    wk->ac = NULL;
+    if (status != REDIS_OK && !wk->quiet) {
+        rc_debug(MOD, "subscriber lost Redis: %s (polling meanwhile; reconnecting)", ac->errstr);
+        wk->quiet = 1;
+    }
+    ev_timer_start(wk->loop, &wk->retry);
+}
+
+static void on_retry(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    (void)loop, (void)revents;
+    ev_timer_stop(((rc_wake *)t->data)->loop, t);
+    connect_wake(t->data);
+}
+
+static void connect_wake(rc_wake *wk)
+{
+    const rc_redis_addr *a = &wk->addr;
+    redisAsyncContext *ac = a->path[0] ? redisAsyncConnectUnix(a->path) : redisAsyncConnect(a->host, a->port);
+    if (!ac || ac->err) {
+        if (ac)
+            redisAsyncFree(ac);
+        ev_timer_start(wk->loop, &wk->retry);
+        return;
+    }
+    ac->data = wk;
+    redisLibevAttach(wk->loop, ac);
+    redisAsyncSetConnectCallback(ac, on_connect);
+    redisAsyncSetDisconnectCallback(ac, on_disconnect);
+    if (a->password[0] && a->user[0])
+        redisAsyncCommand(ac, NULL, NULL, "AUTH %s %s", a->user, a->password);
+    else if (a->password[0])
+        redisAsyncCommand(ac, NULL, NULL, "AUTH %s", a->password);
+    wk->ac = ac;
+    subscribe(wk);
+}
+
+rc_wake *rc_wake_new(struct ev_loop *loop, const rc_redis_addr *addr, const char *channel, rc_wake_fn fn, void *ud,
+                     char *err, size_t cap)
+{
+    if (strlen(channel) >= sizeof((rc_wake *)0)->channel) {
+        snprintf(err, cap, "wake channel name too long: %s", channel);
+        return NULL;
+    }
+    rc_wake *wk = rc_xcalloc(1, sizeof *wk);
+    wk->loop = loop;
+    wk->addr = *addr;
+    wk->fn = fn;
+    wk->ud = ud;
+    snprintf(wk->channel, sizeof wk->channel, "%s", channel);
+    ev_timer_init(&wk->retry, on_retry, 1.0, 0);
+    wk->retry.data = wk;
+    connect_wake(wk);
+    return wk;
+}
+
+void rc_wake_follow(rc_wake *wk, const char *channel)
+{
+    if (!wk || strcmp(channel, wk->channel) == 0)
+        return;
+    if (wk->ac)
+        redisAsyncCommand(wk->ac, NULL, NULL, "UNSUBSCRIBE %s", wk->channel);
+    snprintf(wk->channel, sizeof wk->channel, "%s", channel);
+    subscribe(wk);
+}
+
+void rc_wake_free(rc_wake *wk)
+{
+    if (!wk)
+        return;
+    ev_timer_stop(wk->loop, &wk->retry);
+    if (wk->ac) {
+        wk->ac->data = NULL; /* its disconnect callback, run by the free, finds no wake */
+        redisAsyncFree(wk->ac);
+    }
+    free(wk);
+}
