@@ -224,9 +224,11 @@ def load_frontier(port, crawlid, urls):
     backlog of this size takes minutes through the CLI under the sanitizers), scored as
     submit.lua scores them (priority 1, depth 0, the job's own sequence), and counts them in
     the job's pending and sequence."""
-    # Counted first: the job must not finish (pending 0) while its records arrive.
-    cmds = [resp("HINCRBY", "rc:job:" + crawlid, "pending", len(urls))]
-    cmds += [resp("ZADD", "rc:seeds", 999 * 2 ** 40 + 1000 + i,
+    # Counted first, before the records are even built: the job must not finish (its seed
+    # fetched, pending 0) while they arrive.
+    check(isinstance(redis_cmd(port, "HINCRBY", "rc:job:" + crawlid, "pending", len(urls)), int),
+          "pending not counted")
+    cmds = [resp("ZADD", "rc:seeds", 999 * 2 ** 40 + 1000 + i,
                   '{"url":"%s","crawlid":"%s","depth":0,"priority":1,"attempt":0}' % (url, crawlid))
              for i, url in enumerate(urls)]
     cmds.append(resp("HINCRBY", "rc:job:" + crawlid, "seq", 1000 + len(urls)))
