@@ -5,6 +5,7 @@
 #include <hiredis/hiredis.h>
 #include <jansson.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,15 +67,20 @@ typedef struct crawl_conf {
     int64_t web_port;
 } crawl_conf;
 
+/* Options that are job fields take any number here: their ranges and messages are the crawl request
+ * table's (reqfield.c), checked by rc_job_parse as for Kafka, submit and the REST API. */
+#define JOB_CHECKS -1e15, 1e15
+
 static const rc_conf_row rows[] = {
     {"workers", RC_CONF_INT, offsetof(crawl_conf, workers), "2", 1, 256, NULL, "worker processes"},
-    {"max-pages", RC_CONF_INT, offsetof(crawl_conf, max_pages), "0", 0, 1e12, NULL,
+    {"max-pages", RC_CONF_INT, offsetof(crawl_conf, max_pages), "0", JOB_CHECKS, NULL,
      "stop after this many pages (0 = no limit)"},
-    {"maxdepth", RC_CONF_INT, offsetof(crawl_conf, maxdepth), "5", -1, 1000, NULL,
+    {"maxdepth", RC_CONF_INT, offsetof(crawl_conf, maxdepth), "5", JOB_CHECKS, NULL,
      "follow links this deep (-1 = no limit)"},
     {"concurrency", RC_CONF_INT, offsetof(crawl_conf, concurrency), "64", 1, 10000, NULL,
      "transfers at once per worker"},
-    {"priority", RC_CONF_INT, offsetof(crawl_conf, priority), "50", 1, 100, NULL, "job priority, 1-100 as for submit"},
+    {"priority", RC_CONF_INT, offsetof(crawl_conf, priority), "50", JOB_CHECKS, NULL,
+     "job priority, 1-100 as for submit"},
     {"delay", RC_CONF_DOUBLE, offsetof(crawl_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY",
      "seconds between hits on one domain"},
     {"timeout", RC_CONF_DOUBLE, offsetof(crawl_conf, timeout), "30", 0.1, 3600, NULL,
@@ -98,7 +104,7 @@ static const rc_conf_row rows[] = {
      "follow links only into this domain (default: the seeds' registrable domains)"},
     {"rules", RC_CONF_STR, offsetof(crawl_conf, rules), NULL, 0, 0, NULL,
      "extraction rules (JSON file); items go to OUT/items.jsonl"},
-    {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", 0, 31536000, NULL,
+    {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", JOB_CHECKS, NULL,
      "fetch navigation pages again every N seconds (runs until --max-pages or Ctrl-C)"},
     {"jump-link", RC_CONF_LIST, offsetof(crawl_conf, jump_links), NULL, 0, 0, NULL,
      "regex of jump links (a search engine's redirecting result links): their redirect chains may leave the scope, and "
@@ -122,9 +128,9 @@ static const rc_conf_row rows[] = {
      "a WARC file is closed for the next one past this many bytes"},
     {"body", RC_CONF_BOOL, offsetof(crawl_conf, body), "0", 0, 1, NULL,
      "store each HTML page's decoded body (UTF-8) in its record, up to --body-max bytes"},
-    {"body-max", RC_CONF_INT, offsetof(crawl_conf, body_max), "1048576", 1, 67108864, NULL,
+    {"body-max", RC_CONF_INT, offsetof(crawl_conf, body_max), "1048576", JOB_CHECKS, NULL,
      "bytes of body kept in a record at most (larger: only in WARC, body_omitted says so)"},
-    {"meta-refresh-max", RC_CONF_INT, offsetof(crawl_conf, meta_refresh_max), "5", -1, 86400, NULL,
+    {"meta-refresh-max", RC_CONF_INT, offsetof(crawl_conf, meta_refresh_max), "5", JOB_CHECKS, NULL,
      "follow a <meta http-equiv=refresh> like a redirect when its delay is at most this many seconds (-1: never)"},
     {"sitemaps", RC_CONF_BOOL, offsetof(crawl_conf, sitemaps), "0", 0, 1, NULL,
      "read each seed host's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, indexes and gzip expanded); their "
@@ -134,7 +140,7 @@ static const rc_conf_row rows[] = {
     {"dedup-canonical", RC_CONF_BOOL, offsetof(crawl_conf, dedup_canonical), "0", 0, 1, NULL,
      "a page whose <link rel=canonical> names another URL is recorded as its duplicate (no text) and the canonical URL "
      "fetched instead"},
-    {"skip-recent-hours", RC_CONF_INT, offsetof(crawl_conf, skip_recent_hours), "0", 0, 8760, NULL,
+    {"skip-recent-hours", RC_CONF_INT, offsetof(crawl_conf, skip_recent_hours), "0", JOB_CHECKS, NULL,
      "do not fetch a URL that any job fetched within this many hours (fleet-wide, through Redis)"},
     {"mark-recent", RC_CONF_BOOL, offsetof(crawl_conf, mark_recent), "0", 0, 1, "REDCRAWL_MARK_RECENT",
      "this crawl's workers record every fetch for --skip-recent-hours (rc:recent: 16 MiB in Redis)"},
@@ -143,6 +149,31 @@ static const rc_conf_row rows[] = {
      "serve the dashboard and REST API (redcrawl-web) on this 127.0.0.1 port (0 = a free one, -1 = none)"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
+
+/* The options that are job fields: the job is built from them, and a message of the job validator
+ * names the option back. The seeds (URL arguments) are "urls", --rules is read from its file. */
+static const struct job_option {
+    const char *option, *field;
+} job_options[] = {
+    {"crawlid", "crawlid"},
+    {"maxdepth", "maxdepth"},
+    {"max-pages", "max_pages"},
+    {"priority", "priority"},
+    {"allowed-domain", "allowed_domains"},
+    {"text", "text"},
+    {"dedup-content", "dedup_content"},
+    {"warc", "warc"},
+    {"sitemaps", "sitemaps"},
+    {"dedup-canonical", "dedup_canonical"},
+    {"skip-recent-hours", "skip_recent_hours"},
+    {"meta-refresh-max", "meta_refresh_max"},
+    {"body", "body"},
+    {"body-max", "body_max"},
+    {"refresh", "refresh_seconds"},
+    {"jump-link", "jump_links"},
+    {"data-pages", "data_pages"},
+    {"rules", "rules"},
+};
 
 static volatile sig_atomic_t interrupted; /* set by SIGINT/SIGTERM: the only thing a handler may do */
 
@@ -420,6 +451,111 @@ static void summary_statuses(const char *pages, rc_buf *out)
         rc_buf_printf(out, "%sunreadable: %lld", out->len ? ", " : "", (long long)other);
 }
 
+/* ---- the job -------------------------------------------------------------------------------- */
+
+/* An option's value as JSON; NULL for an unset string or an empty list. */
+static json_t *option_json(const crawl_conf *c, const char *name)
+{
+    const rc_conf_row *row = NULL;
+    for (size_t i = 0; i < NROWS && !row; i++)
+        if (strcmp(rows[i].name, name) == 0)
+            row = &rows[i];
+    const char *p = row ? (const char *)c + row->offset : NULL;
+    switch (row ? row->type : RC_CONF_STR) {
+    case RC_CONF_INT:
+        return json_integer(*(const int64_t *)p);
+    case RC_CONF_BOOL:
+        return json_boolean(*(const int *)p);
+    case RC_CONF_DOUBLE: {
+        double d;
+        memcpy(&d, p, sizeof d);
+        return json_real(d);
+    }
+    case RC_CONF_STR:
+        return p && *(char *const *)p ? json_string(*(char *const *)p) : NULL;
+    case RC_CONF_LIST: {
+        const rc_strlist *l = (const rc_strlist *)p;
+        json_t *a = l->n ? json_array() : NULL;
+        for (size_t i = 0; i < l->n; i++)
+            json_array_append_new(a, json_string(l->v[i]));
+        return a;
+    }
+    }
+    return NULL;
+}
+
+/* The job request: the job options, the URL arguments as "urls", the rules file's document, and a
+ * crawlid made from the time (crawl-YYYYMMDD-HHMMSS, UTC) when --crawlid is not given. NULL after
+ * printing why when the rules file cannot be read. */
+static json_t *job_request(const crawl_conf *c, char **urls, int n)
+{
+    json_t *req = json_object();
+    json_object_set_new(req, "appid", json_string("redcrawl-cli"));
+    for (size_t i = 0; i < RC_ARRAY_LEN(job_options); i++) {
+        json_t *v = strcmp(job_options[i].field, "rules") != 0 ? option_json(c, job_options[i].option) : NULL;
+        if (v)
+            json_object_set_new(req, job_options[i].field, v);
+    }
+    if (!c->crawlid) {
+        char cid[64];
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        snprintf(cid, sizeof cid, "crawl-%04d%02d%02d-%02d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                 tm.tm_hour, tm.tm_min, tm.tm_sec);
+        json_object_set_new(req, "crawlid", json_string(cid));
+    }
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_string(urls[i]));
+    json_object_set_new(req, "urls", a);
+    if (c->rules) {
+        json_error_t jerr;
+        json_t *rules = json_load_file(c->rules, JSON_REJECT_DUPLICATES, &jerr);
+        if (!rules) {
+            fprintf(stderr, "redcrawl crawl: --rules %s: %s (line %d)\n", c->rules, jerr.text, jerr.line);
+            json_decref(req);
+            return NULL;
+        }
+        json_object_set_new(req, "rules", rules);
+    }
+    return req;
+}
+
+/* A job validator's message ("maxdepth must be ...") with the option it is about in front. */
+static void print_job_error(const char *err)
+{
+    size_t n = strcspn(err, " [");
+    bool seeds = (n == 3 && strncmp(err, "url", 3) == 0) || (n == 4 && strncmp(err, "urls", 4) == 0);
+    const char *option = seeds ? "URL" : NULL;
+    for (size_t i = 0; i < RC_ARRAY_LEN(job_options) && !option; i++)
+        if (strlen(job_options[i].field) == n && strncmp(err, job_options[i].field, n) == 0)
+            option = job_options[i].option;
+    if (option)
+        fprintf(stderr, "redcrawl crawl: %s%s: %s\n", strcmp(option, "URL") ? "--" : "", option, err);
+    else
+        fprintf(stderr, "redcrawl crawl: %s\n", err);
+}
+
+/* The job from the options, validated as a submitted request is (rc_job_parse, the rules compiled
+ * once to check them). 0, or -EINVAL after printing why. */
+static int build_job(const crawl_conf *c, char **urls, int n, rc_job *job)
+{
+    char err[512];
+    json_t *req = job_request(c, urls, n);
+    if (!req)
+        return -EINVAL;
+    char *s = json_dumps(req, JSON_COMPACT);
+    json_decref(req);
+    int r = rc_job_parse(s, strlen(s), job, err, sizeof err);
+    free(s);
+    if (r == 0 && job->rules && (r = rc_rules_check(job->rules, err, sizeof err)) < 0)
+        rc_job_release(job);
+    if (r < 0)
+        print_job_error(err);
+    return r < 0 ? -EINVAL : 0;
+}
+
 int rc_cli_crawl(int argc, char **argv)
 {
     crawl_conf c;
@@ -476,81 +612,7 @@ int rc_cli_crawl(int argc, char **argv)
     rc_netguard_free(guard); /* built only to validate: the workers build their own */
 
     /* The job, validated by the same code that validates submitted requests. */
-    char cid[64];
-    if (!c.crawlid) {
-        time_t now = time(NULL);
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        snprintf(cid, sizeof cid, "crawl-%04d%02d%02d-%02d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                 tm.tm_hour, tm.tm_min, tm.tm_sec);
-    }
-    json_t *req = json_object();
-    json_object_set_new(req, "crawlid", json_string(c.crawlid ? c.crawlid : cid));
-    json_object_set_new(req, "appid", json_string("redcrawl-cli"));
-    json_t *urls = json_array();
-    for (int i = optind; i < argc; i++)
-        json_array_append_new(urls, json_string(argv[i]));
-    json_object_set_new(req, "urls", urls);
-    json_object_set_new(req, "maxdepth", json_integer(c.maxdepth));
-    json_object_set_new(req, "max_pages", json_integer(c.max_pages));
-    json_object_set_new(req, "priority", json_integer(c.priority));
-    if (c.allowed_domains.n) {
-        json_t *ad = json_array();
-        for (size_t i = 0; i < c.allowed_domains.n; i++)
-            json_array_append_new(ad, json_string(c.allowed_domains.v[i]));
-        json_object_set_new(req, "allowed_domains", ad);
-    }
-    if (c.text)
-        json_object_set_new(req, "text", json_true());
-    if (!c.dedup_content)
-        json_object_set_new(req, "dedup_content", json_false());
-    if (c.warc)
-        json_object_set_new(req, "warc", json_true());
-    if (c.sitemaps)
-        json_object_set_new(req, "sitemaps", json_true());
-    if (c.dedup_canonical)
-        json_object_set_new(req, "dedup_canonical", json_true());
-    if (c.skip_recent_hours)
-        json_object_set_new(req, "skip_recent_hours", json_integer(c.skip_recent_hours));
-    if (c.meta_refresh_max != 5)
-        json_object_set_new(req, "meta_refresh_max", json_integer(c.meta_refresh_max));
-    if (c.body) {
-        json_object_set_new(req, "body", json_true());
-        json_object_set_new(req, "body_max", json_integer(c.body_max));
-    }
-    if (c.refresh)
-        json_object_set_new(req, "refresh_seconds", json_integer(c.refresh));
-    if (c.jump_links.n) {
-        json_t *jl = json_array();
-        for (size_t i = 0; i < c.jump_links.n; i++)
-            json_array_append_new(jl, json_string(c.jump_links.v[i]));
-        json_object_set_new(req, "jump_links", jl);
-    }
-    if (c.data_pages.n) {
-        json_t *dp = json_array();
-        for (size_t i = 0; i < c.data_pages.n; i++)
-            json_array_append_new(dp, json_string(c.data_pages.v[i]));
-        json_object_set_new(req, "data_pages", dp);
-    }
-    if (c.rules) {
-        json_error_t jerr;
-        json_t *rules = json_load_file(c.rules, JSON_REJECT_DUPLICATES, &jerr);
-        if (!rules) {
-            fprintf(stderr, "redcrawl crawl: --rules %s: %s (line %d)\n", c.rules, jerr.text, jerr.line);
-            json_decref(req);
-            rc = 2;
-            goto out;
-        }
-        json_object_set_new(req, "rules", rules);
-    }
-    char *reqs = json_dumps(req, JSON_COMPACT);
-    json_decref(req);
-    int pr_ok = rc_job_parse(reqs, strlen(reqs), &job, err, sizeof err);
-    free(reqs);
-    if (pr_ok == 0 && job.rules && rc_rules_check(job.rules, err, sizeof err) < 0)
-        pr_ok = -1;
-    if (pr_ok < 0) {
-        fprintf(stderr, "redcrawl crawl: %s\n", err);
+    if (build_job(&c, argv + optind, argc - optind, &job) < 0) {
         rc = 2;
         goto out;
     }
