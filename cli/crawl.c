@@ -556,20 +556,250 @@ static int build_job(const crawl_conf *c, char **urls, int n, rc_job *job)
     return r < 0 ? -EINVAL : 0;
 }
 
+/* The network options, checked before anything starts: the workers would refuse them later. */
+static int check_net_options(const crawl_conf *c)
+{
+    char err[512];
+    for (size_t i = 0; i < c->connect_to.n; i++)
+        if (rc_netguard_check_connect_to(c->connect_to.v[i], err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl crawl: --connect-to: %s\n", err);
+            return -EINVAL;
+        }
+    for (size_t i = 0; i < c->allow_net.n; i++)
+        if (rc_netguard_check_cidr(c->allow_net.v[i], err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl crawl: --allow-net: %s\n", err);
+            return -EINVAL;
+        }
+    rc_netguard *guard =
+        rc_netguard_new(NULL, 0, (const char *const *)c->allow_port.v, c->allow_port.n, err, sizeof err);
+    if (!guard) {
+        fprintf(stderr, "redcrawl crawl: --allow-port: %s\n", err);
+        return -EINVAL;
+    }
+    rc_netguard_free(guard); /* built only to validate: the workers build their own */
+    return 0;
+}
+
+/* OUT/logs made, the daemons' programs found. */
+static int prepare_run(crawl_run *run, const char *outdir)
+{
+    snprintf(run->logdir, sizeof run->logdir, "%s/logs", outdir);
+    int mk = rc_mkdirs(run->logdir);
+    if (mk < 0) {
+        fprintf(stderr, "redcrawl crawl: cannot create %s: %s\n", run->logdir, strerror(-mk));
+        return mk;
+    }
+    run->worker_bin = rc_proc_find("redcrawl-worker");
+    run->sched_bin = rc_proc_find("redcrawl-scheduler");
+    if (!run->worker_bin || !run->sched_bin) {
+        fprintf(stderr, "redcrawl crawl: cannot find redcrawl-worker / redcrawl-scheduler next to this program or on "
+                        "PATH (build with scripts/setup.sh)\n");
+        return -ENOENT;
+    }
+    return 0;
+}
+
+/* Redis (--redis, else a private one started in PR), connected, conf:retention set, the job
+ * submitted. The URL the children use goes to *ret_url. */
+static int submit_job(crawl_run *run, rc_private_redis *pr, const rc_job *job, const char **ret_url)
+{
+    char err[512];
+    const crawl_conf *c = run->c;
+    const char *redis_url = c->redis;
+    if (!redis_url) {
+        if (rc_private_redis_start(pr, err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl crawl: %s\n", err);
+            return -EIO;
+        }
+        redis_url = pr->url;
+    }
+    run->r = rc_redis_new(redis_url, c->prefix, err, sizeof err);
+    if (!run->r) {
+        fprintf(stderr, "redcrawl crawl: %s\n", err);
+        return -EIO;
+    }
+    if (c->retention >= 0) {
+        redisReply *rep = rc_redis_cmd(run->r, "SET %s %lld", rc_redis_key(run->r, err, sizeof err, "conf:retention"),
+                                       (long long)c->retention);
+        if (rep)
+            freeReplyObject(rep);
+    }
+    int64_t added = 0;
+    if (rc_frontier_submit(run->r, job, &added, err, sizeof err) < 0) {
+        fprintf(stderr, "redcrawl crawl: %s\n", err);
+        return -EIO;
+    }
+    *ret_url = redis_url;
+    return 0;
+}
+
+/* Signals caught, then the scheduler, the dashboard and the workers started. */
+static void start_children(crawl_run *run, const char *redis_url, const char *outdir)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    build_argv(run, redis_url, outdir);
+    char logf[700];
+    snprintf(logf, sizeof logf, "%s/scheduler.log", run->logdir);
+    run->sched = rc_proc_spawn((const char *const *)run->sargv, logf);
+    run->web = start_dashboard(run);
+    run->workers = rc_xcalloc((size_t)run->c->workers, sizeof(pid_t));
+    for (int i = 0; i < run->c->workers; i++)
+        run->workers[i] = start_worker(run, i);
+}
+
+/* How a crawl ended, and its counters then. */
+typedef struct crawl_end {
+    job_stats st;
+    int lost; /* the job hash vanished from Redis */
+    int stopped_by_user;
+    int hit_max;
+} crawl_end;
+
+/* A job hash that is gone (Redis restarted without persistence, or someone deleted it) never
+ * finishes: after this many polls (200 ms each) without it the crawl says so and ends. */
+#define MISSING_POLLS 5
+
+/* The progress line: on a terminal redrawn each poll, else one line every 5 s. */
+static void show_progress(const crawl_run *run, const job_stats *st, uint64_t t0, int tty, uint64_t *last_line)
+{
+    uint64_t now = rc_mono_ms();
+    if (!tty && (run->c->quiet || now - *last_line < 5000))
+        return;
+    double secs = (double)(now - t0) / 1000.0;
+    int64_t inflight = st->pending - st->seeds - st->queued;
+    if (inflight < 0)
+        inflight = 0;
+    fprintf(stderr, "%spages %lld (%.1f/s) | queued %lld | in flight %lld | errors %lld | %.0fs%s",
+            tty ? "\r\033[K" : "", (long long)st->fetched, secs > 0 ? (double)st->fetched / secs : 0.0,
+            (long long)(st->seeds + st->queued), (long long)inflight, (long long)(st->errors + st->failed), secs,
+            tty ? "" : "\n");
+    *last_line = now;
+}
+
+/* Polls the job until it is done, stopped and drained, lost, or the user insists; restarts dead
+ * children, shows progress, stops the job on Ctrl-C or at --max-pages. */
+static void watch_job(crawl_run *run, const rc_job *job, uint64_t t0, int tty, crawl_end *end)
+{
+    const crawl_conf *c = run->c;
+    uint64_t last_line = 0, stop_sent = 0;
+    int missing = 0;
+    for (;;) {
+        struct timespec ts = {0, 200 * 1000000};
+        nanosleep(&ts, NULL);
+        check_children(run);
+        missing = read_stats(run, job->crawlid, &end->st) == 0 && !end->st.state[0] ? missing + 1 : 0;
+        if (missing >= MISSING_POLLS) {
+            end->lost = 1;
+            break;
+        }
+        show_progress(run, &end->st, t0, tty, &last_line);
+        const char *state = end->st.state;
+        if (strcmp(state, "done") == 0)
+            break;
+        if ((strcmp(state, "stopped") == 0 || strcmp(state, "expired") == 0) && end->st.pending <= 0)
+            break;
+        uint64_t now = rc_mono_ms();
+        if (interrupted && !stop_sent) {
+            end->stopped_by_user = 1;
+            fprintf(stderr, "%sredcrawl: stopping: finishing pages in flight (Ctrl-C again to quit at once)\n",
+                    tty ? "\r\033[K" : "");
+            stop_job(run, job->crawlid);
+            stop_sent = now;
+        }
+        if (c->max_pages > 0 && end->st.started >= c->max_pages && !stop_sent) {
+            end->hit_max = 1;
+            stop_job(run, job->crawlid);
+            stop_sent = now;
+        }
+        if (interrupted > 1 || (stop_sent && now - stop_sent > (uint64_t)(c->timeout * 1000) + 10000))
+            break;
+    }
+}
+
+/* Every child stopped (workers get their transfer timeout to finish pages in flight). */
+static void stop_children(crawl_run *run)
+{
+    interrupted = interrupted ? interrupted : 1; /* children exiting now are not restarted */
+    for (int i = 0; i < run->c->workers; i++)
+        rc_proc_stop(run->workers[i], SIGTERM, (int)(run->c->timeout * 1000) + 5000);
+    rc_proc_stop(run->sched, SIGTERM, 10000);
+    if (run->web > 0)
+        rc_proc_stop(run->web, SIGTERM, 5000);
+}
+
+static void print_summary(const crawl_run *run, const rc_job *job, const crawl_end *end, const char *outdir,
+                          double secs)
+{
+    const job_stats *st = &end->st;
+    char *pages = rc_xasprintf("%s/pages.jsonl", outdir);
+    rc_buf statuses;
+    rc_buf_init(&statuses);
+    summary_statuses(pages, &statuses);
+    printf("\nredcrawl: job %s %s\n", job->crawlid,
+           end->lost              ? "LOST: its job vanished from Redis"
+           : end->stopped_by_user ? "stopped by user"
+           : end->hit_max         ? "reached --max-pages"
+                                  : "finished");
+    printf("  pages      %lld in %.1f s (%.1f pages/s)\n", (long long)st->fetched, secs,
+           secs > 0 ? (double)st->fetched / secs : 0.0);
+    printf("  statuses   %s\n", statuses.len ? statuses.ptr : "-");
+    printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st->errors,
+           (long long)st->retries, (long long)st->dropped);
+    printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st->denied);
+    if (st->recent_skipped)
+        printf("  recent %lld URL(s) not fetched: fetched by some job within --skip-recent-hours\n",
+               (long long)st->recent_skipped);
+    if (st->unchanged)
+        printf("  unchanged %lld refresh(es): a 304 to a conditional GET (not stored again) or the same text\n",
+               (long long)st->unchanged);
+    if (st->duplicates)
+        printf("  duplicates %lld page(s) with a main text seen before (duplicate_of; text not stored again)\n",
+               (long long)st->duplicates);
+    printf("  restarts   %d\n", run->restarts);
+    if (st->store_errors || st->store_failed)
+        printf("  STORE      %lld write(s) failed and were retried; %lld page(s) could NOT be stored (see the "
+               "worker logs)\n",
+               (long long)st->store_errors, (long long)st->store_failed);
+    printf("  output     %s\n", pages);
+    if (run->c->rules) {
+        char *items_path = rc_xasprintf("%s/items.jsonl", outdir);
+        printf("  items      %lld in %s (%lld dropped for a missing required field)\n", (long long)st->items,
+               items_path, (long long)st->items_dropped);
+        free(items_path);
+    }
+    printf("  logs       %s/\n", run->logdir);
+    rc_buf_release(&statuses);
+    free(pages);
+}
+
+/* --help anywhere: the usage, and nothing else happens. */
+static int want_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: redcrawl crawl [options] URL...\n\nCrawls from the URLs on this machine: a private Redis, a "
+                   "scheduler and N workers;\npage records go to OUT/pages.jsonl.\n\n");
+            rc_conf_usage(stdout, rows, NROWS);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int rc_cli_crawl(int argc, char **argv)
 {
     crawl_conf c;
     char err[512];
     int optind = 0, rc = 1;
     memset(&c, 0, sizeof c);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: redcrawl crawl [options] URL...\n\nCrawls from the URLs on this machine: a private Redis, a "
-                   "scheduler and N workers;\npage records go to OUT/pages.jsonl.\n\n");
-            rc_conf_usage(stdout, rows, NROWS);
-            return 0;
-        }
-    }
+    if (want_help(argc, argv))
+        return 0;
     if (rc_conf_init(rows, NROWS, &c, err, sizeof err) < 0 ||
         rc_conf_argv(rows, NROWS, &c, argc, argv, &optind, err, sizeof err) < 0) {
         fprintf(stderr, "redcrawl crawl: %s\n", err);
@@ -584,6 +814,7 @@ int rc_cli_crawl(int argc, char **argv)
     rc_job job;
     memset(&job, 0, sizeof job);
     char *outdir = NULL;
+    const char *redis_url = NULL;
     uint64_t t0 = rc_mono_ms();
 
     if (optind >= argc) {
@@ -591,193 +822,36 @@ int rc_cli_crawl(int argc, char **argv)
         rc = 2;
         goto out;
     }
-    for (size_t i = 0; i < c.connect_to.n; i++)
-        if (rc_netguard_check_connect_to(c.connect_to.v[i], err, sizeof err) < 0) {
-            fprintf(stderr, "redcrawl crawl: --connect-to: %s\n", err);
-            rc = 2;
-            goto out;
-        }
-    for (size_t i = 0; i < c.allow_net.n; i++)
-        if (rc_netguard_check_cidr(c.allow_net.v[i], err, sizeof err) < 0) {
-            fprintf(stderr, "redcrawl crawl: --allow-net: %s\n", err);
-            rc = 2;
-            goto out;
-        }
-    rc_netguard *guard = rc_netguard_new(NULL, 0, (const char *const *)c.allow_port.v, c.allow_port.n, err, sizeof err);
-    if (!guard) {
-        fprintf(stderr, "redcrawl crawl: --allow-port: %s\n", err);
-        rc = 2;
-        goto out;
-    }
-    rc_netguard_free(guard); /* built only to validate: the workers build their own */
-
     /* The job, validated by the same code that validates submitted requests. */
-    if (build_job(&c, argv + optind, argc - optind, &job) < 0) {
+    if (check_net_options(&c) < 0 || build_job(&c, argv + optind, argc - optind, &job) < 0) {
         rc = 2;
         goto out;
     }
-
     outdir = c.out ? rc_xstrdup(c.out) : rc_xasprintf("redcrawl-out/%s", job.crawlid);
-    snprintf(run.logdir, sizeof run.logdir, "%s/logs", outdir);
-    int mk = rc_mkdirs(run.logdir);
-    if (mk < 0) {
-        fprintf(stderr, "redcrawl crawl: cannot create %s: %s\n", run.logdir, strerror(-mk));
+    if (prepare_run(&run, outdir) < 0 || submit_job(&run, &pr, &job, &redis_url) < 0)
         goto out;
-    }
-    run.worker_bin = rc_proc_find("redcrawl-worker");
-    run.sched_bin = rc_proc_find("redcrawl-scheduler");
-    if (!run.worker_bin || !run.sched_bin) {
-        fprintf(stderr, "redcrawl crawl: cannot find redcrawl-worker / redcrawl-scheduler next to this program or on "
-                        "PATH (build with scripts/setup.sh)\n");
-        goto out;
-    }
-
-    const char *redis_url = c.redis;
-    if (!redis_url) {
-        if (rc_private_redis_start(&pr, err, sizeof err) < 0) {
-            fprintf(stderr, "redcrawl crawl: %s\n", err);
-            goto out;
-        }
-        redis_url = pr.url;
-    }
-    run.r = rc_redis_new(redis_url, c.prefix, err, sizeof err);
-    if (!run.r) {
-        fprintf(stderr, "redcrawl crawl: %s\n", err);
-        goto out;
-    }
-    if (c.retention >= 0) {
-        redisReply *rep = rc_redis_cmd(run.r, "SET %s %lld", rc_redis_key(run.r, err, sizeof err, "conf:retention"),
-                                       (long long)c.retention);
-        if (rep)
-            freeReplyObject(rep);
-    }
-    int64_t added = 0;
-    if (rc_frontier_submit(run.r, &job, &added, err, sizeof err) < 0) {
-        fprintf(stderr, "redcrawl crawl: %s\n", err);
-        goto out;
-    }
-
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-
-    build_argv(&run, redis_url, outdir);
-    char logf[700];
-    snprintf(logf, sizeof logf, "%s/scheduler.log", run.logdir);
-    run.sched = rc_proc_spawn((const char *const *)run.sargv, logf);
-    run.web = start_dashboard(&run);
-    run.workers = rc_xcalloc((size_t)c.workers, sizeof(pid_t));
-    for (int i = 0; i < c.workers; i++)
-        run.workers[i] = start_worker(&run, i);
+    start_children(&run, redis_url, outdir);
     int tty = isatty(STDERR_FILENO) && !c.quiet;
     fprintf(stderr, "redcrawl: crawling %zu seed(s) as job %s with %lld workers, output in %s/\n", job.n_seeds,
             job.crawlid, (long long)c.workers, outdir);
 
-    job_stats st;
-    uint64_t last_line = 0, stop_sent = 0;
-    int stopped_by_user = 0, hit_max = 0, missing = 0;
-    for (;;) {
-        struct timespec ts = {0, 200 * 1000000};
-        nanosleep(&ts, NULL);
-        check_children(&run);
-        /* A job hash that is gone (Redis restarted without persistence, or someone deleted it)
-         * never finishes: say so instead of waiting for ever. One second of absence counts. */
-        missing = read_stats(&run, job.crawlid, &st) == 0 && !st.state[0] ? missing + 1 : 0;
-        if (missing >= 5)
-            break;
-        uint64_t now = rc_mono_ms();
-        double secs = (double)(now - t0) / 1000.0;
-        int64_t inflight = st.pending - st.seeds - st.queued;
-        if (inflight < 0)
-            inflight = 0;
-        if (tty || (!c.quiet && now - last_line >= 5000)) {
-            fprintf(stderr, "%spages %lld (%.1f/s) | queued %lld | in flight %lld | errors %lld | %.0fs%s",
-                    tty ? "\r\033[K" : "", (long long)st.fetched, secs > 0 ? (double)st.fetched / secs : 0.0,
-                    (long long)(st.seeds + st.queued), (long long)inflight, (long long)(st.errors + st.failed), secs,
-                    tty ? "" : "\n");
-            last_line = now;
-        }
-        if (strcmp(st.state, "done") == 0)
-            break;
-        if ((strcmp(st.state, "stopped") == 0 || strcmp(st.state, "expired") == 0) && st.pending <= 0)
-            break;
-        if (interrupted && !stop_sent) {
-            stopped_by_user = 1;
-            fprintf(stderr, "%sredcrawl: stopping: finishing pages in flight (Ctrl-C again to quit at once)\n",
-                    tty ? "\r\033[K" : "");
-            stop_job(&run, job.crawlid);
-            stop_sent = now;
-        }
-        if (c.max_pages > 0 && st.started >= c.max_pages && !stop_sent) {
-            hit_max = 1;
-            stop_job(&run, job.crawlid);
-            stop_sent = now;
-        }
-        if (interrupted > 1 || (stop_sent && now - stop_sent > (uint64_t)(c.timeout * 1000) + 10000))
-            break;
-    }
+    crawl_end end;
+    memset(&end, 0, sizeof end);
+    watch_job(&run, &job, t0, tty, &end);
     if (tty)
         fputc('\n', stderr);
-    if (missing >= 5)
+    if (end.lost)
         fprintf(stderr,
                 "redcrawl: error: job %s vanished from Redis (%s): it restarted without persistence or "
                 "lost its data; what was stored is in %s/, the rest is lost. Run Redis with appendonly yes "
                 "and submit the job again.\n",
                 job.crawlid, c.redis ? c.redis : "private Redis", outdir);
-    interrupted = interrupted ? interrupted : 1; /* children exiting now are not restarted */
-    for (int i = 0; i < c.workers; i++)
-        rc_proc_stop(run.workers[i], SIGTERM, (int)(c.timeout * 1000) + 5000);
-    rc_proc_stop(run.sched, SIGTERM, 10000);
-    if (run.web > 0)
-        rc_proc_stop(run.web, SIGTERM, 5000);
-    read_stats(&run, job.crawlid, &st);
-    if (c.max_pages > 0 && st.started >= c.max_pages)
-        hit_max = 1; /* the cap may also show as "done": the takes dropped what was left */
-
-    double secs = (double)(rc_mono_ms() - t0) / 1000.0;
-    char *pages = rc_xasprintf("%s/pages.jsonl", outdir);
-    rc_buf statuses;
-    rc_buf_init(&statuses);
-    summary_statuses(pages, &statuses);
-    printf("\nredcrawl: job %s %s\n", job.crawlid,
-           missing >= 5      ? "LOST: its job vanished from Redis"
-           : stopped_by_user ? "stopped by user"
-           : hit_max         ? "reached --max-pages"
-                             : "finished");
-    printf("  pages      %lld in %.1f s (%.1f pages/s)\n", (long long)st.fetched, secs,
-           secs > 0 ? (double)st.fetched / secs : 0.0);
-    printf("  statuses   %s\n", statuses.len ? statuses.ptr : "-");
-    printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st.errors, (long long)st.retries,
-           (long long)st.dropped);
-    printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st.denied);
-    if (st.recent_skipped)
-        printf("  recent %lld URL(s) not fetched: fetched by some job within --skip-recent-hours\n",
-               (long long)st.recent_skipped);
-    if (st.unchanged)
-        printf("  unchanged %lld refresh(es): a 304 to a conditional GET (not stored again) or the same text\n",
-               (long long)st.unchanged);
-    if (st.duplicates)
-        printf("  duplicates %lld page(s) with a main text seen before (duplicate_of; text not stored again)\n",
-               (long long)st.duplicates);
-    printf("  restarts   %d\n", run.restarts);
-    if (st.store_errors || st.store_failed)
-        printf("  STORE      %lld write(s) failed and were retried; %lld page(s) could NOT be stored (see the "
-               "worker logs)\n",
-               (long long)st.store_errors, (long long)st.store_failed);
-    printf("  output     %s\n", pages);
-    if (c.rules) {
-        char *items_path = rc_xasprintf("%s/items.jsonl", outdir);
-        printf("  items      %lld in %s (%lld dropped for a missing required field)\n", (long long)st.items, items_path,
-               (long long)st.items_dropped);
-        free(items_path);
-    }
-    printf("  logs       %s/\n", run.logdir);
-    rc_buf_release(&statuses);
-    free(pages);
-    rc = missing >= 5 ? 3 : stopped_by_user ? 130 : st.store_failed > 0 ? 4 : 0;
+    stop_children(&run);
+    read_stats(&run, job.crawlid, &end.st);
+    if (c.max_pages > 0 && end.st.started >= c.max_pages)
+        end.hit_max = 1; /* the cap may also show as "done": the takes dropped what was left */
+    print_summary(&run, &job, &end, outdir, (double)(rc_mono_ms() - t0) / 1000.0);
+    rc = end.lost ? 3 : end.stopped_by_user ? 130 : end.st.store_failed > 0 ? 4 : 0;
 out:
     if (run.r)
         rc_redis_free(run.r);
