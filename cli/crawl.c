@@ -474,10 +474,16 @@ static json_t *option_json(const crawl_conf *c, const char *name)
     case RC_CONF_STR:
         return p && *(char *const *)p ? json_string(*(char *const *)p) : NULL;
     case RC_CONF_LIST: {
+        /* A value given twice on a command line counts once (a request's lists must be unique). */
         const rc_strlist *l = (const rc_strlist *)p;
         json_t *a = l->n ? json_array() : NULL;
-        for (size_t i = 0; i < l->n; i++)
-            json_array_append_new(a, json_string(l->v[i]));
+        for (size_t i = 0; i < l->n; i++) {
+            size_t k = 0;
+            while (k < i && strcmp(l->v[k], l->v[i]) != 0)
+                k++;
+            if (k == i)
+                json_array_append_new(a, json_string(l->v[i]));
+        }
         return a;
     }
     }
