@@ -110,130 +110,181 @@ struct xframe {
     int commas, any; /* top-level commas, and whether anything is inside */
 };
 
+/* The scanner of xpath_precheck: where it is, the open brackets, and where errors go. */
+struct xscan {
+    const char *s;
+    size_t n, i;
+    struct xframe stack[XPATH_MAX_NEST];
+    size_t depth;
+    int after_value;    /* the previous token was not @ :: ( [ , or an operator */
+    const xfn *pending; /* a function name just read: the next '(' calls it */
+    size_t pending_at;
+    const char *path;
+    char *err;
+    size_t cap;
+};
+
+static int xscan_literal(struct xscan *x, char quote)
+{
+    const char *q = memchr(x->s + x->i + 1, quote, x->n - x->i - 1);
+    if (!q) {
+        seterr(x->err, x->cap, x->path, "invalid XPath: unfinished literal at offset %zu", x->i);
+        return -EINVAL;
+    }
+    x->i = (size_t)(q - x->s) + 1;
+    x->after_value = 1;
+    return 0;
+}
+
+static int xscan_open(struct xscan *x, char c)
+{
+    if (x->depth == XPATH_MAX_NEST) {
+        seterr(x->err, x->cap, x->path, "invalid XPath: brackets nested too deeply at offset %zu", x->i);
+        return -EINVAL;
+    }
+    x->stack[x->depth++] =
+        (struct xframe){c, c == '(' ? x->pending : NULL, c == '(' && x->pending ? x->pending_at : x->i, 0, 0};
+    x->pending = NULL;
+    x->i++;
+    x->after_value = 0;
+    return 0;
+}
+
+/* A function call's closing ')': the number of its arguments checked. */
+static int xcheck_arity(const struct xscan *x, const struct xframe *f)
+{
+    int nargs = f->any ? f->commas + 1 : 0;
+    if (nargs >= f->fn->min && (f->fn->max < 0 || nargs <= f->fn->max))
+        return 0;
+    char want[32];
+    if (f->fn->max < 0)
+        snprintf(want, sizeof(want), "%d or more arguments", f->fn->min);
+    else if (f->fn->max == f->fn->min)
+        snprintf(want, sizeof(want), "%d argument%s", f->fn->min, f->fn->min == 1 ? "" : "s");
+    else
+        snprintf(want, sizeof(want), "%d or %d arguments", f->fn->min, f->fn->max);
+    seterr(x->err, x->cap, x->path, "invalid XPath: %s() takes %s, not %d (offset %zu)", f->fn->name, want, nargs,
+           f->at);
+    return -EINVAL;
+}
+
+static int xscan_close(struct xscan *x, char c)
+{
+    if (!x->depth || x->stack[x->depth - 1].open != (c == ')' ? '(' : '[')) {
+        seterr(x->err, x->cap, x->path, "invalid XPath: unbalanced '%c' at offset %zu", c, x->i);
+        return -EINVAL;
+    }
+    const struct xframe *f = &x->stack[--x->depth];
+    if (f->fn && xcheck_arity(x, f) < 0)
+        return -EINVAL;
+    x->i++;
+    x->after_value = 1;
+    return 0;
+}
+
+/* A name: a function name (checked against XPath 1.0's), an axis name, a name test, or after a
+ * value an operator name (and, or, div, mod: libxml2 judges the rest). */
+static int xscan_name(struct xscan *x)
+{
+    const char *s = x->s;
+    size_t n = x->n, start = x->i, i = x->i;
+    while (i < n && xname_char((unsigned char)s[i]))
+        i++;
+    if (i + 1 < n && s[i] == ':' && s[i + 1] != ':') { /* prefix:name or prefix:* */
+        i++;
+        if (s[i] == '*')
+            i++;
+        else
+            while (i < n && xname_char((unsigned char)s[i]))
+                i++;
+    }
+    x->i = i;
+    size_t len = i - start, j = i;
+    if (x->after_value) {
+        x->after_value = 0;
+        return 0;
+    }
+    while (j < n && xws(s[j]))
+        j++;
+    if (j < n && s[j] == '(') {
+        x->pending = xfn_find(s + start, len);
+        x->pending_at = start;
+        if (!x->pending) {
+            seterr(x->err, x->cap, x->path, "invalid XPath: unknown function %.*s() at offset %zu (XPath 1.0 only)",
+                   (int)RC_MIN(len, 64), s + start, start);
+            return -EINVAL;
+        }
+        x->after_value = 0;
+    } else if (j + 1 < n && s[j] == ':' && s[j + 1] == ':') {
+        x->after_value = 0; /* an axis name; "::" follows */
+    } else {
+        x->after_value = 1;
+    }
+    return 0;
+}
+
+/* One token at x->i (not white space). */
+static int xscan_token(struct xscan *x)
+{
+    const char *s = x->s;
+    size_t n = x->n, i = x->i;
+    unsigned char c = (unsigned char)s[i];
+    if (x->depth && c != ')' && c != ']')
+        x->stack[x->depth - 1].any = 1;
+    if (c == '"' || c == '\'')
+        return xscan_literal(x, (char)c);
+    if ((c >= '0' && c <= '9') || (c == '.' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')) {
+        while (x->i < n && ((s[x->i] >= '0' && s[x->i] <= '9') || s[x->i] == '.'))
+            x->i++;
+        x->after_value = 1;
+        return 0;
+    }
+    if (c == '(' || c == '[')
+        return xscan_open(x, (char)c);
+    if (c == ')' || c == ']')
+        return xscan_close(x, (char)c);
+    if (c == '$') {
+        seterr(x->err, x->cap, x->path, "invalid XPath: variables are not supported (offset %zu)", i);
+        return -EINVAL;
+    }
+    if (xname_start(c))
+        return xscan_name(x);
+    if (c == ',') {
+        if (x->depth)
+            x->stack[x->depth - 1].commas++;
+        x->i++;
+        x->after_value = 0;
+    } else if (c == '.') {
+        x->i += i + 1 < n && s[i + 1] == '.' ? 2 : 1;
+        x->after_value = 1;
+    } else if (c == '*') {
+        x->i++;
+        x->after_value = !x->after_value; /* a name test after an operator, else multiplication */
+    } else if (c == ':' && i + 1 < n && s[i + 1] == ':') {
+        x->i += 2;
+        x->after_value = 0;
+    } else { /* / // | + - = != < <= > >= @ and anything libxml2 will reject */
+        x->i++;
+        x->after_value = 0;
+    }
+    return 0;
+}
+
 /* What libxml2 2.9 lets through: unbalanced brackets ("string(" compiles) and unknown functions
  * or wrong arities (only found when the call runs, which may be never on a test page). Follows
  * the XPath 1.0 lexical rules (section 3.7) to tell function names from name tests and operator
  * names. Syntax errors it does not look for are left to libxml2. */
 static int xpath_precheck(const char *s, const char *path, char *err, size_t cap)
 {
-    struct xframe stack[XPATH_MAX_NEST];
-    size_t depth = 0, i = 0, n = strlen(s);
-    int after_value = 0; /* the previous token was not @ :: ( [ , or an operator */
-    const xfn *pending = NULL;
-    size_t pending_at = 0;
-
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        if (xws((char)c)) {
-            i++;
-            continue;
-        }
-        if (depth && c != ')' && c != ']')
-            stack[depth - 1].any = 1;
-        if (c == '"' || c == '\'') {
-            const char *q = memchr(s + i + 1, c, n - i - 1);
-            if (!q) {
-                seterr(err, cap, path, "invalid XPath: unfinished literal at offset %zu", i);
-                return -EINVAL;
-            }
-            i = (size_t)(q - s) + 1;
-            after_value = 1;
-        } else if ((c >= '0' && c <= '9') || (c == '.' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')) {
-            while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'))
-                i++;
-            after_value = 1;
-        } else if (c == '(' || c == '[') {
-            if (depth == XPATH_MAX_NEST) {
-                seterr(err, cap, path, "invalid XPath: brackets nested too deeply at offset %zu", i);
-                return -EINVAL;
-            }
-            stack[depth++] =
-                (struct xframe){(char)c, c == '(' ? pending : NULL, c == '(' && pending ? pending_at : i, 0, 0};
-            pending = NULL;
-            i++;
-            after_value = 0;
-        } else if (c == ')' || c == ']') {
-            if (!depth || stack[depth - 1].open != (c == ')' ? '(' : '[')) {
-                seterr(err, cap, path, "invalid XPath: unbalanced '%c' at offset %zu", c, i);
-                return -EINVAL;
-            }
-            struct xframe *f = &stack[--depth];
-            if (f->fn) {
-                int nargs = f->any ? f->commas + 1 : 0;
-                if (nargs < f->fn->min || (f->fn->max >= 0 && nargs > f->fn->max)) {
-                    char want[32];
-                    if (f->fn->max < 0)
-                        snprintf(want, sizeof(want), "%d or more arguments", f->fn->min);
-                    else if (f->fn->max == f->fn->min)
-                        snprintf(want, sizeof(want), "%d argument%s", f->fn->min, f->fn->min == 1 ? "" : "s");
-                    else
-                        snprintf(want, sizeof(want), "%d or %d arguments", f->fn->min, f->fn->max);
-                    seterr(err, cap, path, "invalid XPath: %s() takes %s, not %d (offset %zu)", f->fn->name, want,
-                           nargs, f->at);
-                    return -EINVAL;
-                }
-            }
-            i++;
-            after_value = 1;
-        } else if (c == ',') {
-            if (depth)
-                stack[depth - 1].commas++;
-            i++;
-            after_value = 0;
-        } else if (c == '.') {
-            i += i + 1 < n && s[i + 1] == '.' ? 2 : 1;
-            after_value = 1;
-        } else if (c == '*') {
-            i++;
-            after_value = !after_value; /* a name test after an operator, else multiplication */
-        } else if (c == '$') {
-            seterr(err, cap, path, "invalid XPath: variables are not supported (offset %zu)", i);
+    struct xscan x = {.s = s, .n = strlen(s), .path = path, .err = err, .cap = cap};
+    while (x.i < x.n) {
+        if (xws(s[x.i]))
+            x.i++;
+        else if (xscan_token(&x) < 0)
             return -EINVAL;
-        } else if (xname_start(c)) {
-            size_t start = i;
-            while (i < n && xname_char((unsigned char)s[i]))
-                i++;
-            if (i + 1 < n && s[i] == ':' && s[i + 1] != ':') { /* prefix:name or prefix:* */
-                i++;
-                if (s[i] == '*')
-                    i++;
-                else
-                    while (i < n && xname_char((unsigned char)s[i]))
-                        i++;
-            }
-            size_t len = i - start, j = i;
-            if (after_value) { /* and, or, div, mod: libxml2 judges the rest */
-                after_value = 0;
-                continue;
-            }
-            while (j < n && xws(s[j]))
-                j++;
-            if (j < n && s[j] == '(') {
-                pending = xfn_find(s + start, len);
-                pending_at = start;
-                if (!pending) {
-                    seterr(err, cap, path,
-                           "invalid XPath: unknown function %.*s() at offset %zu "
-                           "(XPath 1.0 only)",
-                           (int)RC_MIN(len, 64), s + start, start);
-                    return -EINVAL;
-                }
-                after_value = 0;
-            } else if (j + 1 < n && s[j] == ':' && s[j + 1] == ':') {
-                after_value = 0; /* an axis name; "::" follows */
-            } else {
-                after_value = 1;
-            }
-        } else if (c == ':' && i + 1 < n && s[i + 1] == ':') {
-            i += 2;
-            after_value = 0;
-        } else { /* / // | + - = != < <= > >= @ and anything libxml2 will reject */
-            i++;
-            after_value = 0;
-        }
     }
-    if (depth) {
-        const struct xframe *f = &stack[depth - 1];
+    if (x.depth) {
+        const struct xframe *f = &x.stack[x.depth - 1];
         seterr(err, cap, path, "invalid XPath: '%s%s' at offset %zu is never closed", f->fn ? f->fn->name : "",
                f->open == '(' ? "(" : "[", f->at);
         return -EINVAL;
