@@ -3,7 +3,7 @@
 its closing brace (clang-format style: a definition starts in column 0, its body ends with "}" in
 column 0).
 
-Usage: scripts/longfuncs.py [--min N] [DIR...]   (default: --min 80, the project's C directories)"""
+Usage: scripts/longfuncs.py [--min N] [DIR|FILE...]   (default: --min 80, the project's C directories)"""
 import os
 import re
 import sys
@@ -39,6 +39,8 @@ def main():
         lim, args = int(args[1]), args[2:]
     found = []
     for d in args or DIRS:
+        if os.path.isfile(d):
+            found += functions(d)
         for root, _, files in os.walk(d):
             for name in files:
                 if name.endswith(".c"):
