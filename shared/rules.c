@@ -838,37 +838,37 @@ static int parse_link(compiler *c, const rc_rules *rules, const json_t *v, const
 static const char *const top_keys[] = {"list_from",   "fields", "second_page_url", "continue",
                                        "second_page", "links",  "field_sets",      NULL};
 
-static int parse_doc(compiler *c, rc_rules *r, const json_t *doc, char *err, size_t cap)
+/* "field_sets": named sets of fields that link rules' callbacks name. */
+static int parse_field_sets(compiler *c, rc_rules *r, const json_t *v, char *err, size_t cap)
 {
-    if (want_type(doc, JSON_OBJECT, "an object", "rules", err, cap) < 0 || check_keys(doc, top_keys, "", err, cap) < 0)
+    if (want_type(v, JSON_OBJECT, "an object of field sets", "field_sets", err, cap) < 0)
         return -EINVAL;
-    const json_t *v;
-
-    /* field_sets first: link callbacks refer to them. */
-    if ((v = json_object_get(doc, "field_sets"))) {
-        if (want_type(v, JSON_OBJECT, "an object of field sets", "field_sets", err, cap) < 0)
-            return -EINVAL;
-        size_t n = json_object_size(v);
-        if (n > RC_RULES_MAX_SETS) {
-            seterr(err, cap, "field_sets", "more than %d field sets", RC_RULES_MAX_SETS);
-            return -EINVAL;
-        }
-        r->sets = rc_xcalloc(n ? n : 1, sizeof(*r->sets));
-        const char *key;
-        json_t *sv;
-        json_object_foreach ((json_t *)v, key, sv) {
-            rc_rules_set *s = &r->sets[r->nsets++];
-            s->name = rc_xstrdup(key);
-            s->path = rc_xasprintf("field_sets.%s.", key);
-            if (!*key) {
-                seterr(err, cap, "field_sets", "empty field set name");
-                return -EINVAL;
-            }
-            if (parse_set(c, sv, s, 1, err, cap) < 0)
-                return -EINVAL;
-        }
+    size_t n = json_object_size(v);
+    if (n > RC_RULES_MAX_SETS) {
+        seterr(err, cap, "field_sets", "more than %d field sets", RC_RULES_MAX_SETS);
+        return -EINVAL;
     }
+    r->sets = rc_xcalloc(n ? n : 1, sizeof(*r->sets));
+    const char *key;
+    json_t *sv;
+    json_object_foreach ((json_t *)v, key, sv) {
+        rc_rules_set *s = &r->sets[r->nsets++];
+        s->name = rc_xstrdup(key);
+        s->path = rc_xasprintf("field_sets.%s.", key);
+        if (!*key) {
+            seterr(err, cap, "field_sets", "empty field set name");
+            return -EINVAL;
+        }
+        if (parse_set(c, sv, s, 1, err, cap) < 0)
+            return -EINVAL;
+    }
+    return 0;
+}
 
+/* The page's own rules: list_from, fields, second_page_url, continue. */
+static int parse_page_rules(compiler *c, rc_rules *r, const json_t *doc, char *err, size_t cap)
+{
+    const json_t *v;
     r->page.path = rc_xstrdup("");
     if ((v = json_object_get(doc, "list_from"))) {
         if (want_type(v, JSON_STRING, "an XPath string", "list_from", err, cap) < 0)
@@ -896,40 +896,65 @@ static int parse_doc(compiler *c, rc_rules *r, const json_t *doc, char *err, siz
             return -EINVAL;
         r->cont = json_is_true(v);
     }
+    return 0;
+}
+
+/* "second_page": the detail page's fields, none named like a field of the list item. */
+static int parse_second_page(compiler *c, rc_rules *r, const json_t *v, char *err, size_t cap)
+{
+    if (!r->second_page_url) {
+        seterr(err, cap, "second_page", "needs second_page_url (the link to the detail page)");
+        return -EINVAL;
+    }
+    if (parse_set(c, v, &r->second_page, 0, err, cap) < 0)
+        return -EINVAL;
+    for (size_t i = 0; i < r->second_page.nfields; i++)
+        for (size_t j = 0; j < r->page.nfields; j++)
+            if (strcmp(r->second_page.fields[i].name, r->page.fields[j].name) == 0) {
+                seterr(err, cap, r->second_page.fields[i].path, "also a field of the list item");
+                return -EINVAL;
+            }
+    r->has_second_page = 1;
+    return 0;
+}
+
+static int parse_links(compiler *c, rc_rules *r, const json_t *v, char *err, size_t cap)
+{
+    if (want_type(v, JSON_ARRAY, "an array of link rules", "links", err, cap) < 0)
+        return -EINVAL;
+    size_t n = json_array_size(v);
+    if (n > RC_RULES_MAX_LINKS) {
+        seterr(err, cap, "links", "more than %d link rules", RC_RULES_MAX_LINKS);
+        return -EINVAL;
+    }
+    r->links = rc_xcalloc(n ? n : 1, sizeof(*r->links));
+    for (size_t i = 0; i < n; i++) {
+        char *p = rc_xasprintf("links[%zu]", i);
+        r->nlinks++;
+        int rr = parse_link(c, r, json_array_get(v, i), p, &r->links[i], err, cap);
+        free(p);
+        if (rr < 0)
+            return rr;
+    }
+    return 0;
+}
+
+static int parse_doc(compiler *c, rc_rules *r, const json_t *doc, char *err, size_t cap)
+{
+    if (want_type(doc, JSON_OBJECT, "an object", "rules", err, cap) < 0 || check_keys(doc, top_keys, "", err, cap) < 0)
+        return -EINVAL;
+    const json_t *v;
+    /* field_sets first: link callbacks refer to them. */
+    if ((v = json_object_get(doc, "field_sets")) && parse_field_sets(c, r, v, err, cap) < 0)
+        return -EINVAL;
+    if (parse_page_rules(c, r, doc, err, cap) < 0)
+        return -EINVAL;
     r->second_page.path = rc_xstrdup("second_page.");
-    if ((v = json_object_get(doc, "second_page"))) {
-        if (!r->second_page_url) {
-            seterr(err, cap, "second_page", "needs second_page_url (the link to the detail page)");
-            return -EINVAL;
-        }
-        if (parse_set(c, v, &r->second_page, 0, err, cap) < 0)
-            return -EINVAL;
-        for (size_t i = 0; i < r->second_page.nfields; i++)
-            for (size_t j = 0; j < r->page.nfields; j++)
-                if (strcmp(r->second_page.fields[i].name, r->page.fields[j].name) == 0) {
-                    seterr(err, cap, r->second_page.fields[i].path, "also a field of the list item");
-                    return -EINVAL;
-                }
-        r->has_second_page = 1;
-    }
-    if ((v = json_object_get(doc, "links"))) {
-        if (want_type(v, JSON_ARRAY, "an array of link rules", "links", err, cap) < 0)
-            return -EINVAL;
-        size_t n = json_array_size(v);
-        if (n > RC_RULES_MAX_LINKS) {
-            seterr(err, cap, "links", "more than %d link rules", RC_RULES_MAX_LINKS);
-            return -EINVAL;
-        }
-        r->links = rc_xcalloc(n ? n : 1, sizeof(*r->links));
-        for (size_t i = 0; i < n; i++) {
-            char *p = rc_xasprintf("links[%zu]", i);
-            r->nlinks++;
-            int rr = parse_link(c, r, json_array_get(v, i), p, &r->links[i], err, cap);
-            free(p);
-            if (rr < 0)
-                return rr;
-        }
-    }
+    if ((v = json_object_get(doc, "second_page")) && parse_second_page(c, r, v, err, cap) < 0)
+        return -EINVAL;
+    int rr;
+    if ((v = json_object_get(doc, "links")) && (rr = parse_links(c, r, v, err, cap)) < 0)
+        return rr;
     if (!r->page.nfields && !r->second_page_url && !r->nlinks && !r->nsets) {
         seterr(err, cap, "rules", "nothing to do: no fields, second_page_url, links or field_sets");
         return -EINVAL;
