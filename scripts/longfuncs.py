@@ -35,8 +35,10 @@ def functions(path):
 def main():
     args = sys.argv[1:]
     lim = 80
-    if args[:1] == ["--min"]:
-        lim, args = int(args[1]), args[2:]
+    if "--min" in args:
+        k = args.index("--min")
+        lim = int(args[k + 1])
+        del args[k:k + 2]
     found = []
     for d in args or DIRS:
         if os.path.isfile(d):
