@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "reqfield.h"
-#include "url.h"
 #include "util.h"
 
 #define HITS_MAX 100000
