@@ -618,6 +618,82 @@ static json_t *base_request(const ctl_conf *c)
         name, usage, rows, RC_ARRAY_LEN(rows)                                                                          \
     }
 
+/* submit --raw JSON: the request as given (a crawl without a uuid gets one, else no answer). */
+static struct req *raw_request(const ctl_conf *c)
+{
+    struct req *rs = rc_xcalloc(1, sizeof *rs);
+    json_t *doc = json_loads(c->raw, JSON_DECODE_ANY, NULL);
+    if (json_is_object(doc) && json_object_get(doc, "url") && !json_object_get(doc, "uuid")) {
+        req_init(&rs[0], doc, c, 0);
+    } else {
+        memset(&rs[0], 0, sizeof rs[0]);
+        rs[0].json = rc_xstrdup(c->raw);
+        snprintf(rs[0].uuid, sizeof rs[0].uuid, "%s", jstr(doc, "uuid", ""));
+    }
+    json_decref(doc);
+    return rs;
+}
+
+/* The job's scope: --allowed-domain, else, for several seeds, all their registrable domains, as one
+ * request naming them all would have it; NULL for one seed (the job takes its domain). */
+static json_t *submit_scope(const ctl_conf *c, char **urls, int n)
+{
+    json_t *scope = NULL;
+    if (c->allowed.n > 0) {
+        scope = json_array();
+        for (size_t i = 0; i < c->allowed.n; i++)
+            json_array_append_new(scope, json_string(c->allowed.v[i]));
+        return scope;
+    }
+    if (n < 2)
+        return NULL;
+    scope = json_array();
+    for (int i = 0; i < n; i++) {
+        char *norm = NULL, host[256], reg[256];
+        if (rc_url_normalize(urls[i], &norm) == 0 && rc_url_host(norm, host, sizeof host) == 0 &&
+            rc_domain_registrable(host, reg, sizeof reg) == 0) {
+            bool dup = false;
+            size_t k;
+            json_t *v;
+            json_array_foreach (scope, k, v) {
+                dup = dup || strcmp(json_string_value(v), reg) == 0;
+            }
+            if (!dup)
+                json_array_append_new(scope, json_string(reg));
+        }
+        free(norm);
+    }
+    return scope;
+}
+
+/* The crawl request for one seed; values go as typed (a number when they read as one) so that
+ * the validator, not this command, judges them. */
+static json_t *crawl_request(const ctl_conf *c, const char *url, json_t *scope)
+{
+    json_t *o = base_request(c);
+    json_object_set_new(o, "crawlid", json_string(c->crawlid));
+    json_object_set_new(o, "url", json_string(url));
+    if (c->spiderid)
+        json_object_set_new(o, "spiderid", json_string(c->spiderid));
+    set_opt_number(o, "priority", c->priority);
+    set_opt_number(o, "maxdepth", c->maxdepth);
+    set_opt_number(o, "max_pages", c->max_pages);
+    if (c->expires && c->expires[0] == '+') {
+        int64_t rel;
+        if (rc_parse_i64(c->expires + 1, 0, INT64_C(1) << 40, &rel) == 0)
+            json_object_set_new(o, "expires", json_integer((json_int_t)(rc_now_ms() / 1000) + rel));
+        else
+            json_object_set_new(o, "expires", json_string(c->expires));
+    } else {
+        set_opt_number(o, "expires", c->expires);
+    }
+    if (c->useragent)
+        json_object_set_new(o, "useragent", json_string(c->useragent));
+    if (scope && json_array_size(scope) > 0)
+        json_object_set(o, "allowed_domains", scope);
+    return o;
+}
+
 int rc_cli_submit(int argc, char **argv)
 {
     static const struct cmd cmd = CMD("submit", "--crawlid ID [options] URL...  |  submit --raw JSON", submit_rows);
@@ -636,16 +712,7 @@ int rc_cli_submit(int argc, char **argv)
             fprintf(stderr, "redcrawl submit: --raw takes no URL arguments\n");
             goto out;
         }
-        rs = rc_xcalloc(1, sizeof *rs);
-        json_t *doc = json_loads(c.raw, JSON_DECODE_ANY, NULL);
-        if (json_is_object(doc) && json_object_get(doc, "url") && !json_object_get(doc, "uuid")) {
-            req_init(&rs[0], doc, &c, 0); /* a crawl without a uuid would get no answer */
-        } else {
-            memset(&rs[0], 0, sizeof rs[0]);
-            rs[0].json = rc_xstrdup(c.raw);
-            snprintf(rs[0].uuid, sizeof rs[0].uuid, "%s", jstr(doc, "uuid", ""));
-        }
-        json_decref(doc);
+        rs = raw_request(&c);
         n = 1;
         rc = run(&c, "submit", rs, n);
         goto out;
@@ -658,54 +725,10 @@ int rc_cli_submit(int argc, char **argv)
         fprintf(stderr, "redcrawl submit: --uuid names one request; several URLs make several requests\n");
         goto out;
     }
-    /* Several seeds: the job's default scope is all their registrable domains, as one request
-     * naming them all would have it. */
-    json_t *scope = NULL;
-    if (c.allowed.n > 0) {
-        scope = json_array();
-        for (size_t i = 0; i < c.allowed.n; i++)
-            json_array_append_new(scope, json_string(c.allowed.v[i]));
-    } else if (npos > 1) {
-        scope = json_array();
-        for (int i = 0; i < npos; i++) {
-            char *norm = NULL, host[256], reg[256];
-            if (rc_url_normalize(pos[i], &norm) == 0 && rc_url_host(norm, host, sizeof host) == 0 &&
-                rc_domain_registrable(host, reg, sizeof reg) == 0) {
-                bool dup = false;
-                size_t k;
-                json_t *v;
-                json_array_foreach (scope, k, v) {
-                    dup = dup || strcmp(json_string_value(v), reg) == 0;
-                }
-                if (!dup)
-                    json_array_append_new(scope, json_string(reg));
-            }
-            free(norm);
-        }
-    }
+    json_t *scope = submit_scope(&c, pos, npos);
     rs = rc_xcalloc((size_t)npos, sizeof *rs);
     for (int i = 0; i < npos; i++) {
-        json_t *o = base_request(&c);
-        json_object_set_new(o, "crawlid", json_string(c.crawlid));
-        json_object_set_new(o, "url", json_string(pos[i]));
-        if (c.spiderid)
-            json_object_set_new(o, "spiderid", json_string(c.spiderid));
-        set_opt_number(o, "priority", c.priority);
-        set_opt_number(o, "maxdepth", c.maxdepth);
-        set_opt_number(o, "max_pages", c.max_pages);
-        if (c.expires && c.expires[0] == '+') {
-            int64_t rel;
-            if (rc_parse_i64(c.expires + 1, 0, INT64_C(1) << 40, &rel) == 0)
-                json_object_set_new(o, "expires", json_integer((json_int_t)(rc_now_ms() / 1000) + rel));
-            else
-                json_object_set_new(o, "expires", json_string(c.expires));
-        } else {
-            set_opt_number(o, "expires", c.expires);
-        }
-        if (c.useragent)
-            json_object_set_new(o, "useragent", json_string(c.useragent));
-        if (scope && json_array_size(scope) > 0)
-            json_object_set(o, "allowed_domains", scope);
+        json_t *o = crawl_request(&c, pos[i], scope);
         req_init(&rs[i], o, &c, i);
         json_decref(o);
         n++;

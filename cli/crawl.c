@@ -5,6 +5,7 @@
 #include <hiredis/hiredis.h>
 #include <jansson.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,15 +67,20 @@ typedef struct crawl_conf {
     int64_t web_port;
 } crawl_conf;
 
+/* Options that are job fields take any number here: their ranges and messages are the crawl request
+ * table's (reqfield.c), checked by rc_job_parse as for Kafka, submit and the REST API. */
+#define JOB_CHECKS -1e15, 1e15
+
 static const rc_conf_row rows[] = {
     {"workers", RC_CONF_INT, offsetof(crawl_conf, workers), "2", 1, 256, NULL, "worker processes"},
-    {"max-pages", RC_CONF_INT, offsetof(crawl_conf, max_pages), "0", 0, 1e12, NULL,
+    {"max-pages", RC_CONF_INT, offsetof(crawl_conf, max_pages), "0", JOB_CHECKS, NULL,
      "stop after this many pages (0 = no limit)"},
-    {"maxdepth", RC_CONF_INT, offsetof(crawl_conf, maxdepth), "5", -1, 1000, NULL,
+    {"maxdepth", RC_CONF_INT, offsetof(crawl_conf, maxdepth), "5", JOB_CHECKS, NULL,
      "follow links this deep (-1 = no limit)"},
     {"concurrency", RC_CONF_INT, offsetof(crawl_conf, concurrency), "64", 1, 10000, NULL,
      "transfers at once per worker"},
-    {"priority", RC_CONF_INT, offsetof(crawl_conf, priority), "50", 1, 100, NULL, "job priority, 1-100 as for submit"},
+    {"priority", RC_CONF_INT, offsetof(crawl_conf, priority), "50", JOB_CHECKS, NULL,
+     "job priority, 1-100 as for submit"},
     {"delay", RC_CONF_DOUBLE, offsetof(crawl_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY",
      "seconds between hits on one domain"},
     {"timeout", RC_CONF_DOUBLE, offsetof(crawl_conf, timeout), "30", 0.1, 3600, NULL,
@@ -98,7 +104,7 @@ static const rc_conf_row rows[] = {
      "follow links only into this domain (default: the seeds' registrable domains)"},
     {"rules", RC_CONF_STR, offsetof(crawl_conf, rules), NULL, 0, 0, NULL,
      "extraction rules (JSON file); items go to OUT/items.jsonl"},
-    {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", 0, 31536000, NULL,
+    {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", JOB_CHECKS, NULL,
      "fetch navigation pages again every N seconds (runs until --max-pages or Ctrl-C)"},
     {"jump-link", RC_CONF_LIST, offsetof(crawl_conf, jump_links), NULL, 0, 0, NULL,
      "regex of jump links (a search engine's redirecting result links): their redirect chains may leave the scope, and "
@@ -122,9 +128,9 @@ static const rc_conf_row rows[] = {
      "a WARC file is closed for the next one past this many bytes"},
     {"body", RC_CONF_BOOL, offsetof(crawl_conf, body), "0", 0, 1, NULL,
      "store each HTML page's decoded body (UTF-8) in its record, up to --body-max bytes"},
-    {"body-max", RC_CONF_INT, offsetof(crawl_conf, body_max), "1048576", 1, 67108864, NULL,
+    {"body-max", RC_CONF_INT, offsetof(crawl_conf, body_max), "1048576", JOB_CHECKS, NULL,
      "bytes of body kept in a record at most (larger: only in WARC, body_omitted says so)"},
-    {"meta-refresh-max", RC_CONF_INT, offsetof(crawl_conf, meta_refresh_max), "5", -1, 86400, NULL,
+    {"meta-refresh-max", RC_CONF_INT, offsetof(crawl_conf, meta_refresh_max), "5", JOB_CHECKS, NULL,
      "follow a <meta http-equiv=refresh> like a redirect when its delay is at most this many seconds (-1: never)"},
     {"sitemaps", RC_CONF_BOOL, offsetof(crawl_conf, sitemaps), "0", 0, 1, NULL,
      "read each seed host's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, indexes and gzip expanded); their "
@@ -134,7 +140,7 @@ static const rc_conf_row rows[] = {
     {"dedup-canonical", RC_CONF_BOOL, offsetof(crawl_conf, dedup_canonical), "0", 0, 1, NULL,
      "a page whose <link rel=canonical> names another URL is recorded as its duplicate (no text) and the canonical URL "
      "fetched instead"},
-    {"skip-recent-hours", RC_CONF_INT, offsetof(crawl_conf, skip_recent_hours), "0", 0, 8760, NULL,
+    {"skip-recent-hours", RC_CONF_INT, offsetof(crawl_conf, skip_recent_hours), "0", JOB_CHECKS, NULL,
      "do not fetch a URL that any job fetched within this many hours (fleet-wide, through Redis)"},
     {"mark-recent", RC_CONF_BOOL, offsetof(crawl_conf, mark_recent), "0", 0, 1, "REDCRAWL_MARK_RECENT",
      "this crawl's workers record every fetch for --skip-recent-hours (rc:recent: 16 MiB in Redis)"},
@@ -143,6 +149,31 @@ static const rc_conf_row rows[] = {
      "serve the dashboard and REST API (redcrawl-web) on this 127.0.0.1 port (0 = a free one, -1 = none)"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
+
+/* The options that are job fields: the job is built from them, and a message of the job validator
+ * names the option back. The seeds (URL arguments) are "urls", --rules is read from its file. */
+static const struct job_option {
+    const char *option, *field;
+} job_options[] = {
+    {"crawlid", "crawlid"},
+    {"maxdepth", "maxdepth"},
+    {"max-pages", "max_pages"},
+    {"priority", "priority"},
+    {"allowed-domain", "allowed_domains"},
+    {"text", "text"},
+    {"dedup-content", "dedup_content"},
+    {"warc", "warc"},
+    {"sitemaps", "sitemaps"},
+    {"dedup-canonical", "dedup_canonical"},
+    {"skip-recent-hours", "skip_recent_hours"},
+    {"meta-refresh-max", "meta_refresh_max"},
+    {"body", "body"},
+    {"body-max", "body_max"},
+    {"refresh", "refresh_seconds"},
+    {"jump-link", "jump_links"},
+    {"data-pages", "data_pages"},
+    {"rules", "rules"},
+};
 
 static volatile sig_atomic_t interrupted; /* set by SIGINT/SIGTERM: the only thing a handler may do */
 
@@ -420,20 +451,361 @@ static void summary_statuses(const char *pages, rc_buf *out)
         rc_buf_printf(out, "%sunreadable: %lld", out->len ? ", " : "", (long long)other);
 }
 
+/* ---- the job -------------------------------------------------------------------------------- */
+
+/* An option's value as JSON; NULL for an unset string or an empty list. */
+static json_t *option_json(const crawl_conf *c, const char *name)
+{
+    const rc_conf_row *row = NULL;
+    for (size_t i = 0; i < NROWS && !row; i++)
+        if (strcmp(rows[i].name, name) == 0)
+            row = &rows[i];
+    const char *p = row ? (const char *)c + row->offset : NULL;
+    switch (row ? row->type : RC_CONF_STR) {
+    case RC_CONF_INT:
+        return json_integer(*(const int64_t *)p);
+    case RC_CONF_BOOL:
+        return json_boolean(*(const int *)p);
+    case RC_CONF_DOUBLE: {
+        double d;
+        memcpy(&d, p, sizeof d);
+        return json_real(d);
+    }
+    case RC_CONF_STR:
+        return p && *(char *const *)p ? json_string(*(char *const *)p) : NULL;
+    case RC_CONF_LIST: {
+        /* A value given twice on a command line counts once (a request's lists must be unique). */
+        const rc_strlist *l = (const rc_strlist *)p;
+        json_t *a = l->n ? json_array() : NULL;
+        for (size_t i = 0; i < l->n; i++) {
+            size_t k = 0;
+            while (k < i && strcmp(l->v[k], l->v[i]) != 0)
+                k++;
+            if (k == i)
+                json_array_append_new(a, json_string(l->v[i]));
+        }
+        return a;
+    }
+    }
+    return NULL;
+}
+
+/* The job request: the job options, the URL arguments as "urls", the rules file's document, and a
+ * crawlid made from the time (crawl-YYYYMMDD-HHMMSS, UTC) when --crawlid is not given. NULL after
+ * printing why when the rules file cannot be read. */
+static json_t *job_request(const crawl_conf *c, char **urls, int n)
+{
+    json_t *req = json_object();
+    json_object_set_new(req, "appid", json_string("redcrawl-cli"));
+    for (size_t i = 0; i < RC_ARRAY_LEN(job_options); i++) {
+        json_t *v = strcmp(job_options[i].field, "rules") != 0 ? option_json(c, job_options[i].option) : NULL;
+        if (v)
+            json_object_set_new(req, job_options[i].field, v);
+    }
+    if (!c->crawlid) {
+        char cid[64];
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        snprintf(cid, sizeof cid, "crawl-%04d%02d%02d-%02d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                 tm.tm_hour, tm.tm_min, tm.tm_sec);
+        json_object_set_new(req, "crawlid", json_string(cid));
+    }
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_string(urls[i]));
+    json_object_set_new(req, "urls", a);
+    if (c->rules) {
+        json_error_t jerr;
+        json_t *rules = json_load_file(c->rules, JSON_REJECT_DUPLICATES, &jerr);
+        if (!rules) {
+            fprintf(stderr, "redcrawl crawl: --rules %s: %s (line %d)\n", c->rules, jerr.text, jerr.line);
+            json_decref(req);
+            return NULL;
+        }
+        json_object_set_new(req, "rules", rules);
+    }
+    return req;
+}
+
+/* A job validator's message ("maxdepth must be ...") with the option it is about in front. */
+static void print_job_error(const char *err)
+{
+    size_t n = strcspn(err, " [");
+    bool seeds = (n == 3 && strncmp(err, "url", 3) == 0) || (n == 4 && strncmp(err, "urls", 4) == 0);
+    const char *option = seeds ? "URL" : NULL;
+    for (size_t i = 0; i < RC_ARRAY_LEN(job_options) && !option; i++)
+        if (strlen(job_options[i].field) == n && strncmp(err, job_options[i].field, n) == 0)
+            option = job_options[i].option;
+    if (option)
+        fprintf(stderr, "redcrawl crawl: %s%s: %s\n", strcmp(option, "URL") ? "--" : "", option, err);
+    else
+        fprintf(stderr, "redcrawl crawl: %s\n", err);
+}
+
+/* The job from the options, validated as a submitted request is (rc_job_parse, the rules compiled
+ * once to check them). 0, or -EINVAL after printing why. */
+static int build_job(const crawl_conf *c, char **urls, int n, rc_job *job)
+{
+    char err[512];
+    json_t *req = job_request(c, urls, n);
+    if (!req)
+        return -EINVAL;
+    char *s = json_dumps(req, JSON_COMPACT);
+    json_decref(req);
+    int r = rc_job_parse(s, strlen(s), job, err, sizeof err);
+    free(s);
+    if (r == 0 && job->rules && (r = rc_rules_check(job->rules, err, sizeof err)) < 0)
+        rc_job_release(job);
+    if (r < 0)
+        print_job_error(err);
+    return r < 0 ? -EINVAL : 0;
+}
+
+/* The network options, checked before anything starts: the workers would refuse them later. */
+static int check_net_options(const crawl_conf *c)
+{
+    char err[512];
+    for (size_t i = 0; i < c->connect_to.n; i++)
+        if (rc_netguard_check_connect_to(c->connect_to.v[i], err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl crawl: --connect-to: %s\n", err);
+            return -EINVAL;
+        }
+    for (size_t i = 0; i < c->allow_net.n; i++)
+        if (rc_netguard_check_cidr(c->allow_net.v[i], err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl crawl: --allow-net: %s\n", err);
+            return -EINVAL;
+        }
+    rc_netguard *guard =
+        rc_netguard_new(NULL, 0, (const char *const *)c->allow_port.v, c->allow_port.n, err, sizeof err);
+    if (!guard) {
+        fprintf(stderr, "redcrawl crawl: --allow-port: %s\n", err);
+        return -EINVAL;
+    }
+    rc_netguard_free(guard); /* built only to validate: the workers build their own */
+    return 0;
+}
+
+/* OUT/logs made, the daemons' programs found. */
+static int prepare_run(crawl_run *run, const char *outdir)
+{
+    snprintf(run->logdir, sizeof run->logdir, "%s/logs", outdir);
+    int mk = rc_mkdirs(run->logdir);
+    if (mk < 0) {
+        fprintf(stderr, "redcrawl crawl: cannot create %s: %s\n", run->logdir, strerror(-mk));
+        return mk;
+    }
+    run->worker_bin = rc_proc_find("redcrawl-worker");
+    run->sched_bin = rc_proc_find("redcrawl-scheduler");
+    if (!run->worker_bin || !run->sched_bin) {
+        fprintf(stderr, "redcrawl crawl: cannot find redcrawl-worker / redcrawl-scheduler next to this program or on "
+                        "PATH (build with scripts/setup.sh)\n");
+        return -ENOENT;
+    }
+    return 0;
+}
+
+/* Redis (--redis, else a private one started in PR), connected, conf:retention set, the job
+ * submitted. The URL the children use goes to *ret_url. */
+static int submit_job(crawl_run *run, rc_private_redis *pr, const rc_job *job, const char **ret_url)
+{
+    char err[512];
+    const crawl_conf *c = run->c;
+    const char *redis_url = c->redis;
+    if (!redis_url) {
+        if (rc_private_redis_start(pr, err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl crawl: %s\n", err);
+            return -EIO;
+        }
+        redis_url = pr->url;
+    }
+    run->r = rc_redis_new(redis_url, c->prefix, err, sizeof err);
+    if (!run->r) {
+        fprintf(stderr, "redcrawl crawl: %s\n", err);
+        return -EIO;
+    }
+    if (c->retention >= 0) {
+        redisReply *rep = rc_redis_cmd(run->r, "SET %s %lld", rc_redis_key(run->r, err, sizeof err, "conf:retention"),
+                                       (long long)c->retention);
+        if (rep)
+            freeReplyObject(rep);
+    }
+    int64_t added = 0;
+    if (rc_frontier_submit(run->r, job, &added, err, sizeof err) < 0) {
+        fprintf(stderr, "redcrawl crawl: %s\n", err);
+        return -EIO;
+    }
+    *ret_url = redis_url;
+    return 0;
+}
+
+/* Signals caught, then the scheduler, the dashboard and the workers started. */
+static void start_children(crawl_run *run, const char *redis_url, const char *outdir)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    build_argv(run, redis_url, outdir);
+    char logf[700];
+    snprintf(logf, sizeof logf, "%s/scheduler.log", run->logdir);
+    run->sched = rc_proc_spawn((const char *const *)run->sargv, logf);
+    run->web = start_dashboard(run);
+    run->workers = rc_xcalloc((size_t)run->c->workers, sizeof(pid_t));
+    for (int i = 0; i < run->c->workers; i++)
+        run->workers[i] = start_worker(run, i);
+}
+
+/* How a crawl ended, and its counters then. */
+typedef struct crawl_end {
+    job_stats st;
+    int lost; /* the job hash vanished from Redis */
+    int stopped_by_user;
+    int hit_max;
+} crawl_end;
+
+/* A job hash that is gone (Redis restarted without persistence, or someone deleted it) never
+ * finishes: after this many polls (200 ms each) without it the crawl says so and ends. */
+#define MISSING_POLLS 5
+
+/* The progress line: on a terminal redrawn each poll, else one line every 5 s. */
+static void show_progress(const crawl_run *run, const job_stats *st, uint64_t t0, int tty, uint64_t *last_line)
+{
+    uint64_t now = rc_mono_ms();
+    if (!tty && (run->c->quiet || now - *last_line < 5000))
+        return;
+    double secs = (double)(now - t0) / 1000.0;
+    int64_t inflight = st->pending - st->seeds - st->queued;
+    if (inflight < 0)
+        inflight = 0;
+    fprintf(stderr, "%spages %lld (%.1f/s) | queued %lld | in flight %lld | errors %lld | %.0fs%s",
+            tty ? "\r\033[K" : "", (long long)st->fetched, secs > 0 ? (double)st->fetched / secs : 0.0,
+            (long long)(st->seeds + st->queued), (long long)inflight, (long long)(st->errors + st->failed), secs,
+            tty ? "" : "\n");
+    *last_line = now;
+}
+
+/* Polls the job until it is done, stopped and drained, lost, or the user insists; restarts dead
+ * children, shows progress, stops the job on Ctrl-C or at --max-pages. */
+static void watch_job(crawl_run *run, const rc_job *job, uint64_t t0, int tty, crawl_end *end)
+{
+    const crawl_conf *c = run->c;
+    uint64_t last_line = 0, stop_sent = 0;
+    int missing = 0;
+    for (;;) {
+        struct timespec ts = {0, 200 * 1000000};
+        nanosleep(&ts, NULL);
+        check_children(run);
+        missing = read_stats(run, job->crawlid, &end->st) == 0 && !end->st.state[0] ? missing + 1 : 0;
+        if (missing >= MISSING_POLLS) {
+            end->lost = 1;
+            break;
+        }
+        show_progress(run, &end->st, t0, tty, &last_line);
+        const char *state = end->st.state;
+        if (strcmp(state, "done") == 0)
+            break;
+        if ((strcmp(state, "stopped") == 0 || strcmp(state, "expired") == 0) && end->st.pending <= 0)
+            break;
+        uint64_t now = rc_mono_ms();
+        if (interrupted && !stop_sent) {
+            end->stopped_by_user = 1;
+            fprintf(stderr, "%sredcrawl: stopping: finishing pages in flight (Ctrl-C again to quit at once)\n",
+                    tty ? "\r\033[K" : "");
+            stop_job(run, job->crawlid);
+            stop_sent = now;
+        }
+        if (c->max_pages > 0 && end->st.started >= c->max_pages && !stop_sent) {
+            end->hit_max = 1;
+            stop_job(run, job->crawlid);
+            stop_sent = now;
+        }
+        if (interrupted > 1 || (stop_sent && now - stop_sent > (uint64_t)(c->timeout * 1000) + 10000))
+            break;
+    }
+}
+
+/* Every child stopped (workers get their transfer timeout to finish pages in flight). */
+static void stop_children(crawl_run *run)
+{
+    interrupted = interrupted ? interrupted : 1; /* children exiting now are not restarted */
+    for (int i = 0; i < run->c->workers; i++)
+        rc_proc_stop(run->workers[i], SIGTERM, (int)(run->c->timeout * 1000) + 5000);
+    rc_proc_stop(run->sched, SIGTERM, 10000);
+    if (run->web > 0)
+        rc_proc_stop(run->web, SIGTERM, 5000);
+}
+
+static void print_summary(const crawl_run *run, const rc_job *job, const crawl_end *end, const char *outdir,
+                          double secs)
+{
+    const job_stats *st = &end->st;
+    char *pages = rc_xasprintf("%s/pages.jsonl", outdir);
+    rc_buf statuses;
+    rc_buf_init(&statuses);
+    summary_statuses(pages, &statuses);
+    printf("\nredcrawl: job %s %s\n", job->crawlid,
+           end->lost              ? "LOST: its job vanished from Redis"
+           : end->stopped_by_user ? "stopped by user"
+           : end->hit_max         ? "reached --max-pages"
+                                  : "finished");
+    printf("  pages      %lld in %.1f s (%.1f pages/s)\n", (long long)st->fetched, secs,
+           secs > 0 ? (double)st->fetched / secs : 0.0);
+    printf("  statuses   %s\n", statuses.len ? statuses.ptr : "-");
+    printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st->errors,
+           (long long)st->retries, (long long)st->dropped);
+    printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st->denied);
+    if (st->recent_skipped)
+        printf("  recent %lld URL(s) not fetched: fetched by some job within --skip-recent-hours\n",
+               (long long)st->recent_skipped);
+    if (st->unchanged)
+        printf("  unchanged %lld refresh(es): a 304 to a conditional GET (not stored again) or the same text\n",
+               (long long)st->unchanged);
+    if (st->duplicates)
+        printf("  duplicates %lld page(s) with a main text seen before (duplicate_of; text not stored again)\n",
+               (long long)st->duplicates);
+    printf("  restarts   %d\n", run->restarts);
+    if (st->store_errors || st->store_failed)
+        printf("  STORE      %lld write(s) failed and were retried; %lld page(s) could NOT be stored (see the "
+               "worker logs)\n",
+               (long long)st->store_errors, (long long)st->store_failed);
+    printf("  output     %s\n", pages);
+    if (run->c->rules) {
+        char *items_path = rc_xasprintf("%s/items.jsonl", outdir);
+        printf("  items      %lld in %s (%lld dropped for a missing required field)\n", (long long)st->items,
+               items_path, (long long)st->items_dropped);
+        free(items_path);
+    }
+    printf("  logs       %s/\n", run->logdir);
+    rc_buf_release(&statuses);
+    free(pages);
+}
+
+/* --help anywhere: the usage, and nothing else happens. */
+static int want_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: redcrawl crawl [options] URL...\n\nCrawls from the URLs on this machine: a private Redis, a "
+                   "scheduler and N workers;\npage records go to OUT/pages.jsonl.\n\n");
+            rc_conf_usage(stdout, rows, NROWS);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int rc_cli_crawl(int argc, char **argv)
 {
     crawl_conf c;
     char err[512];
     int optind = 0, rc = 1;
     memset(&c, 0, sizeof c);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: redcrawl crawl [options] URL...\n\nCrawls from the URLs on this machine: a private Redis, a "
-                   "scheduler and N workers;\npage records go to OUT/pages.jsonl.\n\n");
-            rc_conf_usage(stdout, rows, NROWS);
-            return 0;
-        }
-    }
+    if (want_help(argc, argv))
+        return 0;
     if (rc_conf_init(rows, NROWS, &c, err, sizeof err) < 0 ||
         rc_conf_argv(rows, NROWS, &c, argc, argv, &optind, err, sizeof err) < 0) {
         fprintf(stderr, "redcrawl crawl: %s\n", err);
@@ -448,6 +820,7 @@ int rc_cli_crawl(int argc, char **argv)
     rc_job job;
     memset(&job, 0, sizeof job);
     char *outdir = NULL;
+    const char *redis_url = NULL;
     uint64_t t0 = rc_mono_ms();
 
     if (optind >= argc) {
@@ -455,267 +828,36 @@ int rc_cli_crawl(int argc, char **argv)
         rc = 2;
         goto out;
     }
-    for (size_t i = 0; i < c.connect_to.n; i++)
-        if (rc_netguard_check_connect_to(c.connect_to.v[i], err, sizeof err) < 0) {
-            fprintf(stderr, "redcrawl crawl: --connect-to: %s\n", err);
-            rc = 2;
-            goto out;
-        }
-    for (size_t i = 0; i < c.allow_net.n; i++)
-        if (rc_netguard_check_cidr(c.allow_net.v[i], err, sizeof err) < 0) {
-            fprintf(stderr, "redcrawl crawl: --allow-net: %s\n", err);
-            rc = 2;
-            goto out;
-        }
-    rc_netguard *guard = rc_netguard_new(NULL, 0, (const char *const *)c.allow_port.v, c.allow_port.n, err, sizeof err);
-    if (!guard) {
-        fprintf(stderr, "redcrawl crawl: --allow-port: %s\n", err);
-        rc = 2;
-        goto out;
-    }
-    rc_netguard_free(guard); /* built only to validate: the workers build their own */
-
     /* The job, validated by the same code that validates submitted requests. */
-    char cid[64];
-    if (!c.crawlid) {
-        time_t now = time(NULL);
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        snprintf(cid, sizeof cid, "crawl-%04d%02d%02d-%02d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                 tm.tm_hour, tm.tm_min, tm.tm_sec);
-    }
-    json_t *req = json_object();
-    json_object_set_new(req, "crawlid", json_string(c.crawlid ? c.crawlid : cid));
-    json_object_set_new(req, "appid", json_string("redcrawl-cli"));
-    json_t *urls = json_array();
-    for (int i = optind; i < argc; i++)
-        json_array_append_new(urls, json_string(argv[i]));
-    json_object_set_new(req, "urls", urls);
-    json_object_set_new(req, "maxdepth", json_integer(c.maxdepth));
-    json_object_set_new(req, "max_pages", json_integer(c.max_pages));
-    json_object_set_new(req, "priority", json_integer(c.priority));
-    if (c.allowed_domains.n) {
-        json_t *ad = json_array();
-        for (size_t i = 0; i < c.allowed_domains.n; i++)
-            json_array_append_new(ad, json_string(c.allowed_domains.v[i]));
-        json_object_set_new(req, "allowed_domains", ad);
-    }
-    if (c.text)
-        json_object_set_new(req, "text", json_true());
-    if (!c.dedup_content)
-        json_object_set_new(req, "dedup_content", json_false());
-    if (c.warc)
-        json_object_set_new(req, "warc", json_true());
-    if (c.sitemaps)
-        json_object_set_new(req, "sitemaps", json_true());
-    if (c.dedup_canonical)
-        json_object_set_new(req, "dedup_canonical", json_true());
-    if (c.skip_recent_hours)
-        json_object_set_new(req, "skip_recent_hours", json_integer(c.skip_recent_hours));
-    if (c.meta_refresh_max != 5)
-        json_object_set_new(req, "meta_refresh_max", json_integer(c.meta_refresh_max));
-    if (c.body) {
-        json_object_set_new(req, "body", json_true());
-        json_object_set_new(req, "body_max", json_integer(c.body_max));
-    }
-    if (c.refresh)
-        json_object_set_new(req, "refresh_seconds", json_integer(c.refresh));
-    if (c.jump_links.n) {
-        json_t *jl = json_array();
-        for (size_t i = 0; i < c.jump_links.n; i++)
-            json_array_append_new(jl, json_string(c.jump_links.v[i]));
-        json_object_set_new(req, "jump_links", jl);
-    }
-    if (c.data_pages.n) {
-        json_t *dp = json_array();
-        for (size_t i = 0; i < c.data_pages.n; i++)
-            json_array_append_new(dp, json_string(c.data_pages.v[i]));
-        json_object_set_new(req, "data_pages", dp);
-    }
-    if (c.rules) {
-        json_error_t jerr;
-        json_t *rules = json_load_file(c.rules, JSON_REJECT_DUPLICATES, &jerr);
-        if (!rules) {
-            fprintf(stderr, "redcrawl crawl: --rules %s: %s (line %d)\n", c.rules, jerr.text, jerr.line);
-            json_decref(req);
-            rc = 2;
-            goto out;
-        }
-        json_object_set_new(req, "rules", rules);
-    }
-    char *reqs = json_dumps(req, JSON_COMPACT);
-    json_decref(req);
-    int pr_ok = rc_job_parse(reqs, strlen(reqs), &job, err, sizeof err);
-    free(reqs);
-    if (pr_ok == 0 && job.rules && rc_rules_check(job.rules, err, sizeof err) < 0)
-        pr_ok = -1;
-    if (pr_ok < 0) {
-        fprintf(stderr, "redcrawl crawl: %s\n", err);
+    if (check_net_options(&c) < 0 || build_job(&c, argv + optind, argc - optind, &job) < 0) {
         rc = 2;
         goto out;
     }
-
     outdir = c.out ? rc_xstrdup(c.out) : rc_xasprintf("redcrawl-out/%s", job.crawlid);
-    snprintf(run.logdir, sizeof run.logdir, "%s/logs", outdir);
-    int mk = rc_mkdirs(run.logdir);
-    if (mk < 0) {
-        fprintf(stderr, "redcrawl crawl: cannot create %s: %s\n", run.logdir, strerror(-mk));
+    if (prepare_run(&run, outdir) < 0 || submit_job(&run, &pr, &job, &redis_url) < 0)
         goto out;
-    }
-    run.worker_bin = rc_proc_find("redcrawl-worker");
-    run.sched_bin = rc_proc_find("redcrawl-scheduler");
-    if (!run.worker_bin || !run.sched_bin) {
-        fprintf(stderr, "redcrawl crawl: cannot find redcrawl-worker / redcrawl-scheduler next to this program or on "
-                        "PATH (build with scripts/setup.sh)\n");
-        goto out;
-    }
-
-    const char *redis_url = c.redis;
-    if (!redis_url) {
-        if (rc_private_redis_start(&pr, err, sizeof err) < 0) {
-            fprintf(stderr, "redcrawl crawl: %s\n", err);
-            goto out;
-        }
-        redis_url = pr.url;
-    }
-    run.r = rc_redis_new(redis_url, c.prefix, err, sizeof err);
-    if (!run.r) {
-        fprintf(stderr, "redcrawl crawl: %s\n", err);
-        goto out;
-    }
-    if (c.retention >= 0) {
-        redisReply *rep = rc_redis_cmd(run.r, "SET %s %lld", rc_redis_key(run.r, err, sizeof err, "conf:retention"),
-                                       (long long)c.retention);
-        if (rep)
-            freeReplyObject(rep);
-    }
-    int64_t added = 0;
-    if (rc_frontier_submit(run.r, &job, &added, err, sizeof err) < 0) {
-        fprintf(stderr, "redcrawl crawl: %s\n", err);
-        goto out;
-    }
-
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-
-    build_argv(&run, redis_url, outdir);
-    char logf[700];
-    snprintf(logf, sizeof logf, "%s/scheduler.log", run.logdir);
-    run.sched = rc_proc_spawn((const char *const *)run.sargv, logf);
-    run.web = start_dashboard(&run);
-    run.workers = rc_xcalloc((size_t)c.workers, sizeof(pid_t));
-    for (int i = 0; i < c.workers; i++)
-        run.workers[i] = start_worker(&run, i);
+    start_children(&run, redis_url, outdir);
     int tty = isatty(STDERR_FILENO) && !c.quiet;
     fprintf(stderr, "redcrawl: crawling %zu seed(s) as job %s with %lld workers, output in %s/\n", job.n_seeds,
             job.crawlid, (long long)c.workers, outdir);
 
-    job_stats st;
-    uint64_t last_line = 0, stop_sent = 0;
-    int stopped_by_user = 0, hit_max = 0, missing = 0;
-    for (;;) {
-        struct timespec ts = {0, 200 * 1000000};
-        nanosleep(&ts, NULL);
-        check_children(&run);
-        /* A job hash that is gone (Redis restarted without persistence, or someone deleted it)
-         * never finishes: say so instead of waiting for ever. One second of absence counts. */
-        missing = read_stats(&run, job.crawlid, &st) == 0 && !st.state[0] ? missing + 1 : 0;
-        if (missing >= 5)
-            break;
-        uint64_t now = rc_mono_ms();
-        double secs = (double)(now - t0) / 1000.0;
-        int64_t inflight = st.pending - st.seeds - st.queued;
-        if (inflight < 0)
-            inflight = 0;
-        if (tty || (!c.quiet && now - last_line >= 5000)) {
-            fprintf(stderr, "%spages %lld (%.1f/s) | queued %lld | in flight %lld | errors %lld | %.0fs%s",
-                    tty ? "\r\033[K" : "", (long long)st.fetched, secs > 0 ? (double)st.fetched / secs : 0.0,
-                    (long long)(st.seeds + st.queued), (long long)inflight, (long long)(st.errors + st.failed), secs,
-                    tty ? "" : "\n");
-            last_line = now;
-        }
-        if (strcmp(st.state, "done") == 0)
-            break;
-        if ((strcmp(st.state, "stopped") == 0 || strcmp(st.state, "expired") == 0) && st.pending <= 0)
-            break;
-        if (interrupted && !stop_sent) {
-            stopped_by_user = 1;
-            fprintf(stderr, "%sredcrawl: stopping: finishing pages in flight (Ctrl-C again to quit at once)\n",
-                    tty ? "\r\033[K" : "");
-            stop_job(&run, job.crawlid);
-            stop_sent = now;
-        }
-        if (c.max_pages > 0 && st.started >= c.max_pages && !stop_sent) {
-            hit_max = 1;
-            stop_job(&run, job.crawlid);
-            stop_sent = now;
-        }
-        if (interrupted > 1 || (stop_sent && now - stop_sent > (uint64_t)(c.timeout * 1000) + 10000))
-            break;
-    }
+    crawl_end end;
+    memset(&end, 0, sizeof end);
+    watch_job(&run, &job, t0, tty, &end);
     if (tty)
         fputc('\n', stderr);
-    if (missing >= 5)
+    if (end.lost)
         fprintf(stderr,
                 "redcrawl: error: job %s vanished from Redis (%s): it restarted without persistence or "
                 "lost its data; what was stored is in %s/, the rest is lost. Run Redis with appendonly yes "
                 "and submit the job again.\n",
                 job.crawlid, c.redis ? c.redis : "private Redis", outdir);
-    interrupted = interrupted ? interrupted : 1; /* children exiting now are not restarted */
-    for (int i = 0; i < c.workers; i++)
-        rc_proc_stop(run.workers[i], SIGTERM, (int)(c.timeout * 1000) + 5000);
-    rc_proc_stop(run.sched, SIGTERM, 10000);
-    if (run.web > 0)
-        rc_proc_stop(run.web, SIGTERM, 5000);
-    read_stats(&run, job.crawlid, &st);
-    if (c.max_pages > 0 && st.started >= c.max_pages)
-        hit_max = 1; /* the cap may also show as "done": the takes dropped what was left */
-
-    double secs = (double)(rc_mono_ms() - t0) / 1000.0;
-    char *pages = rc_xasprintf("%s/pages.jsonl", outdir);
-    rc_buf statuses;
-    rc_buf_init(&statuses);
-    summary_statuses(pages, &statuses);
-    printf("\nredcrawl: job %s %s\n", job.crawlid,
-           missing >= 5      ? "LOST: its job vanished from Redis"
-           : stopped_by_user ? "stopped by user"
-           : hit_max         ? "reached --max-pages"
-                             : "finished");
-    printf("  pages      %lld in %.1f s (%.1f pages/s)\n", (long long)st.fetched, secs,
-           secs > 0 ? (double)st.fetched / secs : 0.0);
-    printf("  statuses   %s\n", statuses.len ? statuses.ptr : "-");
-    printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st.errors, (long long)st.retries,
-           (long long)st.dropped);
-    printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st.denied);
-    if (st.recent_skipped)
-        printf("  recent %lld URL(s) not fetched: fetched by some job within --skip-recent-hours\n",
-               (long long)st.recent_skipped);
-    if (st.unchanged)
-        printf("  unchanged %lld refresh(es): a 304 to a conditional GET (not stored again) or the same text\n",
-               (long long)st.unchanged);
-    if (st.duplicates)
-        printf("  duplicates %lld page(s) with a main text seen before (duplicate_of; text not stored again)\n",
-               (long long)st.duplicates);
-    printf("  restarts   %d\n", run.restarts);
-    if (st.store_errors || st.store_failed)
-        printf("  STORE      %lld write(s) failed and were retried; %lld page(s) could NOT be stored (see the "
-               "worker logs)\n",
-               (long long)st.store_errors, (long long)st.store_failed);
-    printf("  output     %s\n", pages);
-    if (c.rules) {
-        char *items_path = rc_xasprintf("%s/items.jsonl", outdir);
-        printf("  items      %lld in %s (%lld dropped for a missing required field)\n", (long long)st.items, items_path,
-               (long long)st.items_dropped);
-        free(items_path);
-    }
-    printf("  logs       %s/\n", run.logdir);
-    rc_buf_release(&statuses);
-    free(pages);
-    rc = missing >= 5 ? 3 : stopped_by_user ? 130 : st.store_failed > 0 ? 4 : 0;
+    stop_children(&run);
+    read_stats(&run, job.crawlid, &end.st);
+    if (c.max_pages > 0 && end.st.started >= c.max_pages)
+        end.hit_max = 1; /* the cap may also show as "done": the takes dropped what was left */
+    print_summary(&run, &job, &end, outdir, (double)(rc_mono_ms() - t0) / 1000.0);
+    rc = end.lost ? 3 : end.stopped_by_user ? 130 : end.st.store_failed > 0 ? 4 : 0;
 out:
     if (run.r)
         rc_redis_free(run.r);

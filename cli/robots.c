@@ -58,26 +58,26 @@ static int read_robots(const char *path, rc_buf *b)
     return err;
 }
 
-int rc_cli_robots(int argc, char **argv)
+/* The options; *ret_i is the first argument after them. 0, 1 after --help, or the exit status 2
+ * after a message. */
+static int parse_options(int argc, char **argv, const char **agent, int *verbose, int *ret_i)
 {
-    const char *agent = DEFAULT_AGENT;
-    int verbose = 0, i;
-
+    int i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
-            return 0;
+            return 1;
         } else if (strcmp(a, "--agent") == 0) {
             if (++i == argc) {
                 fprintf(stderr, "redcrawl robots: --agent needs a value\n");
                 return 2;
             }
-            agent = argv[i];
+            *agent = argv[i];
         } else if (strncmp(a, "--agent=", 8) == 0) {
-            agent = a + 8;
+            *agent = a + 8;
         } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
-            verbose = 1;
+            *verbose = 1;
         } else if (strcmp(a, "--") == 0) {
             i++;
             break;
@@ -88,6 +88,47 @@ int rc_cli_robots(int argc, char **argv)
             break;
         }
     }
+    *ret_i = i;
+    return 0;
+}
+
+/* --verbose: the file's crawl-delay and sitemaps, as comments. */
+static void print_facts(const rc_robots *r)
+{
+    const char *const *maps;
+    size_t n = rc_robots_sitemaps(r, &maps);
+    double delay = rc_robots_crawl_delay(r);
+    if (delay >= 0)
+        printf("# crawl-delay %g\n", delay);
+    else
+        printf("# crawl-delay none\n");
+    for (size_t k = 0; k < n; k++)
+        printf("# sitemap %s\n", maps[k]);
+}
+
+/* "allowed URL" or "disallowed URL"; 1 for a URL that cannot be read. */
+static int print_verdict(const rc_robots *r, const char *url)
+{
+    char *norm = NULL;
+    int uerr = rc_url_normalize(url, &norm);
+    if (uerr < 0) {
+        fprintf(stderr, "redcrawl robots: bad URL '%s': %s\n", url, rc_url_strerror(uerr));
+        return 1;
+    }
+    /* A normalised URL is scheme "://" authority, then a path that always starts with '/'. */
+    const char *path = strchr(strstr(norm, "://") + 3, '/');
+    printf("%s %s\n", rc_robots_allowed(r, path ? path : "/") ? "allowed" : "disallowed", url);
+    free(norm);
+    return 0;
+}
+
+int rc_cli_robots(int argc, char **argv)
+{
+    const char *agent = DEFAULT_AGENT;
+    int verbose = 0, i;
+    int pr = parse_options(argc, argv, &agent, &verbose, &i);
+    if (pr)
+        return pr == 1 ? 0 : pr;
     if (argc - i < 2) {
         fprintf(stderr, "redcrawl robots: give a robots.txt file and at least one URL\n\n");
         usage(stderr);
@@ -108,33 +149,11 @@ int rc_cli_robots(int argc, char **argv)
     }
     rc_robots *r = rc_robots_parse(body.ptr, body.len, agent);
     rc_buf_release(&body);
-
-    if (verbose) {
-        const char *const *maps;
-        size_t n = rc_robots_sitemaps(r, &maps);
-        double delay = rc_robots_crawl_delay(r);
-        if (delay >= 0)
-            printf("# crawl-delay %g\n", delay);
-        else
-            printf("# crawl-delay none\n");
-        for (size_t k = 0; k < n; k++)
-            printf("# sitemap %s\n", maps[k]);
-    }
-
+    if (verbose)
+        print_facts(r);
     int rc = 0;
-    for (; i < argc; i++) {
-        char *norm = NULL;
-        int uerr = rc_url_normalize(argv[i], &norm);
-        if (uerr < 0) {
-            fprintf(stderr, "redcrawl robots: bad URL '%s': %s\n", argv[i], rc_url_strerror(uerr));
-            rc = 1;
-            continue;
-        }
-        /* A normalised URL is scheme "://" authority, then a path that always starts with '/'. */
-        const char *path = strchr(strstr(norm, "://") + 3, '/');
-        printf("%s %s\n", rc_robots_allowed(r, path ? path : "/") ? "allowed" : "disallowed", argv[i]);
-        free(norm);
-    }
+    for (; i < argc; i++)
+        rc |= print_verdict(r, argv[i]);
     fflush(stdout);
     rc_robots_free(r);
     return rc;

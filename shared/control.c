@@ -432,6 +432,75 @@ static void add_domains(json_t *set, const json_t *cr)
     }
 }
 
+/* info with a crawlid: that job's queued URLs by domain and its counters. -1 when Redis failed. */
+static int info_one(struct ctx *c, const rc_msg *m, const struct scan *s, json_t *o)
+{
+    jobinfo ji;
+    if (read_job(c, m->crawlid, &ji) < 0)
+        return -1;
+    json_t *cr = json_object_get(s->crawls, m->crawlid);
+    json_object_set_new(o, "crawlid", json_string(m->crawlid));
+    json_object_set_new(o, "total_pending", json_integer(cr ? json_integer_value(json_object_get(cr, "total")) : 0));
+    json_t *tmp = json_object();
+    size_t nd = cr ? put_domains(tmp, cr, INFO_ONE_MAX_DOMAINS) : 0;
+    json_object_set_new(o, "total_domains", json_integer((json_int_t)nd));
+    json_object_update(o, tmp);
+    json_decref(tmp);
+    if (!json_object_get(o, "domains"))
+        json_object_set_new(o, "domains", json_object());
+    job_to_json(&ji, o);
+    if (!ji.exists) {
+        char *e = rc_xasprintf("no crawl with crawlid \"%s\"", m->crawlid);
+        json_object_set_new(o, "error", json_string(e));
+        free(e);
+    }
+    return 0;
+}
+
+/* info without a crawlid: every job of the appid and spiderid (at most INFO_APP_MAX_CRAWLS
+ * listed), with totals over all of them. -1 when Redis failed. */
+static int info_app(struct ctx *c, const rc_msg *m, const struct scan *s, json_t *o)
+{
+    char k[KEY_MAX];
+    redisReply *jobs = q(c, "SMEMBERS", key(c, k, "jobs"), NULL);
+    if (!jobs)
+        return -1;
+    json_t *crawlids = json_object(), *alldoms = json_object();
+    int64_t total = 0, listed = 0;
+    for (size_t i = 0; jobs->type == REDIS_REPLY_ARRAY && i < jobs->elements && !c->failed; i++) {
+        const char *cid = jobs->element[i]->str;
+        jobinfo ji;
+        if (read_job(c, cid, &ji) < 0 || !ji.exists)
+            continue;
+        if (strcmp(ji.appid, m->appid) != 0 || strcmp(ji.spiderid, m->spiderid) != 0)
+            continue;
+        json_t *cr = json_object_get(s->crawls, cid);
+        int64_t queued = cr ? json_integer_value(json_object_get(cr, "total")) : 0;
+        total += queued;
+        if (cr)
+            add_domains(alldoms, cr);
+        if (listed++ >= INFO_APP_MAX_CRAWLS)
+            continue;
+        json_t *e = json_object();
+        json_object_set_new(e, "total", json_integer(queued));
+        size_t nd = cr ? put_domains(e, cr, INFO_APP_MAX_DOMAINS) : 0;
+        if (!cr)
+            json_object_set_new(e, "domains", json_object());
+        json_object_set_new(e, "distinct_domains", json_integer((json_int_t)nd));
+        job_to_json(&ji, e);
+        json_object_set_new(crawlids, cid, e);
+    }
+    freeReplyObject(jobs);
+    json_object_set_new(o, "total_crawlids", json_integer(listed));
+    json_object_set_new(o, "total_pending", json_integer(total));
+    json_object_set_new(o, "total_domains", json_integer((json_int_t)json_object_size(alldoms)));
+    json_object_set_new(o, "crawlids", crawlids);
+    if (listed > INFO_APP_MAX_CRAWLS)
+        json_object_set_new(o, "crawlids_truncated", json_true());
+    json_decref(alldoms);
+    return 0;
+}
+
 static char *apply_info(struct ctx *c, const rc_msg *m)
 {
     struct scan s = {m->crawlid[0] ? m->crawlid : NULL, json_object(), json_object()};
@@ -441,66 +510,8 @@ static char *apply_info(struct ctx *c, const rc_msg *m)
     o = base_answer(m);
     json_object_set_new(o, "spiderid", json_string(m->spiderid));
     json_object_set_new(o, "action", json_string("info"));
-    if (m->crawlid[0]) {
-        jobinfo ji;
-        if (read_job(c, m->crawlid, &ji) < 0)
-            goto out;
-        json_t *cr = json_object_get(s.crawls, m->crawlid);
-        json_object_set_new(o, "crawlid", json_string(m->crawlid));
-        json_object_set_new(o, "total_pending",
-                            json_integer(cr ? json_integer_value(json_object_get(cr, "total")) : 0));
-        json_t *tmp = json_object();
-        size_t nd = cr ? put_domains(tmp, cr, INFO_ONE_MAX_DOMAINS) : 0;
-        json_object_set_new(o, "total_domains", json_integer((json_int_t)nd));
-        json_object_update(o, tmp);
-        json_decref(tmp);
-        if (!json_object_get(o, "domains"))
-            json_object_set_new(o, "domains", json_object());
-        job_to_json(&ji, o);
-        if (!ji.exists) {
-            char *e = rc_xasprintf("no crawl with crawlid \"%s\"", m->crawlid);
-            json_object_set_new(o, "error", json_string(e));
-            free(e);
-        }
-    } else {
-        char k[KEY_MAX];
-        redisReply *jobs = q(c, "SMEMBERS", key(c, k, "jobs"), NULL);
-        if (!jobs)
-            goto out;
-        json_t *crawlids = json_object(), *alldoms = json_object();
-        int64_t total = 0, listed = 0;
-        for (size_t i = 0; jobs->type == REDIS_REPLY_ARRAY && i < jobs->elements && !c->failed; i++) {
-            const char *cid = jobs->element[i]->str;
-            jobinfo ji;
-            if (read_job(c, cid, &ji) < 0 || !ji.exists)
-                continue;
-            if (strcmp(ji.appid, m->appid) != 0 || strcmp(ji.spiderid, m->spiderid) != 0)
-                continue;
-            json_t *cr = json_object_get(s.crawls, cid);
-            int64_t queued = cr ? json_integer_value(json_object_get(cr, "total")) : 0;
-            total += queued;
-            if (cr)
-                add_domains(alldoms, cr);
-            if (listed++ >= INFO_APP_MAX_CRAWLS)
-                continue;
-            json_t *e = json_object();
-            json_object_set_new(e, "total", json_integer(queued));
-            size_t nd = cr ? put_domains(e, cr, INFO_APP_MAX_DOMAINS) : 0;
-            if (!cr)
-                json_object_set_new(e, "domains", json_object());
-            json_object_set_new(e, "distinct_domains", json_integer((json_int_t)nd));
-            job_to_json(&ji, e);
-            json_object_set_new(crawlids, cid, e);
-        }
-        freeReplyObject(jobs);
-        json_object_set_new(o, "total_crawlids", json_integer(listed));
-        json_object_set_new(o, "total_pending", json_integer(total));
-        json_object_set_new(o, "total_domains", json_integer((json_int_t)json_object_size(alldoms)));
-        json_object_set_new(o, "crawlids", crawlids);
-        if (listed > INFO_APP_MAX_CRAWLS)
-            json_object_set_new(o, "crawlids_truncated", json_true());
-        json_decref(alldoms);
-    }
+    if ((m->crawlid[0] ? info_one(c, m, &s, o) : info_app(c, m, &s, o)) < 0)
+        goto out;
     if (!c->failed)
         stat_add(c, "requests:action:accepted", 1);
 out:

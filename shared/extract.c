@@ -696,19 +696,9 @@ static int by_url_then_pos(const void *a, const void *b)
     return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-int rc_extract_doc_links(const rc_rules *rules, rc_extract_doc *xd, const char *base_url, size_t max,
-                         rc_extract_link_cb cb, void *ud, char *err, size_t cap)
+/* marks[i]: the elements inside link rule i's restrict_xpaths (NULL when it has none). */
+static int mark_restricted(ev *e, const rc_rules *rules, rc_extract_doc *xd, unsigned char **marks)
 {
-    int r = 0;
-    size_t nfound = 0, calls = 0;
-    found *hits = NULL;
-    found **order = NULL;
-    unsigned char **marks = rc_xcalloc(rules->nlinks + 1, sizeof(*marks));
-    pcre2_match_data *md = need(pcre2_match_data_create(1, NULL));
-    char *base = effective_base(xd, base_url);
-    ev e;
-    ev_init(&e, rules, xd, err, cap);
-
     for (size_t i = 0; i < rules->nlinks; i++) {
         const rc_rules_link *l = &rules->links[i];
         if (!l->nrestrict)
@@ -717,11 +707,9 @@ int rc_extract_doc_links(const rc_rules *rules, rc_extract_doc *xd, const char *
         for (size_t k = 0; k < l->nrestrict; k++) {
             char path[96];
             snprintf(path, sizeof(path), "links[%zu].restrict_xpaths[%zu]", i, k);
-            xmlXPathObjectPtr res = eval(&e, l->restrict_xpaths[k], (xmlNodePtr)xd->xml, path);
-            if (!res) {
-                r = -EINVAL;
-                goto out;
-            }
+            xmlXPathObjectPtr res = eval(e, l->restrict_xpaths[k], (xmlNodePtr)xd->xml, path);
+            if (!res)
+                return -EINVAL;
             int n = res->type == XPATH_NODESET && res->nodesetval ? res->nodesetval->nodeNr : 0;
             for (int j = 0; j < n; j++)
                 if (res->nodesetval->nodeTab[j]->type == XML_ELEMENT_NODE)
@@ -729,75 +717,111 @@ int rc_extract_doc_links(const rc_rules *rules, rc_extract_doc *xd, const char *
             xmlXPathFreeObject(res);
         }
     }
+    return 0;
+}
 
-    hits = rc_xcalloc(xd->nlinks ? xd->nlinks : 1, sizeof(*hits));
-    for (size_t li = 0; li < xd->nlinks; li++) {
-        xmlNodePtr a = xd->links[li];
-        xmlAttrPtr attr = xmlHasNsProp(a, BAD_CAST "href", NULL);
-        const char *href =
-            attr && attr->children && attr->children->content ? (const char *)attr->children->content : "";
-        char *abs = NULL, host[300];
-        if (rc_url_resolve(base, href, strlen(href), &abs) != 0)
+/* The first link rule that takes link A (absolute URL ABS on HOST) into *ret_rule, SIZE_MAX when
+ * none does: 0, or negative on a regex error (in err). */
+static int first_rule(const rc_rules *rules, unsigned char *const *marks, xmlNodePtr a, const char *abs,
+                      const char *host, pcre2_match_data *md, size_t *ret_rule, char *err, size_t cap)
+{
+    *ret_rule = SIZE_MAX;
+    for (size_t i = 0; i < rules->nlinks; i++) {
+        const rc_rules_link *l = &rules->links[i];
+        if (marks[i] && !marks[i][ordinal(a)])
             continue;
-        if (rc_url_host(abs, host, sizeof(host)) != 0) {
-            free(abs);
+        if (l->nallow_domains && !host_in(host, l->allow_domains, l->nallow_domains))
             continue;
-        }
-        size_t rule = SIZE_MAX;
-        for (size_t i = 0; i < rules->nlinks && rule == SIZE_MAX && r == 0; i++) {
-            const rc_rules_link *l = &rules->links[i];
-            if (marks[i] && !marks[i][ordinal(a)])
-                continue;
-            if (l->nallow_domains && !host_in(host, l->allow_domains, l->nallow_domains))
-                continue;
-            if (host_in(host, l->deny_domains, l->ndeny_domains))
-                continue;
-            int m = l->nallow ? any_match(l->allow, l->nallow, abs, md, rules, "allow", i, err, cap) : 1;
-            if (m == 1)
-                m = any_match(l->deny, l->ndeny, abs, md, rules, "deny", i, err, cap);
-            else if (m == 0)
-                continue;
-            if (m < 0)
-                r = m;
-            else if (m == 0)
-                rule = i;
-        }
-        if (r < 0) {
-            free(abs);
-            goto out;
-        }
-        if (rule == SIZE_MAX) {
-            free(abs);
+        if (host_in(host, l->deny_domains, l->ndeny_domains))
             continue;
+        int m = l->nallow ? any_match(l->allow, l->nallow, abs, md, rules, "allow", i, err, cap) : 1;
+        if (m == 0)
+            continue;
+        if (m == 1)
+            m = any_match(l->deny, l->ndeny, abs, md, rules, "deny", i, err, cap);
+        if (m < 0)
+            return m;
+        if (m == 0) {
+            *ret_rule = i;
+            return 0;
         }
-        hits[nfound++] = (found){abs, rule, li};
     }
+    return 0;
+}
 
-    /* Keep the first occurrence of each URL. */
-    order = rc_xcalloc(nfound ? nfound : 1, sizeof(*order));
-    for (size_t i = 0; i < nfound; i++)
+/* Link A's href resolved against BASE, and its host; NULL when it is no usable URL. */
+static char *link_url(xmlNodePtr a, const char *base, char *host, size_t cap)
+{
+    xmlAttrPtr attr = xmlHasNsProp(a, BAD_CAST "href", NULL);
+    const char *href = attr && attr->children && attr->children->content ? (const char *)attr->children->content : "";
+    char *abs = NULL;
+    if (rc_url_resolve(base, href, strlen(href), &abs) != 0)
+        return NULL;
+    if (rc_url_host(abs, host, cap) != 0) {
+        free(abs);
+        return NULL;
+    }
+    return abs;
+}
+
+/* Keeps the first occurrence of each URL: the later ones get rule SIZE_MAX. */
+static void drop_repeats(found *hits, size_t n)
+{
+    found **order = rc_xcalloc(n ? n : 1, sizeof(*order));
+    for (size_t i = 0; i < n; i++)
         order[i] = &hits[i];
-    qsort(order, nfound, sizeof(*order), by_url_then_pos);
-    for (size_t i = 1; i < nfound; i++)
+    qsort(order, n, sizeof(*order), by_url_then_pos);
+    for (size_t i = 1; i < n; i++)
         if (strcmp(order[i]->url, order[i - 1]->url) == 0)
             order[i]->rule = SIZE_MAX;
+    free(order);
+}
 
-out:
+/* The callback for each kept link, in document order, at most MAX; the number of calls. */
+static size_t deliver(const rc_rules *rules, const found *hits, size_t n, size_t max, rc_extract_link_cb cb, void *ud)
+{
+    size_t calls = 0;
+    for (size_t i = 0; i < n && calls < max; i++) {
+        if (hits[i].rule == SIZE_MAX)
+            continue;
+        const rc_rules_link *l = &rules->links[hits[i].rule];
+        calls++;
+        if (cb(ud, hits[i].url, hits[i].rule, l->follow, l->callback) != 0)
+            break;
+    }
+    return calls;
+}
+
+int rc_extract_doc_links(const rc_rules *rules, rc_extract_doc *xd, const char *base_url, size_t max,
+                         rc_extract_link_cb cb, void *ud, char *err, size_t cap)
+{
+    size_t nfound = 0, calls = 0;
+    found *hits = rc_xcalloc(xd->nlinks ? xd->nlinks : 1, sizeof(*hits));
+    unsigned char **marks = rc_xcalloc(rules->nlinks + 1, sizeof(*marks));
+    pcre2_match_data *md = need(pcre2_match_data_create(1, NULL));
+    char *base = effective_base(xd, base_url);
+    ev e;
+    ev_init(&e, rules, xd, err, cap);
+
+    int r = mark_restricted(&e, rules, xd, marks);
+    for (size_t li = 0; r == 0 && li < xd->nlinks; li++) {
+        char host[300];
+        size_t rule;
+        char *abs = link_url(xd->links[li], base, host, sizeof(host));
+        if (abs && (r = first_rule(rules, marks, xd->links[li], abs, host, md, &rule, err, cap)) == 0 &&
+            rule != SIZE_MAX)
+            hits[nfound++] = (found){abs, rule, li};
+        else
+            free(abs);
+    }
     ev_release(&e);
     if (r == 0) {
-        for (size_t i = 0; i < nfound && calls < max; i++) {
-            if (hits[i].rule == SIZE_MAX)
-                continue;
-            const rc_rules_link *l = &rules->links[hits[i].rule];
-            calls++;
-            if (cb(ud, hits[i].url, hits[i].rule, l->follow, l->callback) != 0)
-                break;
-        }
+        drop_repeats(hits, nfound);
+        calls = deliver(rules, hits, nfound, max, cb, ud);
     }
     for (size_t i = 0; i < nfound; i++)
         free(hits[i].url);
     free(hits);
-    free(order);
     for (size_t i = 0; i < rules->nlinks; i++)
         free(marks[i]);
     free(marks);

@@ -8,27 +8,15 @@
 #include <string.h>
 
 #include "domain.h"
-#include "recent.h"
+#include "reqfield.h"
 #include "url.h"
 #include "util.h"
 
+/* "field reason", the sentence Kafka's answers carry after "invalid crawl request: ". */
 static int fail(char *err, size_t cap, const char *field, const char *why)
 {
-    snprintf(err, cap, "%s: %s", field, why);
+    snprintf(err, cap, "%s %s", field, why);
     return -EINVAL;
-}
-
-/* An optional id (appid, spiderid); the same rule as crawlid and the Kafka validator. */
-static int get_id(json_t *root, const char *key, char **out, char *err, size_t cap)
-{
-    char why[160];
-    json_t *v = json_object_get(root, key);
-    if (!v || json_is_null(v))
-        return 0;
-    if (!json_is_string(v) || rc_id_check(json_string_value(v), RC_JOB_ID_MAX, why, sizeof why) < 0)
-        return fail(err, cap, key, json_is_string(v) ? why : "must be a string");
-    *out = rc_xstrdup(json_string_value(v));
-    return 0;
 }
 
 static void add_unique(char ***list, size_t *n, const char *s)
@@ -40,87 +28,144 @@ static void add_unique(char ***list, size_t *n, const char *s)
     (*list)[(*n)++] = rc_xstrdup(s);
 }
 
-static int get_int(json_t *root, const char *key, int64_t min, int64_t max, int64_t def, int64_t *out, char *err,
-                   size_t cap)
+/* Checks every field against the crawl request table (reqfield.c), the one Kafka's messages are
+ * checked with, and fills the defaults of absent fields into root: the steps below read values
+ * that are valid and present. */
+static int check_fields(json_t *root, char *err, size_t cap)
 {
-    json_t *v = json_object_get(root, key);
-    if (!v || json_is_null(v)) {
-        *out = def;
-        return 0;
+    rc_reqfield_error e;
+    for (size_t i = 0; i < rc_reqfield_crawl_len; i++) {
+        const rc_reqfield *f = &rc_reqfield_crawl[i];
+        if (f->flags & RC_REQFIELD_WIRE_ONLY)
+            continue;
+        json_t *v = json_object_get(root, f->name);
+        if (v && rc_reqfield_check(f, v, &e) < 0)
+            return fail(err, cap, e.field, e.reason);
+        if (!v && (f->flags & RC_REQFIELD_REQUIRED))
+            return fail(err, cap, f->name, "is required in a crawl request");
+        json_t *d = v ? NULL : rc_reqfield_default(f);
+        if (d)
+            json_object_set_new(root, f->name, d);
     }
-    if (!json_is_integer(v))
-        return fail(err, cap, key, "must be an integer");
-    int64_t x = json_integer_value(v);
-    if (x < min || x > max) {
-        char why[96];
-        snprintf(why, sizeof why, "must be between %lld and %lld", (long long)min, (long long)max);
-        return fail(err, cap, key, why);
-    }
-    *out = x;
     return 0;
 }
 
-/* An optional boolean, false when absent. */
-static int get_flag(json_t *root, const char *key, int *out, char *err, size_t cap)
+static char *str_of(const json_t *root, const char *key)
 {
-    json_t *v = json_object_get(root, key);
-    if (v && !json_is_boolean(v) && !json_is_null(v))
-        return fail(err, cap, key, "must be true or false");
-    *out = json_is_true(v);
-    return 0;
+    const char *s = json_string_value(json_object_get(root, key));
+    return s ? rc_xstrdup(s) : NULL;
 }
 
-static int get_str(json_t *root, const char *key, size_t max, char **out, char *err, size_t cap)
+static int64_t int_of(const json_t *root, const char *key)
 {
-    json_t *v = json_object_get(root, key);
-    if (!v || json_is_null(v))
-        return 0;
-    if (!json_is_string(v))
-        return fail(err, cap, key, "must be a string");
-    if (json_string_length(v) > max)
-        return fail(err, cap, key, "too long");
-    *out = rc_xstrdup(json_string_value(v));
-    return 0;
+    return json_integer_value(json_object_get(root, key));
 }
 
-/* An optional array of strings; each must pass ok() when given. */
-static int get_str_list(json_t *root, const char *key, size_t max_n, char ***out, size_t *n, int *present, char *err,
-                        size_t cap)
+static int flag_of(const json_t *root, const char *key)
 {
-    json_t *v = json_object_get(root, key);
-    if (!v || json_is_null(v))
-        return 0;
-    if (!json_is_array(v) || json_array_size(v) > max_n) {
-        char why[96];
-        snprintf(why, sizeof why, "must be an array of at most %zu strings", max_n);
-        return fail(err, cap, key, why);
-    }
-    if (present)
-        *present = 1;
+    return json_is_true(json_object_get(root, key));
+}
+
+/* A checked array of strings (or null: none). */
+static void list_of(const json_t *root, const char *key, char ***out, size_t *n)
+{
     size_t i;
-    json_t *e;
-    json_array_foreach (v, i, e) {
-        if (!json_is_string(e) || json_string_length(e) == 0 || json_string_length(e) > 1024)
-            return fail(err, cap, key, "must contain only non-empty strings of at most 1024 bytes");
-        add_unique(out, n, json_string_value(e));
+    json_t *s;
+    json_array_foreach (json_object_get(root, key), i, s) {
+        add_unique(out, n, json_string_value(s));
     }
-    return 0;
 }
 
-static int add_seed(rc_job *j, const char *url, char *err, size_t cap)
+/* A checked object as compact JSON, NULL when null or, for rules, {} (which asks for nothing). */
+static char *object_of(const json_t *root, const char *key)
+{
+    json_t *o = json_object_get(root, key);
+    if (!json_is_object(o) || (strcmp(key, "rules") == 0 && json_object_size(o) == 0))
+        return NULL;
+    return json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+}
+
+static void add_seed(rc_job *j, const json_t *url)
 {
     char *norm = NULL;
-    if (rc_url_has_userinfo(url))
-        return fail(err, cap, "url", "must not carry credentials (user:password@): they would be dropped");
-    int r = rc_url_normalize(url, &norm);
-    if (r < 0) {
-        char why[160];
-        snprintf(why, sizeof why, "%s: %s", url, rc_url_strerror(r));
-        return fail(err, cap, "url", why);
-    }
-    add_unique(&j->seeds, &j->n_seeds, norm);
+    rc_reqfield_error e;
+    if (rc_reqfield_url(&e, "url", url, &norm) == 0) /* checked already: cannot fail */
+        add_unique(&j->seeds, &j->n_seeds, norm);
     free(norm);
+}
+
+/* "url" and "urls" give the seeds: at least one. */
+static int read_seeds(rc_job *j, const json_t *root, char *err, size_t cap)
+{
+    json_t *url = json_object_get(root, "url");
+    if (url)
+        add_seed(j, url);
+    size_t i;
+    json_t *u;
+    json_array_foreach (json_object_get(root, "urls"), i, u) {
+        add_seed(j, u);
+    }
+    if (j->n_seeds == 0)
+        return fail(err, cap, "url", "is required in a crawl request: give url or urls (at least one http(s) URL)");
     return 0;
+}
+
+/* allowed_domains (normalised), else the registrable domains of every seed. */
+static void read_scope(rc_job *j, const json_t *root)
+{
+    size_t i;
+    json_t *d;
+    json_array_foreach (json_object_get(root, "allowed_domains"), i, d) {
+        char host[RC_REQFIELD_HOST_BUF];
+        rc_reqfield_error e;
+        if (rc_reqfield_host(&e, "allowed_domains", d, host, sizeof host) == 0)
+            add_unique(&j->scope, &j->n_scope, host);
+    }
+    if (j->n_scope > 0)
+        return;
+    for (i = 0; i < j->n_seeds; i++) {
+        char host[256], reg[256];
+        if (rc_url_host(j->seeds[i], host, sizeof host) == 0 && rc_domain_registrable(host, reg, sizeof reg) == 0)
+            add_unique(&j->scope, &j->n_scope, reg);
+    }
+}
+
+/* The values of a checked spec (defaults filled in). */
+static void read_fields(rc_job *j, const json_t *root)
+{
+    j->crawlid = str_of(root, "crawlid");
+    j->appid = str_of(root, "appid");
+    j->spiderid = str_of(root, "spiderid");
+    j->useragent = str_of(root, "useragent");
+    j->cookie = str_of(root, "cookie");
+    j->maxdepth = (int)int_of(root, "maxdepth");
+    j->priority = (int)int_of(root, "priority");
+    j->max_pages = int_of(root, "max_pages");
+    j->expires = int_of(root, "expires");
+    j->domain_max_pages = int_of(root, "domain_max_pages");
+    list_of(root, "allow_regex", &j->allow_regex, &j->n_allow_regex);
+    list_of(root, "deny_regex", &j->deny_regex, &j->n_deny_regex);
+    list_of(root, "deny_extensions", &j->deny_extensions, &j->n_deny_extensions);
+    j->has_deny_extensions = json_is_array(json_object_get(root, "deny_extensions"));
+    list_of(root, "data_pages", &j->data_pages, &j->n_data_pages);
+    list_of(root, "jump_links", &j->jump_links, &j->n_jump_links);
+    j->refresh_seconds = int_of(root, "refresh_seconds");
+    j->expected_urls = int_of(root, "expected_urls");
+    j->bloom_fp = json_number_value(json_object_get(root, "bloom_fp"));
+    j->bloom_groups = int_of(root, "bloom_groups");
+    /* Rules are compiled where the job is used (rc_page_job) and checked by its entry points
+     * (rc_rules_check): this layer does not know XPath. */
+    j->rules = object_of(root, "rules");
+    j->attrs = object_of(root, "attrs");
+    j->text = flag_of(root, "text");
+    j->dedup_content = flag_of(root, "dedup_content");
+    j->warc = flag_of(root, "warc");
+    j->body = flag_of(root, "body");
+    j->sitemaps = flag_of(root, "sitemaps");
+    j->dedup_canonical = flag_of(root, "dedup_canonical");
+    j->skip_recent_hours = int_of(root, "skip_recent_hours");
+    j->body_max = int_of(root, "body_max");
+    j->meta_refresh_max = int_of(root, "meta_refresh_max");
 }
 
 int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t cap)
@@ -138,151 +183,12 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         r = fail(err, cap, "request", "must be a JSON object");
         goto fail;
     }
-    json_t *v = json_object_get(root, "crawlid");
-    if (!json_is_string(v)) {
-        r = fail(err, cap, "crawlid", "required: 1-40 letters, digits, '.', '_' or '-'");
+    if ((r = check_fields(root, err, cap)) < 0)
         goto fail;
-    }
-    if ((r = get_id(root, "crawlid", &j.crawlid, err, cap)) < 0 ||
-        (r = get_id(root, "appid", &j.appid, err, cap)) < 0 ||
-        (r = get_id(root, "spiderid", &j.spiderid, err, cap)) < 0 ||
-        (r = get_str(root, "useragent", 1000, &j.useragent, err, cap)) < 0 ||
-        (r = get_str(root, "cookie", 8192, &j.cookie, err, cap)) < 0)
+    read_fields(&j, root);
+    if ((r = read_seeds(&j, root, err, cap)) < 0)
         goto fail;
-    if (!j.appid)
-        j.appid = rc_xstrdup("redcrawl");
-    if (!j.spiderid)
-        j.spiderid = rc_xstrdup("link");
-
-    v = json_object_get(root, "url");
-    if (v && !json_is_string(v)) {
-        r = fail(err, cap, "url", "must be a string");
-        goto fail;
-    }
-    if (v && (r = add_seed(&j, json_string_value(v), err, cap)) < 0)
-        goto fail;
-    json_t *urls = json_object_get(root, "urls");
-    if (urls) {
-        size_t i;
-        json_t *u;
-        if (!json_is_array(urls) || json_array_size(urls) > RC_JOB_MAX_SEEDS) {
-            r = fail(err, cap, "urls", "must be an array of at most 1000 URL strings");
-            goto fail;
-        }
-        json_array_foreach (urls, i, u) {
-            if (!json_is_string(u)) {
-                r = fail(err, cap, "urls", "must contain only strings");
-                goto fail;
-            }
-            if ((r = add_seed(&j, json_string_value(u), err, cap)) < 0)
-                goto fail;
-        }
-    }
-    if (j.n_seeds == 0) {
-        r = fail(err, cap, "url", "required: at least one http(s) URL");
-        goto fail;
-    }
-
-    int64_t x;
-    if ((r = get_int(root, "maxdepth", -1, 1000, 0, &x, err, cap)) < 0)
-        goto fail;
-    j.maxdepth = (int)x;
-    if ((r = get_int(root, "priority", 1, 100, 50, &x, err, cap)) < 0)
-        goto fail;
-    j.priority = (int)x;
-    if ((r = get_int(root, "max_pages", 0, INT64_C(1) << 50, 0, &j.max_pages, err, cap)) < 0 ||
-        (r = get_int(root, "expires", 0, INT64_C(1) << 40, 0, &j.expires, err, cap)) < 0)
-        goto fail;
-
-    if ((r = get_int(root, "domain_max_pages", 0, INT64_C(1) << 50, 0, &j.domain_max_pages, err, cap)) < 0 ||
-        (r = get_str_list(root, "allow_regex", 100, &j.allow_regex, &j.n_allow_regex, NULL, err, cap)) < 0 ||
-        (r = get_str_list(root, "deny_regex", 100, &j.deny_regex, &j.n_deny_regex, NULL, err, cap)) < 0 ||
-        (r = get_str_list(root, "deny_extensions", 1000, &j.deny_extensions, &j.n_deny_extensions,
-                          &j.has_deny_extensions, err, cap)) < 0 ||
-        (r = get_str_list(root, "data_pages", 100, &j.data_pages, &j.n_data_pages, NULL, err, cap)) < 0 ||
-        (r = get_str_list(root, "jump_links", 100, &j.jump_links, &j.n_jump_links, NULL, err, cap)) < 0 ||
-        (r = get_int(root, "refresh_seconds", 0, 86400 * 365, 0, &j.refresh_seconds, err, cap)) < 0 ||
-        (r = get_int(root, "expected_urls", 1000, INT64_C(100000000000), 1000000, &j.expected_urls, err, cap)) < 0 ||
-        (r = get_int(root, "bloom_groups", 1, 4, 1, &j.bloom_groups, err, cap)) < 0)
-        goto fail;
-    json_t *fp = json_object_get(root, "bloom_fp");
-    j.bloom_fp = 1e-6;
-    if (fp && !json_is_null(fp)) {
-        if (!json_is_number(fp) || json_number_value(fp) <= 0 || json_number_value(fp) >= 0.5) {
-            r = fail(err, cap, "bloom_fp", "must be a number between 0 and 0.5 (e.g. 0.001)");
-            goto fail;
-        }
-        j.bloom_fp = json_number_value(fp);
-    }
-
-    json_t *rules = json_object_get(root, "rules");
-    if (rules && json_is_object(rules) && json_object_size(rules) == 0)
-        rules = NULL; /* {} asks for nothing: the same as no rules */
-    if (rules && !json_is_null(rules)) {
-        if (!json_is_object(rules)) {
-            r = fail(err, cap, "rules", "must be a JSON object (the rule document)");
-            goto fail;
-        }
-        /* Compiled where the job is used (rc_page_job) and checked by its entry points
-         * (rc_rules_check): this layer does not know XPath. */
-        j.rules = json_dumps(rules, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    }
-    json_t *attrs = json_object_get(root, "attrs");
-    if (attrs && !json_is_null(attrs)) {
-        if (!json_is_object(attrs)) {
-            r = fail(err, cap, "attrs", "must be a JSON object (copied into every page record and item)");
-            goto fail;
-        }
-        j.attrs = json_dumps(attrs, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    }
-    json_t *flag = json_object_get(root, "text");
-    if (flag && !json_is_boolean(flag)) {
-        r = fail(err, cap, "text", "must be true or false");
-        goto fail;
-    }
-    j.text = json_is_true(flag);
-    flag = json_object_get(root, "dedup_content");
-    if (flag && !json_is_boolean(flag)) {
-        r = fail(err, cap, "dedup_content", "must be true or false");
-        goto fail;
-    }
-    j.dedup_content = flag ? json_is_true(flag) : 1;
-    if ((r = get_flag(root, "warc", &j.warc, err, cap)) < 0 || (r = get_flag(root, "body", &j.body, err, cap)) < 0 ||
-        (r = get_flag(root, "sitemaps", &j.sitemaps, err, cap)) < 0 ||
-        (r = get_flag(root, "dedup_canonical", &j.dedup_canonical, err, cap)) < 0 ||
-        (r = get_int(root, "skip_recent_hours", 0, RC_RECENT_MAX_HOURS, 0, &j.skip_recent_hours, err, cap)) < 0 ||
-        (r = get_int(root, "body_max", 1, 64 * 1024 * 1024, 1024 * 1024, &j.body_max, err, cap)) < 0 ||
-        (r = get_int(root, "meta_refresh_max", -1, 86400, 5, &j.meta_refresh_max, err, cap)) < 0)
-        goto fail;
-
-    json_t *ad = json_object_get(root, "allowed_domains");
-    if (ad && !json_is_null(ad)) {
-        size_t i;
-        json_t *d;
-        if (!json_is_array(ad) || json_array_size(ad) > RC_JOB_MAX_DOMAINS) {
-            r = fail(err, cap, "allowed_domains", "must be an array of at most 1000 domain names");
-            goto fail;
-        }
-        json_array_foreach (ad, i, d) {
-            const char *s = json_string_value(d);
-            if (!s || !*s || strlen(s) > 253 || strchr(s, '/') || strchr(s, ' ')) {
-                r = fail(err, cap, "allowed_domains", "must contain only domain names");
-                goto fail;
-            }
-            char *low = rc_xstrdup(s);
-            rc_ascii_lower(low, strlen(low));
-            add_unique(&j.scope, &j.n_scope, low);
-            free(low);
-        }
-    }
-    if (j.n_scope == 0) {
-        /* Default scope: the registrable domains of every seed. */
-        for (size_t i = 0; i < j.n_seeds; i++) {
-            char host[256], reg[256];
-            if (rc_url_host(j.seeds[i], host, sizeof host) == 0 && rc_domain_registrable(host, reg, sizeof reg) == 0)
-                add_unique(&j.scope, &j.n_scope, reg);
-        }
-    }
+    read_scope(&j, root);
     json_decref(root);
     *ret = j;
     return 0;

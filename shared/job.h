@@ -6,9 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RC_JOB_MAX_SEEDS 1000
-#define RC_JOB_MAX_DOMAINS 1000
-#define RC_JOB_ID_MAX 40
+#define RC_JOB_ID_MAX 40 /* = RC_REQFIELD_ID_MAX: the sinks check crawlids before they name files */
 
 typedef struct rc_job {
     char *crawlid;
@@ -19,7 +17,7 @@ typedef struct rc_job {
     char **scope; /* registrable domains links may stay in (from allowed_domains, else the seeds) */
     size_t n_scope;
     int maxdepth;       /* links deeper than this are not followed; -1 = unlimited */
-    int priority;       /* 0..1000 */
+    int priority;       /* 1..100 */
     int64_t max_pages;  /* 0 = unlimited */
     int64_t expires;    /* unix seconds, 0 = never */
     char *useragent;    /* NULL = the worker's */
@@ -57,8 +55,11 @@ typedef struct rc_job {
     int64_t bloom_groups;    /* h groups of the multi-group bloom (default 1) */
 } rc_job;
 
-/* Parses and validates a job spec (JSON object). On failure returns -EINVAL and writes a message
- * naming the field into err; *ret is untouched. "url" (string) or "urls" (array) give the seeds. */
+/* Parses and validates a job spec (JSON object) with the crawl request table (reqfield.h): the same
+ * limits, defaults and reasons as a Kafka message. On failure returns -EINVAL and writes "FIELD
+ * REASON" into err (e.g. "maxdepth must be an integer from -1 to 1000, not 5000 (-1: no limit)", the
+ * words after "invalid crawl request: " in a Kafka answer); *ret is untouched. "url" (string) or
+ * "urls" (array) give the seeds; fields the table does not know are ignored. */
 int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t errcap);
 /* The canonical spec JSON (scope computed); malloc'd. */
 char *rc_job_encode(const rc_job *job);

@@ -3,11 +3,13 @@
  * Wire-compatible with Scrapy Cluster's kafka-monitor: the same four request kinds, field names,
  * types, limits, defaults and "no unknown fields" rule as its JSON schemas (scraper_schema.json,
  * action_schema.json, stats_schema.json, zookeeper_schema.json), so an existing client works
- * unchanged. Redcrawl's extensions: crawl requests may carry "uuid" (then they get an answer),
- * "rules" (extraction rules: only checked to be an object here, compiled by rules.c) and
- * "max_pages". Where Scrapy Cluster was loose, redcrawl is stricter only when the value would
- * otherwise break something later (ids used in Redis keys, header values, regexes that do not
- * compile, URLs that cannot be fetched): see msg.c for the table of fields and limits. */
+ * unchanged. A crawl request's fields are the job spec's (reqfield.h: one table of names, types,
+ * limits, defaults and messages for every entry point); redcrawl's extensions include "uuid" (then
+ * the request gets an answer), "rules" (extraction rules: only checked to be an object here,
+ * compiled by rules.c), "max_pages" and every other job option. Where Scrapy Cluster was loose,
+ * redcrawl is stricter only when the value would otherwise break something later (ids used in
+ * Redis keys, header values, regexes that do not compile, URLs that cannot be fetched): see
+ * reqfield.c. */
 #ifndef RC_MSG_H
 #define RC_MSG_H
 
@@ -15,14 +17,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "reqfield.h"
+
 struct json_t;
 
-#define RC_MSG_MAX_BYTES (1024 * 1024) /* a larger message is refused unparsed */
-#define RC_MSG_MAX_DEPTH 32            /* nesting of arrays/objects, the request itself is level 1 */
-#define RC_MSG_ID_BUF 161              /* 40 characters of UTF-8 (at most 160 bytes) + NUL */
-#define RC_MSG_HOST_BUF 256
-#define RC_MSG_FIELD_BUF 128
-#define RC_MSG_REASON_BUF 384
+#define RC_MSG_MAX_BYTES (1024 * 1024)         /* a larger message is refused unparsed */
+#define RC_MSG_MAX_DEPTH RC_REQFIELD_MAX_DEPTH /* nesting of arrays/objects, the request is level 1 */
+#define RC_MSG_ID_BUF 161                      /* 40 characters of UTF-8 (at most 160 bytes) + NUL */
+#define RC_MSG_HOST_BUF RC_REQFIELD_HOST_BUF
+#define RC_MSG_FIELD_BUF RC_REQFIELD_PATH_BUF
+#define RC_MSG_REASON_BUF RC_REQFIELD_REASON_BUF
 
 typedef enum { RC_MSG_CRAWL, RC_MSG_ACTION, RC_MSG_STATS, RC_MSG_DOMAIN } rc_msg_kind;
 
@@ -52,8 +56,8 @@ typedef enum {
 /* A validated request. Embedded: filled by rc_msg_parse, emptied by rc_msg_release. The common
  * fields are copied out for convenience; everything else (regexes, attrs, rules, ...) is read from
  * doc, which holds the request as sent plus Scrapy Cluster's defaults for absent fields (crawl:
- * spiderid "link", priority 1, maxdepth 0, expires 0, the optional lists/strings/attrs null, and
- * redcrawl's max_pages 0 and rules null; stats: "all"; domain: hits 0, window 0, scale 1.0). */
+ * the defaults of reqfield.c's table, e.g. spiderid "link", priority 1, maxdepth 0, expires 0, the
+ * optional lists/strings/attrs/rules null; stats: "all"; domain: hits 0, window 0, scale 1.0). */
 typedef struct rc_msg {
     rc_msg_kind kind;
     struct json_t *doc;           /* owned */
@@ -64,10 +68,10 @@ typedef struct rc_msg {
     /* crawl */
     char *url;                /* the seed, normalised (rc_url_normalize); owned. doc keeps it as sent */
     int priority;             /* 1..100 */
-    int maxdepth;             /* 0..3 */
+    int maxdepth;             /* -1 (no limit)..1000 */
     int64_t expires;          /* unix seconds, 0 = never */
     int64_t max_pages;        /* 0 = unlimited */
-    int64_t domain_max_pages; /* 0..2000, -1 when absent */
+    int64_t domain_max_pages; /* 0.., -1 when absent */
     /* action */
     rc_msg_action action;
     /* stats */
@@ -109,9 +113,9 @@ void rc_msg_release(rc_msg *m);
 char *rc_msg_error_answer(const rc_msg_error *err);
 
 /* The crawl job spec (job.h) for a validated crawl request: crawlid, appid, spiderid, url (normalised),
- * maxdepth, priority, max_pages, expires, allowed_domains (normalised hosts), useragent, cookie,
- * plus, for the modules that use them, domain_max_pages, allow_regex, deny_regex, deny_extensions,
- * attrs and rules when present. malloc'd; NULL when M is not a crawl request. */
+ * maxdepth, priority, max_pages, expires, allowed_domains (normalised hosts), then every other field
+ * of reqfield.c's table that is set (not null) but uuid. malloc'd; NULL when M is not a crawl
+ * request. */
 char *rc_msg_crawl_to_job_json(const rc_msg *m);
 
 /* Names as on the wire ("crawl", "info", "domain-update", "kafka-monitor", ...). Static strings. */

@@ -513,132 +513,175 @@ static void read_sitemap(const rc_page_ctx *ctx, const rc_fetch_result *res, lin
     json_object_set_new(o, "sitemap_urls", json_integer((json_int_t)sw.n));
 }
 
-void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page_result *out)
+/* One page's processing: what its steps found, for the record built at the end. */
+typedef struct page_state {
+    const rc_page_ctx *ctx;
+    const rc_fetch_result *res;
+    rc_page_result *out;
+    link_ctx lc;
+    char id[33];
+    const char *url; /* the effective URL */
+    char charset[RC_CHARSET_NAME_MAX];
+    char *utf8; /* the decoded body */
+    size_t ulen;
+    rc_html *doc;    /* the tree, when rules or the main text need one */
+    rc_htmltok *tok; /* instead of DOC when nothing needs a tree */
+    json_t *meta;
+    const char *title;
+    char *redirect_to;
+    const char *redirect_kind;
+    int redirect_pushed;
+    int noindex;
+    const char *noindex_why;
+    char *canonical_of; /* dedup_canonical: the URL this page is a duplicate of */
+    char *text;
+    rc_maintext_method text_method;
+} page_state;
+
+/* What the page's head says about its links and refresh. */
+typedef struct page_head {
+    const char *base_href;
+    const char *refresh; /* a <meta http-equiv=refresh> URL, NULL = none */
+    double refresh_delay;
+    int robots; /* RC_HTML_NOINDEX | RC_HTML_NOFOLLOW */
+} page_head;
+
+/* Decodes the body to UTF-8 once (header, BOM, <meta>, then sniffing) and parses it once: a tree
+ * when rules or the main text need one, else the streaming tokenizer (same facts, no DOM). */
+static void parse_page(page_state *ps, page_head *h)
 {
+    const rc_page_ctx *ctx = ps->ctx;
+    const rc_fetch_result *res = ps->res;
+    rc_charset_detect(res->body, res->body_len, res->content_type, ps->charset, sizeof ps->charset);
+    ps->utf8 = rc_charset_to_utf8(res->body, res->body_len, ps->charset, &ps->ulen);
+    ps->meta = json_object();
+    if (ctx->rules || ctx->job->text || ctx->job->dedup_content) {
+        ps->doc = rc_html_parse(ps->utf8, ps->ulen);
+        ps->title = rc_html_title(ps->doc);
+        rc_maintext_meta(ps->doc, ps->url, ps->meta);
+        h->base_href = rc_html_base_href(ps->doc);
+        h->robots = rc_html_robots_flags(ps->doc);
+        h->refresh = rc_html_meta_refresh(ps->doc);
+        h->refresh_delay = rc_html_meta_refresh_delay(ps->doc);
+    } else {
+        ps->tok = rc_htmltok_scan(ps->utf8, ps->ulen);
+        ps->title = rc_htmltok_title(ps->tok);
+        rc_htmltok_meta(ps->tok, ps->url, ps->meta);
+        h->base_href = rc_htmltok_base_href(ps->tok);
+        h->robots = rc_htmltok_robots_flags(ps->tok);
+        h->refresh = rc_htmltok_meta_refresh(ps->tok);
+        h->refresh_delay = rc_htmltok_meta_refresh_delay(ps->tok);
+    }
+    if (!ps->noindex && (h->robots & RC_HTML_NOINDEX)) {
+        ps->noindex = 1;
+        ps->noindex_why = "meta robots noindex";
+    }
+}
+
+/* dedup_canonical: when another URL is this page's canonical one, the page is recorded as its
+ * duplicate, its text left to that URL, which is queued (at this depth) in case no link leads
+ * there. */
+static void check_canonical(page_state *ps)
+{
+    const rc_record *rec = ps->ctx->rec;
+    const char *canon = json_string_value(json_object_get(ps->meta, "canonical"));
+    if (!ps->ctx->job->dedup_canonical || !canon || strcmp(canon, rec->url) == 0)
+        return;
+    ps->canonical_of = rc_xstrdup(canon);
+    char *copy = rc_xstrdup(canon);
+    consider_at(&ps->lc, copy, rec->cb, rec->nofollow, rec->depth, rec->redirects);
+    free(copy);
+}
+
+/* The main text and its digest. noindex: the page is recorded (it was fetched, its links may be
+ * followed) but what a search index would keep, its text and items, is not. */
+static void main_text(page_state *ps)
+{
+    const rc_job *job = ps->ctx->job;
+    if (ps->doc && !ps->noindex && !ps->canonical_of && (job->text || job->dedup_content))
+        ps->text = rc_maintext_text(ps->doc, ps->ctx->text_opts, &ps->text_method);
+    if (ps->text && job->dedup_content)
+        text_digest(ps->text, ps->out->digest);
+}
+
+/* Whether the page's links are followed: depth, nofollow (the link's and the page's). A list
+ * page's links (pagination) are followed only with "continue": true; its detail pages always are. */
+static int follows_links(const page_state *ps, int robots)
+{
+    const rc_page_ctx *ctx = ps->ctx;
     const rc_record *rec = ctx->rec;
-    memset(out, 0, sizeof *out);
-    rc_argv_init(&out->links);
-    out->items = json_array();
-    link_ctx lc = {.ctx = ctx, .out = out};
-    rc_buf_init(&lc.key);
-    out->is_data = rc_urlfilter_is_data(ctx->filter, rec->url);
-    json_t *o = json_object();
-    char id[33], ts[64], charset[RC_CHARSET_NAME_MAX] = "";
-    rc_record_doc_id(rec->crawlid, rec->url, id);
-    iso_time(ctx->now_ms, ts, sizeof ts);
-    const char *url = res->effective_url ? res->effective_url : rec->url;
-
-    json_t *meta = NULL;
-    const char *redirect_kind = NULL;
-    char *canonical_of = NULL;
-    char *text = NULL;
-    rc_maintext_method text_method = RC_MAINTEXT_ARTICLE;
-    const char *title = NULL;
-    rc_html *doc = NULL;
-    rc_htmltok *tok = NULL; /* instead of DOC when nothing needs a tree */
-    char *utf8 = NULL;
-    size_t ulen = 0;
-    int html = res->ok && res->status >= 200 && res->status < 300 && is_html(res) && !rec->sitemap;
-    char *redirect_to = NULL;
-    int redirect_pushed = 0;
-    if (res->ok && res->redirect_url && rc_url_normalize(res->redirect_url, &redirect_to) == 0)
-        redirect_pushed = follow_redirect(&lc, redirect_to, res->status, id);
-    int noindex = 0;
-    const char *noindex_why = NULL;
-    if (html && res->response_head && has_noindex_header(res->response_head)) {
-        noindex = 1;
-        noindex_why = "X-Robots-Tag noindex";
+    int follow = !rec->nofollow && (ctx->job->maxdepth < 0 || rec->depth + 1 <= ctx->job->maxdepth) &&
+                 !(robots & RC_HTML_NOFOLLOW);
+    if (ctx->rules && !rec->item) {
+        const rc_rules_set *set = rc_rules_set_get(ctx->rules, rec->cb);
+        if (set && set->list_from && !ctx->rules->cont)
+            follow = 0;
     }
-    if (!html && !redirect_to && ctx->rules && rec->item)
-        keep_list_item(rec, url, res->status, out); /* a detail page that is not HTML (a PDF, a 404) */
-    if (html) {
-        /* Decode once to UTF-8 (header, BOM, <meta>, then sniffing), parse once: a tree when
-         * rules or the main text need one, else the streaming tokenizer (same facts, no DOM). */
-        rc_charset_detect(res->body, res->body_len, res->content_type, charset, sizeof charset);
-        utf8 = rc_charset_to_utf8(res->body, res->body_len, charset, &ulen);
-        meta = json_object();
-        const char *bh, *mr;
-        double mr_delay;
-        int robots;
-        if (ctx->rules || ctx->job->text || ctx->job->dedup_content) {
-            doc = rc_html_parse(utf8, ulen);
-            title = rc_html_title(doc);
-            rc_maintext_meta(doc, url, meta);
-            bh = rc_html_base_href(doc);
-            robots = rc_html_robots_flags(doc);
-            mr = rc_html_meta_refresh(doc);
-            mr_delay = rc_html_meta_refresh_delay(doc);
-        } else {
-            tok = rc_htmltok_scan(utf8, ulen);
-            title = rc_htmltok_title(tok);
-            rc_htmltok_meta(tok, url, meta);
-            bh = rc_htmltok_base_href(tok);
-            robots = rc_htmltok_robots_flags(tok);
-            mr = rc_htmltok_meta_refresh(tok);
-            mr_delay = rc_htmltok_meta_refresh_delay(tok);
-        }
-        if (!noindex && (robots & RC_HTML_NOINDEX)) {
-            noindex = 1;
-            noindex_why = "meta robots noindex";
-        }
-        const char *canon = json_string_value(json_object_get(meta, "canonical"));
-        if (ctx->job->dedup_canonical && canon && strcmp(canon, rec->url) != 0) {
-            /* Another URL is this page's canonical one: recorded as its duplicate, its text
-             * left to that URL, which is queued (at this depth) in case no link leads there. */
-            canonical_of = rc_xstrdup(canon);
-            char *copy = rc_xstrdup(canon);
-            consider_at(&lc, copy, rec->cb, rec->nofollow, rec->depth, rec->redirects);
-            free(copy);
-        }
-        /* noindex: the page is recorded (it was fetched, its links may be followed) but what a
-         * search index would keep, its text and items, is not. */
-        if (doc && !noindex && !canonical_of && (ctx->job->text || ctx->job->dedup_content))
-            text = rc_maintext_text(doc, ctx->text_opts, &text_method);
-        if (text && ctx->job->dedup_content)
-            text_digest(text, out->digest);
+    return follow;
+}
 
-        char *base_resolved = NULL;
-        const char *base = url;
-        if (bh && rc_url_resolve(url, bh, strlen(bh), &base_resolved) == 0)
-            base = base_resolved;
-        int follow = !rec->nofollow && (ctx->job->maxdepth < 0 || rec->depth + 1 <= ctx->job->maxdepth) &&
-                     !(robots & RC_HTML_NOFOLLOW);
-        /* A list page's links (pagination) are followed only with "continue": true; its detail
-         * pages always are. */
-        if (ctx->rules && !rec->item) {
-            const rc_rules_set *set = rc_rules_set_get(ctx->rules, rec->cb);
-            if (set && set->list_from && !ctx->rules->cont)
-                follow = 0;
-        }
-        if (mr && !redirect_to && ctx->job->meta_refresh_max >= 0 && mr_delay <= (double)ctx->job->meta_refresh_max &&
-            rc_url_resolve(base, mr, strlen(mr), &redirect_to) == 0) {
-            /* A quick meta refresh is how some sites redirect: followed like a 3xx. */
-            redirect_kind = "meta refresh";
-            redirect_pushed = follow_redirect(&lc, redirect_to, res->status, id);
-        }
-        rc_extract_doc *xd = ctx->rules && doc && !noindex ? rc_extract_doc_new(doc) : NULL;
-        if (xd)
-            extract_items(ctx, xd, url, &lc, out);
-        if (follow) {
-            char err[256];
-            if (xd && ctx->rules->nlinks > 0) {
-                if (rc_extract_doc_links(ctx->rules, xd, base, ctx->max_links, on_rule_link, &lc, err, sizeof err) < 0)
-                    rc_warn(MOD, "link rules failed url=%s error=%s", url, err);
-            } else if (doc) {
-                href_ctx hc = {.lc = &lc, .base = base};
-                rc_html_links(doc, 1, ctx->max_links, on_href, &hc);
-            } else {
-                href_ctx hc = {.lc = &lc, .base = base};
-                rc_htmltok_links(tok, 1, ctx->max_links, on_href, &hc);
-            }
-        }
-        rc_extract_doc_free(xd);
-        free(base_resolved);
-        if (noindex && ctx->rules && rec->item)
-            keep_list_item(rec, url, res->status, out); /* the list page's item, not the detail's */
+/* A quick meta refresh is how some sites redirect: followed like a 3xx. */
+static void meta_refresh(page_state *ps, const char *base, const page_head *h)
+{
+    const rc_job *job = ps->ctx->job;
+    if (h->refresh && !ps->redirect_to && job->meta_refresh_max >= 0 &&
+        h->refresh_delay <= (double)job->meta_refresh_max &&
+        rc_url_resolve(base, h->refresh, strlen(h->refresh), &ps->redirect_to) == 0) {
+        ps->redirect_kind = "meta refresh";
+        ps->redirect_pushed = follow_redirect(&ps->lc, ps->redirect_to, ps->res->status, ps->id);
     }
+}
 
-    json_object_set_new(o, "_id", json_string(id));
+/* The page's links, by the link rules when there are some, else every <a href>. */
+static void page_links(page_state *ps, rc_extract_doc *xd, const char *base)
+{
+    const rc_page_ctx *ctx = ps->ctx;
+    char err[256];
+    href_ctx hc = {.lc = &ps->lc, .base = base};
+    if (xd && ctx->rules->nlinks > 0) {
+        if (rc_extract_doc_links(ctx->rules, xd, base, ctx->max_links, on_rule_link, &ps->lc, err, sizeof err) < 0)
+            rc_warn(MOD, "link rules failed url=%s error=%s", ps->url, err);
+    } else if (ps->doc) {
+        rc_html_links(ps->doc, 1, ctx->max_links, on_href, &hc);
+    } else {
+        rc_htmltok_links(ps->tok, 1, ctx->max_links, on_href, &hc);
+    }
+}
+
+/* An HTML page: parsed, its canonical, text, meta refresh, items and links. */
+static void process_html(page_state *ps)
+{
+    const rc_page_ctx *ctx = ps->ctx;
+    const rc_record *rec = ctx->rec;
+    page_head h;
+    memset(&h, 0, sizeof h);
+    parse_page(ps, &h);
+    check_canonical(ps);
+    main_text(ps);
+    char *base_resolved = NULL;
+    const char *base = ps->url;
+    if (h.base_href && rc_url_resolve(ps->url, h.base_href, strlen(h.base_href), &base_resolved) == 0)
+        base = base_resolved;
+    int follow = follows_links(ps, h.robots);
+    meta_refresh(ps, base, &h);
+    rc_extract_doc *xd = ctx->rules && ps->doc && !ps->noindex ? rc_extract_doc_new(ps->doc) : NULL;
+    if (xd)
+        extract_items(ctx, xd, ps->url, &ps->lc, ps->out);
+    if (follow)
+        page_links(ps, xd, base);
+    rc_extract_doc_free(xd);
+    free(base_resolved);
+    if (ps->noindex && ctx->rules && rec->item)
+        keep_list_item(rec, ps->url, ps->res->status, ps->out); /* the list page's item, not the detail's */
+}
+
+/* The record's fields about the fetch: ids, URLs, status, redirect, noindex, duplicate, depth. */
+static void record_fetch(const page_state *ps, json_t *o)
+{
+    const rc_page_ctx *ctx = ps->ctx;
+    const rc_record *rec = ctx->rec;
+    const rc_fetch_result *res = ps->res;
+    json_object_set_new(o, "_id", json_string(ps->id));
     json_object_set_new(o, "crawlid", json_string(rec->crawlid));
     json_object_set_new(o, "appid", json_string(ctx->job->appid));
     json_object_set_new(o, "spiderid", json_string(ctx->job->spiderid));
@@ -648,64 +691,122 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     json_object_set_new(o, "status_code", json_integer(res->status));
     if (res->http_version)
         json_object_set_new(o, "http_version", json_string(res->http_version));
-    if (redirect_to)
-        json_object_set_new(o, "redirect_to", json_string(redirect_to));
-    if (redirect_kind)
-        json_object_set_new(o, "redirect_kind", json_string(redirect_kind));
-    if (noindex)
-        json_object_set_new(o, "noindex", json_string(noindex_why));
-    if (canonical_of) {
-        json_object_set_new(o, "duplicate_of", json_string(canonical_of));
+    if (ps->redirect_to)
+        json_object_set_new(o, "redirect_to", json_string(ps->redirect_to));
+    if (ps->redirect_kind)
+        json_object_set_new(o, "redirect_kind", json_string(ps->redirect_kind));
+    if (ps->noindex)
+        json_object_set_new(o, "noindex", json_string(ps->noindex_why));
+    if (ps->canonical_of) {
+        json_object_set_new(o, "duplicate_of", json_string(ps->canonical_of));
         json_object_set_new(o, "duplicate_reason", json_string("canonical"));
     }
     json_object_set_new(o, "depth", json_integer(rec->depth));
-    json_object_set_new(o, "title", title ? json_string(title) : json_null());
+}
+
+/* The record's fields about the content: title, type, size, links, items, meta, text, body. */
+static void record_content(const page_state *ps, json_t *o)
+{
+    const rc_page_ctx *ctx = ps->ctx;
+    const rc_fetch_result *res = ps->res;
+    json_object_set_new(o, "title", ps->title ? json_string(ps->title) : json_null());
     json_object_set_new(o, "content_type", res->content_type ? json_string(res->content_type) : json_null());
-    if (charset[0])
-        json_object_set_new(o, "charset", json_string(charset));
+    if (ps->charset[0])
+        json_object_set_new(o, "charset", json_string(ps->charset));
     json_object_set_new(o, "length", json_integer((json_int_t)res->body_len));
     json_object_set_new(o, "truncated", json_boolean(res->truncated));
-    json_object_set_new(o, "links", json_integer((json_int_t)lc.n_found));
-    if (lc.n_filtered)
-        json_object_set_new(o, "links_filtered", json_integer((json_int_t)lc.n_filtered));
+    json_object_set_new(o, "links", json_integer((json_int_t)ps->lc.n_found));
+    if (ps->lc.n_filtered)
+        json_object_set_new(o, "links_filtered", json_integer((json_int_t)ps->lc.n_filtered));
     if (ctx->rules)
-        json_object_set_new(o, "items", json_integer((json_int_t)json_array_size(out->items)));
-    if (meta && json_object_size(meta))
-        json_object_set(o, "meta", meta);
-    if (out->digest[0])
-        json_object_set_new(o, "text_digest", json_string(out->digest));
-    if (text && ctx->job->text) {
-        json_object_set_new(o, "text", json_string(text));
-        json_object_set_new(o, "text_method", json_string(rc_maintext_method_name(text_method)));
+        json_object_set_new(o, "items", json_integer((json_int_t)json_array_size(ps->out->items)));
+    if (ps->meta && json_object_size(ps->meta))
+        json_object_set(o, "meta", ps->meta);
+    if (ps->out->digest[0])
+        json_object_set_new(o, "text_digest", json_string(ps->out->digest));
+    if (ps->text && ctx->job->text) {
+        json_object_set_new(o, "text", json_string(ps->text));
+        json_object_set_new(o, "text_method", json_string(rc_maintext_method_name(ps->text_method)));
     }
-    if (utf8 && ctx->job->body) {
+    if (ps->utf8 && ctx->job->body) {
         /* The decoded page; a large one only in WARC, so a record stays a record. */
-        if (ulen <= (size_t)ctx->job->body_max)
-            json_object_set_new(o, "body", json_stringn(utf8, ulen));
+        if (ps->ulen <= (size_t)ctx->job->body_max)
+            json_object_set_new(o, "body", json_stringn(ps->utf8, ps->ulen));
         else
-            json_object_set_new(o, "body_omitted", json_sprintf("%zu bytes, over body_max", ulen));
+            json_object_set_new(o, "body_omitted", json_sprintf("%zu bytes, over body_max", ps->ulen));
     }
+}
+
+/* The record's fields about this attempt: when, how long, which, by whom, what went wrong. */
+static void record_attempt(const page_state *ps, json_t *o)
+{
+    const rc_page_ctx *ctx = ps->ctx;
+    const rc_fetch_result *res = ps->res;
+    char ts[64];
+    iso_time(ctx->now_ms, ts, sizeof ts);
     json_object_set_new(o, "timestamp", json_string(ts));
     json_object_set_new(o, "fetch_ms", json_real(res->total_ms));
-    json_object_set_new(o, "attempt", json_integer(rec->attempt + 1));
+    json_object_set_new(o, "attempt", json_integer(ctx->rec->attempt + 1));
     json_object_set_new(o, "worker", json_string(ctx->worker_id));
     if (!res->ok)
         json_object_set_new(o, "error", json_string(res->error ? res->error : "fetch failed"));
-    if (rec->chain && !redirect_pushed)
-        end_of_chain(ctx, res, o, redirect_to, out);
+}
+
+static void page_state_release(page_state *ps)
+{
+    json_decref(ps->meta);
+    free(ps->text);
+    rc_html_free(ps->doc);
+    rc_htmltok_free(ps->tok);
+    free(ps->utf8);
+    free(ps->redirect_to);
+    free(ps->canonical_of);
+    rc_buf_release(&ps->lc.key);
+}
+
+void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page_result *out)
+{
+    const rc_record *rec = ctx->rec;
+    page_state ps;
+    memset(&ps, 0, sizeof ps);
+    memset(out, 0, sizeof *out);
+    rc_argv_init(&out->links);
+    out->items = json_array();
+    ps.ctx = ctx;
+    ps.res = res;
+    ps.out = out;
+    ps.lc.ctx = ctx;
+    ps.lc.out = out;
+    rc_buf_init(&ps.lc.key);
+    ps.text_method = RC_MAINTEXT_ARTICLE;
+    out->is_data = rc_urlfilter_is_data(ctx->filter, rec->url);
+    rc_record_doc_id(rec->crawlid, rec->url, ps.id);
+    ps.url = res->effective_url ? res->effective_url : rec->url;
+
+    int html = res->ok && res->status >= 200 && res->status < 300 && is_html(res) && !rec->sitemap;
+    if (res->ok && res->redirect_url && rc_url_normalize(res->redirect_url, &ps.redirect_to) == 0)
+        ps.redirect_pushed = follow_redirect(&ps.lc, ps.redirect_to, res->status, ps.id);
+    if (html && res->response_head && has_noindex_header(res->response_head)) {
+        ps.noindex = 1;
+        ps.noindex_why = "X-Robots-Tag noindex";
+    }
+    if (!html && !ps.redirect_to && ctx->rules && rec->item)
+        keep_list_item(rec, ps.url, res->status, out); /* a detail page that is not HTML (a PDF, a 404) */
+    if (html)
+        process_html(&ps);
+
+    json_t *o = json_object();
+    record_fetch(&ps, o);
+    record_content(&ps, o);
+    record_attempt(&ps, o);
+    if (rec->chain && !ps.redirect_pushed)
+        end_of_chain(ctx, res, o, ps.redirect_to, out);
     if (rec->sitemap)
-        read_sitemap(ctx, res, &lc, o);
+        read_sitemap(ctx, res, &ps.lc, o);
     else if (ctx->job->sitemaps && rec->depth == 0 && !rec->refresh && res->ok)
-        seed_sitemaps(&lc, rec->url);
+        seed_sitemaps(&ps.lc, rec->url);
     out->doc = o;
-    json_decref(meta);
-    free(text);
-    rc_html_free(doc);
-    rc_htmltok_free(tok);
-    free(utf8);
-    free(redirect_to);
-    free(canonical_of);
-    rc_buf_release(&lc.key);
+    page_state_release(&ps);
 }
 
 int rc_page_job_init(rc_page_job *pj, const char *spec, size_t len, const char *bloom, char *err, size_t cap)

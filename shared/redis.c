@@ -22,6 +22,84 @@ struct rc_redis {
     char ip[64];
 };
 
+/* unix:///absolute/path.sock (or unix:/path). */
+static int parse_unix_url(const char *url, rc_redis_addr *a, char *err, size_t cap)
+{
+    const char *p = url + (strncmp(url, "unix://", 7) == 0 ? 7 : 5);
+    if (*p != '/' || strlen(p) >= sizeof a->path) {
+        snprintf(err, cap, "redis URL %s: want unix:///absolute/path.sock", url);
+        return -EINVAL;
+    }
+    snprintf(a->path, sizeof a->path, "%s", p);
+    return 0;
+}
+
+/* [USER]:PASSWORD@ at H, else the environment's REDCRAWL_REDIS_PASSWORD(_FILE) and
+ * REDCRAWL_REDIS_USER. The host part's start into *ret_host. */
+static int parse_credentials(const char *h, rc_redis_addr *a, const char **ret_host, char *err, size_t cap)
+{
+    const char *at = memchr(h, '@', strcspn(h, "/"));
+    *ret_host = h;
+    if (!at) {
+        char *pw = rc_secret_env("REDCRAWL_REDIS_PASSWORD");
+        const char *user = getenv("REDCRAWL_REDIS_USER");
+        if (pw)
+            snprintf(a->password, sizeof a->password, "%s", pw);
+        if (pw && user)
+            snprintf(a->user, sizeof a->user, "%s", user);
+        free(pw);
+        return 0;
+    }
+    const char *colon = memchr(h, ':', (size_t)(at - h));
+    size_t ul = colon ? (size_t)(colon - h) : 0, pl = colon ? (size_t)(at - colon - 1) : (size_t)(at - h);
+    if (ul >= sizeof a->user || pl >= sizeof a->password || pl == 0) {
+        snprintf(err, cap, "redis URL: credentials must be [USER]:PASSWORD@ (at most 127 and 255 bytes)");
+        return -EINVAL;
+    }
+    memcpy(a->user, h, ul);
+    memcpy(a->password, colon ? colon + 1 : h, pl);
+    *ret_host = at + 1;
+    return 0;
+}
+
+/* HOST[:PORT][/DB] at H; SHOWN is the URL with its password hidden, for messages. */
+static int parse_host_port_db(const char *h, const char *shown, rc_redis_addr *a, char *err, size_t cap)
+{
+    size_t hl = strcspn(h, ":/");
+    if (hl == 0 || hl >= sizeof a->host) {
+        snprintf(err, cap, "redis URL %s: missing host", shown);
+        return -EINVAL;
+    }
+    memcpy(a->host, h, hl);
+    const char *p = h + hl;
+    if (*p == ':') {
+        char num[16];
+        size_t pl = strcspn(p + 1, "/");
+        int64_t port;
+        if (pl == 0 || pl >= sizeof num) {
+            snprintf(err, cap, "redis URL %s: bad port", shown);
+            return -EINVAL;
+        }
+        memcpy(num, p + 1, pl);
+        num[pl] = '\0';
+        if (rc_parse_i64(num, 1, 65535, &port) < 0) {
+            snprintf(err, cap, "redis URL %s: bad port", shown);
+            return -EINVAL;
+        }
+        a->port = (int)port;
+        p += 1 + pl;
+    }
+    if (*p == '/' && p[1]) {
+        int64_t db;
+        if (rc_parse_i64(p + 1, 0, 15, &db) < 0) {
+            snprintf(err, cap, "redis URL %s: bad database number", shown);
+            return -EINVAL;
+        }
+        a->db = (int)db;
+    }
+    return 0;
+}
+
 int rc_redis_parse_url(const char *url, rc_redis_addr *ret, char *err, size_t cap)
 {
     rc_redis_addr a;
@@ -31,78 +109,21 @@ int rc_redis_parse_url(const char *url, rc_redis_addr *ret, char *err, size_t ca
         snprintf(err, cap, "no Redis URL: pass --redis URL or set REDCRAWL_REDIS");
         return -EINVAL;
     }
+    char shown[600];
+    rc_url_redact(url, shown, sizeof shown); /* the URL in messages: never its password */
     if (strncmp(url, "unix://", 7) == 0 || strncmp(url, "unix:", 5) == 0) {
-        const char *p = url + (strncmp(url, "unix://", 7) == 0 ? 7 : 5);
-        if (*p != '/' || strlen(p) >= sizeof a.path) {
-            snprintf(err, cap, "redis URL %s: want unix:///absolute/path.sock", url);
+        if (parse_unix_url(url, &a, err, cap) < 0)
             return -EINVAL;
-        }
-        snprintf(a.path, sizeof a.path, "%s", p);
         *ret = a;
         return 0;
     }
     if (strncmp(url, "redis://", 8) != 0) {
-        char shown[600];
-        rc_url_redact(url, shown, sizeof shown);
         snprintf(err, cap, "redis URL %s: want redis://HOST:PORT[/DB] or unix:///PATH", shown);
         return -EINVAL;
     }
-    const char *h = url + 8;
-    const char *at = memchr(h, '@', strcspn(h, "/"));
-    if (at) {
-        const char *colon = memchr(h, ':', (size_t)(at - h));
-        size_t ul = colon ? (size_t)(colon - h) : 0, pl = colon ? (size_t)(at - colon - 1) : (size_t)(at - h);
-        if (ul >= sizeof a.user || pl >= sizeof a.password || pl == 0) {
-            snprintf(err, cap, "redis URL: credentials must be [USER]:PASSWORD@ (at most 127 and 255 bytes)");
-            return -EINVAL;
-        }
-        memcpy(a.user, h, ul);
-        memcpy(a.password, colon ? colon + 1 : h, pl);
-        h = at + 1;
-    } else {
-        char *pw = rc_secret_env("REDCRAWL_REDIS_PASSWORD");
-        const char *user = getenv("REDCRAWL_REDIS_USER");
-        if (pw)
-            snprintf(a.password, sizeof a.password, "%s", pw);
-        if (pw && user)
-            snprintf(a.user, sizeof a.user, "%s", user);
-        free(pw);
-    }
-    char shown[600];
-    rc_url_redact(url, shown, sizeof shown);
-    url = shown; /* from here on only in messages */
-    size_t hl = strcspn(h, ":/");
-    if (hl == 0 || hl >= sizeof a.host) {
-        snprintf(err, cap, "redis URL %s: missing host", url);
+    const char *h;
+    if (parse_credentials(url + 8, &a, &h, err, cap) < 0 || parse_host_port_db(h, shown, &a, err, cap) < 0)
         return -EINVAL;
-    }
-    memcpy(a.host, h, hl);
-    const char *p = h + hl;
-    if (*p == ':') {
-        char num[16];
-        size_t pl = strcspn(p + 1, "/");
-        int64_t port;
-        if (pl == 0 || pl >= sizeof num) {
-            snprintf(err, cap, "redis URL %s: bad port", url);
-            return -EINVAL;
-        }
-        memcpy(num, p + 1, pl);
-        num[pl] = '\0';
-        if (rc_parse_i64(num, 1, 65535, &port) < 0) {
-            snprintf(err, cap, "redis URL %s: bad port", url);
-            return -EINVAL;
-        }
-        a.port = (int)port;
-        p += 1 + pl;
-    }
-    if (*p == '/' && p[1]) {
-        int64_t db;
-        if (rc_parse_i64(p + 1, 0, 15, &db) < 0) {
-            snprintf(err, cap, "redis URL %s: bad database number", url);
-            return -EINVAL;
-        }
-        a.db = (int)db;
-    }
     *ret = a;
     return 0;
 }

@@ -110,130 +110,181 @@ struct xframe {
     int commas, any; /* top-level commas, and whether anything is inside */
 };
 
+/* The scanner of xpath_precheck: where it is, the open brackets, and where errors go. */
+struct xscan {
+    const char *s;
+    size_t n, i;
+    struct xframe stack[XPATH_MAX_NEST];
+    size_t depth;
+    int after_value;    /* the previous token was not @ :: ( [ , or an operator */
+    const xfn *pending; /* a function name just read: the next '(' calls it */
+    size_t pending_at;
+    const char *path;
+    char *err;
+    size_t cap;
+};
+
+static int xscan_literal(struct xscan *x, char quote)
+{
+    const char *q = memchr(x->s + x->i + 1, quote, x->n - x->i - 1);
+    if (!q) {
+        seterr(x->err, x->cap, x->path, "invalid XPath: unfinished literal at offset %zu", x->i);
+        return -EINVAL;
+    }
+    x->i = (size_t)(q - x->s) + 1;
+    x->after_value = 1;
+    return 0;
+}
+
+static int xscan_open(struct xscan *x, char c)
+{
+    if (x->depth == XPATH_MAX_NEST) {
+        seterr(x->err, x->cap, x->path, "invalid XPath: brackets nested too deeply at offset %zu", x->i);
+        return -EINVAL;
+    }
+    x->stack[x->depth++] =
+        (struct xframe){c, c == '(' ? x->pending : NULL, c == '(' && x->pending ? x->pending_at : x->i, 0, 0};
+    x->pending = NULL;
+    x->i++;
+    x->after_value = 0;
+    return 0;
+}
+
+/* A function call's closing ')': the number of its arguments checked. */
+static int xcheck_arity(const struct xscan *x, const struct xframe *f)
+{
+    int nargs = f->any ? f->commas + 1 : 0;
+    if (nargs >= f->fn->min && (f->fn->max < 0 || nargs <= f->fn->max))
+        return 0;
+    char want[32];
+    if (f->fn->max < 0)
+        snprintf(want, sizeof(want), "%d or more arguments", f->fn->min);
+    else if (f->fn->max == f->fn->min)
+        snprintf(want, sizeof(want), "%d argument%s", f->fn->min, f->fn->min == 1 ? "" : "s");
+    else
+        snprintf(want, sizeof(want), "%d or %d arguments", f->fn->min, f->fn->max);
+    seterr(x->err, x->cap, x->path, "invalid XPath: %s() takes %s, not %d (offset %zu)", f->fn->name, want, nargs,
+           f->at);
+    return -EINVAL;
+}
+
+static int xscan_close(struct xscan *x, char c)
+{
+    if (!x->depth || x->stack[x->depth - 1].open != (c == ')' ? '(' : '[')) {
+        seterr(x->err, x->cap, x->path, "invalid XPath: unbalanced '%c' at offset %zu", c, x->i);
+        return -EINVAL;
+    }
+    const struct xframe *f = &x->stack[--x->depth];
+    if (f->fn && xcheck_arity(x, f) < 0)
+        return -EINVAL;
+    x->i++;
+    x->after_value = 1;
+    return 0;
+}
+
+/* A name: a function name (checked against XPath 1.0's), an axis name, a name test, or after a
+ * value an operator name (and, or, div, mod: libxml2 judges the rest). */
+static int xscan_name(struct xscan *x)
+{
+    const char *s = x->s;
+    size_t n = x->n, start = x->i, i = x->i;
+    while (i < n && xname_char((unsigned char)s[i]))
+        i++;
+    if (i + 1 < n && s[i] == ':' && s[i + 1] != ':') { /* prefix:name or prefix:* */
+        i++;
+        if (s[i] == '*')
+            i++;
+        else
+            while (i < n && xname_char((unsigned char)s[i]))
+                i++;
+    }
+    x->i = i;
+    size_t len = i - start, j = i;
+    if (x->after_value) {
+        x->after_value = 0;
+        return 0;
+    }
+    while (j < n && xws(s[j]))
+        j++;
+    if (j < n && s[j] == '(') {
+        x->pending = xfn_find(s + start, len);
+        x->pending_at = start;
+        if (!x->pending) {
+            seterr(x->err, x->cap, x->path, "invalid XPath: unknown function %.*s() at offset %zu (XPath 1.0 only)",
+                   (int)RC_MIN(len, 64), s + start, start);
+            return -EINVAL;
+        }
+        x->after_value = 0;
+    } else if (j + 1 < n && s[j] == ':' && s[j + 1] == ':') {
+        x->after_value = 0; /* an axis name; "::" follows */
+    } else {
+        x->after_value = 1;
+    }
+    return 0;
+}
+
+/* One token at x->i (not white space). */
+static int xscan_token(struct xscan *x)
+{
+    const char *s = x->s;
+    size_t n = x->n, i = x->i;
+    unsigned char c = (unsigned char)s[i];
+    if (x->depth && c != ')' && c != ']')
+        x->stack[x->depth - 1].any = 1;
+    if (c == '"' || c == '\'')
+        return xscan_literal(x, (char)c);
+    if ((c >= '0' && c <= '9') || (c == '.' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')) {
+        while (x->i < n && ((s[x->i] >= '0' && s[x->i] <= '9') || s[x->i] == '.'))
+            x->i++;
+        x->after_value = 1;
+        return 0;
+    }
+    if (c == '(' || c == '[')
+        return xscan_open(x, (char)c);
+    if (c == ')' || c == ']')
+        return xscan_close(x, (char)c);
+    if (c == '$') {
+        seterr(x->err, x->cap, x->path, "invalid XPath: variables are not supported (offset %zu)", i);
+        return -EINVAL;
+    }
+    if (xname_start(c))
+        return xscan_name(x);
+    if (c == ',') {
+        if (x->depth)
+            x->stack[x->depth - 1].commas++;
+        x->i++;
+        x->after_value = 0;
+    } else if (c == '.') {
+        x->i += i + 1 < n && s[i + 1] == '.' ? 2 : 1;
+        x->after_value = 1;
+    } else if (c == '*') {
+        x->i++;
+        x->after_value = !x->after_value; /* a name test after an operator, else multiplication */
+    } else if (c == ':' && i + 1 < n && s[i + 1] == ':') {
+        x->i += 2;
+        x->after_value = 0;
+    } else { /* / // | + - = != < <= > >= @ and anything libxml2 will reject */
+        x->i++;
+        x->after_value = 0;
+    }
+    return 0;
+}
+
 /* What libxml2 2.9 lets through: unbalanced brackets ("string(" compiles) and unknown functions
  * or wrong arities (only found when the call runs, which may be never on a test page). Follows
  * the XPath 1.0 lexical rules (section 3.7) to tell function names from name tests and operator
  * names. Syntax errors it does not look for are left to libxml2. */
 static int xpath_precheck(const char *s, const char *path, char *err, size_t cap)
 {
-    struct xframe stack[XPATH_MAX_NEST];
-    size_t depth = 0, i = 0, n = strlen(s);
-    int after_value = 0; /* the previous token was not @ :: ( [ , or an operator */
-    const xfn *pending = NULL;
-    size_t pending_at = 0;
-
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        if (xws((char)c)) {
-            i++;
-            continue;
-        }
-        if (depth && c != ')' && c != ']')
-            stack[depth - 1].any = 1;
-        if (c == '"' || c == '\'') {
-            const char *q = memchr(s + i + 1, c, n - i - 1);
-            if (!q) {
-                seterr(err, cap, path, "invalid XPath: unfinished literal at offset %zu", i);
-                return -EINVAL;
-            }
-            i = (size_t)(q - s) + 1;
-            after_value = 1;
-        } else if ((c >= '0' && c <= '9') || (c == '.' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')) {
-            while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'))
-                i++;
-            after_value = 1;
-        } else if (c == '(' || c == '[') {
-            if (depth == XPATH_MAX_NEST) {
-                seterr(err, cap, path, "invalid XPath: brackets nested too deeply at offset %zu", i);
-                return -EINVAL;
-            }
-            stack[depth++] =
-                (struct xframe){(char)c, c == '(' ? pending : NULL, c == '(' && pending ? pending_at : i, 0, 0};
-            pending = NULL;
-            i++;
-            after_value = 0;
-        } else if (c == ')' || c == ']') {
-            if (!depth || stack[depth - 1].open != (c == ')' ? '(' : '[')) {
-                seterr(err, cap, path, "invalid XPath: unbalanced '%c' at offset %zu", c, i);
-                return -EINVAL;
-            }
-            struct xframe *f = &stack[--depth];
-            if (f->fn) {
-                int nargs = f->any ? f->commas + 1 : 0;
-                if (nargs < f->fn->min || (f->fn->max >= 0 && nargs > f->fn->max)) {
-                    char want[32];
-                    if (f->fn->max < 0)
-                        snprintf(want, sizeof(want), "%d or more arguments", f->fn->min);
-                    else if (f->fn->max == f->fn->min)
-                        snprintf(want, sizeof(want), "%d argument%s", f->fn->min, f->fn->min == 1 ? "" : "s");
-                    else
-                        snprintf(want, sizeof(want), "%d or %d arguments", f->fn->min, f->fn->max);
-                    seterr(err, cap, path, "invalid XPath: %s() takes %s, not %d (offset %zu)", f->fn->name, want,
-                           nargs, f->at);
-                    return -EINVAL;
-                }
-            }
-            i++;
-            after_value = 1;
-        } else if (c == ',') {
-            if (depth)
-                stack[depth - 1].commas++;
-            i++;
-            after_value = 0;
-        } else if (c == '.') {
-            i += i + 1 < n && s[i + 1] == '.' ? 2 : 1;
-            after_value = 1;
-        } else if (c == '*') {
-            i++;
-            after_value = !after_value; /* a name test after an operator, else multiplication */
-        } else if (c == '$') {
-            seterr(err, cap, path, "invalid XPath: variables are not supported (offset %zu)", i);
+    struct xscan x = {.s = s, .n = strlen(s), .path = path, .err = err, .cap = cap};
+    while (x.i < x.n) {
+        if (xws(s[x.i]))
+            x.i++;
+        else if (xscan_token(&x) < 0)
             return -EINVAL;
-        } else if (xname_start(c)) {
-            size_t start = i;
-            while (i < n && xname_char((unsigned char)s[i]))
-                i++;
-            if (i + 1 < n && s[i] == ':' && s[i + 1] != ':') { /* prefix:name or prefix:* */
-                i++;
-                if (s[i] == '*')
-                    i++;
-                else
-                    while (i < n && xname_char((unsigned char)s[i]))
-                        i++;
-            }
-            size_t len = i - start, j = i;
-            if (after_value) { /* and, or, div, mod: libxml2 judges the rest */
-                after_value = 0;
-                continue;
-            }
-            while (j < n && xws(s[j]))
-                j++;
-            if (j < n && s[j] == '(') {
-                pending = xfn_find(s + start, len);
-                pending_at = start;
-                if (!pending) {
-                    seterr(err, cap, path,
-                           "invalid XPath: unknown function %.*s() at offset %zu "
-                           "(XPath 1.0 only)",
-                           (int)RC_MIN(len, 64), s + start, start);
-                    return -EINVAL;
-                }
-                after_value = 0;
-            } else if (j + 1 < n && s[j] == ':' && s[j + 1] == ':') {
-                after_value = 0; /* an axis name; "::" follows */
-            } else {
-                after_value = 1;
-            }
-        } else if (c == ':' && i + 1 < n && s[i + 1] == ':') {
-            i += 2;
-            after_value = 0;
-        } else { /* / // | + - = != < <= > >= @ and anything libxml2 will reject */
-            i++;
-            after_value = 0;
-        }
     }
-    if (depth) {
-        const struct xframe *f = &stack[depth - 1];
+    if (x.depth) {
+        const struct xframe *f = &x.stack[x.depth - 1];
         seterr(err, cap, path, "invalid XPath: '%s%s' at offset %zu is never closed", f->fn ? f->fn->name : "",
                f->open == '(' ? "(" : "[", f->at);
         return -EINVAL;
@@ -787,37 +838,37 @@ static int parse_link(compiler *c, const rc_rules *rules, const json_t *v, const
 static const char *const top_keys[] = {"list_from",   "fields", "second_page_url", "continue",
                                        "second_page", "links",  "field_sets",      NULL};
 
-static int parse_doc(compiler *c, rc_rules *r, const json_t *doc, char *err, size_t cap)
+/* "field_sets": named sets of fields that link rules' callbacks name. */
+static int parse_field_sets(compiler *c, rc_rules *r, const json_t *v, char *err, size_t cap)
 {
-    if (want_type(doc, JSON_OBJECT, "an object", "rules", err, cap) < 0 || check_keys(doc, top_keys, "", err, cap) < 0)
+    if (want_type(v, JSON_OBJECT, "an object of field sets", "field_sets", err, cap) < 0)
         return -EINVAL;
-    const json_t *v;
-
-    /* field_sets first: link callbacks refer to them. */
-    if ((v = json_object_get(doc, "field_sets"))) {
-        if (want_type(v, JSON_OBJECT, "an object of field sets", "field_sets", err, cap) < 0)
-            return -EINVAL;
-        size_t n = json_object_size(v);
-        if (n > RC_RULES_MAX_SETS) {
-            seterr(err, cap, "field_sets", "more than %d field sets", RC_RULES_MAX_SETS);
-            return -EINVAL;
-        }
-        r->sets = rc_xcalloc(n ? n : 1, sizeof(*r->sets));
-        const char *key;
-        json_t *sv;
-        json_object_foreach ((json_t *)v, key, sv) {
-            rc_rules_set *s = &r->sets[r->nsets++];
-            s->name = rc_xstrdup(key);
-            s->path = rc_xasprintf("field_sets.%s.", key);
-            if (!*key) {
-                seterr(err, cap, "field_sets", "empty field set name");
-                return -EINVAL;
-            }
-            if (parse_set(c, sv, s, 1, err, cap) < 0)
-                return -EINVAL;
-        }
+    size_t n = json_object_size(v);
+    if (n > RC_RULES_MAX_SETS) {
+        seterr(err, cap, "field_sets", "more than %d field sets", RC_RULES_MAX_SETS);
+        return -EINVAL;
     }
+    r->sets = rc_xcalloc(n ? n : 1, sizeof(*r->sets));
+    const char *key;
+    json_t *sv;
+    json_object_foreach ((json_t *)v, key, sv) {
+        rc_rules_set *s = &r->sets[r->nsets++];
+        s->name = rc_xstrdup(key);
+        s->path = rc_xasprintf("field_sets.%s.", key);
+        if (!*key) {
+            seterr(err, cap, "field_sets", "empty field set name");
+            return -EINVAL;
+        }
+        if (parse_set(c, sv, s, 1, err, cap) < 0)
+            return -EINVAL;
+    }
+    return 0;
+}
 
+/* The page's own rules: list_from, fields, second_page_url, continue. */
+static int parse_page_rules(compiler *c, rc_rules *r, const json_t *doc, char *err, size_t cap)
+{
+    const json_t *v;
     r->page.path = rc_xstrdup("");
     if ((v = json_object_get(doc, "list_from"))) {
         if (want_type(v, JSON_STRING, "an XPath string", "list_from", err, cap) < 0)
@@ -845,40 +896,65 @@ static int parse_doc(compiler *c, rc_rules *r, const json_t *doc, char *err, siz
             return -EINVAL;
         r->cont = json_is_true(v);
     }
+    return 0;
+}
+
+/* "second_page": the detail page's fields, none named like a field of the list item. */
+static int parse_second_page(compiler *c, rc_rules *r, const json_t *v, char *err, size_t cap)
+{
+    if (!r->second_page_url) {
+        seterr(err, cap, "second_page", "needs second_page_url (the link to the detail page)");
+        return -EINVAL;
+    }
+    if (parse_set(c, v, &r->second_page, 0, err, cap) < 0)
+        return -EINVAL;
+    for (size_t i = 0; i < r->second_page.nfields; i++)
+        for (size_t j = 0; j < r->page.nfields; j++)
+            if (strcmp(r->second_page.fields[i].name, r->page.fields[j].name) == 0) {
+                seterr(err, cap, r->second_page.fields[i].path, "also a field of the list item");
+                return -EINVAL;
+            }
+    r->has_second_page = 1;
+    return 0;
+}
+
+static int parse_links(compiler *c, rc_rules *r, const json_t *v, char *err, size_t cap)
+{
+    if (want_type(v, JSON_ARRAY, "an array of link rules", "links", err, cap) < 0)
+        return -EINVAL;
+    size_t n = json_array_size(v);
+    if (n > RC_RULES_MAX_LINKS) {
+        seterr(err, cap, "links", "more than %d link rules", RC_RULES_MAX_LINKS);
+        return -EINVAL;
+    }
+    r->links = rc_xcalloc(n ? n : 1, sizeof(*r->links));
+    for (size_t i = 0; i < n; i++) {
+        char *p = rc_xasprintf("links[%zu]", i);
+        r->nlinks++;
+        int rr = parse_link(c, r, json_array_get(v, i), p, &r->links[i], err, cap);
+        free(p);
+        if (rr < 0)
+            return rr;
+    }
+    return 0;
+}
+
+static int parse_doc(compiler *c, rc_rules *r, const json_t *doc, char *err, size_t cap)
+{
+    if (want_type(doc, JSON_OBJECT, "an object", "rules", err, cap) < 0 || check_keys(doc, top_keys, "", err, cap) < 0)
+        return -EINVAL;
+    const json_t *v;
+    /* field_sets first: link callbacks refer to them. */
+    if ((v = json_object_get(doc, "field_sets")) && parse_field_sets(c, r, v, err, cap) < 0)
+        return -EINVAL;
+    if (parse_page_rules(c, r, doc, err, cap) < 0)
+        return -EINVAL;
     r->second_page.path = rc_xstrdup("second_page.");
-    if ((v = json_object_get(doc, "second_page"))) {
-        if (!r->second_page_url) {
-            seterr(err, cap, "second_page", "needs second_page_url (the link to the detail page)");
-            return -EINVAL;
-        }
-        if (parse_set(c, v, &r->second_page, 0, err, cap) < 0)
-            return -EINVAL;
-        for (size_t i = 0; i < r->second_page.nfields; i++)
-            for (size_t j = 0; j < r->page.nfields; j++)
-                if (strcmp(r->second_page.fields[i].name, r->page.fields[j].name) == 0) {
-                    seterr(err, cap, r->second_page.fields[i].path, "also a field of the list item");
-                    return -EINVAL;
-                }
-        r->has_second_page = 1;
-    }
-    if ((v = json_object_get(doc, "links"))) {
-        if (want_type(v, JSON_ARRAY, "an array of link rules", "links", err, cap) < 0)
-            return -EINVAL;
-        size_t n = json_array_size(v);
-        if (n > RC_RULES_MAX_LINKS) {
-            seterr(err, cap, "links", "more than %d link rules", RC_RULES_MAX_LINKS);
-            return -EINVAL;
-        }
-        r->links = rc_xcalloc(n ? n : 1, sizeof(*r->links));
-        for (size_t i = 0; i < n; i++) {
-            char *p = rc_xasprintf("links[%zu]", i);
-            r->nlinks++;
-            int rr = parse_link(c, r, json_array_get(v, i), p, &r->links[i], err, cap);
-            free(p);
-            if (rr < 0)
-                return rr;
-        }
-    }
+    if ((v = json_object_get(doc, "second_page")) && parse_second_page(c, r, v, err, cap) < 0)
+        return -EINVAL;
+    int rr;
+    if ((v = json_object_get(doc, "links")) && (rr = parse_links(c, r, v, err, cap)) < 0)
+        return rr;
     if (!r->page.nfields && !r->second_page_url && !r->nlinks && !r->nsets) {
         seterr(err, cap, "rules", "nothing to do: no fields, second_page_url, links or field_sets");
         return -EINVAL;

@@ -509,23 +509,10 @@ static bool punycode_ok(const char *h, size_t n)
     return true;
 }
 
-/* Writes the canonical host of U: escapes decoded, lower-cased, IDN to A-labels, trailing dot
- * dropped, IPv4/IPv6 in canonical form. Only DNS-shaped names pass: a crawler cannot fetch others. */
-static int out_host(struct out *o, const UriUriA *u)
+/* The host as written, %-escapes decoded and lower-cased, into raw (HOST_RAW_MAX + 1 bytes);
+ * *ret_ascii says whether it is all ASCII. Its length, or RC_URL_EHOST. */
+static int decode_host(const UriUriA *u, char *raw, bool *ret_ascii)
 {
-    if (u->hostData.ip6) {
-        out_ipv6(o, u->hostData.ip6->data);
-        return 0;
-    }
-    if (u->hostData.ipFuture.first)
-        return RC_URL_EHOST;
-    if (u->hostData.ip4) {
-        const unsigned char *b = u->hostData.ip4->data;
-        out_ipv4(o, (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]);
-        return 0;
-    }
-
-    char raw[HOST_RAW_MAX + 1];
     size_t n = 0;
     bool ascii = true;
     const char *s = u->hostText.first, *end = u->hostText.afterLast;
@@ -547,8 +534,57 @@ static int out_host(struct out *o, const UriUriA *u)
         raw[n++] = (char)lower(c);
     }
     raw[n] = '\0';
+    *ret_ascii = ascii;
+    return (int)n;
+}
 
+/* 0 when H (n bytes, A-labels) is DNS-shaped: labels of 1..LABEL_MAX letters, digits, '-' and
+ * '_', at most HOST_MAX bytes, Punycode labels that decode; else RC_URL_EHOST. */
+static int check_dns_name(const char *h, size_t n)
+{
+    size_t label = 0;
+    if (n == 0 || n > HOST_MAX)
+        return RC_URL_EHOST;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)h[i];
+        if (c == '.') {
+            if (label == 0)
+                return RC_URL_EHOST;
+            label = 0;
+        } else if (is_alnum(c) || c == '-' || c == '_') {
+            if (++label > LABEL_MAX)
+                return RC_URL_EHOST;
+        } else {
+            return RC_URL_EHOST;
+        }
+    }
+    if (label == 0)
+        return RC_URL_EHOST; /* "a.." leaves an empty last label */
+    return punycode_ok(h, n) ? 0 : RC_URL_EHOST;
+}
+
+/* Writes the canonical host of U: escapes decoded, lower-cased, IDN to A-labels, trailing dot
+ * dropped, IPv4/IPv6 in canonical form. Only DNS-shaped names pass: a crawler cannot fetch others. */
+static int out_host(struct out *o, const UriUriA *u)
+{
+    if (u->hostData.ip6) {
+        out_ipv6(o, u->hostData.ip6->data);
+        return 0;
+    }
+    if (u->hostData.ipFuture.first)
+        return RC_URL_EHOST;
+    if (u->hostData.ip4) {
+        const unsigned char *b = u->hostData.ip4->data;
+        out_ipv4(o, (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]);
+        return 0;
+    }
+    char raw[HOST_RAW_MAX + 1];
+    bool ascii;
+    int len = decode_host(u, raw, &ascii);
+    if (len < 0)
+        return len;
     const char *h = raw;
+    size_t n = (size_t)len;
     uint8_t *idn = NULL;
     if (!ascii) {
         /* UTS #46 non-transitional processing, as current browsers do ("faß.de" keeps its ß). */
@@ -559,27 +595,7 @@ static int out_host(struct out *o, const UriUriA *u)
     }
     if (n && h[n - 1] == '.')
         n--;
-    int err = 0;
-    size_t label = 0;
-    if (n == 0 || n > HOST_MAX)
-        err = RC_URL_EHOST;
-    for (size_t i = 0; i < n && !err; i++) {
-        unsigned char c = (unsigned char)h[i];
-        if (c == '.') {
-            if (label == 0)
-                err = RC_URL_EHOST;
-            label = 0;
-        } else if (is_alnum(c) || c == '-' || c == '_') {
-            if (++label > LABEL_MAX)
-                err = RC_URL_EHOST;
-        } else {
-            err = RC_URL_EHOST;
-        }
-    }
-    if (label == 0)
-        err = RC_URL_EHOST; /* "a.." leaves an empty last label */
-    if (!err && !punycode_ok(h, n))
-        err = RC_URL_EHOST;
+    int err = check_dns_name(h, n);
     uint32_t a;
     int v4 = err ? 0 : ipv4_parse(h, n, &a);
     if (v4 < 0)

@@ -14,6 +14,7 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, expected_pages, graph, overlaps,  # noqa: E402
                      read_pages, read_requests, redis_cmd, run_tests, start_redis, start_web)
+from webapi import call, start_webapp  # noqa: E402
 
 
 def crawl(tmp, port, seeds, *args, timeout=120, expect_rc=0):
@@ -265,6 +266,57 @@ def test_bad_input(tmp, procs):
     check(not os.path.exists(os.path.join(tmp, "never", "pages.jsonl")), "bad input wrote output")
 
 
+def test_same_message_every_entry_point(tmp, procs):
+    """One validator (shared/reqfield.c): a bad value gets the same field and reason from `redcrawl
+    crawl` (the job spec parser), `redcrawl submit` over Kafka (checked before it is sent) and in
+    embedded mode (through Redis), and the REST API."""
+    rport, _ = start_redis(procs, tmp)
+    wport, _, _ = start_webapp(procs, tmp, rport)
+    env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % rport)
+    env.pop("REDCRAWL_KAFKA", None)
+    # crawl/submit option, value, the request field it sets, the value in the request
+    cases = [
+        ("--maxdepth", "5000", "maxdepth", 5000),
+        ("--priority", "0", "priority", 0),
+        ("--max-pages", "-1", "max_pages", -1),
+        ("--allowed-domain", "a/b", "allowed_domains", ["a/b"]),
+        ("--crawlid", "a/b", "crawlid", "a/b"),
+        (None, "ftp://a.test/", "url", "ftp://a.test/"),
+        (None, "http://user:pw@a.test/", "url", "http://user:pw@a.test/"),
+    ]
+    for option, value, field, jvalue in cases:
+        opt = [option, value] if option else []
+        url = "http://a.test/" if option else value
+        label = "%s %s" % (option or "URL", value)
+        r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "never")] + opt + [url],
+                           capture_output=True, text=True, timeout=30, env=env)
+        check(r.returncode == 2, "crawl %s: want exit 2, got %d: %s" % (label, r.returncode, r.stderr))
+        answers = {}
+        for how, extra in (("kafka", ["--kafka", "127.0.0.1:1"]), ("embedded", [])):
+            crawlid = [] if option == "--crawlid" else ["--crawlid", "c"]
+            s = subprocess.run([REDCRAWL, "submit", "--json"] + extra + crawlid + opt + [url],
+                               capture_output=True, text=True, timeout=30, env=env)
+            check(s.returncode == 1, "submit (%s) %s: want exit 1, got %d: %s %s" %
+                  (how, label, s.returncode, s.stdout, s.stderr))
+            answers["submit " + how] = json.loads(s.stdout.splitlines()[0])
+        body = {"appid": "redcrawl-cli", "crawlid": "c", "url": "http://a.test/"}
+        body[field] = jvalue
+        st, answers["REST"] = call(wport, "POST", "/api/crawl", body)
+        check(st == 400, "REST %s: want 400, got %d %s" % (label, st, answers["REST"]))
+        first = answers["submit kafka"]
+        check(str(first.get("field")).startswith(field) and first.get("reason"),
+              "%s: submit over Kafka answered %s" % (label, first))
+        for how, a in answers.items():
+            check(a.get("field") == first.get("field") and a.get("reason") == first.get("reason"),
+                  "%s: %s answered %s / %s, submit over Kafka %s / %s" %
+                  (label, how, a.get("field"), a.get("reason"), first.get("field"), first.get("reason")))
+        # The job spec names the seeds "urls": the same reason, about urls[0].
+        sentence = "%s %s" % (first["field"].replace("url", "urls[0]") if field == "url" else first["field"],
+                              first["reason"])
+        check(sentence in r.stderr, "crawl %s said %r, want %r" % (label, r.stderr.strip(), sentence))
+        check((option or "URL") in r.stderr, "crawl %s does not name %s: %s" % (label, option, r.stderr))
+
+
 def test_fleet_by_hand(tmp, procs):
     """The daemons started by hand against one Redis, a job submitted with `redcrawl submit`."""
     args = ["--sites", "3", "--pages", "30"]
@@ -364,7 +416,7 @@ def test_blacklist_applies_to_queued_urls(tmp, procs):
 
 
 if __name__ == "__main__":
-    run_tests([test_bad_input, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
+    run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,

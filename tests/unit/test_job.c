@@ -29,7 +29,7 @@ int main(void)
     RC_CHECK_INT_EQ(j.n_scope, 1);
     RC_CHECK_STR_EQ(j.scope[0], "site.test");
     RC_CHECK_INT_EQ(j.maxdepth, 3);
-    RC_CHECK_INT_EQ(j.priority, 50);
+    RC_CHECK_INT_EQ(j.priority, 1); /* reqfield.c: Scrapy Cluster's default, everywhere */
     RC_CHECK_STR_EQ(j.spiderid, "link");
     RC_CHECK(rc_job_in_scope(&j, "s9.site.test"));
     RC_CHECK(rc_job_in_scope(&j, "site.test"));
