@@ -387,7 +387,13 @@ static pid_t start_dashboard(crawl_run *run)
 }
 
 /* A Redis given with --redis may be starting or loading its data: tried every 200 ms for up to
- * WAIT_S seconds, the wait shown on a terminal. A URL that does not parse fails at once. */
+ * WAIT_S seconds, the wait shown on a terminal. A URL that does not parse, or a Redis that
+ * answers with another refusal (a wrong password, ...), fails at once. */
+static int worth_waiting(const char *err)
+{
+    return strncmp(err, "cannot connect to Redis", 23) == 0 || strstr(err, "LOADING") != NULL;
+}
+
 static rc_redis *wait_for_redis(const char *url, const char *prefix, double wait_s, char *err, size_t cap)
 {
     rc_redis_addr addr;
@@ -397,13 +403,14 @@ static rc_redis *wait_for_redis(const char *url, const char *prefix, double wait
     rc_progress p;
     rc_progress_init(&p, "redcrawl crawl", wait_s);
     rc_redis *r;
-    while (!(r = rc_redis_new(url, prefix, err, cap)) && !interrupted && rc_progress_elapsed(&p) < wait_s) {
+    while (!(r = rc_redis_new(url, prefix, err, cap)) && worth_waiting(err) && !interrupted &&
+           rc_progress_elapsed(&p) < wait_s) {
         rc_progress_show(&p, "waiting for Redis (%.80s)", err);
         struct timespec ts = {0, 200 * 1000000};
         nanosleep(&ts, NULL);
     }
     rc_progress_end(&p);
-    if (!r) {
+    if (!r && worth_waiting(err)) {
         char last[320];
         snprintf(last, sizeof last, "%.300s", err);
         snprintf(err, cap, "no Redis after %.0f s (--redis-wait): %.300s", rc_progress_elapsed(&p), last);
