@@ -10,6 +10,7 @@
  * job). --maxdepth takes -1 (no limit) to 1000 over Kafka and in embedded mode alike. */
 #include <errno.h>
 #include <fcntl.h>
+#include <hiredis/hiredis.h>
 #include <signal.h>
 #include <jansson.h>
 #include <librdkafka/rdkafka.h>
@@ -28,6 +29,7 @@
 #include "control.h"
 #include "domain.h"
 #include "msg.h"
+#include "progress.h"
 #include "redis.h"
 #include "url.h"
 #include "util.h"
@@ -53,6 +55,7 @@ typedef struct ctl_conf {
     char *hits;
     char *window;
     char *scale;
+    int wait;
 } ctl_conf;
 
 /* The common rows, aligned by hand: */
@@ -88,6 +91,13 @@ static const rc_conf_row submit_rows[] = {
 static const rc_conf_row info_rows[] = {
     COMMON_ROWS,
     ROW_STR("spiderid", spiderid, "link", NULL, "spider type"),
+};
+
+static const rc_conf_row stop_rows[] = {
+    COMMON_ROWS,
+    ROW_STR("spiderid", spiderid, "link", NULL, "spider type"),
+    {"wait", RC_CONF_BOOL, offsetof(ctl_conf, wait), "0", 0, 1, NULL,
+     "then wait (up to --timeout more) until the job's pages in flight are done; reads --redis"},
 };
 
 static const rc_conf_row stats_rows[] = {COMMON_ROWS};
@@ -742,12 +752,57 @@ out:
     return rc;
 }
 
+/* stop --wait: polls the job until nothing of it is pending (its pages in flight are done: a
+ * stop purges what is queued), showing the wait on a terminal. 0 when done, 1 otherwise. */
+static int wait_stopped(const ctl_conf *c, const char *crawlid)
+{
+    char err[512], key[300];
+    rc_redis *r = rc_redis_new(c->redis, c->prefix, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "redcrawl stop: %s\n", err);
+        return 1;
+    }
+    rc_progress p;
+    rc_progress_init(&p, "redcrawl stop", c->timeout);
+    int64_t pending = -1;
+    for (;;) {
+        redisReply *rep = rc_redis_cmd(r, "HGET %s pending", rc_redis_key(r, key, sizeof key, "job:%s", crawlid));
+        pending = !rep || rep->type == REDIS_REPLY_ERROR ? -1
+                  : rep->type == REDIS_REPLY_NIL         ? 0
+                                                         : rc_reply_int(rep, -1);
+        if (rep)
+            freeReplyObject(rep);
+        if (pending == 0 || rc_progress_elapsed(&p) >= c->timeout)
+            break;
+        rc_progress_show(&p, "waiting for %lld page%s in flight of job %s", (long long)pending, pending == 1 ? "" : "s",
+                         crawlid);
+        struct timespec ts = {0, 200 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    rc_progress_end(&p);
+    rc_redis_free(r);
+    if (pending == 0) {
+        if (!c->json)
+            printf("job %s: nothing in flight any more\n", crawlid);
+        return 0;
+    }
+    if (pending < 0)
+        fprintf(stderr, "redcrawl stop: Redis at %s did not answer while waiting\n", c->redis);
+    else
+        fprintf(stderr,
+                "redcrawl stop: job %s still has %lld page%s pending after %.0f s (--timeout): a worker holding "
+                "them may be stalled (the scheduler reaps it after its --worker-timeout), or no scheduler runs "
+                "to drop what is left in the frontier\n",
+                crawlid, (long long)pending, pending == 1 ? "" : "s", rc_progress_elapsed(&p));
+    return 1;
+}
+
 /* info [CRAWLID] and stop CRAWLID: Scrapy Cluster's action requests. */
 static int action(int argc, char **argv, const char *name, bool need_crawlid)
 {
     static const struct cmd info_cmd =
         CMD("info", "[options] [CRAWLID]  (without CRAWLID: every job of --appid)", info_rows);
-    static const struct cmd stop_cmd = CMD("stop", "[options] CRAWLID", info_rows);
+    static const struct cmd stop_cmd = CMD("stop", "[options] CRAWLID", stop_rows);
     const struct cmd *cmd = need_crawlid ? &stop_cmd : &info_cmd;
     ctl_conf c;
     memset(&c, 0, sizeof c);
@@ -771,7 +826,13 @@ static int action(int argc, char **argv, const char *name, bool need_crawlid)
     rs = rc_xcalloc(1, sizeof *rs);
     req_init(&rs[0], o, &c, 0);
     json_decref(o);
+    if (c.wait && !c.redis) {
+        fprintf(stderr, "redcrawl stop: --wait reads the job from Redis: pass --redis URL or set REDCRAWL_REDIS\n");
+        goto out;
+    }
     rc = run(&c, name, rs, 1);
+    if (rc == 0 && c.wait)
+        rc = wait_stopped(&c, pos[0]);
 out:
     if (rs)
         reqs_free(rs, 1);

@@ -23,6 +23,7 @@
 #include "netguard.h"
 #include "proc.h"
 #include "redis.h"
+#include "progress.h"
 #include "rules.h"
 #include "util.h"
 
@@ -65,6 +66,7 @@ typedef struct crawl_conf {
     rc_strlist allowed_domains;
     int quiet;
     int64_t web_port;
+    double redis_wait;
 } crawl_conf;
 
 /* Options that are job fields take any number here: their ranges and messages are the crawl request
@@ -88,6 +90,8 @@ static const rc_conf_row rows[] = {
     {"out", RC_CONF_STR, offsetof(crawl_conf, out), NULL, 0, 0, NULL,
      "output directory (default ./redcrawl-out/CRAWLID)"},
     {"redis", RC_CONF_STR, offsetof(crawl_conf, redis), NULL, 0, 0, NULL, "use this Redis instead of a private one"},
+    {"redis-wait", RC_CONF_DOUBLE, offsetof(crawl_conf, redis_wait), "30", 0, 3600, NULL,
+     "seconds to wait for --redis to answer (starting, loading its data)"},
     {"prefix", RC_CONF_STR, offsetof(crawl_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX",
      "Redis key prefix"},
     {"crawlid", RC_CONF_STR, offsetof(crawl_conf, crawlid), NULL, 0, 0, NULL, "job id (default crawl-TIMESTAMP)"},
@@ -413,6 +417,73 @@ static pid_t start_dashboard(crawl_run *run)
     return pid > 0 ? pid : 0;
 }
 
+/* A Redis given with --redis may be starting or loading its data: tried every 200 ms for up to
+ * WAIT_S seconds, the wait shown on a terminal. A URL that does not parse, or a Redis that
+ * answers with another refusal (a wrong password, ...), fails at once. */
+static int worth_waiting(const char *err)
+{
+    return strncmp(err, "cannot connect to Redis", 23) == 0 || strstr(err, "LOADING") != NULL;
+}
+
+static rc_redis *wait_for_redis(const char *url, const char *prefix, double wait_s, char *err, size_t cap)
+{
+    rc_redis_addr addr;
+    if (rc_redis_parse_url(url, &addr, err, cap) < 0)
+        return NULL;
+    memset(&addr, 0, sizeof addr); /* it may hold the password */
+    rc_progress p;
+    rc_progress_init(&p, "redcrawl crawl", wait_s);
+    rc_redis *r;
+    while (!(r = rc_redis_new(url, prefix, err, cap)) && worth_waiting(err) && !interrupted &&
+           rc_progress_elapsed(&p) < wait_s) {
+        rc_progress_show(&p, "waiting for Redis (%.80s)", err);
+        struct timespec ts = {0, 200 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    rc_progress_end(&p);
+    if (!r && worth_waiting(err)) {
+        char last[320];
+        snprintf(last, sizeof last, "%.300s", err);
+        snprintf(err, cap, "no Redis after %.0f s (--redis-wait): %.300s", rc_progress_elapsed(&p), last);
+    }
+    return r;
+}
+
+/* Stops the workers together (SIGTERM: each finishes its pages in flight), showing the wait on
+ * a terminal; one still running after TIMEOUT_MS is killed, and said so. */
+static void stop_workers(crawl_run *run, int n, int timeout_ms)
+{
+    rc_progress p;
+    rc_progress_init(&p, "redcrawl", timeout_ms / 1000.0);
+    int left = 0;
+    sig_atomic_t at = interrupted; /* one more Ctrl-C: kill them now */
+    for (int i = 0; i < n; i++)
+        if (run->workers[i] > 0 && kill(run->workers[i], SIGTERM) == 0)
+            left++;
+    while (left > 0 && rc_progress_elapsed(&p) * 1000 < timeout_ms && interrupted == at) {
+        rc_progress_show(&p, "waiting for %d worker%s to finish their pages in flight (Ctrl-C to kill)", left,
+                         left == 1 ? "" : "s");
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
+        left = 0;
+        for (int i = 0; i < n; i++) {
+            if (run->workers[i] > 0 && waitpid(run->workers[i], NULL, WNOHANG) == run->workers[i])
+                run->workers[i] = 0;
+            left += run->workers[i] > 0;
+        }
+    }
+    rc_progress_end(&p);
+    for (int i = 0; i < n; i++) {
+        if (run->workers[i] <= 0)
+            continue;
+        fprintf(stderr, "redcrawl: worker pid %d %s after %.0f s: killed (its pages in flight were not stored)\n",
+                (int)run->workers[i], interrupted == at ? "did not stop" : "was still stopping",
+                rc_progress_elapsed(&p));
+        rc_proc_stop(run->workers[i], SIGKILL, 1000);
+        run->workers[i] = 0;
+    }
+}
+
 static void stop_job(crawl_run *run, const char *crawlid)
 {
     rc_argv a;
@@ -619,7 +690,8 @@ static int submit_job(crawl_run *run, rc_private_redis *pr, const rc_job *job, c
         }
         redis_url = pr->url;
     }
-    run->r = rc_redis_new(redis_url, c->prefix, err, sizeof err);
+    run->r = c->redis ? wait_for_redis(redis_url, c->prefix, c->redis_wait, err, sizeof err)
+                      : rc_redis_new(redis_url, c->prefix, err, sizeof err);
     if (!run->r) {
         fprintf(stderr, "redcrawl crawl: %s\n", err);
         return -EIO;
@@ -732,8 +804,7 @@ static void watch_job(crawl_run *run, const rc_job *job, uint64_t t0, int tty, c
 static void stop_children(crawl_run *run)
 {
     interrupted = interrupted ? interrupted : 1; /* children exiting now are not restarted */
-    for (int i = 0; i < run->c->workers; i++)
-        rc_proc_stop(run->workers[i], SIGTERM, (int)(run->c->timeout * 1000) + 5000);
+    stop_workers(run, (int)run->c->workers, (int)(run->c->timeout * 1000) + 5000);
     rc_proc_stop(run->sched, SIGTERM, 10000);
     if (run->web > 0)
         rc_proc_stop(run->web, SIGTERM, 5000);

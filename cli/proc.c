@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "progress.h"
 #include "util.h"
 
 static int executable(const char *path)
@@ -149,13 +150,18 @@ int rc_private_redis_start(rc_private_redis *r, char *err, size_t cap)
         snprintf(err, cap, "cannot start redis-server: %s", strerror((int)-r->pid));
         return (int)r->pid;
     }
+    rc_progress p;
+    rc_progress_init(&p, "redcrawl", 10);
     for (int i = 0; i < 500; i++) { /* up to 10 s */
+        rc_progress_show(&p, "waiting for the private redis-server to answer");
         if (ping(sock)) {
+            rc_progress_end(&p);
             snprintf(r->url, sizeof r->url, "unix://%s", sock);
             return 0;
         }
         int status;
         if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
+            rc_progress_end(&p);
             snprintf(err, cap, "redis-server exited at start: see %s", logf);
             r->pid = 0;
             return -EIO;
@@ -163,6 +169,7 @@ int rc_private_redis_start(rc_private_redis *r, char *err, size_t cap)
         struct timespec ts = {0, 20 * 1000000};
         nanosleep(&ts, NULL);
     }
+    rc_progress_end(&p);
     snprintf(err, cap, "redis-server did not answer within 10 s: see %s", logf);
     rc_private_redis_stop(r);
     return -ETIMEDOUT;

@@ -97,15 +97,16 @@ static void render(FILE *f, const json_t *s)
     fprintf(f, "redcrawl status  %s  scheduler %s  redis %s of %s  frontier %lld  backlog %lld\n", tbuf,
             jstr(s, "scheduler", "(none)"), used, jint(rd, "maxmemory") > 0 ? max : "no limit",
             (long long)jint(rd, "frontier"), (long long)jint(hosts, "total_backlog"));
-    fprintf(f, "\nWORKERS %-28s %-15s %6s %7s %6s %6s %8s %6s %5s\n", "id", "ip", "weight", "pages/s", "infl", "queue",
-            "fetched", "errors", "hb s");
+    fprintf(f, "\nWORKERS %-28s %-15s %6s %7s %6s %6s %8s %6s %5s %s\n", "id", "ip", "weight", "pages/s", "infl",
+            "queue", "fetched", "errors", "hb s", "state");
     size_t i;
     json_t *x;
     json_array_foreach (json_object_get(s, "workers"), i, x) {
-        fprintf(f, "  %-34.34s %-15.15s %6lld %7.1f %6lld %6lld %8lld %6lld %5.1f\n", jstr(x, "id", "?"),
+        fprintf(f, "  %-34.34s %-15.15s %6lld %7.1f %6lld %6lld %8lld %6lld %5.1f %s\n", jstr(x, "id", "?"),
                 jstr(x, "ip", "?"), (long long)jint(x, "weight"), json_real_value(json_object_get(x, "pages_per_s")),
                 (long long)jint(x, "inflight"), (long long)jint(x, "queued"), (long long)jint(x, "fetched"),
-                (long long)jint(x, "errors"), json_real_value(json_object_get(x, "heartbeat_age_s")));
+                (long long)jint(x, "errors"), json_real_value(json_object_get(x, "heartbeat_age_s")),
+                json_is_true(json_object_get(x, "draining")) ? "draining" : "active");
     }
     fprintf(f, "\nJOBS    %-26s %-8s %8s %8s %7s %6s %7s %9s %9s\n", "crawlid", "state", "pending", "fetched", "items",
             "errors", "pages/s", "bloom", "est fp");

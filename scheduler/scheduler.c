@@ -60,6 +60,7 @@ struct rc_scheduler {
     rc_strmap *workers;   /* id -> worker_info */
     rc_strmap *jobs;      /* crawlid -> job_info */
     rc_strmap *blacklist; /* domain -> (void *)1 */
+    rc_strmap *draining;  /* worker id -> worker_info: live workers an operator drains (drain.c) */
     uint64_t last_refresh_ms;
     uint64_t dispatched, dropped;
     int refused;               /* Redis refuses writes (OOM, ...): dispatch waits, said once */
@@ -254,6 +255,35 @@ static void follow_rate(worker_info *w, const worker_info *prev)
     w->rate = prev->rate > 0 ? (prev->rate + now) / 2 : now;
 }
 
+/* The ids of the workers an operator drains (rc:draining, written by drain.lua): id -> 1. */
+static rc_strmap *read_draining(rc_scheduler *s)
+{
+    char key[128];
+    rc_strmap *m = rc_strmap_new();
+    redisReply *rep = rc_redis_cmd(s->r, "SMEMBERS %s", rc_redis_key(s->r, key, sizeof key, "draining"));
+    if (rep && rep->type == REDIS_REPLY_ARRAY)
+        for (size_t i = 0; i < rep->elements; i++)
+            rc_strmap_put(m, rep->element[i]->str, (void *)1);
+    if (rep)
+        freeReplyObject(rep);
+    return m;
+}
+
+/* A draining worker (its id in IDS) is kept out of s->workers and the rotation, in DRAINED, so
+ * that no choice (new hosts, orphans, rebalancing) gives it anything; give_away_drained moves its
+ * hosts off. Takes W and returns 1 when it is draining. */
+static int set_aside_draining(rc_scheduler *s, const rc_strmap *ids, rc_strmap *drained, worker_info *w)
+{
+    if (!rc_strmap_get(ids, w->id))
+        return 0;
+    if (!rc_strmap_get(s->draining, w->id))
+        rc_info(MOD, "worker draining: no new hosts, its hosts go to other workers worker=%s hosts=%lld", w->id,
+                (long long)w->domains);
+    rc_wrr_remove(s->wrr, w->id);
+    rc_strmap_put(drained, w->id, w);
+    return 1;
+}
+
 static void refresh_workers(rc_scheduler *s)
 {
     char key[256];
@@ -266,6 +296,7 @@ static void refresh_workers(rc_scheduler *s)
         return;
     }
     rc_strmap *fresh = rc_strmap_new();
+    rc_strmap *drain_ids = read_draining(s), *drained = rc_strmap_new();
     for (size_t i = 0; i + 1 < rep->elements; i += 2) {
         const char *wid = rep->element[i]->str;
         uint64_t hb = (uint64_t)rc_reply_int(rep->element[i + 1], 0);
@@ -296,8 +327,12 @@ static void refresh_workers(rc_scheduler *s)
         if (cap < (double)s->conf->backlog_floor)
             cap = (double)s->conf->backlog_floor;
         w->budget = (int64_t)cap - w->queued;
+        if (set_aside_draining(s, drain_ids, drained, w))
+            continue;
         rc_wrr_set(s->wrr, wid, worker_weight(w));
-        if (!rc_strmap_get(s->workers, wid))
+        if (rc_strmap_get(s->draining, wid))
+            rc_info(MOD, "worker resumed: takes hosts again worker=%s", wid);
+        else if (!rc_strmap_get(s->workers, wid))
             rc_info(MOD, "worker joined worker=%s", wid);
         rc_strmap_put(fresh, wid, w);
     }
@@ -306,13 +341,16 @@ static void refresh_workers(rc_scheduler *s)
     size_t it = 0;
     const char *wid;
     while (rc_strmap_next(s->workers, &it, &wid, NULL)) {
-        if (!rc_strmap_get(fresh, wid)) {
+        if (!rc_strmap_get(fresh, wid) && !rc_strmap_get(drained, wid)) {
             rc_info(MOD, "worker left worker=%s", wid);
             rc_wrr_remove(s->wrr, wid);
         }
     }
     rc_strmap_free(s->workers, free_worker);
     s->workers = fresh;
+    rc_strmap_free(drain_ids, NULL);
+    rc_strmap_free(s->draining, free_worker);
+    s->draining = drained;
 
     /* The blacklist is small and changes rarely: reload it with the worker table. */
     rc_strmap_free(s->blacklist, NULL);
@@ -360,6 +398,35 @@ static int64_t move_hosts(rc_scheduler *s, worker_info *from, worker_info *to, i
 static int64_t capacity(const worker_info *w)
 {
     return w->slots > 0 ? w->slots : 1;
+}
+
+#define DRAIN_MOVES_MAX 200 /* hosts a draining worker gives away per second */
+
+/* Each draining worker gives its hosts (those with a backlog first; none with a fetch in flight,
+ * which follow once it completes) to the least loaded other workers by hosts per slot, a share at
+ * a time so that they spread. With no other worker they stay. */
+static void give_away_drained(rc_scheduler *s)
+{
+    size_t it = 0;
+    void *v;
+    while (rc_strmap_next(s->draining, &it, NULL, &v)) {
+        worker_info *d = v;
+        int64_t budget = DRAIN_MOVES_MAX, takers = (int64_t)rc_strmap_count(s->workers);
+        while (d->domains > 0 && budget > 0 && takers > 0) {
+            worker_info *least = NULL;
+            size_t jt = 0;
+            void *u;
+            while (rc_strmap_next(s->workers, &jt, NULL, &u)) {
+                worker_info *w = u;
+                if (!least || w->domains * capacity(least) < least->domains * capacity(w))
+                    least = w;
+            }
+            int64_t n = RC_MIN(budget, d->domains / takers + 1);
+            if (move_hosts(s, d, least, n) < n)
+                break; /* what is left is in flight */
+            budget -= n;
+        }
+    }
 }
 
 /* Seconds of work a worker holds at its recent speed. */
@@ -728,6 +795,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
         check_memory(s);
         refresh_workers(s);
         grant_orphans(s);
+        give_away_drained(s);
         rebalance(s);
         refresh_due(s);
         sample_gauges(s);
@@ -758,6 +826,7 @@ rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, 
     s->workers = rc_strmap_new();
     s->jobs = rc_strmap_new();
     s->blacklist = rc_strmap_new();
+    s->draining = rc_strmap_new();
     /* Domain owners survive a scheduler restart: load them. */
     char key[128];
     redisReply *rep = rc_redis_cmd(r, "HGETALL %s", rc_redis_key(r, key, sizeof key, "owner"));
@@ -840,6 +909,7 @@ void rc_scheduler_free(rc_scheduler *s)
     rc_strmap_free(s->workers, free_worker);
     rc_strmap_free(s->jobs, free);
     rc_strmap_free(s->blacklist, NULL);
+    rc_strmap_free(s->draining, free_worker);
     rc_sched_metrics_free(s->metrics);
     rc_wake_free(s->wake);
     rc_redis_free(s->r);

@@ -28,6 +28,10 @@
 #   REDCRAWL_CACHE         download/build cache (default ~/.cache/redcrawl)
 #   REDCRAWL_KAFKA_WAIT    seconds to wait for Kafka readiness (default 120)
 #   REDCRAWL_KAFKA_HEAP    Kafka heap size (default 512m)
+#   REDCRAWL_KAFKA_HOST    address of Kafka's plain listener (default 127.0.0.1): a
+#                          network namespace's own address when the broker runs
+#                          in one (tests/integration/test_netns.py); the SASL and
+#                          controller listeners stay on 127.0.0.1
 set -euo pipefail
 
 readonly KAFKA_VERSION=3.9.1
@@ -42,6 +46,7 @@ readonly SCRIPT_DIR REPO_DIR
 
 STATE_DIR=${REDCRAWL_SERVICES_DIR:-/tmp/redcrawl-services-${UID}}
 CACHE_DIR=${REDCRAWL_CACHE:-${HOME:-/tmp}/.cache/redcrawl}
+KAFKA_HOST=${REDCRAWL_KAFKA_HOST:-127.0.0.1}
 OPT_AOF=""
 OPT_KEEP=0
 LOCK_FDS=()
@@ -135,7 +140,7 @@ export_line() {
 	case $1 in
 	redis) printf 'export REDCRAWL_REDIS=redis://127.0.0.1:%s\n' "$port" ;;
 	kafka)
-		printf 'export REDCRAWL_KAFKA=127.0.0.1:%s\n' "$port"
+		printf 'export REDCRAWL_KAFKA=%s:%s\n' "$(cat "$(svc_dir kafka)/host" 2>/dev/null || echo 127.0.0.1)" "$port"
 		# The SASL/PLAIN over TLS listener: REDCRAWL_KAFKA_CONFIG + REDCRAWL_KAFKA_PASSWORD_FILE.
 		printf '# export REDCRAWL_KAFKA=127.0.0.1:%s REDCRAWL_KAFKA_CONFIG=%s REDCRAWL_KAFKA_PASSWORD_FILE=%s\n' \
 			"$(<"$(svc_dir kafka)/sport")" "$(svc_dir kafka)/client-sasl.properties" "$(svc_dir kafka)/sasl-password"
@@ -344,8 +349,8 @@ write_kafka_config() {
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport,SASL_SSL://127.0.0.1:$sport
-advertised.listeners=PLAINTEXT://127.0.0.1:$port,SASL_SSL://127.0.0.1:$sport
+listeners=PLAINTEXT://$KAFKA_HOST:$port,CONTROLLER://127.0.0.1:$cport,SASL_SSL://127.0.0.1:$sport
+advertised.listeners=PLAINTEXT://$KAFKA_HOST:$port,SASL_SSL://127.0.0.1:$sport
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL
@@ -412,6 +417,7 @@ start_kafka() {
 	printf '%s\n' "$port" >"$d/port"
 	printf '%s\n' "$cport" >"$d/cport"
 	printf '%s\n' "$sport" >"$d/sport"
+	printf '%s\n' "$KAFKA_HOST" >"$d/host"
 	write_kafka_config "$d" "$port" "$cport" "$sport"
 	if [[ ! -f $d/data/meta.properties ]]; then
 		cluster_id=$(java -cp "$libs/*" kafka.tools.StorageTool random-uuid 2>>"$d/logs/storage-tool.log") ||
@@ -422,7 +428,7 @@ start_kafka() {
 		log "kafka: formatted storage (cluster id $cluster_id)"
 	fi
 	heap=${REDCRAWL_KAFKA_HEAP:-512m}
-	log "kafka: starting broker on 127.0.0.1:$port (controller $cport, log $logfile)"
+	log "kafka: starting broker on $KAFKA_HOST:$port (controller $cport, log $logfile)"
 	printf '\n==== %s start port=%s cport=%s\n' "$(date -Is)" "$port" "$cport" >>"$d/logs/kafka.out"
 	launch kafka "$d/logs/kafka.out" java \
 		"-Xms$heap" "-Xmx$heap" \
@@ -434,10 +440,10 @@ start_kafka() {
 		"-Dkafka.logs.dir=$d/logs" \
 		-cp "$libs/*" kafka.Kafka "$d/server.properties"
 	deadline=$(($(now) + ${REDCRAWL_KAFKA_WAIT:-120}))
-	until kcat -b "127.0.0.1:$port" -L -m 2 >/dev/null 2>&1; do
+	until kcat -b "$KAFKA_HOST:$port" -L -m 2 >/dev/null 2>&1; do
 		svc_running kafka || fail_start kafka "broker exited during startup (also see $d/logs/kafka.out)" "$logfile"
 		(($(now) < deadline)) ||
-			fail_start kafka "no metadata from 127.0.0.1:$port within ${REDCRAWL_KAFKA_WAIT:-120} s" "$logfile"
+			fail_start kafka "no metadata from $KAFKA_HOST:$port within ${REDCRAWL_KAFKA_WAIT:-120} s" "$logfile"
 		sleep 0.5
 	done
 	log "kafka: ready (pid $(<"$d/pid"))"

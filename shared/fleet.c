@@ -94,10 +94,16 @@ static json_t *snap_workers(rc_redis *r, uint64_t now)
         int64_t domains = rc_reply_int(d, 0), slots = jint(h, "slots");
         if (d)
             freeReplyObject(d);
+        redisReply *dr = rc_redis_cmd(r, "SISMEMBER %s %s", rc_redis_key(r, key, sizeof key, "draining"), wid);
+        int draining = rc_reply_int(dr, 0) == 1;
+        if (dr)
+            freeReplyObject(dr);
         double per_s;
         double pm = per_minute(r, wid, now, (uint64_t)jint(h, "started_ms"), &per_s);
         /* The scheduler's weight for new hosts: free transfer slots (README "Scheduling"). */
         int64_t weight = slots > 0 ? 100 * (slots > domains ? slots - domains : 1) : (int64_t)(100 * RC_MAX(pm, 1));
+        if (draining)
+            weight = 0; /* out of the rotation */
         json_t *w =
             json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f}", "id", wid, "host",
                       jstr(h, "host", "?"), "ip", jstr(h, "ip", "?"), "pid", (json_int_t)jint(h, "pid"), "weight",
@@ -105,6 +111,7 @@ static json_t *snap_workers(rc_redis *r, uint64_t now)
                       (json_int_t)jint(h, "queued"), "inflight", (json_int_t)jint(h, "inflight"), "fetched",
                       (json_int_t)jint(h, "fetched"), "errors", (json_int_t)jint(h, "errors"), "pages_per_s", per_s,
                       "per_minute", pm, "heartbeat_age_s", now > hb ? (double)(now - hb) / 1000.0 : 0.0);
+        json_object_set_new(w, "draining", json_boolean(draining));
         json_array_append_new(arr, w);
         json_decref(h);
     }

@@ -13,9 +13,11 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "assets.h"
 #include "control.h"
+#include "drain.h"
 #include "fleet.h"
 #include "log.h"
 #include "msg.h"
@@ -263,6 +265,44 @@ static enum MHD_Result control(rc_web *w, struct MHD_Connection *c, const route 
     return reply_json(c, code, answer);
 }
 
+/* POST /api/drain {"worker": ID, "undo": false}: shared/drain.h. 200 with the worker's state,
+ * 400 for a body that is not a drain request, 404 for a worker that is not live. */
+static enum MHD_Result drain(rc_web *w, struct MHD_Connection *c, const body *bd)
+{
+    char id[RC_DRAIN_ID_MAX + 1], field[128], reason[384], err[512];
+    bool undo = false;
+    if (bd->seen > RC_MSG_MAX_BYTES || rc_drain_parse(bd->b.ptr ? bd->b.ptr : "", bd->b.len, id, sizeof id, &undo,
+                                                      field, sizeof field, reason, sizeof reason) < 0) {
+        if (bd->seen > RC_MSG_MAX_BYTES) {
+            snprintf(field, sizeof field, "(root)");
+            snprintf(reason, sizeof reason, "the body is over %d bytes", RC_MSG_MAX_BYTES);
+        }
+        json_t *o =
+            json_pack("{s:s, s:s, s:s, s:I}", "error", strcmp(field, "(root)") == 0 ? reason : "invalid drain request",
+                      "field", field, "reason", reason, "server_time", (json_int_t)time(NULL));
+        if (strcmp(field, "(root)") != 0) {
+            char *text = rc_xasprintf("invalid drain request: %s %s", field, reason);
+            json_object_set_new(o, "error", json_string(text));
+            free(text);
+        }
+        char *text = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+        return reply_json(c, MHD_HTTP_BAD_REQUEST, text);
+    }
+    rc_drain_state st;
+    rc_drain_mode mode = undo ? RC_DRAIN_OFF : RC_DRAIN_ON;
+    int res = rc_drain_apply(w->r, id, mode, &st, err, sizeof err);
+    if (res == -EIO)
+        return reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, err);
+    if (res == -ENOENT)
+        return reply_error(c, MHD_HTTP_NOT_FOUND, err);
+    if (res < 0) {
+        rc_error("web", "POST /api/drain: %s", err);
+        return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, err);
+    }
+    return reply_json(c, MHD_HTTP_OK, rc_drain_answer(id, mode, &st));
+}
+
 /* ---------- the dashboard's data ---------- */
 
 static enum MHD_Result status(rc_web *w, struct MHD_Connection *c)
@@ -290,6 +330,19 @@ static enum MHD_Result status(rc_web *w, struct MHD_Connection *c)
 
 /* ---------- microhttpd's callbacks (its thread) ---------- */
 
+/* Why a request to a POST endpoint is refused before its body is read (and the status in *code),
+ * or NULL. */
+static const char *not_json_post(struct MHD_Connection *c, const char *method, unsigned *code)
+{
+    const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    *code = strcmp(method, "POST") != 0                               ? MHD_HTTP_METHOD_NOT_ALLOWED
+            : !type || strncasecmp(type, "application/json", 16) != 0 ? MHD_HTTP_UNSUPPORTED_MEDIA_TYPE
+                                                                      : 0;
+    return *code == MHD_HTTP_METHOD_NOT_ALLOWED       ? "POST only"
+           : *code == MHD_HTTP_UNSUPPORTED_MEDIA_TYPE ? "send the request as Content-Type: application/json"
+                                                      : NULL;
+}
+
 static enum MHD_Result api(rc_web *w, struct MHD_Connection *c, const char *url, const char *method, const body *bd)
 {
     if (w->token[0] && !token_ok(w, c))
@@ -299,15 +352,15 @@ static enum MHD_Result api(rc_web *w, struct MHD_Connection *c, const char *url,
             return reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET only");
         return status(w, c);
     }
+    unsigned code;
+    const char *why;
+    if (strcmp(url, "/api/drain") == 0)
+        return (why = not_json_post(c, method, &code)) ? reply_error(c, code, why) : drain(w, c, bd);
     for (size_t i = 0; i < RC_ARRAY_LEN(routes); i++) {
         if (strcmp(url, routes[i].path) != 0)
             continue;
-        if (strcmp(method, "POST") != 0)
-            return reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "POST only");
-        const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-        if (!type || strncasecmp(type, "application/json", 16) != 0)
-            return reply_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
-                               "send the request as Content-Type: application/json");
+        if ((why = not_json_post(c, method, &code)))
+            return reply_error(c, code, why);
         return control(w, c, &routes[i], bd);
     }
     return reply_error(c, MHD_HTTP_NOT_FOUND, "no such endpoint (see deploy/openapi.yaml)");

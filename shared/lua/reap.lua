@@ -24,4 +24,5 @@ for _, lm in ipairs(leases) do
 end
 redis.call('DEL', K('wdoms', w), K('ready', w), K('busy', w), K('lease', w), K('worker', w), K('wstat', w))
 redis.call('ZREM', K('workers'), w)
+redis.call('SREM', K('draining'), w) -- a drain ends with the worker
 return {moved, #leases}

@@ -18,8 +18,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (BUILD, REDCRAWL, SCHEDULER, WORKER, check, expected_pages, graph, read_pages, redis_cmd,  # noqa: E402
-                     run_tests, start_redis, start_web)
+from harness import (BUILD, REDCRAWL, SCHEDULER, WORKER, check, expected_pages, free_port, graph,  # noqa: E402
+                     read_pages, redis_cmd, run_tests, start_redis, start_web)
 from webapi import call, start_webapp  # noqa: E402
 from webdriver import Browser  # noqa: E402
 
@@ -219,5 +219,88 @@ def test_dashboard_with_token(tmp, procs):
     keep_screenshots(shots_dir(tmp))
 
 
+WORKER_STATE = """const r = document.querySelector('#workers tr[data-worker="' + arguments[0] + '"]');
+return r ? r.querySelector('.wstate').textContent : null;"""
+
+FAILURES = """return [...document.querySelectorAll('#failures tbody tr')].map(
+    (r) => ({crawlid: r.cells[1].textContent, url: r.cells[2].textContent, reason: r.cells[3].textContent}));"""
+
+
+def test_dashboard_drain_and_errors(tmp, procs):
+    """The drain form drains a worker of a crawling fleet (the Workers table says "draining", its
+    hosts go to the other worker, it takes nothing) and undoes it; permanent failures (an address
+    literal outside --allow-net, a host sent to a port outside --allow-port: the SSRF guard refuses
+    both before any packet) appear under "Recent errors" with the reasons rc:failed holds."""
+    web_port, _, _ = start_web(procs, tmp, *WEB_ARGS)
+    rport, _ = start_redis(procs, tmp)
+    env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % rport)
+    procs.start([SCHEDULER, "--worker-timeout", "10"], os.path.join(tmp, "scheduler.log"), env=env)
+    out = os.path.join(tmp, "out")
+    dead = free_port()  # a port the workers may not connect to (--allow-port): refused by the SSRF guard
+    for i in range(2):
+        procs.start([WORKER, "--id", "w%d" % i, "--out", out, "--delay", "0.1", "--allow-port", str(web_port),
+                     "--connect-to", "dead.site.test:80:127.0.0.1:%d" % dead,
+                     "--connect-to", "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8"],
+                    os.path.join(tmp, "w%d.log" % i), env=env)
+    port, _, log = start_webapp(procs, tmp, rport)
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", "drained", "--maxdepth", "-1"] +
+                       ["http://s%d.site.test/" % i for i in range(4)], capture_output=True, text=True, env=env,
+                       timeout=30)
+    check(r.returncode == 0, "submit: %s" % r.stderr)
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", "broken", "http://192.0.2.1/literal",
+                        "http://dead.site.test/refused"], capture_output=True, text=True, env=env, timeout=30)
+    check(r.returncode == 0, "submit: %s" % r.stderr)
+    shots = shots_dir(tmp)
+    b = Browser(procs, tmp)
+    try:
+        b.get("http://127.0.0.1:%d/" % port)
+        b.wait("w0 active with hosts", lambda: b.js(WORKER_STATE, "w0") == "active" and
+               redis_cmd(rport, "SCARD", "rc:wdoms:w0") > 0 and
+               int(redis_cmd(rport, "HGET", "rc:worker:w0", "fetched") or 0) >= 5, 30)
+        b.type("#drain-form [name=worker]", "w0")
+        b.click("#drain-form button[value=drain]")
+        b.wait("the drain answer", lambda: '"draining":true' in (b.text("#drain-result") or ""))
+        check(int(redis_cmd(rport, "SISMEMBER", "rc:draining", "w0")) == 1, "the form set no flag")
+        b.wait("the table shows it", lambda: b.js(WORKER_STATE, "w0") == "draining", 10)
+        b.wait("w0 hands over its hosts", lambda: redis_cmd(rport, "SCARD", "rc:wdoms:w0") == 0 and
+               redis_cmd(rport, "ZCARD", "rc:lease:w0") == 0, 30)
+        print("  screenshot %s" % b.screenshot(os.path.join(shots, "6-draining.png")))
+        time.sleep(1.5)  # the heartbeat that reports its last pages
+        fetched = [int(redis_cmd(rport, "HGET", "rc:worker:" + w, "fetched") or 0) for w in ("w0", "w1")]
+        time.sleep(2)
+        check(redis_cmd(rport, "HGET", "rc:job:drained", "state") == "running", "the crawl ended: nothing shown")
+        now = [int(redis_cmd(rport, "HGET", "rc:worker:" + w, "fetched") or 0) for w in ("w0", "w1")]
+        check(now[0] == fetched[0] and now[1] > fetched[1], "fetched by w0, w1 over 2 s of the drain: %s -> %s"
+              % (fetched, now))
+        fetched = fetched[0]
+        b.type("#drain-form [name=worker]", "nosuch")
+        b.click("#drain-form button[value=drain]")
+        b.wait("unknown worker refused", lambda: "no live worker" in (b.text("#drain-result") or ""))
+        b.type("#drain-form [name=worker]", "w0")
+        b.click("#drain-form button[value=undo]")
+        b.wait("the table shows it back", lambda: b.js(WORKER_STATE, "w0") == "active", 10)
+        check(int(redis_cmd(rport, "SISMEMBER", "rc:draining", "w0")) == 0, "undo left the flag")
+        print("  drain form: w0 draining (table), its hosts to w1, %d pages and no more; undone" % fetched)
+
+        # permanent failures: under "Recent errors", as rc:failed has them
+        rows = b.wait("two failures on the page", lambda: (lambda x: x if len(x) == 2 else None)(
+            [f for f in b.js(FAILURES) if f["crawlid"] == "broken"]), 60)
+        stored = [json.loads(m) for m in redis_cmd(rport, "ZRANGE", "rc:failed", "0", "-1")]
+        got = sorted((f["url"], f["reason"]) for f in rows)
+        check(got == sorted((f["url"], f["reason"]) for f in stored if f["crawlid"] == "broken"),
+              "page %s, rc:failed %s" % (got, stored))
+        reasons = dict(got)
+        check(set(reasons) == {"http://192.0.2.1/literal", "http://dead.site.test/refused"} and
+              all(reasons.values()), "failures: %s" % reasons)
+        print("  recent errors: %s" % got)
+        print("  screenshot %s" % b.screenshot(os.path.join(shots, "7-recent-errors.png")))
+    finally:
+        b.close()
+    keep_screenshots(shots)
+    with open(log) as f:
+        check("ERROR" not in f.read(), "redcrawl-web logged errors: see %s" % log)
+
+
 if __name__ == "__main__":
-    run_tests([test_dashboard, test_crawl_prints_dashboard_url, test_dashboard_with_token])
+    run_tests([test_dashboard, test_crawl_prints_dashboard_url, test_dashboard_with_token,
+               test_dashboard_drain_and_errors])

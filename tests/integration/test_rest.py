@@ -111,7 +111,7 @@ def test_operations(tmp, procs):
                         "deploy", "openapi.yaml")
     with open(spec) as f:
         paths = re.findall(r"^  (/api/[a-z]+):$", f.read(), re.M)
-    check(len(paths) == 7, "openapi.yaml paths: %s" % paths)
+    check(len(paths) == 8, "openapi.yaml paths: %s" % paths)
     for p in paths:
         st, a = call(port, "GET" if p == "/api/status" else "POST", p, {"appid": "restapp"})
         check(st != 404, "%s documented but not served: %s" % (p, a))

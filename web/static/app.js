@@ -1,5 +1,6 @@
 // The dashboard: polls GET /api/status every 2 s and draws it; the forms POST the control
-// requests (the same JSON as on Kafka) and show the answer, or the validator's field and reason.
+// requests (the same JSON as on Kafka; a drain to /api/drain) and show the answer, or the
+// validator's field and reason.
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
@@ -75,6 +76,8 @@ function render(s) {
     cell(tr, w.id); cell(tr, w.ip); cell(tr, String(w.weight)); cell(tr, num(w.pages_per_s, 1));
     cell(tr, String(w.inflight)); cell(tr, String(w.queued)); cell(tr, String(w.fetched));
     cell(tr, String(w.errors)); cell(tr, num(w.heartbeat_age_s, 1) + " s");
+    cell(tr, w.draining ? "draining" : "active", "wstate");
+    tr.dataset.worker = w.id;
   });
   fill("#hosts", s.hosts.top, (tr, x) => {
     cell(tr, x.host); cell(tr, String(x.backlog)); cell(tr, x.state); cell(tr, x.rate);
@@ -156,6 +159,13 @@ function setup() {
     const names = action === "domain-update" ? ["domain", "hits", "window", "scale"] : ["domain"];
     const o = Object.assign({ appid: "dashboard", action }, formObject(e.target, names));
     show($("#domain-result"), await api("POST", "/api/domain", o));
+  });
+  $("#drain-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const undo = e.submitter ? e.submitter.value === "undo" : false;
+    const worker = e.target.elements.worker.value.trim();
+    show($("#drain-result"), await api("POST", "/api/drain", { worker, undo }));
+    refresh();
   });
   refresh();
   setInterval(refresh, 2000);

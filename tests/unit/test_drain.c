@@ -1,0 +1,193 @@
+/* test_drain.c - draining a worker (shared/drain.c, drain.lua) against a real redis-server
+ * (started here on a unix socket in a temp dir, stopped by pid): the REST body's validation,
+ * table-driven; on/off/show of a live worker with the state drain.lua reports; a worker that is
+ * not live refused and left unflagged; reap.lua ending the flag with the registration. */
+#include <errno.h>
+#include <hiredis/hiredis.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "argv.h"
+#include "drain.h"
+#include "rc_test.h"
+#include "redis.h"
+#include "scripts.h"
+#include "util.h"
+
+static pid_t redis_pid;
+static char redis_url[600];
+
+static int start_redis(const char *dir)
+{
+    char sock[512];
+    snprintf(sock, sizeof sock, "%s/redis.sock", dir);
+    snprintf(redis_url, sizeof redis_url, "unix://%s", sock);
+    redis_pid = fork();
+    if (redis_pid < 0)
+        return -1;
+    if (redis_pid == 0) {
+        char log[560];
+        snprintf(log, sizeof log, "%s/redis.log", dir);
+        execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no",
+               "--dir", dir, "--logfile", log, (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 200; i++) {
+        char err[256];
+        rc_redis *r = rc_redis_new(redis_url, "rc:", err, sizeof err);
+        if (r) {
+            rc_redis_free(r);
+            return 0;
+        }
+        struct timespec ts = {0, 25 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return -1;
+}
+
+static void stop_redis(void)
+{
+    if (redis_pid > 0) {
+        kill(redis_pid, SIGTERM);
+        waitpid(redis_pid, NULL, 0);
+        redis_pid = 0;
+    }
+}
+
+static const struct {
+    const char *body;
+    int ok;
+    const char *worker, *field;
+    int undo;
+} parse_cases[] = {
+    {"{\"worker\":\"w0\"}", 1, "w0", NULL, 0},
+    {"{\"worker\":\"vm-1.example-2\",\"undo\":true}", 1, "vm-1.example-2", NULL, 1},
+    {"{\"worker\":\"w0\",\"undo\":false}", 1, "w0", NULL, 0},
+    {"{}", 0, NULL, "worker", 0},
+    {"{\"worker\":7}", 0, NULL, "worker", 0},
+    {"{\"worker\":\"../x\"}", 0, NULL, "worker", 0},
+    {"{\"worker\":\"\"}", 0, NULL, "worker", 0},
+    {"{\"worker\":\"w0\",\"undo\":1}", 0, NULL, "undo", 0},
+    {"{\"worker\":\"w0\",\"appid\":\"x\"}", 0, NULL, "appid", 0},
+    {"{\"worker\":\"w0\",\"worker\":\"w1\"}", 0, NULL, "(root)", 0},
+    {"[\"w0\"]", 0, NULL, "(root)", 0},
+    {"{", 0, NULL, "(root)", 0},
+    {"", 0, NULL, "(root)", 0},
+};
+
+static void test_parse(void)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof parse_cases / sizeof parse_cases[0]; i++, n++) {
+        char id[RC_DRAIN_ID_MAX + 1] = "", field[128] = "", reason[384] = "";
+        bool undo = false;
+        const char *b = parse_cases[i].body;
+        int rc = rc_drain_parse(b, strlen(b), id, sizeof id, &undo, field, sizeof field, reason, sizeof reason);
+        RC_CHECK_INT_EQ(rc == 0, parse_cases[i].ok);
+        if (parse_cases[i].ok) {
+            RC_CHECK_STR_EQ(id, parse_cases[i].worker);
+            RC_CHECK_INT_EQ(undo, parse_cases[i].undo);
+        } else {
+            RC_CHECK_STR_EQ(field, parse_cases[i].field);
+            RC_CHECK(reason[0] != '\0');
+        }
+    }
+    RC_CHECK_INT_EQ(n, 13); /* the table was read */
+}
+
+static void cmd(rc_redis *r, const char *fmt, const char *a, const char *b)
+{
+    redisReply *rep = rc_redis_cmd(r, fmt, a, b);
+    RC_CHECK(rep && rep->type != REDIS_REPLY_ERROR);
+    if (rep)
+        freeReplyObject(rep);
+}
+
+static int64_t sismember(rc_redis *r, const char *w)
+{
+    redisReply *rep = rc_redis_cmd(r, "SISMEMBER rc:draining %s", w);
+    int64_t v = rc_reply_int(rep, -1);
+    if (rep)
+        freeReplyObject(rep);
+    return v;
+}
+
+static void test_apply(rc_redis *r)
+{
+    char err[256];
+    rc_drain_state st;
+    /* a live worker with two hosts (one with a queue) and one URL in flight */
+    cmd(r, "ZADD rc:workers 1 %s%s", "w0", "");
+    cmd(r, "SADD rc:wdoms:w0 %s %s", "a.test", "b.test");
+    cmd(r, "ZADD rc:hjobs:a.test 0 %s%s", "job", "");
+    cmd(r, "ZADD rc:lease:w0 1 %s%s", "a.test\trec", "");
+    cmd(r, "HSET rc:worker:w0 queued %s%s", "4", "");
+    RC_CHECK_INT_EQ(rc_drain_apply(r, "w0", RC_DRAIN_ON, &st, err, sizeof err), 0);
+    RC_CHECK(st.live && st.draining && !rc_drain_done(&st));
+    RC_CHECK_INT_EQ(st.hosts, 2);
+    RC_CHECK_INT_EQ(st.backlog_hosts, 1);
+    RC_CHECK_INT_EQ(st.inflight, 1);
+    RC_CHECK_INT_EQ(st.queued, 4);
+    RC_CHECK_INT_EQ(sismember(r, "w0"), 1);
+    char *a = rc_drain_answer("w0", RC_DRAIN_ON, &st);
+    json_t *o = json_loads(a, 0, NULL);
+    RC_CHECK_STR_EQ(json_string_value(json_object_get(o, "action")), "drain");
+    RC_CHECK(json_is_true(json_object_get(o, "draining")) && json_is_false(json_object_get(o, "done")));
+    json_decref(o);
+    free(a);
+    /* it empties: done */
+    cmd(r, "DEL rc:wdoms:w0 %s%s", "rc:lease:w0", "");
+    RC_CHECK_INT_EQ(rc_drain_apply(r, "w0", RC_DRAIN_SHOW, &st, err, sizeof err), 0);
+    RC_CHECK(rc_drain_done(&st));
+    /* undo */
+    RC_CHECK_INT_EQ(rc_drain_apply(r, "w0", RC_DRAIN_OFF, &st, err, sizeof err), 0);
+    RC_CHECK(st.live && !st.draining && !rc_drain_done(&st));
+    RC_CHECK_INT_EQ(sismember(r, "w0"), 0);
+    /* not live: refused, nothing flagged; a bad id refused before Redis */
+    RC_CHECK_INT_EQ(rc_drain_apply(r, "ghost", RC_DRAIN_ON, &st, err, sizeof err), -ENOENT);
+    RC_CHECK(strstr(err, "no live worker 'ghost'") != NULL && !st.live);
+    RC_CHECK_INT_EQ(sismember(r, "ghost"), 0);
+    RC_CHECK_INT_EQ(rc_drain_apply(r, "a/b", RC_DRAIN_ON, &st, err, sizeof err), -EINVAL);
+    /* the flag ends with the registration */
+    RC_CHECK_INT_EQ(rc_drain_apply(r, "w0", RC_DRAIN_ON, &st, err, sizeof err), 0);
+    rc_argv args;
+    rc_argv_init(&args);
+    rc_argv_add(&args, "w0");
+    rc_argv_addi(&args, 3);
+    redisReply *rep = rc_redis_eval(r, RC_LUA_REAP, rc_now_ms(), &args);
+    rc_argv_release(&args);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY);
+    if (rep)
+        freeReplyObject(rep);
+    RC_CHECK_INT_EQ(sismember(r, "w0"), 0);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/rc-test-drain-XXXXXX";
+    test_parse();
+    if (!mkdtemp(dir) || start_redis(dir) < 0) {
+        fprintf(stderr, "test_drain: cannot start redis-server\n");
+        stop_redis();
+        return 1;
+    }
+    char err[256];
+    rc_redis *r = rc_redis_new(redis_url, "rc:", err, sizeof err);
+    RC_CHECK(r != NULL);
+    if (r) {
+        test_apply(r);
+        rc_redis_free(r);
+    }
+    stop_redis();
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf %s", dir);
+    if (system(rm) != 0)
+        fprintf(stderr, "test_drain: could not remove %s\n", dir);
+    return rc_test_done("test_drain");
+}
