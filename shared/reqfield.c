@@ -20,6 +20,7 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
 #include <pcre2.h>
@@ -340,6 +341,32 @@ static int check_enum(rc_reqfield_error *e, const char *path, const json_t *v, c
     return rc_reqfield_fail(e, path, "must be one of %s, not \"%s\"", list, echo(&eb, json_string_value(v)));
 }
 
+/* An IPv6 literal, bracketed or bare ("::1": a seed's host as the URL parser gives it, so the
+ * scope derived from an IPv6 seed reads back), in the URL host's own form. */
+static int ipv6_host(rc_reqfield_error *e, const char *path, const char *s, char *out, size_t cap)
+{
+    char inner[64];
+    struct in6_addr a;
+    size_t n = strlen(s);
+    int bracketed = s[0] == '[' && n > 2 && s[n - 1] == ']';
+    struct echo eb;
+    if ((s[0] == '[' && !bracketed) || n - 2 * (size_t)bracketed >= sizeof inner)
+        return rc_reqfield_fail(e, path, "is not a valid host name: \"%s\"", echo(&eb, s));
+    snprintf(inner, sizeof inner, "%.*s", (int)(n - 2 * (size_t)bracketed), s + bracketed);
+    if (inet_pton(AF_INET6, inner, &a) != 1)
+        return rc_reqfield_fail(e, path,
+                                "must be a bare host name like example.com or an IPv6 address, without scheme, "
+                                "port, path or wildcard: \"%s\"",
+                                echo(&eb, s));
+    char *url = rc_xasprintf("http://[%s]/", inner), *norm = NULL;
+    int r = rc_url_normalize(url, &norm);
+    free(url);
+    if (r == 0)
+        r = rc_url_host(norm, out, cap);
+    free(norm);
+    return r < 0 ? rc_reqfield_fail(e, path, "is not a valid host name: \"%s\"", echo(&eb, s)) : 0;
+}
+
 /* Normalises a host name as sent (IDNA, case) into out. */
 int rc_reqfield_host(rc_reqfield_error *e, const char *path, const json_t *v, char *out, size_t cap)
 {
@@ -353,6 +380,8 @@ int rc_reqfield_host(rc_reqfield_error *e, const char *path, const json_t *v, ch
         return rc_reqfield_fail(e, path, "must be a host name like example.com, not an empty string");
     if (n > HOST_RAW_MAX)
         return rc_reqfield_fail(e, path, "is %zu bytes long, too long for a host name", n);
+    if (s[0] == '[' || strchr(s, ':'))
+        return ipv6_host(e, path, s, out, cap);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||

@@ -235,7 +235,7 @@ const char *rc_urlfilter_check(const rc_urlfilter *f, const char *url)
 
 int rc_urlfilter_is_data(const rc_urlfilter *f, const char *url)
 {
-    for (size_t i = 0; i < f->n_data; i++)
+    for (size_t i = 0; f && i < f->n_data; i++)
         if (matches(f, f->data[i], url))
             return 1;
     return 0;

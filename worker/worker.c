@@ -1004,6 +1004,10 @@ static void start_task(rc_worker *w, task *t)
         block_task(t, why);
         return;
     }
+    if (t->job->state == JOB_MISSING) { /* no scope, no rules: nothing to crawl it by */
+        block_task(t, "its job's spec is missing or unreadable in Redis (see the error above)");
+        return;
+    }
     if (t->job->state == JOB_READY && w->conf->robots) {
         robots_check(w, t);
         return;
