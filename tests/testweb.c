@@ -1864,18 +1864,18 @@ static void conn_push_pending(struct conn *cn, const struct req *rq, int status,
     cn->pend_n++;
 }
 
-static void conn_log_done(struct conn *cn)
+/* t: when the send that finished these responses began. Taken before the send, not after it, so
+ * a server thread descheduled after handing the bytes over (a loaded machine) does not log an
+ * end later than the client had the response: that made gaps look shorter than they were. */
+static void conn_log_done(struct conn *cn, int64_t t)
 {
     struct server *sv = cn->sv;
     uint64_t done = cn->out_base + cn->out_sent;
-    int64_t t = 0;
     while (cn->pend_n > 0) {
         struct pending *p = &cn->pend[cn->pend_head];
         if (p->end > done)
             break;
         if (sv->log) {
-            if (!t)
-                t = now_us();
             fprintf(sv->log, "%" PRId64 "\t%" PRId64 "\t%s\t%d\t%" PRIu64 "\t%" PRIu64 "\t%s\n", p->start_us, t,
                     p->hostpath, p->status, p->bytes, cn->id, p->cond);
             fflush(sv->log);
@@ -2019,7 +2019,9 @@ static void conn_flush(struct conn *cn)
 {
     struct server *sv = cn->sv;
     size_t before = cn->out_sent;
+    int64_t t_send = now_us();
     while (cn->out_sent < cn->out.len) {
+        t_send = now_us();
         ssize_t w = send(cn->fd, cn->out.p + cn->out_sent, cn->out.len - cn->out_sent, MSG_NOSIGNAL);
         if (w > 0) {
             cn->out_sent += (size_t)w;
@@ -2034,7 +2036,7 @@ static void conn_flush(struct conn *cn)
     }
     if (cn->out_sent != before)
         ev_timer_again(sv->loop, &cn->idle);
-    conn_log_done(cn);
+    conn_log_done(cn, t_send);
     if (cn->out_sent < cn->out.len) {
         if (cn->out_sent > 64 * 1024) {
             buf_consume(&cn->out, cn->out_sent);
