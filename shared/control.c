@@ -391,10 +391,19 @@ static int scan_job(struct ctx *c, struct scan *s, const char *crawlid)
 static int scan_all(struct ctx *c, struct scan *s)
 {
     char k[KEY_MAX];
-    if (scan_queue(c, s, key(c, k, "seeds"), NULL) < 0)
-        return -EIO;
-    if (s->only)
+    if (s->only) {
+        if (scan_queue(c, s, key(c, k, "seeds:%s", s->only), NULL) < 0)
+            return -EIO;
         return scan_job(c, s, s->only);
+    }
+    redisReply *fr = q(c, "SMEMBERS", key(c, k, "frontier"), NULL);
+    if (!fr)
+        return -EIO;
+    for (size_t i = 0; fr->type == REDIS_REPLY_ARRAY && i < fr->elements && !c->failed; i++)
+        scan_queue(c, s, key(c, k, "seeds:%s", fr->element[i]->str), NULL);
+    freeReplyObject(fr);
+    if (c->failed)
+        return -EIO;
     redisReply *jobs = q(c, "SMEMBERS", key(c, k, "jobs"), NULL);
     if (!jobs)
         return -EIO;
@@ -849,7 +858,10 @@ static json_t *queue_stats(struct ctx *c)
 {
     char k[KEY_MAX];
     json_t *o = json_object();
-    redisReply *rep = q(c, "ZCARD", key(c, k, "seeds"), NULL);
+    rc_argv none;
+    rc_argv_init(&none);
+    redisReply *rep = eval(c, RC_LUA_FRONTIER, &none);
+    rc_argv_release(&none);
     int64_t frontier = rc_reply_int(rep, 0), total = frontier;
     if (rep)
         freeReplyObject(rep);

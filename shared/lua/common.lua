@@ -24,6 +24,19 @@ local function seed_score(crawlid, priority, depth)
   return (1000 - p) * PRIO_SCALE + d * DEPTH_SCALE + (seq % DEPTH_SCALE)
 end
 
+-- The frontier is per job: seeds:{crawlid} (score: seed_score), and `frontier` lists the jobs
+-- whose seeds:{crawlid} holds anything, so that the scheduler reads a window of each job and
+-- no job's backlog sits in front of another's. A script that adds to a job's frontier calls
+-- frontier_note once (assign and stop take the job out again when its frontier empties).
+local function frontier_note(crawlid)
+  redis.call('SADD', K('frontier'), crawlid)
+end
+
+local function frontier_add(crawlid, score, member)
+  redis.call('ZADD', K('seeds', crawlid), score, member)
+  frontier_note(crawlid)
+end
+
 -- Queues are per job and per host: q:{crawlid}:{host} (score: seed_score). The host's
 -- politeness state (owner, next allowed time in ready:{w}, in flight in busy:{w}) is kept once,
 -- on its owner, whatever the jobs. A host's jobs take turns by stride scheduling: hjobs:{host}
@@ -123,7 +136,7 @@ local function requeue_or_fail(member, max_attempts, reason)
     job_pending(rec.crawlid, -1)
     return 0
   end
-  redis.call('ZADD', K('seeds'), seed_score(rec.crawlid, rec.priority, rec.depth), cjson.encode(rec))
+  frontier_add(rec.crawlid, seed_score(rec.crawlid, rec.priority, rec.depth), cjson.encode(rec))
   return 1
 end
 

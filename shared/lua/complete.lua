@@ -54,13 +54,14 @@ if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
   local child_depth = (tonumber(rec.depth) or 0) + 1
   for _ = 1, n do
     if bloom_add(crawlid, i + 1, k) then
-      redis.call('ZADD', K('seeds'), seed_score(crawlid, rec.priority, child_depth), ARGV[i])
+      redis.call('ZADD', K('seeds', crawlid), seed_score(crawlid, rec.priority, child_depth), ARGV[i])
       added = added + 1
     end
     i = i + 1 + 2 * k
   end
   -- Count the new links before the page itself leaves, so pending never touches 0 early.
   if added > 0 then
+    frontier_note(crawlid)
     redis.call('HINCRBY', jk, 'pending', added)
   end
 end

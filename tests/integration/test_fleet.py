@@ -220,15 +220,18 @@ def resp(*args):
 
 
 def load_frontier(port, crawlid, urls):
-    """Writes frontier records straight into rc:seeds (as scripts/bench_scheduler.sh does: a
+    """Writes frontier records straight into the job's rc:seeds:{crawlid}, listed in rc:frontier
+    (as scripts/bench_scheduler.sh does: a
     backlog of this size takes minutes through the CLI under the sanitizers), scored as
     submit.lua scores them (priority 1, depth 0, the job's own sequence), and counts them in
     the job's pending and sequence."""
-    # Counted first: the job must not finish (pending 0) while its records arrive.
-    cmds = [resp("HINCRBY", "rc:job:" + crawlid, "pending", len(urls))]
-    cmds += [resp("ZADD", "rc:seeds", 999 * 2 ** 40 + 1000 + i,
+    # Counted first, before the records are even built: the job must not finish (pending 0,
+    # its seed fetched) while they arrive.
+    check(redis_cmd(port, "HINCRBY", "rc:job:" + crawlid, "pending", len(urls)) >= len(urls), "pending not counted")
+    cmds = [resp("ZADD", "rc:seeds:" + crawlid, 999 * 2 ** 40 + 1000 + i,
                   '{"url":"%s","crawlid":"%s","depth":0,"priority":1,"attempt":0}' % (url, crawlid))
              for i, url in enumerate(urls)]
+    cmds.append(resp("SADD", "rc:frontier", crawlid))
     cmds.append(resp("HINCRBY", "rc:job:" + crawlid, "seq", 1000 + len(urls)))
     with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
         s.sendall("".join(cmds).encode())
@@ -252,8 +255,8 @@ def first_request(env, log, crawlid, path):
 
 def test_new_job_not_behind_backlog_on_same_host(tmp, procs):
     """A job with 200,000 URLs on a host, then new jobs with one URL each on the same host: one
-    while the backlog is still in the frontier (a new job's URLs come first in the frontier's
-    order by the job's own sequence), one once it is all queued on the host (the new job joins
+    while the backlog is still in the frontier (the frontier is per job: the scheduler reads a
+    window of every job's each round), one once it is all queued on the host (the new job joins
     the host's turns at the lowest pass). Each is requested within a few of the host's turns, not
     after the backlog. Politeness (0.5 s) holds throughout."""
     n_big, delay = 200000, 0.5
@@ -262,19 +265,19 @@ def test_new_job_not_behind_backlog_on_same_host(tmp, procs):
     submit(env, "big", ["http://s0.site.test/"])
     t0 = time.time()
     load_frontier(redis_port, "big", ["http://s0.site.test/big/%d" % i for i in range(n_big)])
-    in_frontier = redis_cmd(redis_port, "ZCARD", "rc:seeds")
+    in_frontier = redis_cmd(redis_port, "ZCARD", "rc:seeds:big")
     a = first_request(env, log, "new1", "/p/7")
     print("  new job's first page requested %s s after its submit, %s URLs of the other job in the frontier"
           % ("%.2f" % a if a is not None else "never (30 s)", in_frontier))
     check(a is not None and a < 5.0, "the new job waited behind the backlog in the frontier: %s" % a)
     deadline = time.time() + 120
-    while time.time() < deadline and redis_cmd(redis_port, "ZCARD", "rc:seeds") != 0:
+    while time.time() < deadline and redis_cmd(redis_port, "ZCARD", "rc:seeds:big") != 0:
         time.sleep(0.1)
     queued = redis_cmd(redis_port, "ZCARD", "rc:q:big:s0.site.test")
     print("  %d URLs loaded and dispatched into rc:q:big:s0.site.test in %.1f s; %s queued there"
           % (n_big, time.time() - t0, queued))
     check(redis_cmd(redis_port, "HGET", "rc:job:big", "state") == "running", "the big job is not running")
-    check(redis_cmd(redis_port, "ZCARD", "rc:seeds") == 0, "the frontier did not drain in 120 s")
+    check(redis_cmd(redis_port, "ZCARD", "rc:seeds:big") == 0, "the frontier did not drain in 120 s")
     check(queued is not None and queued > n_big - 1000, "the backlog is not queued on the host: %s" % queued)
     b = first_request(env, log, "new2", "/p/8")
     print("  new job's first page requested %s s after its submit, %s URLs of the other job queued on the host"
