@@ -41,6 +41,7 @@ typedef struct worker_info {
     uint64_t seen_ms;  /* when fetched was read */
     double rate;       /* pages/s lately: an average over the last refreshes (half-life 1 s) */
     int idx;           /* its number in the current assign.lua call */
+    double cpu_free;   /* its CPU headroom, 0..1, from its heartbeat; -1 = not reported */
 } worker_info;
 
 typedef struct job_info {
@@ -214,15 +215,21 @@ static double worker_rate(rc_scheduler *s, const char *wid, uint64_t now_ms, uin
     return (double)total / window;
 }
 
+#define CPU_FLOOR 0.05 /* the least share of its weight a worker out of CPU keeps */
+
 /* The share of new hosts a worker gets. A host takes one transfer slot at a time, so what a
  * worker can still absorb is its free slots: concurrency less the hosts it owns (at least 1, so
  * that a full fleet still spreads). Completions per minute would measure hosts owned, not
- * capacity, under politeness; they remain the weight of workers that report no slots. */
+ * capacity, under politeness; they remain the weight of workers that report no slots. Free
+ * slots are no capacity when the CPU is what a worker lacks (parsing, a shared machine): the
+ * weight is scaled by its CPU headroom, down to CPU_FLOOR of it. */
 static int64_t worker_weight(const worker_info *w)
 {
-    if (w->slots > 0)
-        return 100 * (w->slots > w->domains ? w->slots - w->domains : 1);
-    return (int64_t)(100 * (w->per_minute > 1 ? w->per_minute : 1));
+    double wt = w->slots > 0 ? 100.0 * (double)(w->slots > w->domains ? w->slots - w->domains : 1)
+                             : 100.0 * (w->per_minute > 1 ? w->per_minute : 1);
+    if (w->cpu_free >= 0)
+        wt *= w->cpu_free > CPU_FLOOR ? (w->cpu_free < 1 ? w->cpu_free : 1) : CPU_FLOOR;
+    return wt >= 1 ? (int64_t)wt : 1;
 }
 
 /* The worker's recent pages/s from its heartbeat's `fetched`, smoothed with the last value, so
@@ -257,7 +264,7 @@ static void refresh_workers(rc_scheduler *s)
             continue;
         }
         expire_leases(s, wid);
-        redisReply *h = rc_redis_cmd(s->r, "HMGET %s queued started_ms slots fetched",
+        redisReply *h = rc_redis_cmd(s->r, "HMGET %s queued started_ms slots fetched cpu_free",
                                      rc_redis_key(s->r, key, sizeof key, "worker:%s", wid));
         worker_info *w = rc_xcalloc(1, sizeof *w);
         w->id = rc_xstrdup(wid);
@@ -265,8 +272,11 @@ static void refresh_workers(rc_scheduler *s)
         w->domains = rc_reply_int(d, 0);
         if (d)
             freeReplyObject(d);
-        if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 4) {
+        w->cpu_free = -1;
+        if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 5) {
             w->queued = rc_reply_int(h->element[0], 0);
+            if (h->element[4]->type == REDIS_REPLY_STRING)
+                w->cpu_free = strtod(h->element[4]->str, NULL);
             w->per_minute = worker_rate(s, wid, now, (uint64_t)rc_reply_int(h->element[1], 0));
             w->slots = rc_reply_int(h->element[2], 0);
             w->fetched = rc_reply_int(h->element[3], 0);

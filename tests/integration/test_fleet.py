@@ -171,6 +171,50 @@ def test_slowed_worker_loses_hosts(tmp, procs):
     check(not twice, "pages fetched twice across the moves: %s" % twice[:3])
 
 
+def test_cpu_bound_worker_gets_fewer_hosts(tmp, procs):
+    """Two workers with 8 transfer slots each; one may use 0.02 of a core (--cpu-cores: it takes
+    nothing new while it used more over the last second), so its CPU, not its slots, is what
+    it lacks. Once its heartbeat shows its CPU used up (cpu_free), a job with 32 new hosts
+    arrives: the weights follow the CPU headroom, and the CPU-bound worker gets few of them
+    although it has as many free slots (more: its backlogged hosts moved to the other)."""
+    web_port, log, _ = start_web(procs, tmp, "--sites", "40", "--pages", "40", "--latency-ms", "20")
+    redis_port, _ = start_redis(procs, tmp)
+    env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
+    procs.start([SCHEDULER, "--worker-timeout", "5"], os.path.join(tmp, "scheduler.log"), env=env)
+    for wid, extra in (("free", []), ("cpu", ["--cpu-cores", "0.02"])):
+        procs.start([WORKER, "--id", wid, "--out", os.path.join(tmp, "out"), "--heartbeat", "0.5",
+                     "--concurrency", "8", "--delay", "0", "--delay-factor", "0",
+                     "--connect-to", "::127.0.0.1:%d" % web_port] + extra, os.path.join(tmp, wid + ".log"), env=env)
+    deadline = time.time() + 10
+    while time.time() < deadline and redis_cmd(redis_port, "ZCARD", "rc:workers") != 2:
+        time.sleep(0.1)
+    # Work for both (no links followed: the dispatched counters move only with the next job).
+    submit(env, "warm", ["http://s%d.site.test/p/%d" % (h, i) for h in range(8) for i in range(1, 40)])
+    free_cpu = {}
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        free_cpu = {w: float(redis_cmd(redis_port, "HGET", "rc:worker:" + w, "cpu_free") or 1) for w in ("free", "cpu")}
+        if free_cpu["cpu"] < 0.3:
+            break
+        time.sleep(0.2)
+    check(free_cpu.get("cpu", 1) < 0.3, "the capped worker never ran out of CPU: %s" % free_cpu)
+    time.sleep(1.2)  # the scheduler read that heartbeat
+    before = {w: int(redis_cmd(redis_port, "HGET", "rc:worker:" + w, "dispatched") or 0) for w in ("free", "cpu")}
+    held = {w: int(redis_cmd(redis_port, "SCARD", "rc:wdoms:" + w) or 0) for w in ("free", "cpu")}
+    submit(env, "new", ["http://s%d.site.test/" % h for h in range(8, 40)])
+    deadline = time.time() + 20
+    while time.time() < deadline and redis_cmd(redis_port, "EXISTS", "rc:seeds:new") != 0:
+        time.sleep(0.05)
+    got = {w: int(redis_cmd(redis_port, "HGET", "rc:worker:" + w, "dispatched") or 0) - before[w]
+           for w in ("free", "cpu")}
+    print("  CPU headroom when the new job came: %s; hosts held then %s; of its 32 new hosts: %s"
+          % (free_cpu, held, got))
+    check(sum(got.values()) == 32, "the new job's hosts were not all dispatched: %s" % got)
+    check(got["cpu"] <= 8, "the CPU-bound worker got %d of 32 new hosts" % got["cpu"])
+    bad = overlaps(read_requests(log))
+    check(not bad, "overlapping requests to one host: %s" % bad[:2])
+
+
 def job_of(path, split):
     """Which job asked for /p/N: the first `split` pages belong to "hi", the rest to "lo"."""
     if not path.startswith("/p/"):
@@ -347,4 +391,4 @@ def test_reaped_worker_hosts_keep_queues(tmp, procs):
 if __name__ == "__main__":
     run_tests([test_small_job_not_behind_big_one, test_hosts_follow_capacity, test_slowed_worker_loses_hosts,
                test_priorities_share_hosts, test_new_job_not_behind_backlog_on_same_host,
-               test_reaped_worker_hosts_keep_queues])
+               test_reaped_worker_hosts_keep_queues, test_cpu_bound_worker_gets_fewer_hosts])
