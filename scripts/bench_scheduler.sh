@@ -4,6 +4,8 @@
 # only heartbeat (nothing is fetched), H hosts and U URLs. A private redis-server on a unix
 # socket; everything stopped by pid.
 #   scripts/bench_scheduler.sh [URLS [HOSTS [WORKERS]]]     (default 200000 10000 8)
+# Records are written as the code writes them (the compact form, shared/record.h);
+# BENCH_RECORD=json writes the JSON form instead (what they were before), for comparison.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh --release >/dev/null
@@ -32,9 +34,10 @@ used_memory() { redis-cli -s "$SOCK" info memory | awk -F: '/^used_memory:/ { pr
 
 # One job (its hash makes the scheduler's checks pass), then the frontier written in bulk.
 build/cli/redcrawl submit --crawlid bench --maxdepth -1 http://h0.bench.test/ >/dev/null
-python3 - "$URLS" "$HOSTS" "$WORKERS" >"$WORK/load.resp" <<'PY'
+python3 - "$URLS" "$HOSTS" "$WORKERS" "${BENCH_RECORD:-compact}" >"$WORK/load.resp" <<'PY'
 import json, sys, time
 urls, hosts, workers = map(int, sys.argv[1:4])
+form = sys.argv[4]
 out = sys.stdout
 def cmd(*a):
     out.write("*%d\r\n" % len(a) + "".join("$%d\r\n%s\r\n" % (len(x.encode()), x) for x in map(str, a)))
@@ -43,9 +46,13 @@ for w in range(workers):  # fake workers: a heartbeat and the fields the schedul
     cmd("ZADD", "rc:workers", now, "fw%d" % w)
     cmd("HSET", "rc:worker:fw%d" % w, "hb", now, "started_ms", now, "slots", 64)
 for i in range(urls):
-    rec = {"url": "http://h%d.bench.test/p/%d" % (i % hosts, i), "crawlid": "bench", "depth": 0,
-           "priority": 1, "attempt": 0}
-    cmd("ZADD", "rc:seeds:bench", 1000000000 + i, json.dumps(rec, separators=(",", ":")))
+    url = "http://h%d.bench.test/p/%d" % (i % hosts, i)
+    if form == "json":
+        rec = json.dumps({"url": url, "crawlid": "bench", "depth": 0, "priority": 1, "attempt": 0},
+                         separators=(",", ":"))
+    else:
+        rec = "bench 0 1 0 " + url
+    cmd("ZADD", "rc:seeds:bench", 1000000000 + i, rec)
 cmd("SADD", "rc:frontier", "bench")
 PY
 mem0=$(used_memory)

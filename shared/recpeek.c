@@ -87,10 +87,32 @@ static int parse_int(const char *p, const char *e, int *ret)
     return 0;
 }
 
+/* The compact form: "crawlid depth priority attempt url". */
+static int peek_compact(const char *p, const char *e, char *url, size_t cap, int *depth)
+{
+    const char *field[4];
+    for (int i = 0; i < 4; i++) {
+        const char *sp = memchr(p, ' ', (size_t)(e - p));
+        if (!sp || sp == p)
+            return -EINVAL;
+        field[i] = p;
+        p = sp + 1;
+    }
+    if (parse_int(field[1], field[2] - 1, depth) < 0 || p >= e)
+        return -EINVAL;
+    if ((size_t)(e - p) >= cap)
+        return -ENOSPC;
+    memcpy(url, p, (size_t)(e - p));
+    url[e - p] = '\0';
+    return 0;
+}
+
 int rc_record_peek(const char *json, size_t len, char *url, size_t cap, int *depth)
 {
     const char *p = json, *e = json + len;
     int have_url = 0, have_depth = 0, esc;
+    if (len > 0 && json[0] != '{')
+        return peek_compact(p, e, url, cap, depth);
     p = skip_ws(p, e);
     if (p >= e || *p++ != '{')
         return -EINVAL;

@@ -5,9 +5,9 @@
 
 #include <stddef.h>
 
-/* Copies the record's "url" into url (NUL-terminated) and its "depth" into *depth. -EAGAIN when
- * the URL holds an escape other than \/ (rc_record_parse it then), -ENOSPC when it does not fit,
- * -EINVAL when json is not an object with a string url and an integer depth. */
+/* Either form of record (record.h). Copies the record's "url" into url (NUL-terminated) and its "depth" into *depth.
+ * -EAGAIN when the URL holds an escape other than \/ (rc_record_parse it then), -ENOSPC when it does not fit, -EINVAL
+ * when json is not an object with a string url and an integer depth. */
 int rc_record_peek(const char *json, size_t len, char *url, size_t cap, int *depth);
 
 #endif

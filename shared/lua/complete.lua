@@ -24,7 +24,7 @@ if redis.call('ZREM', K('lease', w), lm) == 0 then
 end
 redis.call('SREM', K('busy', w), host)
 local _, member = split_lease(lm)
-local rec = cjson.decode(member)
+local rec = rec_decode(member)
 local crawlid = rec.crawlid
 local jk = K('job', crawlid)
 local back = outcome == 'retry' or outcome == 'release' or outcome == 'requeue'
@@ -43,7 +43,7 @@ if back then
       redis.call('HINCRBY', K('jobhosts', crawlid), host, -1)
     end
   end
-  host_push(crawlid, host, seed_score(crawlid, rec.priority, rec.depth), cjson.encode(rec))
+  host_push(crawlid, host, seed_score(crawlid, rec.priority, rec.depth), rec_encode(rec))
   redis.call('HINCRBY', K('worker', w), 'queued', 1)
 end
 -- The domain keeps its next allowed time even with an empty queue; take drops it once due.

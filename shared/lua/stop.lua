@@ -10,7 +10,7 @@ end
 redis.call('HSET', jk, 'state', state, 'stopped_ms', NOW)
 job_retire(crawlid)
 local function mine(member)
-  local ok, rec = pcall(cjson.decode, member)
+  local ok, rec = pcall(rec_decode, member)
   return ok and type(rec) == 'table' and rec.crawlid == crawlid
 end
 -- Its frontier is its own key: gone in one step, whatever its size.

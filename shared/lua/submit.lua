@@ -24,7 +24,7 @@ local i = 9
 for _ = 1, n do
   local member = ARGV[i]
   if bloom_add(crawlid, i + 1, k) then
-    local rec = cjson.decode(member)
+    local rec = rec_decode(member)
     redis.call('ZADD', K('seeds', crawlid), seed_score(crawlid, rec.priority, rec.depth), member)
     added = added + 1
   end
