@@ -263,25 +263,54 @@ def resp(*args):
     return "*%d\r\n" % len(args) + "".join("$%d\r\n%s\r\n" % (len(str(a).encode()), a) for a in args)
 
 
-def load_frontier(port, crawlid, urls):
+def load_frontier(port, crawlid, urls, listed=True):
     """Writes frontier records straight into the job's rc:seeds:{crawlid}, listed in rc:frontier
     (as scripts/bench_scheduler.sh does: a
     backlog of this size takes minutes through the CLI under the sanitizers), scored as
     submit.lua scores them (priority 1, depth 0, the job's own sequence), and counts them in
-    the job's pending and sequence."""
+    the job's pending and sequence. listed=False leaves the job out of rc:frontier (the
+    scheduler does not see it until the caller adds it)."""
     # Counted first, before the records are even built: the job must not finish (pending 0,
     # its seed fetched) while they arrive.
     check(redis_cmd(port, "HINCRBY", "rc:job:" + crawlid, "pending", len(urls)) >= len(urls), "pending not counted")
     cmds = [resp("ZADD", "rc:seeds:" + crawlid, 999 * 2 ** 40 + 1000 + i,
                   '{"url":"%s","crawlid":"%s","depth":0,"priority":1,"attempt":0}' % (url, crawlid))
              for i, url in enumerate(urls)]
-    cmds.append(resp("SADD", "rc:frontier", crawlid))
+    if listed:
+        cmds.append(resp("SADD", "rc:frontier", crawlid))
     cmds.append(resp("HINCRBY", "rc:job:" + crawlid, "seq", 1000 + len(urls)))
     with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
         s.sendall("".join(cmds).encode())
         f = s.makefile("rb")
         for _ in cmds:
             check(f.readline()[:1] == b":", "Redis refused a frontier record")
+
+
+def test_frontier_windows_by_priority(tmp, procs):
+    """Two jobs' frontiers of 20,000 URLs each, priorities 1 and 3, seen by the scheduler at the
+    same moment: each round reads a window of both, sized by priority, so when the priority-3
+    job's frontier is empty the other's has moved about a third as much (not nothing: no job's
+    backlog sits in front of another's)."""
+    n = 20000
+    web_port, _, _ = start_web(procs, tmp, "--sites", "2", "--pages", "10")
+    redis_port, env = fleet(procs, tmp, web_port, 2, "--delay", "0.5")
+    for crawlid, prio, site in (("lo", "1", "s0"), ("hi", "3", "s1")):
+        submit(env, crawlid, ["http://%s.site.test/" % site], "--priority", prio)
+        load_frontier(redis_port, crawlid, ["http://%s.site.test/%s/%d" % (site, crawlid, i) for i in range(n)],
+                      listed=False)
+    redis_cmd(redis_port, "SADD", "rc:frontier", "lo", "hi")
+    moved = None
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        lo, hi = (redis_cmd(redis_port, "ZCARD", "rc:seeds:" + c) for c in ("lo", "hi"))
+        if hi == 0:
+            moved = {"lo": n - lo, "hi": n}
+            break
+        time.sleep(0.02)
+    print("  dispatched when the priority-3 job's frontier emptied: %s (ratio %.2f, want ~0.33)"
+          % (moved, moved["lo"] / n if moved else 0))
+    check(moved is not None, "the priority-3 job's frontier did not empty in 120 s")
+    check(0.15 * n <= moved["lo"] <= 0.55 * n, "windows not by priority: %s" % moved)
 
 
 def first_request(env, log, crawlid, path):
@@ -391,4 +420,5 @@ def test_reaped_worker_hosts_keep_queues(tmp, procs):
 if __name__ == "__main__":
     run_tests([test_small_job_not_behind_big_one, test_hosts_follow_capacity, test_slowed_worker_loses_hosts,
                test_priorities_share_hosts, test_new_job_not_behind_backlog_on_same_host,
-               test_reaped_worker_hosts_keep_queues, test_cpu_bound_worker_gets_fewer_hosts])
+               test_reaped_worker_hosts_keep_queues, test_cpu_bound_worker_gets_fewer_hosts,
+               test_frontier_windows_by_priority])
