@@ -227,7 +227,7 @@ static int read_stats(crawl_run *run, const char *crawlid, job_stats *st)
     }
     if (rep)
         freeReplyObject(rep);
-    rep = rc_redis_cmd(run->r, "ZCARD %s", rc_redis_key(run->r, key, sizeof key, "seeds"));
+    rep = rc_redis_cmd(run->r, "ZCARD %s", rc_redis_key(run->r, key, sizeof key, "seeds:%s", crawlid));
     st->seeds = rc_reply_int(rep, 0);
     if (rep)
         freeReplyObject(rep);

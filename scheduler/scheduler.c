@@ -18,7 +18,9 @@
 #include "job.h"
 #include "log.h"
 #include "record.h"
+#include "recpeek.h"
 #include "redis.h"
+#include "seeds.h"
 #include "strmap.h"
 #include "url.h"
 #include "util.h"
@@ -39,11 +41,14 @@ typedef struct worker_info {
     int64_t fetched;   /* pages done, from its heartbeat */
     uint64_t seen_ms;  /* when fetched was read */
     double rate;       /* pages/s lately: an average over the last refreshes (half-life 1 s) */
+    int idx;           /* its number in the current assign.lua call */
+    double cpu_free;   /* its CPU headroom, 0..1, from its heartbeat; -1 = not reported */
 } worker_info;
 
 typedef struct job_info {
     int running;
     int maxdepth;
+    int priority; /* its share of each dispatch round */
     int64_t expires;
     uint64_t loaded_ms;
 } job_info;
@@ -232,15 +237,21 @@ static double worker_rate(rc_scheduler *s, const char *wid, uint64_t now_ms, uin
     return (double)total / window;
 }
 
+#define CPU_FLOOR 0.05 /* the least share of its weight a worker out of CPU keeps */
+
 /* The share of new hosts a worker gets. A host takes one transfer slot at a time, so what a
  * worker can still absorb is its free slots: concurrency less the hosts it owns (at least 1, so
  * that a full fleet still spreads). Completions per minute would measure hosts owned, not
- * capacity, under politeness; they remain the weight of workers that report no slots. */
+ * capacity, under politeness; they remain the weight of workers that report no slots. Free
+ * slots are no capacity when the CPU is what a worker lacks (parsing, a shared machine): the
+ * weight is scaled by its CPU headroom, down to CPU_FLOOR of it. */
 static int64_t worker_weight(const worker_info *w)
 {
-    if (w->slots > 0)
-        return 100 * (w->slots > w->domains ? w->slots - w->domains : 1);
-    return (int64_t)(100 * (w->per_minute > 1 ? w->per_minute : 1));
+    double wt = w->slots > 0 ? 100.0 * (double)(w->slots > w->domains ? w->slots - w->domains : 1)
+                             : 100.0 * (w->per_minute > 1 ? w->per_minute : 1);
+    if (w->cpu_free >= 0)
+        wt *= w->cpu_free > CPU_FLOOR ? (w->cpu_free < 1 ? w->cpu_free : 1) : CPU_FLOOR;
+    return wt >= 1 ? (int64_t)wt : 1;
 }
 
 /* The worker's recent pages/s from its heartbeat's `fetched`, smoothed with the last value, so
@@ -305,7 +316,7 @@ static void refresh_workers(rc_scheduler *s)
             continue;
         }
         expire_leases(s, wid);
-        redisReply *h = rc_redis_cmd(s->r, "HMGET %s queued started_ms slots fetched",
+        redisReply *h = rc_redis_cmd(s->r, "HMGET %s queued started_ms slots fetched cpu_free",
                                      rc_redis_key(s->r, key, sizeof key, "worker:%s", wid));
         worker_info *w = rc_xcalloc(1, sizeof *w);
         w->id = rc_xstrdup(wid);
@@ -313,8 +324,11 @@ static void refresh_workers(rc_scheduler *s)
         w->domains = rc_reply_int(d, 0);
         if (d)
             freeReplyObject(d);
-        if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 4) {
+        w->cpu_free = -1;
+        if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 5) {
             w->queued = rc_reply_int(h->element[0], 0);
+            if (h->element[4]->type == REDIS_REPLY_STRING)
+                w->cpu_free = strtod(h->element[4]->str, NULL);
             w->per_minute = worker_rate(s, wid, now, (uint64_t)rc_reply_int(h->element[1], 0));
             w->slots = rc_reply_int(h->element[2], 0);
             w->fetched = rc_reply_int(h->element[3], 0);
@@ -529,6 +543,7 @@ static job_info *job_get(rc_scheduler *s, const char *crawlid)
     if (rep->element[1]->type == REDIS_REPLY_STRING &&
         rc_job_parse(rep->element[1]->str, rep->element[1]->len, &spec, err, sizeof err) == 0) {
         j->maxdepth = spec.maxdepth;
+        j->priority = spec.priority;
         j->expires = spec.expires;
         rc_job_release(&spec);
     }
@@ -582,91 +597,97 @@ static worker_info *owner_for(rc_scheduler *s, const char *host)
     return w;
 }
 
-static const char *check(rc_scheduler *s, const rc_record *rec, const char *host)
+/* Numbers the live workers for one assign.lua call (its records name a worker by index) and
+ * puts their ids at the head of its arguments. */
+static void add_workers(rc_scheduler *s, rc_argv *a)
 {
-    job_info *j = job_get(s, rec->crawlid);
+    rc_argv_addi(a, (int64_t)rc_strmap_count(s->workers));
+    size_t it = 0;
+    int idx = 0;
+    const char *wid;
+    void *v;
+    while (rc_strmap_next(s->workers, &it, &wid, &v)) {
+        ((worker_info *)v)->idx = ++idx;
+        rc_argv_add(a, wid);
+    }
+}
+
+/* Why a whole job's window is dropped (no job, stopped, expired), or NULL. */
+static const char *job_refusal(const job_info *j)
+{
     if (!j)
         return "nojob";
     if (!j->running)
         return "stopped";
     if (j->expires && (int64_t)(rc_now_ms() / 1000) > j->expires)
         return "expired";
-    if (j->maxdepth >= 0 && rec->depth > j->maxdepth)
-        return "depth";
-    if (blacklisted(s, host))
-        return "blacklist";
     return NULL;
 }
 
-/* Looks at one window of the frontier (rank OFFSET on), adding what can be assigned or must be
- * dropped to the two argument lists. Returns the number of records in the window. */
-static size_t scan_window(rc_scheduler *s, int64_t offset, rc_argv *assign, int64_t *na, rc_argv *drop, int64_t *nd)
+/* The assign.lua code of one record: the index of the worker for its host, or why it is
+ * dropped. */
+static void code_record(rc_scheduler *s, const job_info *j, const redisReply *m, rc_argv *a)
 {
-    char key[128];
-    redisReply *rep = rc_redis_cmd(s->r, "ZRANGE %s %lld %lld WITHSCORES", rc_redis_key(s->r, key, sizeof key, "seeds"),
-                                   (long long)offset, (long long)(offset + s->conf->batch - 1));
-    if (!rep || rep->type != REDIS_REPLY_ARRAY) {
-        if (rep)
-            freeReplyObject(rep);
-        return 0;
-    }
-    for (size_t i = 0; i + 1 < rep->elements; i += 2) {
-        redisReply *m = rep->element[i], *score = rep->element[i + 1];
+    char url[RC_URL_MAX + 1], host[300];
+    int depth = 0;
+    const char *reason = NULL;
+    int r = rc_record_peek(m->str, m->len, url, sizeof url, &depth);
+    if (r == -EAGAIN) { /* an escaped URL: the full parse */
         rc_record rec;
-        char host[300];
-        const char *reason = NULL;
-        if (rc_record_parse(m->str, m->len, &rec) < 0) {
-            rc_argv_addn(drop, m->str, m->len);
-            rc_argv_add(drop, "invalid");
-            (*nd)++;
-            continue;
+        r = rc_record_parse(m->str, m->len, &rec);
+        if (r == 0) {
+            snprintf(url, sizeof url, "%s", rec.url);
+            depth = rec.depth;
+            rc_record_release(&rec);
         }
-        if (rc_url_host_key(rec.url, host, sizeof host) < 0)
-            reason = "badurl";
-        else
-            reason = check(s, &rec, host);
-        if (reason) {
-            rc_argv_addn(drop, m->str, m->len);
-            rc_argv_add(drop, reason);
-            (*nd)++;
-        } else {
-            /* Every URL goes to its job's queue on its host at once: fairness between jobs is
-             * the host's turns (take.lua), so nothing waits here behind another job. */
-            worker_info *w = owner_for(s, host);
-            if (w) {
-                w->budget--;
-                rc_argv_addn(assign, m->str, m->len);
-                rc_argv_addn(assign, score->str, score->len);
-                rc_argv_add(assign, rec.crawlid);
-                rc_argv_add(assign, host);
-                rc_argv_add(assign, w->id);
-                (*na)++;
-            }
-        }
-        rc_record_release(&rec);
     }
-    size_t n = rep->elements / 2;
-    freeReplyObject(rep);
-    return n;
+    if (r < 0)
+        reason = r == -ENOSPC ? "badurl" : "invalid";
+    else if (rc_url_host_key(url, host, sizeof host) < 0)
+        reason = "badurl";
+    else if (j->maxdepth >= 0 && depth > j->maxdepth)
+        reason = "depth";
+    else if (blacklisted(s, host))
+        reason = "blacklist";
+    if (reason) {
+        rc_argv_add(a, "");
+        rc_argv_add(a, reason);
+        return;
+    }
+    /* Every URL goes to its job's queue on its host at once: fairness between jobs is the
+     * host's turns (take.lua), so nothing waits here behind another job. */
+    worker_info *w = owner_for(s, host);
+    if (w)
+        w->budget--;
+    rc_argv_add(a, host);
+    rc_argv_addi(a, w ? w->idx : 0); /* 0: the host's recorded owner, if it lives */
 }
 
-/* Applies one round's assignments, drops and orphan grants (host, worker pairs) in a single
- * assign.lua call; returns how many records took (assigned + dropped). */
-static int64_t apply_round(rc_scheduler *s, const rc_argv *assign, int64_t na, const rc_argv *drop, int64_t nd,
-                           const rc_argv *grant, int64_t no)
+/* One job's section of the assign.lua arguments: its crawlid, its window's records and theirs
+ * codes. */
+static void code_job(rc_scheduler *s, const char *crawlid, const redisReply *win, rc_argv *a)
+{
+    const job_info *j = job_get(s, crawlid);
+    const char *refusal = job_refusal(j);
+    rc_argv_add(a, crawlid);
+    rc_argv_addu(a, win->elements);
+    for (size_t i = 0; i < win->elements; i++) {
+        const redisReply *m = win->element[i];
+        rc_argv_addn(a, m->str, m->len);
+        if (refusal) {
+            rc_argv_add(a, "");
+            rc_argv_add(a, refusal);
+        } else
+            code_record(s, j, m, a);
+    }
+}
+
+/* Runs one assign.lua call (arguments built by the caller after add_workers); returns how many
+ * records took (assigned + dropped). */
+static int64_t apply_round(rc_scheduler *s, const rc_argv *a)
 {
     int64_t handled = 0;
-    rc_argv a;
-    rc_argv_init(&a);
-    rc_argv_addi(&a, na);
-    rc_argv_addi(&a, nd);
-    rc_argv_addi(&a, no);
-    const rc_argv *parts[] = {assign, drop, grant};
-    for (size_t p = 0; p < RC_ARRAY_LEN(parts); p++)
-        for (int i = 0; parts[p] && i < parts[p]->n; i++)
-            rc_argv_addn(&a, parts[p]->v[i], parts[p]->len[i]);
-    redisReply *res = rc_redis_eval(s->r, RC_LUA_ASSIGN, rc_now_ms(), &a);
-    rc_argv_release(&a);
+    redisReply *res = rc_redis_eval(s->r, RC_LUA_ASSIGN, rc_now_ms(), a);
     if (res && res->type == REDIS_REPLY_ARRAY && res->elements == 3) {
         int64_t as = rc_reply_int(res->element[0], 0), dr = rc_reply_int(res->element[1], 0);
         int64_t gr = rc_reply_int(res->element[2], 0);
@@ -707,6 +728,10 @@ static void grant_orphans(rc_scheduler *s)
             freeReplyObject(rep);
         return;
     }
+    rc_argv a;
+    rc_argv_init(&a);
+    add_workers(s, &a);
+    rc_argv_addi(&a, 0); /* no job */
     rc_argv grant;
     rc_argv_init(&grant);
     int64_t no = 0;
@@ -718,32 +743,86 @@ static void grant_orphans(rc_scheduler *s)
         if (!w)
             continue;
         rc_argv_add(&grant, host);
-        rc_argv_add(&grant, w->id);
+        rc_argv_addi(&grant, w->idx);
         no++;
     }
     freeReplyObject(rep);
+    rc_argv_addi(&a, no);
+    for (int i = 0; i < grant.n; i++)
+        rc_argv_addn(&a, grant.v[i], grant.len[i]);
     if (no)
-        apply_round(s, NULL, 0, NULL, 0, &grant, no);
+        apply_round(s, &a);
     rc_argv_release(&grant);
+    rc_argv_release(&a);
 }
 
-/* One dispatch round: one window of the frontier. Returns the number of records handled
- * (assigned + dropped). */
-static int64_t dispatch(rc_scheduler *s)
+#define WINDOW_MIN 10 /* records read per job and round, whatever its share */
+
+/* The jobs with a frontier (rc:frontier) and the window of each: its share of the batch by
+ * priority, so that a job of priority 2 is dispatched twice as fast as one of priority 1, and
+ * a new job's first URLs go in the next round whatever another job's backlog. Fills the
+ * window.lua arguments; returns the number of jobs, or -1. */
+static int64_t plan_windows(rc_scheduler *s, rc_argv *win)
+{
+    char key[128];
+    redisReply *rep = rc_redis_cmd(s->r, "SMEMBERS %s", rc_redis_key(s->r, key, sizeof key, "frontier"));
+    if (!rep || rep->type != REDIS_REPLY_ARRAY) {
+        if (rep)
+            freeReplyObject(rep);
+        return -1;
+    }
+    int64_t total = 0;
+    for (size_t i = 0; i < rep->elements; i++) {
+        const job_info *j = job_get(s, rep->element[i]->str);
+        total += j && j->priority > 1 ? j->priority : 1;
+    }
+    for (size_t i = 0; i < rep->elements; i++) {
+        const job_info *j = job_get(s, rep->element[i]->str);
+        int64_t share = s->conf->batch * (j && j->priority > 1 ? j->priority : 1) / (total ? total : 1);
+        rc_argv_add(win, rep->element[i]->str);
+        rc_argv_addi(win, share > WINDOW_MIN ? share : WINDOW_MIN);
+    }
+    int64_t n = (int64_t)rep->elements;
+    freeReplyObject(rep);
+    return n;
+}
+
+/* One dispatch round: a window of every job's frontier, in one assign.lua call. Returns 1 when
+ * a job's window came back full (more is waiting), else 0. */
+static int dispatch(rc_scheduler *s)
 {
     uint64_t t0 = rc_mono_us();
-    rc_argv assign, drop;
-    rc_argv_init(&assign);
-    rc_argv_init(&drop);
-    int64_t na = 0, nd = 0;
-    scan_window(s, 0, &assign, &na, &drop, &nd);
-    int64_t handled = na + nd > 0 ? apply_round(s, &assign, na, &drop, nd, NULL, 0) : 0;
+    rc_argv win;
+    rc_argv_init(&win);
+    int64_t nj = plan_windows(s, &win);
+    redisReply *rep = nj > 0 ? rc_redis_eval(s->r, RC_LUA_WINDOW, rc_now_ms(), &win) : NULL;
+    int more = 0;
+    if (rep && rep->type == REDIS_REPLY_ARRAY && (int64_t)rep->elements == nj) {
+        rc_argv a;
+        rc_argv_init(&a);
+        add_workers(s, &a);
+        rc_argv_addi(&a, nj);
+        size_t records = 0;
+        for (size_t i = 0; i < rep->elements; i++) {
+            const redisReply *w = rep->element[i];
+            if (w->type != REDIS_REPLY_ARRAY)
+                continue;
+            code_job(s, win.v[2 * i], w, &a);
+            records += w->elements;
+            more |= (int64_t)w->elements >= strtoll(win.v[2 * i + 1], NULL, 10);
+        }
+        rc_argv_addi(&a, 0); /* no orphans */
+        apply_round(s, &a);
+        rc_argv_release(&a);
+        if (s->metrics && records > 0)
+            rc_metric_observe(s->metrics->round_seconds, (double)(rc_mono_us() - t0) / 1e6);
+    } else if (rep && rep->type == REDIS_REPLY_ERROR)
+        rc_error(MOD, "window failed: %s", rep->str);
+    if (rep)
+        freeReplyObject(rep);
+    rc_argv_release(&win);
     s->last_dispatch_ms = rc_now_ms();
-    rc_argv_release(&assign);
-    rc_argv_release(&drop);
-    if (s->metrics && na + nd > 0)
-        rc_metric_observe(s->metrics->round_seconds, (double)(rc_mono_us() - t0) / 1e6);
-    return handled;
+    return more;
 }
 
 /* Gauges, once a second after the worker table was read (one ZCARD more). */
@@ -755,11 +834,8 @@ static void sample_gauges(rc_scheduler *s)
     rc_metric_set(m->leader, NULL, s->leader);
     if (!s->leader)
         return;
-    char key[128];
-    redisReply *rep = rc_redis_cmd(s->r, "ZCARD %s", rc_redis_key(s->r, key, sizeof key, "seeds"));
-    rc_metric_set(m->frontier, NULL, (double)rc_reply_int(rep, 0));
-    if (rep)
-        freeReplyObject(rep);
+    int64_t frontier = rc_seeds_count(s->r, NULL);
+    rc_metric_set(m->frontier, NULL, (double)(frontier > 0 ? frontier : 0));
     rc_metric_set(m->workers, NULL, (double)rc_strmap_count(s->workers));
     size_t it = 0;
     const char *wid;
@@ -803,8 +879,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
     if (s->refused && !refreshed) {
         next = 1.0 - (double)(now - s->last_refresh_ms) / 1000.0; /* refused: dispatch once a second */
     } else if (s->leader && rc_strmap_count(s->workers) > 0) {
-        int64_t handled = dispatch(s);
-        if (handled >= s->conf->batch / 2)
+        if (dispatch(s))
             next = 0; /* more is waiting: go again at once */
     }
     ev_timer_set(t, next, 0);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Scheduler dispatch throughput: URLs per second moved from the frontier (rc:seeds) into the
+# Scheduler dispatch throughput: URLs per second moved from the frontier (rc:seeds:{crawlid}) into the
 # workers' per-host queues by one redcrawl-scheduler (release build), with N fake workers that
 # only heartbeat (nothing is fetched), H hosts and U URLs. A private redis-server on a unix
 # socket; everything stopped by pid.
 #   scripts/bench_scheduler.sh [URLS [HOSTS [WORKERS]]]     (default 200000 10000 8)
+# Records are written as the code writes them (the compact form, shared/record.h);
+# BENCH_RECORD=json writes the JSON form instead (what they were before), for comparison.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh --release >/dev/null
@@ -26,11 +28,16 @@ pids+=($!)
 for _ in $(seq 100); do redis-cli -s "$SOCK" ping >/dev/null 2>&1 && break; sleep 0.05; done
 export REDCRAWL_REDIS="unix://$SOCK"
 
+# CPU seconds (user + system) a process used so far.
+cpu_s() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / t }' "/proc/$1/stat"; }
+used_memory() { redis-cli -s "$SOCK" info memory | awk -F: '/^used_memory:/ { print $2 + 0 }'; }
+
 # One job (its hash makes the scheduler's checks pass), then the frontier written in bulk.
 build/cli/redcrawl submit --crawlid bench --maxdepth -1 http://h0.bench.test/ >/dev/null
-python3 - "$URLS" "$HOSTS" "$WORKERS" >"$WORK/load.resp" <<'PY'
+python3 - "$URLS" "$HOSTS" "$WORKERS" "${BENCH_RECORD:-compact}" >"$WORK/load.resp" <<'PY'
 import json, sys, time
 urls, hosts, workers = map(int, sys.argv[1:4])
+form = sys.argv[4]
 out = sys.stdout
 def cmd(*a):
     out.write("*%d\r\n" % len(a) + "".join("$%d\r\n%s\r\n" % (len(x.encode()), x) for x in map(str, a)))
@@ -39,13 +46,19 @@ for w in range(workers):  # fake workers: a heartbeat and the fields the schedul
     cmd("ZADD", "rc:workers", now, "fw%d" % w)
     cmd("HSET", "rc:worker:fw%d" % w, "hb", now, "started_ms", now, "slots", 64)
 for i in range(urls):
-    rec = {"url": "http://h%d.bench.test/p/%d" % (i % hosts, i), "crawlid": "bench", "depth": 0,
-           "priority": 1, "attempt": 0}
-    cmd("ZADD", "rc:seeds", 1000000000 + i, json.dumps(rec, separators=(",", ":")))
+    url = "http://h%d.bench.test/p/%d" % (i % hosts, i)
+    if form == "json":
+        rec = json.dumps({"url": url, "crawlid": "bench", "depth": 0, "priority": 1, "attempt": 0},
+                         separators=(",", ":"))
+    else:
+        rec = "bench 0 1 0 " + url
+    cmd("ZADD", "rc:seeds:bench", 1000000000 + i, rec)
+cmd("SADD", "rc:frontier", "bench")
 PY
+mem0=$(used_memory)
 redis-cli -s "$SOCK" --pipe <"$WORK/load.resp" >/dev/null
 redis-cli -s "$SOCK" hincrby rc:job:bench pending "$URLS" >/dev/null
-queued0=$(redis-cli -s "$SOCK" zcard rc:seeds)
+queued0=$(redis-cli -s "$SOCK" zcard rc:seeds:bench)
 echo "bench: $queued0 URLs over $HOSTS hosts in the frontier, $WORKERS fake workers"
 
 # Heartbeats for the fake workers while the scheduler runs (it reaps silent ones).
@@ -56,23 +69,40 @@ echo "bench: $queued0 URLs over $HOSTS hosts in the frontier, $WORKERS fake work
   done ) &
 pids+=($!)
 
+mem1=$(used_memory)
+redis_pid=${pids[0]}
+rcpu0=$(cpu_s "$redis_pid")
 t0=$(date +%s.%N)
 build/scheduler/redcrawl-scheduler --worker-timeout 30 --backlog-floor 10000000 --log-level warn \
   >"$WORK/scheduler.log" 2>&1 &
 pids+=($!)
+sched_pid=$!
 deadline=$(($(date +%s) + 120))
 left=$queued0
 while ((left > 0 && $(date +%s) < deadline)); do
   sleep 0.1
-  left=$(redis-cli -s "$SOCK" zcard rc:seeds)
+  left=$(redis-cli -s "$SOCK" zcard rc:seeds:bench)
 done
 t1=$(date +%s.%N)
+scpu=$(cpu_s "$sched_pid")
+rcpu1=$(cpu_s "$redis_pid")
+mem2=$(used_memory)
 queues=$(redis-cli -s "$SOCK" --scan --pattern 'rc:q:*' | wc -l)
-python3 - "$queued0" "$left" "$t0" "$t1" "$queues" <<'PY'
+# urls_per_s is wall time: on a loaded machine it counts the waits for a core. urls_per_cpu_s
+# divides by the CPU the two spent (they work in turn, one round trip at a time): the rate with
+# a core free for each. Bytes per pending URL: Redis' used_memory growth over the URLs, in the
+# frontier (seeds:{crawlid}) and then in the host queues (q:{crawlid}:{host}).
+python3 - "$queued0" "$left" "$t0" "$t1" "$queues" "$scpu" "$rcpu0" "$rcpu1" "$mem0" "$mem1" "$mem2" <<'PY'
 import json, sys
-n, left, t0, t1, queues = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+n, left, queues = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[5])
+t0, t1, scpu, rcpu0, rcpu1 = map(float, sys.argv[3:4] + sys.argv[4:5] + sys.argv[6:9])
+mem0, mem1, mem2 = map(int, sys.argv[9:12])
 moved = n - left
 secs = t1 - t0
+cpu = scpu + rcpu1 - rcpu0
 print(json.dumps({"urls_moved": moved, "left": left, "seconds": round(secs, 2),
-                  "urls_per_s": round(moved / secs) if secs else None, "host_queues": queues}))
+                  "urls_per_s": round(moved / secs) if secs else None,
+                  "scheduler_cpu_s": round(scpu, 2), "redis_cpu_s": round(rcpu1 - rcpu0, 2),
+                  "urls_per_cpu_s": round(moved / cpu) if cpu else None, "host_queues": queues,
+                  "bytes_per_url_frontier": round((mem1 - mem0) / n), "bytes_per_url_queued": round((mem2 - mem0) / n)}))
 PY

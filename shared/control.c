@@ -22,6 +22,7 @@
 #include "frontier.h"
 #include "job.h"
 #include "msg.h"
+#include "record.h"
 #include "redis.h"
 #include "rules.h"
 #include "url.h"
@@ -314,19 +315,19 @@ static int64_t job_priority(struct ctx *c, struct scan *s, const char *crawlid, 
 
 static void count_record(struct ctx *c, struct scan *s, const char *member, size_t len, const char *host)
 {
-    json_t *rec = json_loadb(member, len, 0, NULL);
-    const char *crawlid = json_string_value(json_object_get(rec, "crawlid"));
-    const char *url = json_string_value(json_object_get(rec, "url"));
+    rc_record rec;
+    if (rc_record_parse(member, len, &rec) < 0)
+        return;
+    const char *crawlid = rec.crawlid;
     char hbuf[RC_MSG_HOST_BUF + 8];
-    if (!crawlid || (s->only && strcmp(crawlid, s->only) != 0))
+    if (s->only && strcmp(crawlid, s->only) != 0)
         goto out;
     if (!host) {
-        if (!url || rc_url_host_key(url, hbuf, sizeof hbuf) != 0)
+        if (rc_url_host_key(rec.url, hbuf, sizeof hbuf) != 0)
             goto out;
         host = hbuf;
     }
-    json_t *pv = json_object_get(rec, "priority");
-    int64_t prio = json_is_integer(pv) ? json_integer_value(pv) : 0;
+    int64_t prio = rec.priority;
     int64_t jprio = job_priority(c, s, crawlid, prio);
     json_t *cr = json_object_get(s->crawls, crawlid);
     if (!cr) {
@@ -344,7 +345,7 @@ static void count_record(struct ctx *c, struct scan *s, const char *member, size
     inc(d, "total", 1);
     inc(d, prio >= jprio ? "high_priority" : "low_priority", 1);
 out:
-    json_decref(rec);
+    rc_record_release(&rec);
 }
 
 /* ZSCANs one queue (a zset of frontier records). HOST: the queue's host, NULL to take it from
@@ -391,10 +392,19 @@ static int scan_job(struct ctx *c, struct scan *s, const char *crawlid)
 static int scan_all(struct ctx *c, struct scan *s)
 {
     char k[KEY_MAX];
-    if (scan_queue(c, s, key(c, k, "seeds"), NULL) < 0)
-        return -EIO;
-    if (s->only)
+    if (s->only) {
+        if (scan_queue(c, s, key(c, k, "seeds:%s", s->only), NULL) < 0)
+            return -EIO;
         return scan_job(c, s, s->only);
+    }
+    redisReply *fr = q(c, "SMEMBERS", key(c, k, "frontier"), NULL);
+    if (!fr)
+        return -EIO;
+    for (size_t i = 0; fr->type == REDIS_REPLY_ARRAY && i < fr->elements && !c->failed; i++)
+        scan_queue(c, s, key(c, k, "seeds:%s", fr->element[i]->str), NULL);
+    freeReplyObject(fr);
+    if (c->failed)
+        return -EIO;
     redisReply *jobs = q(c, "SMEMBERS", key(c, k, "jobs"), NULL);
     if (!jobs)
         return -EIO;
@@ -860,7 +870,10 @@ static json_t *queue_stats(struct ctx *c)
 {
     char k[KEY_MAX];
     json_t *o = json_object();
-    redisReply *rep = q(c, "ZCARD", key(c, k, "seeds"), NULL);
+    rc_argv none;
+    rc_argv_init(&none);
+    redisReply *rep = eval(c, RC_LUA_FRONTIER, &none);
+    rc_argv_release(&none);
     int64_t frontier = rc_reply_int(rep, 0), total = frontier;
     if (rep)
         freeReplyObject(rep);

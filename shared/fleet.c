@@ -11,6 +11,7 @@
 #include "bloom.h"
 #include "redis.h"
 #include "scripts.h"
+#include "seeds.h"
 #include "util.h"
 
 #define HOSTS_EXAMINED 20000 /* hosts.lua looks at no more per snapshot */
@@ -201,7 +202,7 @@ static int64_t info_field(const char *info, const char *name)
     return -1;
 }
 
-static json_t *snap_redis(rc_redis *r, const char *key_frontier)
+static json_t *snap_redis(rc_redis *r)
 {
     redisReply *rep = cmd_ok(rc_redis_cmd(r, "INFO memory"), REDIS_REPLY_STRING);
     const char *info = rep ? rep->str : "";
@@ -210,10 +211,8 @@ static json_t *snap_redis(rc_redis *r, const char *key_frontier)
                           (json_int_t)info_field(info, "maxmemory"));
     if (rep)
         freeReplyObject(rep);
-    rep = rc_redis_cmd(r, "ZCARD %s", key_frontier);
-    json_object_set_new(o, "frontier", json_integer(rc_reply_int(rep, 0)));
-    if (rep)
-        freeReplyObject(rep);
+    int64_t frontier = rc_seeds_count(r, NULL);
+    json_object_set_new(o, "frontier", json_integer(frontier > 0 ? frontier : 0));
     return o;
 }
 
@@ -275,7 +274,7 @@ json_t *rc_fleet_snapshot(rc_redis *r, int64_t top)
     json_object_set_new(s, "workers", snap_workers(r, now));
     json_object_set_new(s, "jobs", snap_jobs(r));
     json_object_set_new(s, "hosts", snap_hosts(r, now, top));
-    json_object_set_new(s, "redis", snap_redis(r, rc_redis_key(r, key, sizeof key, "seeds")));
+    json_object_set_new(s, "redis", snap_redis(r));
     json_object_set_new(s, "statuses", snap_statuses(r, now));
     return s;
 }

@@ -12,10 +12,48 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+/* A plain record in the compact form: "crawlid depth priority attempt url". */
+static int parse_compact(const char *s, size_t len, rc_record *ret)
+{
+    const char *e = s + len, *p = s;
+    const char *f[4];
+    size_t flen[4];
+    for (int i = 0; i < 4; i++) {
+        const char *sp = memchr(p, ' ', (size_t)(e - p));
+        if (!sp || sp == p)
+            return -EINVAL;
+        f[i] = p;
+        flen[i] = (size_t)(sp - p);
+        p = sp + 1;
+    }
+    long v[3];
+    for (int i = 1; i < 4; i++) {
+        char num[16], *end;
+        if (flen[i] >= sizeof num)
+            return -EINVAL;
+        memcpy(num, f[i], flen[i]);
+        num[flen[i]] = '\0';
+        v[i - 1] = strtol(num, &end, 10);
+        if (*end)
+            return -EINVAL;
+    }
+    if (p >= e || memchr(p, '\0', (size_t)(e - p)))
+        return -EINVAL;
+    memset(ret, 0, sizeof *ret);
+    ret->crawlid = rc_xstrndup(f[0], flen[0]);
+    ret->depth = (int)v[0];
+    ret->priority = (int)v[1];
+    ret->attempt = (int)v[2];
+    ret->url = rc_xstrndup(p, (size_t)(e - p));
+    return 0;
+}
+
 int rc_record_parse(const char *json, size_t len, rc_record *ret)
 {
-    if (len > RC_RECORD_MAX)
+    if (len > RC_RECORD_MAX || len == 0)
         return -EINVAL;
+    if (json[0] != '{')
+        return parse_compact(json, len, ret);
     json_t *root = json_loadb(json, len, 0, NULL);
     if (!root)
         return -EINVAL;
@@ -54,8 +92,22 @@ out:
     return r;
 }
 
+/* Nothing but url, crawlid, depth, priority and attempt: the compact form holds it. */
+static int plain(const rc_record *r)
+{
+    return !r->cb && !r->item && !r->nofollow && !r->redirects && !r->redeliver && !r->refresh && !r->etag &&
+           !r->lastmod && !r->digest && !r->sitemap && !r->visited_ms && !r->chain && r->crawlid[0] &&
+           r->crawlid[0] != '{' && !strchr(r->crawlid, ' ') && r->url[0];
+}
+
 char *rc_record_encode(const rc_record *r)
 {
+    if (plain(r)) {
+        size_t n = strlen(r->crawlid) + strlen(r->url) + 3 * 12 + 8;
+        char *s = rc_xmalloc(n);
+        snprintf(s, n, "%s %d %d %d %s", r->crawlid, r->depth, r->priority, r->attempt, r->url);
+        return s;
+    }
     /* json_pack steals nothing here: "s" copies strings. */
     json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i}", "url", r->url, "crawlid", r->crawlid, "depth", r->depth,
                           "priority", r->priority, "attempt", r->attempt);

@@ -1,5 +1,10 @@
-/* record.h - the frontier record: one URL to fetch, as it sits in Redis (seeds, q:*, lease:*).
- * Compact JSON so that redis-cli shows it readably and the Lua scripts can cjson.decode it. */
+/* record.h - the frontier record: one URL to fetch, as it sits in Redis (seeds:*, q:*, lease:*).
+ * A plain record (a link or a seed: url, crawlid, depth, priority, attempt) is the compact line
+ * "crawlid depth priority attempt url" (a crawlid holds no space, the URL comes last): about 40
+ * bytes less than its JSON per pending URL, and under Redis' 64-byte limit for small zsets kept
+ * as listpacks. A record with anything more (a callback, an item, a redirect chain, refresh
+ * validators, a lost lease...) is compact JSON. Both read readably in redis-cli; the Lua
+ * scripts read both (common.lua's rec_decode). */
 #ifndef RC_RECORD_H
 #define RC_RECORD_H
 
@@ -31,10 +36,10 @@ typedef struct rc_record {
 
 #define RC_RECORD_MAX_REDIRECTS 5
 
-/* Parses a record; on success fills *ret with malloc'd strings (rc_record_release them).
- * -EINVAL when it is not a record. */
+/* Parses a record, either form; on success fills *ret with malloc'd strings
+ * (rc_record_release them). -EINVAL when it is not a record. */
 int rc_record_parse(const char *json, size_t len, rc_record *ret);
-/* Encodes as compact JSON; malloc'd. */
+/* Encodes in the compact form when plain, else as compact JSON; malloc'd. */
 char *rc_record_encode(const rc_record *r);
 void rc_record_release(rc_record *r);
 /* The deterministic document id of (crawlid, url): 32 hex digits of XXH3-128, so a page that

@@ -17,6 +17,8 @@ typedef enum rc_lua_id {
     RC_LUA_HB,
     RC_LUA_HOSTS,
     RC_LUA_DRAIN,
+    RC_LUA_WINDOW,
+    RC_LUA_FRONTIER,
     RC_LUA_COUNT
 } rc_lua_id;
 

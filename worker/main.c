@@ -56,6 +56,9 @@ static const rc_conf_row rows[] = {
      "CA bundle (PEM) that verifies HTTPS servers (default: the system's; verification is never off)"},
     {"max-rate", RC_CONF_DOUBLE, offsetof(rc_worker_conf, max_rate), "0", 0, 1000000, "REDCRAWL_MAX_RATE",
      "pages/s started at most, 0 = no cap (HSET rc:ratecap ID N changes it at run time)"},
+    {"cpu-cores", RC_CONF_DOUBLE, offsetof(rc_worker_conf, cpu_cores), "0", 0, 1024, "REDCRAWL_CPU_CORES",
+     "CPU this worker may use, in cores: it takes no new URLs while it used more over the last second, and its "
+     "heartbeat's CPU headroom is measured against it (0 = the CPUs it may run on, no cap)"},
     {"concurrency", RC_CONF_INT, offsetof(rc_worker_conf, concurrency), "64", 1, 10000, "REDCRAWL_CONCURRENCY",
      "transfers at once"},
     {"max-body", RC_CONF_INT, offsetof(rc_worker_conf, max_body), "10485760", 1024, 1073741824, NULL,

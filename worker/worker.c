@@ -17,6 +17,7 @@
 
 #include "argv.h"
 #include "control.h"
+#include "cpu.h"
 #include "bloom.h"
 #include "fetch.h"
 #include "netguard.h"
@@ -138,6 +139,7 @@ struct rc_worker {
     double max_rate;    /* pages/s started at most, 0 = none (conf, or rc:ratecap at run time) */
     double tokens;      /* rate cap: pages that may start now (a bucket of one second) */
     uint64_t tokens_ms; /* when tokens was last refilled */
+    rc_cpu *cpu;        /* CPU headroom for the heartbeat; the --cpu-cores cap */
     uint64_t fetched, errors, links_sent, links_new, started_ms, denied;
     char **connect_to;
     rc_worker_metrics *metrics; /* NULL = --metrics-port off; see worker_metrics.h for threads */
@@ -1305,6 +1307,11 @@ static void pump(rc_worker *w)
     int64_t free_slots = RC_MIN(w->conf->concurrency - w->active, rate_allowance(w));
     if (free_slots <= 0)
         return;
+    double retry_s;
+    if (rc_cpu_over(w->cpu, &retry_s)) {
+        schedule_pump(w, retry_s); /* --cpu-cores spent for this second */
+        return;
+    }
     for (size_t k = 0; k < w->n_stores; k++)
         if (w->stores[k].busy_at && w->stores[k].ops->pending(w->stores[k].impl) > w->stores[k].busy_at) {
             schedule_pump(w, 0.1); /* a slow store: take nothing new until it catches up */
@@ -1449,7 +1456,7 @@ static void heartbeat(rc_worker *w)
     if (!w->ac || w->hb_outstanding)
         return;
     redisAsyncCommand(w->ac, on_ratecap_reply, w, "HGET %sratecap %s", w->conf->prefix, w->id);
-    char num[9][24];
+    char num[10][24];
     snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)rc_now_ms());
     snprintf(num[1], sizeof num[1], "%llu", (unsigned long long)w->started_ms);
     snprintf(num[2], sizeof num[2], "%d", (int)getpid());
@@ -1459,9 +1466,10 @@ static void heartbeat(rc_worker *w)
     snprintf(num[6], sizeof num[6], "%llu", (unsigned long long)w->links_new);
     snprintf(num[7], sizeof num[7], "%llu", (unsigned long long)w->denied);
     snprintf(num[8], sizeof num[8], "%lld", (long long)w->conf->concurrency); /* capacity, for the scheduler */
-    const char *fields[] = {"hb",        num[0], "started_ms",    num[1], "pid",     num[2], "host",   w->hostname,
-                            "ip",        w->ip,  "inflight",      num[3], "fetched", num[4], "errors", num[5],
-                            "links_new", num[6], "robots_denied", num[7], "slots",   num[8]};
+    snprintf(num[9], sizeof num[9], "%.2f", rc_cpu_headroom(w->cpu));         /* and its CPU headroom */
+    const char *fields[] = {"hb",        num[0], "started_ms",    num[1], "pid",     num[2], "host",     w->hostname,
+                            "ip",        w->ip,  "inflight",      num[3], "fetched", num[4], "errors",   num[5],
+                            "links_new", num[6], "robots_denied", num[7], "slots",   num[8], "cpu_free", num[9]};
     rc_argv a;
     rc_argv_init(&a);
     rc_argv_add(&a, w->id);
@@ -1623,6 +1631,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->max_rate = conf->max_rate;
     w->tokens = 1.0;
     w->tokens_ms = rc_mono_ms();
+    w->cpu = rc_cpu_new(conf->cpu_cores, 1 + (int)conf->parse_threads);
     ev_timer_init(&w->pump_timer, on_pump_timer, 0, 0);
     ev_timer_init(&w->hb_timer, on_hb_timer, 0, conf->heartbeat);
     ev_timer_init(&w->reconnect_timer, on_reconnect_timer, 1.0, 0);
@@ -1689,6 +1698,7 @@ void rc_worker_free(rc_worker *w)
     }
     rc_wake_free(w->wake);
     rc_offload_free(w->parse); /* before the jobs its threads read */
+    rc_cpu_free(w->cpu);
     rc_fetcher_free(w->fetcher);
     rc_netguard_free(w->guard);
     if (w->ac) {

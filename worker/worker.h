@@ -56,6 +56,7 @@ typedef struct rc_worker_conf {
     double max_delay;       /* cap on the adaptive delay and on back-offs, seconds */
     double max_rate;        /* pages/s this worker starts at most, 0 = no cap; the field with its
                                id in rc:ratecap overrides it at run time */
+    double cpu_cores;       /* cores it counts as its own, and a cap on them; 0 = its CPUs, no cap */
     int64_t park_after;     /* consecutive connection failures before a host is parked */
     rc_strlist connect_to;
     rc_strlist allow_net;  /* CIDRs let through the SSRF guard */

@@ -24,6 +24,44 @@ local function seed_score(crawlid, priority, depth)
   return (1000 - p) * PRIO_SCALE + d * DEPTH_SCALE + (seq % DEPTH_SCALE)
 end
 
+-- Frontier records (shared/record.h): a plain one is "crawlid depth priority attempt url", one
+-- with anything more is JSON. rec_decode reads both into a table with the JSON's fields;
+-- rec_encode writes the compact form when the table holds nothing more.
+local REC_PLAIN = {url = true, crawlid = true, depth = true, priority = true, attempt = true}
+local function rec_decode(m)
+  if string.byte(m, 1) == 123 then -- '{'
+    return cjson.decode(m)
+  end
+  local c, d, p, a, u = string.match(m, '^(%S+) (%-?%d+) (%-?%d+) (%-?%d+) (.+)$')
+  if not c then
+    error('not a frontier record: ' .. string.sub(m, 1, 80))
+  end
+  return {crawlid = c, depth = tonumber(d), priority = tonumber(p), attempt = tonumber(a), url = u}
+end
+
+local function rec_encode(rec)
+  for k, v in pairs(rec) do
+    if not REC_PLAIN[k] and v ~= false and v ~= cjson.null then
+      return cjson.encode(rec)
+    end
+  end
+  return string.format('%s %d %d %d %s', rec.crawlid, tonumber(rec.depth) or 0, tonumber(rec.priority) or 0,
+    tonumber(rec.attempt) or 0, rec.url)
+end
+
+-- The frontier is per job: seeds:{crawlid} (score: seed_score), and `frontier` lists the jobs
+-- whose seeds:{crawlid} holds anything, so that the scheduler reads a window of each job and
+-- no job's backlog sits in front of another's. A script that adds to a job's frontier calls
+-- frontier_note once (assign and stop take the job out again when its frontier empties).
+local function frontier_note(crawlid)
+  redis.call('SADD', K('frontier'), crawlid)
+end
+
+local function frontier_add(crawlid, score, member)
+  redis.call('ZADD', K('seeds', crawlid), score, member)
+  frontier_note(crawlid)
+end
+
 -- Queues are per job and per host: q:{crawlid}:{host} (score: seed_score). The host's
 -- politeness state (owner, next allowed time in ready:{w}, in flight in busy:{w}) is kept once,
 -- on its owner, whatever the jobs. A host's jobs take turns by stride scheduling: hjobs:{host}
@@ -112,7 +150,7 @@ end
 -- fetch attempts: it counts in `lost`, and only a URL lost max_attempts x 4 times (a page that
 -- keeps killing its workers) goes to `failed`. Returns 1 when requeued.
 local function requeue_or_fail(member, max_attempts, reason)
-  local rec = cjson.decode(member)
+  local rec = rec_decode(member)
   rec.lost = (tonumber(rec.lost) or 0) + 1
   rec.redeliver = true
   if rec.lost >= max_attempts * 4 then
@@ -123,7 +161,7 @@ local function requeue_or_fail(member, max_attempts, reason)
     job_pending(rec.crawlid, -1)
     return 0
   end
-  redis.call('ZADD', K('seeds'), seed_score(rec.crawlid, rec.priority, rec.depth), cjson.encode(rec))
+  frontier_add(rec.crawlid, seed_score(rec.crawlid, rec.priority, rec.depth), rec_encode(rec))
   return 1
 end
 

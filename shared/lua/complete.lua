@@ -24,7 +24,7 @@ if redis.call('ZREM', K('lease', w), lm) == 0 then
 end
 redis.call('SREM', K('busy', w), host)
 local _, member = split_lease(lm)
-local rec = cjson.decode(member)
+local rec = rec_decode(member)
 local crawlid = rec.crawlid
 local jk = K('job', crawlid)
 local back = outcome == 'retry' or outcome == 'release' or outcome == 'requeue'
@@ -43,7 +43,7 @@ if back then
       redis.call('HINCRBY', K('jobhosts', crawlid), host, -1)
     end
   end
-  host_push(crawlid, host, seed_score(crawlid, rec.priority, rec.depth), cjson.encode(rec))
+  host_push(crawlid, host, seed_score(crawlid, rec.priority, rec.depth), rec_encode(rec))
   redis.call('HINCRBY', K('worker', w), 'queued', 1)
 end
 -- The domain keeps its next allowed time even with an empty queue; take drops it once due.
@@ -54,16 +54,17 @@ if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
   local child_depth = (tonumber(rec.depth) or 0) + 1
   for _ = 1, n do
     if bloom_add(crawlid, i + 1, k) then
-      redis.call('ZADD', K('seeds'), seed_score(crawlid, rec.priority, child_depth), ARGV[i])
+      redis.call('ZADD', K('seeds', crawlid), seed_score(crawlid, rec.priority, child_depth), ARGV[i])
       added = added + 1
     end
     i = i + 1 + 2 * k
   end
   -- Count the new links before the page itself leaves, so pending never touches 0 early.
   if added > 0 then
+    frontier_note(crawlid)
     redis.call('HINCRBY', jk, 'pending', added)
-    -- The frontier was empty, so the scheduler may be asleep until its tick: nudge it.
-    if redis.call('ZCARD', K('seeds')) == added then
+    -- The job's frontier was empty, so the scheduler may be asleep until its tick: nudge it.
+    if redis.call('ZCARD', K('seeds', crawlid)) == added then
       redis.pcall('PUBLISH', K('wake', 'sched'), '1')
     end
   end

@@ -6,10 +6,10 @@ local due = redis.call('ZRANGEBYSCORE', K('refresh'), '-inf', NOW, 'LIMIT', 0, t
 local moved, dropped = 0, 0
 for _, member in ipairs(due) do
   redis.call('ZREM', K('refresh'), member)
-  local rec = cjson.decode(member)
+  local rec = rec_decode(member)
   local jk = K('job', rec.crawlid)
   if redis.call('HGET', jk, 'state') == 'running' then
-    redis.call('ZADD', K('seeds'), seed_score(rec.crawlid, rec.priority, rec.depth), member)
+    frontier_add(rec.crawlid, seed_score(rec.crawlid, rec.priority, rec.depth), member)
     redis.call('HINCRBY', jk, 'refreshed', 1)
     moved = moved + 1
   else

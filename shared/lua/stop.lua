@@ -10,16 +10,13 @@ end
 redis.call('HSET', jk, 'state', state, 'stopped_ms', NOW)
 job_retire(crawlid)
 local function mine(member)
-  local ok, rec = pcall(cjson.decode, member)
+  local ok, rec = pcall(rec_decode, member)
   return ok and type(rec) == 'table' and rec.crawlid == crawlid
 end
-local purged = 0
-for _, m in ipairs(redis.call('ZRANGE', K('seeds'), 0, -1)) do
-  if mine(m) then
-    redis.call('ZREM', K('seeds'), m)
-    purged = purged + 1
-  end
-end
+-- Its frontier is its own key: gone in one step, whatever its size.
+local purged = redis.call('ZCARD', K('seeds', crawlid))
+redis.call('DEL', K('seeds', crawlid))
+redis.call('SREM', K('frontier'), crawlid)
 -- Its queues: one per host it has work on (jq:{crawlid}), each counted off its host's owner.
 for _, host in ipairs(redis.call('SMEMBERS', K('jq', crawlid))) do
   local q = K('q', crawlid, host)

@@ -24,13 +24,14 @@ local i = 9
 for _ = 1, n do
   local member = ARGV[i]
   if bloom_add(crawlid, i + 1, k) then
-    local rec = cjson.decode(member)
-    redis.call('ZADD', K('seeds'), seed_score(crawlid, rec.priority, rec.depth), member)
+    local rec = rec_decode(member)
+    redis.call('ZADD', K('seeds', crawlid), seed_score(crawlid, rec.priority, rec.depth), member)
     added = added + 1
   end
   i = i + 1 + 2 * k
 end
 if added > 0 then
+  frontier_note(crawlid)
   redis.call('HINCRBY', jk, 'pending', added)
   if redis.call('HGET', jk, 'state') == 'done' then
     for _, key in ipairs(job_keys(crawlid)) do

@@ -128,7 +128,7 @@ for _, host in ipairs(hosts) do
       end
       break
     end
-    local rec = cjson.decode(member)
+    local rec = rec_decode(member)
     local jk = K('job', crawlid)
     local st = redis.call('HMGET', jk, 'state', 'max_pages', 'started', 'domain_max_pages', 'spiderid')
     local first = (tonumber(rec.attempt) or 0) == 0 and not rec.lost -- a lost lease was counted when first taken

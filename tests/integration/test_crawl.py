@@ -346,7 +346,8 @@ def test_fleet_by_hand(tmp, procs):
     pages = read_pages(os.path.join(out, "pages.jsonl"))
     check_page_set(pages, want, "fleet by hand")
     check(doc["fetched"] == len(want) and doc["pending"] == 0, "info disagrees: %s" % doc)
-    check(redis_cmd(redis_port, "ZCARD", "rc:seeds") == 0, "frontier not empty")
+    check(redis_cmd(redis_port, "ZCARD", "rc:seeds:hand") == 0 and redis_cmd(redis_port, "SCARD", "rc:frontier") == 0,
+          "frontier not empty")
     # Idle hosts are let go: ownership does not grow with every host ever seen.
     deadline = time.time() + 10
     while time.time() < deadline and redis_cmd(redis_port, "HLEN", "rc:owner") != 0:

@@ -171,6 +171,50 @@ def test_slowed_worker_loses_hosts(tmp, procs):
     check(not twice, "pages fetched twice across the moves: %s" % twice[:3])
 
 
+def test_cpu_bound_worker_gets_fewer_hosts(tmp, procs):
+    """Two workers with 8 transfer slots each; one may use 0.02 of a core (--cpu-cores: it takes
+    nothing new while it used more over the last second), so its CPU, not its slots, is what
+    it lacks. Once its heartbeat shows its CPU used up (cpu_free), a job with 32 new hosts
+    arrives: the weights follow the CPU headroom, and the CPU-bound worker gets few of them
+    although it has as many free slots (more: its backlogged hosts moved to the other)."""
+    web_port, log, _ = start_web(procs, tmp, "--sites", "40", "--pages", "40", "--latency-ms", "20")
+    redis_port, _ = start_redis(procs, tmp)
+    env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
+    procs.start([SCHEDULER, "--worker-timeout", "5"], os.path.join(tmp, "scheduler.log"), env=env)
+    for wid, extra in (("free", []), ("cpu", ["--cpu-cores", "0.02"])):
+        procs.start([WORKER, "--id", wid, "--out", os.path.join(tmp, "out"), "--heartbeat", "0.5",
+                     "--concurrency", "8", "--delay", "0", "--delay-factor", "0",
+                     "--connect-to", "::127.0.0.1:%d" % web_port] + extra, os.path.join(tmp, wid + ".log"), env=env)
+    deadline = time.time() + 10
+    while time.time() < deadline and redis_cmd(redis_port, "ZCARD", "rc:workers") != 2:
+        time.sleep(0.1)
+    # Work for both (no links followed: the dispatched counters move only with the next job).
+    submit(env, "warm", ["http://s%d.site.test/p/%d" % (h, i) for h in range(8) for i in range(1, 40)])
+    free_cpu = {}
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        free_cpu = {w: float(redis_cmd(redis_port, "HGET", "rc:worker:" + w, "cpu_free") or 1) for w in ("free", "cpu")}
+        if free_cpu["cpu"] < 0.3:
+            break
+        time.sleep(0.2)
+    check(free_cpu.get("cpu", 1) < 0.3, "the capped worker never ran out of CPU: %s" % free_cpu)
+    time.sleep(1.2)  # the scheduler read that heartbeat
+    before = {w: int(redis_cmd(redis_port, "HGET", "rc:worker:" + w, "dispatched") or 0) for w in ("free", "cpu")}
+    held = {w: int(redis_cmd(redis_port, "SCARD", "rc:wdoms:" + w) or 0) for w in ("free", "cpu")}
+    submit(env, "new", ["http://s%d.site.test/" % h for h in range(8, 40)])
+    deadline = time.time() + 20
+    while time.time() < deadline and redis_cmd(redis_port, "EXISTS", "rc:seeds:new") != 0:
+        time.sleep(0.05)
+    got = {w: int(redis_cmd(redis_port, "HGET", "rc:worker:" + w, "dispatched") or 0) - before[w]
+           for w in ("free", "cpu")}
+    print("  CPU headroom when the new job came: %s; hosts held then %s; of its 32 new hosts: %s"
+          % (free_cpu, held, got))
+    check(sum(got.values()) == 32, "the new job's hosts were not all dispatched: %s" % got)
+    check(got["cpu"] <= 8, "the CPU-bound worker got %d of 32 new hosts" % got["cpu"])
+    bad = overlaps(read_requests(log))
+    check(not bad, "overlapping requests to one host: %s" % bad[:2])
+
+
 def job_of(path, split):
     """Which job asked for /p/N: the first `split` pages belong to "hi", the rest to "lo"."""
     if not path.startswith("/p/"):
@@ -219,24 +263,54 @@ def resp(*args):
     return "*%d\r\n" % len(args) + "".join("$%d\r\n%s\r\n" % (len(str(a).encode()), a) for a in args)
 
 
-def load_frontier(port, crawlid, urls):
-    """Writes frontier records straight into rc:seeds (as scripts/bench_scheduler.sh does: a
+def load_frontier(port, crawlid, urls, listed=True):
+    """Writes frontier records straight into the job's rc:seeds:{crawlid}, listed in rc:frontier
+    (as scripts/bench_scheduler.sh does: a
     backlog of this size takes minutes through the CLI under the sanitizers), scored as
     submit.lua scores them (priority 1, depth 0, the job's own sequence), and counts them in
-    the job's pending and sequence."""
-    # Counted first, before the records are even built: the job must not finish (its seed
-    # fetched, pending 0) while they arrive.
-    check(isinstance(redis_cmd(port, "HINCRBY", "rc:job:" + crawlid, "pending", len(urls)), int),
-          "pending not counted")
-    cmds = [resp("ZADD", "rc:seeds", 999 * 2 ** 40 + 1000 + i,
+    the job's pending and sequence. listed=False leaves the job out of rc:frontier (the
+    scheduler does not see it until the caller adds it)."""
+    # Counted first, before the records are even built: the job must not finish (pending 0,
+    # its seed fetched) while they arrive.
+    check(redis_cmd(port, "HINCRBY", "rc:job:" + crawlid, "pending", len(urls)) >= len(urls), "pending not counted")
+    cmds = [resp("ZADD", "rc:seeds:" + crawlid, 999 * 2 ** 40 + 1000 + i,
                   '{"url":"%s","crawlid":"%s","depth":0,"priority":1,"attempt":0}' % (url, crawlid))
              for i, url in enumerate(urls)]
+    if listed:
+        cmds.append(resp("SADD", "rc:frontier", crawlid))
     cmds.append(resp("HINCRBY", "rc:job:" + crawlid, "seq", 1000 + len(urls)))
     with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
         s.sendall("".join(cmds).encode())
         f = s.makefile("rb")
         for _ in cmds:
             check(f.readline()[:1] == b":", "Redis refused a frontier record")
+
+
+def test_frontier_windows_by_priority(tmp, procs):
+    """Two jobs' frontiers of 20,000 URLs each, priorities 1 and 3, seen by the scheduler at the
+    same moment: each round reads a window of both, sized by priority, so when the priority-3
+    job's frontier is empty the other's has moved about a third as much (not nothing: no job's
+    backlog sits in front of another's)."""
+    n = 20000
+    web_port, _, _ = start_web(procs, tmp, "--sites", "2", "--pages", "10")
+    redis_port, env = fleet(procs, tmp, web_port, 2, "--delay", "0.5")
+    for crawlid, prio, site in (("lo", "1", "s0"), ("hi", "3", "s1")):
+        submit(env, crawlid, ["http://%s.site.test/" % site], "--priority", prio)
+        load_frontier(redis_port, crawlid, ["http://%s.site.test/%s/%d" % (site, crawlid, i) for i in range(n)],
+                      listed=False)
+    redis_cmd(redis_port, "SADD", "rc:frontier", "lo", "hi")
+    moved = None
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        lo, hi = (redis_cmd(redis_port, "ZCARD", "rc:seeds:" + c) for c in ("lo", "hi"))
+        if hi == 0:
+            moved = {"lo": n - lo, "hi": n}
+            break
+        time.sleep(0.02)
+    print("  dispatched when the priority-3 job's frontier emptied: %s (ratio %.2f, want ~0.33)"
+          % (moved, moved["lo"] / n if moved else 0))
+    check(moved is not None, "the priority-3 job's frontier did not empty in 120 s")
+    check(0.15 * n <= moved["lo"] <= 0.55 * n, "windows not by priority: %s" % moved)
 
 
 def first_request(env, log, crawlid, path):
@@ -254,8 +328,8 @@ def first_request(env, log, crawlid, path):
 
 def test_new_job_not_behind_backlog_on_same_host(tmp, procs):
     """A job with 200,000 URLs on a host, then new jobs with one URL each on the same host: one
-    while the backlog is still in the frontier (a new job's URLs come first in the frontier's
-    order by the job's own sequence), one once it is all queued on the host (the new job joins
+    while the backlog is still in the frontier (the frontier is per job: the scheduler reads a
+    window of every job's each round), one once it is all queued on the host (the new job joins
     the host's turns at the lowest pass). Each is requested within a few of the host's turns, not
     after the backlog. Politeness (0.5 s) holds throughout."""
     n_big, delay = 200000, 0.5
@@ -264,19 +338,19 @@ def test_new_job_not_behind_backlog_on_same_host(tmp, procs):
     submit(env, "big", ["http://s0.site.test/"])
     t0 = time.time()
     load_frontier(redis_port, "big", ["http://s0.site.test/big/%d" % i for i in range(n_big)])
-    in_frontier = redis_cmd(redis_port, "ZCARD", "rc:seeds")
+    in_frontier = redis_cmd(redis_port, "ZCARD", "rc:seeds:big")
     a = first_request(env, log, "new1", "/p/7")
     print("  new job's first page requested %s s after its submit, %s URLs of the other job in the frontier"
           % ("%.2f" % a if a is not None else "never (30 s)", in_frontier))
     check(a is not None and a < 5.0, "the new job waited behind the backlog in the frontier: %s" % a)
     deadline = time.time() + 120
-    while time.time() < deadline and redis_cmd(redis_port, "ZCARD", "rc:seeds") != 0:
+    while time.time() < deadline and redis_cmd(redis_port, "ZCARD", "rc:seeds:big") != 0:
         time.sleep(0.1)
     queued = redis_cmd(redis_port, "ZCARD", "rc:q:big:s0.site.test")
     print("  %d URLs loaded and dispatched into rc:q:big:s0.site.test in %.1f s; %s queued there"
           % (n_big, time.time() - t0, queued))
     check(redis_cmd(redis_port, "HGET", "rc:job:big", "state") == "running", "the big job is not running")
-    check(redis_cmd(redis_port, "ZCARD", "rc:seeds") == 0, "the frontier did not drain in 120 s")
+    check(redis_cmd(redis_port, "ZCARD", "rc:seeds:big") == 0, "the frontier did not drain in 120 s")
     check(queued is not None and queued > n_big - 1000, "the backlog is not queued on the host: %s" % queued)
     b = first_request(env, log, "new2", "/p/8")
     print("  new job's first page requested %s s after its submit, %s URLs of the other job queued on the host"
@@ -389,4 +463,5 @@ def test_nudges_cut_the_wait(tmp, procs):
 if __name__ == "__main__":
     run_tests([test_small_job_not_behind_big_one, test_hosts_follow_capacity, test_slowed_worker_loses_hosts,
                test_priorities_share_hosts, test_new_job_not_behind_backlog_on_same_host,
-               test_reaped_worker_hosts_keep_queues, test_nudges_cut_the_wait])
+               test_reaped_worker_hosts_keep_queues, test_cpu_bound_worker_gets_fewer_hosts,
+               test_frontier_windows_by_priority, test_nudges_cut_the_wait])

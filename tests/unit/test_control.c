@@ -119,10 +119,10 @@ static void test_crawl_info_stop(rc_redis *r)
     a = run(r, "{\"appid\":\"app\",\"crawlid\":\"c1\",\"url\":\"http://b.test/\",\"priority\":50}",
             NULL); /* no uuid: no answer */
     RC_CHECK(a == NULL);
-    RC_CHECK_INT_EQ(cmd_int(r, "ZCARD %s", "rc:seeds"), 2);
+    RC_CHECK_INT_EQ(cmd_int(r, "ZCARD %s", "rc:seeds:c1"), 2);
 
     /* a retried URL with a lower priority counts as low */
-    redisReply *rep = rc_redis_cmd(r, "ZADD rc:seeds 1 %s",
+    redisReply *rep = rc_redis_cmd(r, "ZADD rc:seeds:c1 1 %s",
                                    "{\"url\":\"http://b.test/low\",\"crawlid\":\"c1\",\"depth\":1,\"priority\":10}");
     freeReplyObject(rep);
     a = run(r, "{\"uuid\":\"u2\",\"appid\":\"other\",\"spiderid\":\"link\",\"action\":\"info\",\"crawlid\":\"c1\"}",

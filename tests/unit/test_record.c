@@ -1,10 +1,12 @@
 /* test_record.c - frontier records: what a refresh, a redirect chain and a sitemap carry
- * survives encode and parse. */
+ * survives encode and parse; the scheduler's peek at url and depth reads what the parse reads. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rc_test.h"
 #include "record.h"
+#include "recpeek.h"
 
 int main(void)
 {
@@ -41,5 +43,60 @@ int main(void)
     RC_CHECK(p.etag == NULL && p.lastmod == NULL && p.digest == NULL && p.chain == NULL && !p.refresh && !p.sitemap);
     rc_record_release(&p);
     free(s);
+    /* A plain record is the compact line; it parses back, and so does the same record as JSON. */
+    rc_record c = {.url = url2, .crawlid = cid, .depth = 3, .priority = 7, .attempt = 1};
+    s = rc_record_encode(&c);
+    RC_CHECK_STR_EQ(s, "c 3 7 1 http://a.test/y");
+    RC_CHECK_INT_EQ(rc_record_parse(s, strlen(s), &p), 0);
+    RC_CHECK_STR_EQ(p.crawlid, "c");
+    RC_CHECK_STR_EQ(p.url, "http://a.test/y");
+    RC_CHECK(p.depth == 3 && p.priority == 7 && p.attempt == 1 && !p.redeliver && p.cb == NULL);
+    rc_record_release(&p);
+    free(s);
+    const char *js = "{\"url\":\"http://a.test/y\",\"crawlid\":\"c\",\"depth\":3,\"priority\":7,\"attempt\":1}";
+    RC_CHECK_INT_EQ(rc_record_parse(js, strlen(js), &p), 0);
+    RC_CHECK(p.depth == 3 && p.priority == 7 && p.attempt == 1 && strcmp(p.url, "http://a.test/y") == 0);
+    rc_record_release(&p);
+    c.redeliver = 1; /* anything more: JSON */
+    s = rc_record_encode(&c);
+    RC_CHECK(s[0] == '{' && strstr(s, "\"redeliver\":true") != NULL);
+    free(s);
+    const char *badc[] = {"c 1 2 http://a.test/", "c x 2 0 http://a.test/", "c 1 2 0 ", " 1 2 0 http://a.test/"};
+    for (size_t i = 0; i < sizeof badc / sizeof badc[0]; i++)
+        RC_CHECK_INT_EQ(rc_record_parse(badc[i], strlen(badc[i]), &p), -EINVAL);
+
+    /* The peek: url and depth, nested values skipped, Lua's \/ unescaped, else refused. */
+    char u[64];
+    int d = -1;
+    const char *rec = "{\"url\":\"http://h1.test/p/1\",\"crawlid\":\"big\",\"depth\":0,\"priority\":1,\"attempt\":0}";
+    RC_CHECK_INT_EQ(rc_record_peek(rec, strlen(rec), u, sizeof u, &d), 0);
+    RC_CHECK_STR_EQ(u, "http://h1.test/p/1");
+    RC_CHECK_INT_EQ(d, 0);
+    rec = "{\"item\":{\"a\":[1,{\"url\":\"x\"}],\"b\":\"}\"},\"depth\":12, \"url\" : \"http:\\/\\/a.test\\/\","
+          "\"chain\":[{\"url\":\"http://s.test/\",\"status\":301}],\"lost\":1,\"redeliver\":true}";
+    RC_CHECK_INT_EQ(rc_record_peek(rec, strlen(rec), u, sizeof u, &d), 0);
+    RC_CHECK_STR_EQ(u, "http://a.test/");
+    RC_CHECK_INT_EQ(d, 12);
+    rec = "big 4 1 0 http://h1.test/p/2";
+    RC_CHECK_INT_EQ(rc_record_peek(rec, strlen(rec), u, sizeof u, &d), 0);
+    RC_CHECK_STR_EQ(u, "http://h1.test/p/2");
+    RC_CHECK_INT_EQ(d, 4);
+    rec = "{\"url\":\"http://a.test/\\u00e9\",\"depth\":1}";
+    RC_CHECK_INT_EQ(rc_record_peek(rec, strlen(rec), u, sizeof u, &d), -EAGAIN);
+    rec = "{\"url\":\"http://a.test/a-very-long-path-that-does-not-fit-in-the-buffer-given/x\",\"depth\":1}";
+    RC_CHECK_INT_EQ(rc_record_peek(rec, strlen(rec), u, 16, &d), -ENOSPC);
+    const char *bad[] = {"",
+                         "[]",
+                         "{}",
+                         "{\"url\":\"http://a.test/\"}",
+                         "{\"depth\":1}",
+                         "{\"url\":1,\"depth\":1}",
+                         "{\"url\":\"http://a.test/\",\"depth\":\"1\"}",
+                         "{\"url\":\"http://a.test/\",\"depth\":1} x",
+                         "{\"url\":\"http://a.test/",
+                         "not json",
+                         "{\"url\":\"http://a.test/\",\"depth\":1,\"item\":{\"a\":1}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        RC_CHECK_INT_EQ(rc_record_peek(bad[i], strlen(bad[i]), u, sizeof u, &d), -EINVAL);
     return rc_test_done("test_record");
 }
