@@ -44,6 +44,7 @@ typedef struct crawl_conf {
     char *fsync;
     double retention;
     int text;
+    char *text_method;
     int dedup_content;
     int warc;
     int64_t warc_size;
@@ -113,6 +114,8 @@ static const rc_conf_row rows[] = {
      "seconds a finished job's bloom, digests and counters stay in Redis: sets conf:retention (0 = for ever; -1 = "
      "leave it: a day unless set)"},
     {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
+    {"text-method", RC_CONF_STR, offsetof(crawl_conf, text_method), NULL, 0, 0, NULL,
+     "main-text method: article (the default), density or lineblock"},
     {"dedup-content", RC_CONF_BOOL, offsetof(crawl_conf, dedup_content), "1", 0, 1, NULL,
      "record pages whose main text was seen before as duplicate_of (--dedup-content=0: off; with no --text and no "
      "rules pages are then tokenized, not parsed into a tree, the link-only fast path)"},
@@ -502,6 +505,8 @@ int rc_cli_crawl(int argc, char **argv)
     }
     if (c.text)
         json_object_set_new(req, "text", json_true());
+    if (c.text_method)
+        json_object_set_new(req, "text_method", json_string(c.text_method));
     if (!c.dedup_content)
         json_object_set_new(req, "dedup_content", json_false());
     if (c.warc)

@@ -83,6 +83,23 @@ static int get_str(json_t *root, const char *key, size_t max, char **out, char *
     return 0;
 }
 
+/* The page layer names the methods (shared/maintext.h); this layer only checks the name, so
+ * that a job with a method no worker knows is refused when it is submitted. */
+static const char *const text_methods[] = {"article", "density", "lineblock", NULL};
+
+static int get_text_method(json_t *root, char **out, char *err, size_t cap)
+{
+    json_t *v = json_object_get(root, "text_method");
+    if (!v || json_is_null(v))
+        return 0;
+    for (const char *const *m = text_methods; json_is_string(v) && *m; m++)
+        if (!strcmp(json_string_value(v), *m)) {
+            *out = rc_xstrdup(*m);
+            return 0;
+        }
+    return fail(err, cap, "text_method", "must be \"article\", \"density\" or \"lineblock\"");
+}
+
 /* An optional array of strings; each must pass ok() when given. */
 static int get_str_list(json_t *root, const char *key, size_t max_n, char ***out, size_t *n, int *present, char *err,
                         size_t cap)
@@ -241,6 +258,8 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         goto fail;
     }
     j.text = json_is_true(flag);
+    if ((r = get_text_method(root, &j.text_method, err, cap)) < 0)
+        goto fail;
     flag = json_object_get(root, "dedup_content");
     if (flag && !json_is_boolean(flag)) {
         r = fail(err, cap, "dedup_content", "must be true or false");
@@ -330,6 +349,8 @@ char *rc_job_encode(const rc_job *j)
         json_object_set_new(o, "attrs", json_loads(j->attrs, 0, NULL));
     if (j->text)
         json_object_set_new(o, "text", json_true());
+    if (j->text_method)
+        json_object_set_new(o, "text_method", json_string(j->text_method));
     if (!j->dedup_content)
         json_object_set_new(o, "dedup_content", json_false());
     if (j->warc)
@@ -384,6 +405,7 @@ void rc_job_release(rc_job *j)
     free_list(j->deny_extensions, j->n_deny_extensions);
     free(j->rules);
     free(j->attrs);
+    free(j->text_method);
     free_list(j->data_pages, j->n_data_pages);
     free_list(j->jump_links, j->n_jump_links);
     memset(j, 0, sizeof *j);

@@ -72,10 +72,11 @@ struct field {
 static const char *const action_choices[] = {"info", "stop", NULL};
 static const char *const domain_choices[] = {"domain-update", "domain-remove", "blacklist-update", "blacklist-remove",
                                              NULL};
+static const char *const text_method_choices[] = {"article", "density", "lineblock", NULL};
 static const char *const stats_choices[] = {"all",     "kafka-monitor", "redis-monitor", "crawler", "spider",
                                             "machine", "queue",         "rest",          NULL};
 
-/* scraper_schema.json, then redcrawl's extensions (uuid, rules, max_pages, text, dedup_content,
+/* scraper_schema.json, then redcrawl's extensions (uuid, rules, max_pages, text, text_method, dedup_content,
  * data_pages, refresh_seconds, expected_urls, bloom_fp, bloom_groups). */
 static const struct field crawl_fields[] = {
     {"appid", T_ID, true, 3, ID_MAX_CHARS, NULL, NULL},
@@ -97,6 +98,7 @@ static const struct field crawl_fields[] = {
     {"rules", T_OBJECT, false, 0, 0, NULL, "null"},
     {"max_pages", T_INT, false, 0, MAX_PAGES_MAX, NULL, "0"},
     {"text", T_BOOL, false, 0, 0, NULL, "null"},
+    {"text_method", T_ENUM, false, 0, 0, text_method_choices, "null"},
     {"dedup_content", T_BOOL, false, 0, 0, NULL, "null"},
     {"data_pages", T_REGEXES, false, 0, REGEX_LIST_MAX, NULL, "null"},
     {"refresh_seconds", T_INT, false, 0, 31536000, NULL, "null"},
@@ -912,6 +914,7 @@ char *rc_msg_crawl_to_job_json(const rc_msg *m)
     copy_if_set(o, d, "attrs");
     copy_if_set(o, d, "rules");
     copy_if_set(o, d, "text");
+    copy_if_set(o, d, "text_method");
     copy_if_set(o, d, "dedup_content");
     copy_if_set(o, d, "data_pages");
     copy_if_set(o, d, "refresh_seconds");

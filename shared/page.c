@@ -153,6 +153,16 @@ static int is_html(const rc_fetch_result *res)
     return strstr(res->content_type, "html") != NULL || strstr(res->content_type, "xhtml") != NULL;
 }
 
+/* The caller's options (redcrawl extract --text-method), else the job's text_method (checked
+ * when the job was parsed), else the default: the article method. */
+static const rc_maintext_opts *text_opts(const rc_page_ctx *ctx, rc_maintext_opts *job_opts)
+{
+    if (ctx->text_opts || !ctx->job->text_method ||
+        rc_maintext_method_parse(ctx->job->text_method, &job_opts->method) < 0)
+        return ctx->text_opts;
+    return job_opts;
+}
+
 static void iso_time(uint64_t ms, char *buf, size_t cap)
 {
     time_t s = (time_t)(ms / 1000);
@@ -533,6 +543,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
     char *canonical_of = NULL;
     char *text = NULL;
     rc_maintext_method text_method = RC_MAINTEXT_ARTICLE;
+    rc_maintext_opts job_opts = {0};
     const char *title = NULL;
     rc_html *doc = NULL;
     rc_htmltok *tok = NULL; /* instead of DOC when nothing needs a tree */
@@ -593,7 +604,7 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
         /* noindex: the page is recorded (it was fetched, its links may be followed) but what a
          * search index would keep, its text and items, is not. */
         if (doc && !noindex && !canonical_of && (ctx->job->text || ctx->job->dedup_content))
-            text = rc_maintext_text(doc, ctx->text_opts, &text_method);
+            text = rc_maintext_text(doc, text_opts(ctx, &job_opts), &text_method);
         if (text && ctx->job->dedup_content)
             text_digest(text, out->digest);
 
