@@ -48,6 +48,7 @@ typedef struct art {
     const char *jsonld_body; /* borrowed from jsonld */
     unsigned scope;          /* text outside links of the container being emitted */
     json_t *jsonld;
+    const struct matcher *match; /* the class/id word lists */
 } art;
 
 /* ---- what counts ---------------------------------------------------------------------------- */
@@ -187,6 +188,59 @@ static const char *const junk_words[] = {"byline",  "author",     "dateline", "d
                                          "caption", "credit",     "tags",     "share",   "social", "print",
                                          "rating",  "breadcrumb", "toolbar",  "subline", NULL};
 
+static const char *const comment_words[] = {"comment", "disqus", NULL};
+
+/* What a class/id says, one bit per word list, found in one scan of the string: judge() runs on
+ * every element, and a strstr per word was most of the article method's time. */
+enum {
+    W_UNLIKELY = 1,
+    W_MAYBE = 2,
+    W_NEGATIVE = 4,
+    W_POSITIVE = 8,
+    W_BODY = 16,
+    W_JUNK = 32,
+    W_COMMENTS = 64,
+};
+static const struct {
+    const char *const *words;
+    unsigned bit;
+} word_lists[] = {{unlikely, W_UNLIKELY}, {maybe, W_MAYBE},     {negative, W_NEGATIVE},     {positive, W_POSITIVE},
+                  {body_words, W_BODY},   {junk_words, W_JUNK}, {comment_words, W_COMMENTS}};
+#define MATCH_WORDS 256
+
+/* The words of all lists chained by their first byte. */
+typedef struct matcher {
+    const char *word[MATCH_WORDS];
+    unsigned char len[MATCH_WORDS], bit[MATCH_WORDS];
+    short next[MATCH_WORDS], head[256];
+} matcher;
+
+static void matcher_init(matcher *m)
+{
+    memset(m->head, -1, sizeof m->head);
+    short n = 0;
+    for (size_t l = 0; l < RC_ARRAY_LEN(word_lists); l++)
+        for (const char *const *w = word_lists[l].words; *w && n < MATCH_WORDS; w++, n++) {
+            unsigned char c = (unsigned char)(*w)[0];
+            m->word[n] = *w;
+            m->len[n] = (unsigned char)strlen(*w);
+            m->bit[n] = (unsigned char)word_lists[l].bit;
+            m->next[n] = m->head[c];
+            m->head[c] = n;
+        }
+}
+
+/* The W_ bits of the lists with a word in S. */
+static unsigned matcher_scan(const matcher *m, const char *s)
+{
+    unsigned bits = 0;
+    for (const char *p = s; *p; p++)
+        for (short k = m->head[(unsigned char)*p]; k >= 0; k = m->next[k])
+            if (!(bits & m->bit[k]) && strncmp(p, m->word[k], m->len[k]) == 0)
+                bits |= m->bit[k];
+    return bits;
+}
+
 static int any_in(const char *s, const char *const *words)
 {
     for (; *words; words++)
@@ -208,7 +262,7 @@ static void class_id(const GumboNode *n, char *buf, size_t cap)
     buf[k] = 0;
 }
 
-static void judge(node_stat *s)
+static void judge(const matcher *mt, node_stat *s)
 {
     const GumboNode *n = s->node;
     GumboTag t = n->v.element.tag;
@@ -217,18 +271,18 @@ static void judge(node_stat *s)
     const char *role = attr(n, "role");
     const char *ip = attr(n, "itemprop");
     int hasci = ci[0] != ' ' || ci[1];
+    unsigned says = hasci ? matcher_scan(mt, ci) : 0;
     s->says_boiler = t == GUMBO_TAG_NAV ||
                      (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "contentinfo") ||
                                !strcasecmp(role, "banner") || !strcasecmp(role, "menu"))) ||
-                     (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && any_in(ci, unlikely) &&
-                      !any_in(ci, maybe));
-    s->body_class = (hasci && any_in(ci, body_words)) || (ip && strstr(ip, "articleBody")) ||
-                    (role && !strcasecmp(role, "article"));
-    s->small_junk = hasci && any_in(ci, junk_words);
+                     (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && (says & W_UNLIKELY) &&
+                      !(says & W_MAYBE));
+    s->body_class = (says & W_BODY) || (ip && strstr(ip, "articleBody")) || (role && !strcasecmp(role, "article"));
+    s->small_junk = (says & W_JUNK) != 0;
     s->itemprop = ip && strstr(ip, "articleBody");
     const char *it = attr(n, "itemtype");
     s->article = t == GUMBO_TAG_ARTICLE || (it && (strstr(it, "Article") || strstr(it, "BlogPosting")));
-    s->comments = hasci && (strstr(ci, "comment") || strstr(ci, "disqus"));
+    s->comments = (says & W_COMMENTS) != 0;
     int w = 0;
     switch (t) {
     case GUMBO_TAG_DIV:
@@ -268,9 +322,9 @@ static void judge(node_stat *s)
     default:
         break;
     }
-    if (hasci && any_in(ci, negative))
+    if (says & W_NEGATIVE)
         w -= 25;
-    if (hasci && any_in(ci, positive))
+    if (says & W_POSITIVE)
         w += 25;
     if (ip && strstr(ip, "articleBody"))
         w += 25;
@@ -326,7 +380,7 @@ static int in_nav(const GumboNode *n)
 static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
-    judge(&a->v[id]);
+    judge(a->match, &a->v[id]);
     GumboTag t = n->v.element.tag;
     in_link |= t == GUMBO_TAG_A;
     if (t == GUMBO_TAG_H1 && !a->h1_seen && !in_nav(n)) {
@@ -879,7 +933,9 @@ static void emit_best(art *a, out *o)
 
 char *rc_article_text(const GumboNode *root)
 {
-    art a = {.h1 = SIZE_MAX};
+    matcher match;
+    matcher_init(&match);
+    art a = {.h1 = SIZE_MAX, .match = &match};
     out o = {0};
     rc_buf_init(&o.b);
     const GumboNode *html = NULL;

@@ -572,7 +572,9 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
         double mr_delay;
         int robots;
         if (ctx->rules || ctx->job->text || ctx->job->dedup_content) {
-            doc = rc_html_parse(utf8, ulen);
+            /* Without XPath rules nothing reads script or style text (JSON-LD is kept). */
+            rc_html_limits lim = {.skip_script_text = !ctx->rules};
+            doc = rc_html_parse_limited(utf8, ulen, &lim);
             title = rc_html_title(doc);
             rc_maintext_meta(doc, url, meta);
             bh = rc_html_base_href(doc);
