@@ -584,6 +584,44 @@ static size_t best_candidate(art *a)
     return best;
 }
 
+/* Whether ANC is I or holds it. */
+static int holds(const art *a, size_t anc, size_t i)
+{
+    return anc <= i && i < a->v[anc].end;
+}
+
+/* Readability's look for a better top candidate: an ancestor of BEST (below <body>) that holds
+ * at least ALT_MIN of the other candidates scoring within ALT_SHARE of it is the article, split
+ * into parts (content blocks, sections of a CMS). Readability asks for 75 % of the score; half
+ * finds more of the articles split into sections on trafilatura's evaluation set. */
+#define ALT_TOP 5
+#define ALT_MIN 3
+#define ALT_SHARE 0.5
+static size_t better_candidate(const art *a, size_t best)
+{
+    size_t alt[ALT_TOP];
+    int nalt = 0;
+    double bs = final_score(&a->v[best]);
+    for (size_t i = 0; i < a->n; i++) {
+        const node_stat *s = &a->v[i];
+        if (i == best || !s->cand || s->boiler || s->in_boiler || holds(a, i, best) || holds(a, best, i) ||
+            final_score(s) < bs * ALT_SHARE)
+            continue;
+        if (nalt < ALT_TOP)
+            alt[nalt++] = i;
+    }
+    if (nalt >= ALT_MIN)
+        for (size_t p = a->v[best].parent; p != SIZE_MAX && a->v[p].node->v.element.tag != GUMBO_TAG_BODY;
+             p = a->v[p].parent) {
+            int in = 0;
+            for (int k = 0; k < nalt; k++)
+                in += holds(a, p, alt[k]);
+            if (in >= ALT_MIN)
+                return p;
+        }
+    return best;
+}
+
 /* ---- pass 3: the text ---------------------------------------------------------------------- */
 
 typedef struct out {
@@ -702,12 +740,6 @@ static int depth_of(const art *a, size_t i)
     for (size_t p = a->v[i].parent; p != SIZE_MAX; p = a->v[p].parent)
         d++;
     return d;
-}
-
-/* The winner and those of its siblings that belong to the article, in document order. */
-static int holds(const art *a, size_t anc, size_t i)
-{
-    return anc <= i && i < a->v[anc].end;
 }
 
 /* The <h1> neighbourhood: a lead, summary or figure between the page's <h1> and the article
@@ -903,6 +935,8 @@ static void emit_best(art *a, out *o)
     size_t named = named_body(a);
     score(a);
     size_t best = best_candidate(a);
+    if (best != SIZE_MAX)
+        best = better_candidate(a, best);
     /* A named body is trusted unless the scoring found twice its text elsewhere; an explicit
      * itemprop=articleBody always. */
     if (named != SIZE_MAX &&
