@@ -164,7 +164,7 @@ static const char *const unlikely[] = {"-ad-",         "ad-break",   "agegate", 
                                        "trending",     "most-read",  "mostread",       "read-more",  "readmore",
                                        "signup",       "promo",      "navbar",         "navigation", "outbrain",
                                        "taboola",      "author-bio", "author_section", "author-box", "about-author",
-                                       "author-info",  "tooltip",    "disclosure",     "affiliate",  NULL};
+                                       "author-info",  "tooltip",    "disclosure",     "affiliate",  "site-description", "site-branding", "donation", NULL};
 static const char *const maybe[] = {"and", "article", "body", "column", "content", "main", "shadow", NULL};
 static const char *const negative[] = {"hidden",  "banner",   "combx",    "comment",  "com-",    "contact",
                                        "foot",    "footnote", "masthead", "media",    "meta",    "promo",
@@ -368,12 +368,21 @@ static size_t push(art *a, const GumboNode *n, size_t parent)
 
 static void find_jsonld_body(art *a, const GumboNode *n);
 
-/* An <h1> in a breadcrumb trail is not the headline. */
+/* Class/id words of a site's own banner: its name and tagline, not the page's. */
+static const char *const banner_words[] = {"site-title", "site-branding", "site-header", "site-description", NULL};
+
+/* An <h1> in a breadcrumb trail or in the site's banner (the site's name, over its tagline) is
+ * not the headline. */
 static int in_nav(const GumboNode *n)
 {
-    for (const GumboNode *p = n->parent; p && p->type == GUMBO_NODE_ELEMENT; p = p->parent)
+    char ci[256];
+    for (const GumboNode *p = n; p && p->type == GUMBO_NODE_ELEMENT; p = p->parent) {
         if (p->v.element.tag == GUMBO_TAG_NAV)
             return 1;
+        class_id(p, ci, sizeof ci);
+        if (any_in(ci, banner_words))
+            return 1;
+    }
     return 0;
 }
 
