@@ -164,7 +164,7 @@ static const char *const unlikely[] = {"-ad-",         "ad-break",   "agegate", 
                                        "trending",     "most-read",  "mostread",       "read-more",  "readmore",
                                        "signup",       "promo",      "navbar",         "navigation", "outbrain",
                                        "taboola",      "author-bio", "author_section", "author-box", "about-author",
-                                       "author-info",  "tooltip",    "disclosure",     "affiliate",  "site-description", "site-branding", "donation", NULL};
+                                       "author-info",  "tooltip",    "disclosure",     "affiliate",  "site-description", "site-branding", "donat", "copyright", "entry-footer", "post-footer", "article-footer", "author-description", "buybox", "paywall", NULL};
 static const char *const maybe[] = {"and", "article", "body", "column", "content", "main", "shadow", NULL};
 static const char *const negative[] = {"hidden",  "banner",   "combx",    "comment",  "com-",    "contact",
                                        "foot",    "footnote", "masthead", "media",    "meta",    "promo",
