@@ -12,6 +12,7 @@ Each argument is a data directory in one of three layouts, recognised by what it
   ground-truth/ID.json + html/ID.html.gz
                                         WCXB (Web Content eXtraction Benchmark) split: each JSON's
                                         ground_truth.main_content -> token precision/recall/F1
+                                        (pages whose main_content is null are left out)
   maintext/pages.tsv + NAME.html/.txt   redcrawl's own hand-labelled pages -> token P/R/F1
 
 Tokens: runs of Unicode letters and digits, lower-cased; each CJK character is a token by
@@ -63,6 +64,8 @@ def load_set(path):
             pid = name[:-5]
             with open(os.path.join(path, "ground-truth", name), encoding="utf-8") as f:
                 gt = json.load(f)["ground_truth"]
+            if gt.get("main_content") is None:
+                continue  # a few pages carry no main content to score against
             with gzip.open(os.path.join(path, "html", pid + ".html.gz"), "rb") as f:
                 pages.append((pid, f.read(), {"text": gt["main_content"]}))
         return "tokens", pages
