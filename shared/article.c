@@ -91,7 +91,10 @@ static int dropped(const GumboNode *n, int depth)
     default:
         break;
     }
-    if (attr(n, "hidden"))
+    /* React's streaming server rendering (Next.js) sends the page's content in <div hidden
+     * id="S:0"> and a script moves it into place: shown, not hidden. */
+    const char *id = attr(n, "id");
+    if (attr(n, "hidden") && !(id && id[0] == 'S' && id[1] == ':'))
         return 1;
     const char *style = attr(n, "style");
     if (style && (strstr(style, "display:none") || strstr(style, "display: none")))
