@@ -305,7 +305,7 @@ static unsigned matcher_scan(const matcher *m, const char *s)
     unsigned bits = 0;
     for (const char *p = s; *p; p++)
         for (short k = m->head[(unsigned char)*p]; k >= 0; k = m->next[k])
-            if (!(bits & m->bit[k]) && strncmp(p, m->word[k], m->len[k]) == 0)
+            if (!(bits & m->bit[k]) && p[1] == m->word[k][1] && strncmp(p, m->word[k], m->len[k]) == 0)
                 bits |= m->bit[k];
     return bits;
 }
