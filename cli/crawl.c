@@ -46,6 +46,7 @@ typedef struct crawl_conf {
     char *fsync;
     double retention;
     int text;
+    char *text_method;
     int dedup_content;
     int warc;
     int64_t warc_size;
@@ -123,6 +124,8 @@ static const rc_conf_row rows[] = {
      "seconds a finished job's bloom, digests and counters stay in Redis: sets conf:retention (0 = for ever; -1 = "
      "leave it: a day unless set)"},
     {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
+    {"text-method", RC_CONF_STR, offsetof(crawl_conf, text_method), NULL, 0, 0, NULL,
+     "main-text method: article (the default), density or lineblock"},
     {"dedup-content", RC_CONF_BOOL, offsetof(crawl_conf, dedup_content), "1", 0, 1, NULL,
      "record pages whose main text was seen before as duplicate_of (--dedup-content=0: off; with no --text and no "
      "rules pages are then tokenized, not parsed into a tree, the link-only fast path)"},
@@ -165,6 +168,7 @@ static const struct job_option {
     {"priority", "priority"},
     {"allowed-domain", "allowed_domains"},
     {"text", "text"},
+    {"text-method", "text_method"},
     {"dedup-content", "dedup_content"},
     {"warc", "warc"},
     {"sitemaps", "sitemaps"},

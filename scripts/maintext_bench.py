@@ -9,12 +9,18 @@ Each argument is a data directory in one of three layouts, recognised by what it
                                         per page -> snippet precision/recall/F1 (a snippet counts
                                         when it occurs in the text, whitespace collapsed: the
                                         scoring of trafilatura's tests/eval_common.py)
+  ground-truth/ID.json + html/ID.html.gz
+                                        WCXB (Web Content eXtraction Benchmark) split: each JSON's
+                                        ground_truth.main_content -> token precision/recall/F1
+                                        (pages whose main_content is null are left out)
   maintext/pages.tsv + NAME.html/.txt   redcrawl's own hand-labelled pages -> token P/R/F1
 
 Tokens: runs of Unicode letters and digits, lower-cased; each CJK character is a token by
 itself. Texts are compared as bags (matched = sum of min counts), summed over the pages (micro).
 Time per page: reading the bytes in memory to text, i.e. charset decoding + parse + extraction
-(redcrawl: tests/bench/maintext_dump, one process for all pages; the Python tools in this process).
+(redcrawl: tests/bench/maintext_dump, one process for all pages, parsing as the crawler does for
+a job without XPath rules; the Python tools in this process). "of which text": redcrawl's
+extraction alone, what storing the text adds in a crawl, where the page is parsed anyway.
 """
 import argparse
 import collections
@@ -50,6 +56,19 @@ def load_set(path):
             with gzip.open(os.path.join(path, "html", pid + ".html.gz"), "rb") as f:
                 pages.append((pid, f.read(), {"text": gt[pid]["articleBody"]}))
         return "tokens", pages
+    if os.path.isdir(os.path.join(path, "ground-truth")) and os.path.isdir(os.path.join(path, "html")):
+        pages = []
+        for name in sorted(os.listdir(os.path.join(path, "ground-truth"))):
+            if not name.endswith(".json"):
+                continue
+            pid = name[:-5]
+            with open(os.path.join(path, "ground-truth", name), encoding="utf-8") as f:
+                gt = json.load(f)["ground_truth"]
+            if gt.get("main_content") is None:
+                continue  # a few pages carry no main content to score against
+            with gzip.open(os.path.join(path, "html", pid + ".html.gz"), "rb") as f:
+                pages.append((pid, f.read(), {"text": gt["main_content"]}))
+        return "tokens", pages
     if os.path.exists(os.path.join(path, "evaldata.json")):
         with open(os.path.join(path, "evaldata.json"), encoding="utf-8") as f:
             ev = json.load(f)
@@ -77,7 +96,7 @@ def load_set(path):
                 with open(base + ".html", "rb") as h, open(base + ".txt", encoding="utf-8") as t:
                     pages.append((name, h.read(), {"text": t.read()}))
         return "tokens", pages
-    sys.exit("%s: no ground-truth.json, evaldata.json or maintext/pages.tsv" % path)
+    sys.exit("%s: no ground-truth.json, ground-truth/, evaldata.json or maintext/pages.tsv" % path)
 
 
 # ---- scoring ---------------------------------------------------------------------------------
@@ -120,7 +139,7 @@ def page_f1(kind, truth, text):
 # ---- extractors ------------------------------------------------------------------------------
 
 def run_redcrawl(driver, methods, pages, workdir):
-    """{method: ([text per page], ms per page)} from the C driver."""
+    """{method: ([text per page], ms per page, of which extraction)} from the C driver."""
     listing = []
     for pid, html, _ in pages:
         p = os.path.join(workdir, pid + ".html")
@@ -133,12 +152,12 @@ def run_redcrawl(driver, methods, pages, workdir):
         os.makedirs(od, exist_ok=True)
         res = subprocess.run([driver, "-m", m, od], input="\n".join(listing).encode(),
                              capture_output=True, check=True)
-        total_ms = float(res.stdout.decode().split()[0])
+        total_ms, _, _, text_ms = (float(x) for x in res.stdout.decode().split()[:4])
         texts = []
         for pid, _, _ in pages:
             with open(os.path.join(od, pid + ".txt"), encoding="utf-8", errors="replace") as f:
                 texts.append(f.read())
-        out[m] = (texts, total_ms / len(pages))
+        out[m] = (texts, total_ms / len(pages), text_ms / len(pages))
     return out
 
 
@@ -203,23 +222,23 @@ def main():
         kind, pages = load_set(path)
         unit = "token" if kind == "tokens" else "snippet"
         print("\n## %s (%d pages, %s P/R/F1)\n" % (os.path.basename(os.path.normpath(path)), len(pages), unit))
-        print("| extractor | precision | recall | F1 | empty | ms/page |")
-        print("|---|---|---|---|---|---|")
+        print("| extractor | precision | recall | F1 | empty | ms/page | of which text |")
+        print("|---|---|---|---|---|---|---|")
         results = []
         with tempfile.TemporaryDirectory(prefix="maintext.") as wd:
-            for m, (texts, ms) in run_redcrawl(a.driver, a.methods.split(","), pages, wd).items():
-                results.append(("redcrawl " + m, texts, ms))
+            for m, (texts, ms, text_ms) in run_redcrawl(a.driver, a.methods.split(","), pages, wd).items():
+                results.append(("redcrawl " + m, texts, ms, "%.2f" % text_ms))
         for name, fn in others:
             texts, ms = run_python(fn, pages)
-            results.append((name, texts, ms))
-        for name, texts, ms in results:
+            results.append((name, texts, ms, "-"))
+        for name, texts, ms, text_ms in results:
             s = Score()
             for (_, _, truth), text in zip(pages, texts):
                 s.add(kind, truth, text)
             p, r, f = s.prf()
-            print("| %s | %.3f | %.3f | %.3f | %d | %.2f |" % (name, p, r, f, s.empty, ms))
+            print("| %s | %.3f | %.3f | %.3f | %d | %.2f | %s |" % (name, p, r, f, s.empty, ms, text_ms))
         if a.worst:
-            name, texts, _ = results[0]
+            name, texts = results[0][:2]
             rows = sorted(((page_f1(kind, t, x), pid) for (pid, _, t), x in zip(pages, texts)),
                           key=lambda r: r[0][2])
             print("\nworst pages of %s:" % name)

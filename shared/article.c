@@ -48,6 +48,7 @@ typedef struct art {
     const char *jsonld_body; /* borrowed from jsonld */
     unsigned scope;          /* text outside links of the container being emitted */
     json_t *jsonld;
+    const struct matcher *match; /* the class/id word lists */
 } art;
 
 /* ---- what counts ---------------------------------------------------------------------------- */
@@ -90,7 +91,10 @@ static int dropped(const GumboNode *n, int depth)
     default:
         break;
     }
-    if (attr(n, "hidden"))
+    /* React's streaming server rendering (Next.js) sends the page's content in <div hidden
+     * id="S:0"> and a script moves it into place: shown, not hidden. */
+    const char *id = attr(n, "id");
+    if (attr(n, "hidden") && !(id && id[0] == 'S' && id[1] == ':'))
         return 1;
     const char *style = attr(n, "style");
     if (style && (strstr(style, "display:none") || strstr(style, "display: none")))
@@ -153,17 +157,83 @@ static int is_block(GumboTag t)
 
 /* Substrings of class/id that mark boilerplate (readability's "unlikely candidates" and the
  * teaser/sharing blocks seen on the benchmark sets), and those that veto it. */
-static const char *const unlikely[] = {"-ad-",         "ad-break",   "agegate",        "banner",     "breadcrumb",
-                                       "combx",        "comment",    "community",      "cookie",     "disqus",
-                                       "extra",        "footer",     "gdpr",           "header",     "legends",
-                                       "menu",         "related",    "remark",         "replies",    "rss",
-                                       "shoutbox",     "sidebar",    "skyscraper",     "social",     "sponsor",
-                                       "supplemental", "pagination", "pager",          "popup",      "share",
-                                       "sharing",      "newsletter", "subscribe",      "recommend",  "popular",
-                                       "trending",     "most-read",  "mostread",       "read-more",  "readmore",
-                                       "signup",       "promo",      "navbar",         "navigation", "outbrain",
-                                       "taboola",      "author-bio", "author_section", "author-box", "about-author",
-                                       "author-info",  "tooltip",    "disclosure",     "affiliate",  NULL};
+static const char *const unlikely[] = {"-ad-",
+                                       "ad-break",
+                                       "agegate",
+                                       "banner",
+                                       "breadcrumb",
+                                       "combx",
+                                       "comment",
+                                       "community",
+                                       "cookie",
+                                       "disqus",
+                                       "extra",
+                                       "footer",
+                                       "gdpr",
+                                       "header",
+                                       "legends",
+                                       "menu",
+                                       "related",
+                                       "remark",
+                                       "replies",
+                                       "rss",
+                                       "shoutbox",
+                                       "sidebar",
+                                       "skyscraper",
+                                       "social",
+                                       "sponsor",
+                                       "supplemental",
+                                       "pagination",
+                                       "pager",
+                                       "popup",
+                                       "share",
+                                       "sharing",
+                                       "newsletter",
+                                       "subscribe",
+                                       "recommend",
+                                       "popular",
+                                       "trending",
+                                       "most-read",
+                                       "mostread",
+                                       "read-more",
+                                       "readmore",
+                                       "signup",
+                                       "promo",
+                                       "navbar",
+                                       "navigation",
+                                       "outbrain",
+                                       "taboola",
+                                       "author-bio",
+                                       "author_section",
+                                       "author-box",
+                                       "about-author",
+                                       "author-info",
+                                       "tooltip",
+                                       "disclosure",
+                                       "affiliate",
+                                       "site-description",
+                                       "site-branding",
+                                       "donat",
+                                       "copyright",
+                                       "entry-footer",
+                                       "post-footer",
+                                       "article-footer",
+                                       "author-description",
+                                       "buybox",
+                                       "paywall",
+                                       "teasers",
+                                       "more-from",
+                                       "further-reading",
+                                       "see-also",
+                                       "also-read",
+                                       "read-also",
+                                       "you-may",
+                                       "youmay",
+                                       "more-stories",
+                                       "nextread",
+                                       "next-read",
+                                       "shariff",
+                                       NULL};
 static const char *const maybe[] = {"and", "article", "body", "column", "content", "main", "shadow", NULL};
 static const char *const negative[] = {"hidden",  "banner",   "combx",    "comment",  "com-",    "contact",
                                        "foot",    "footnote", "masthead", "media",    "meta",    "promo",
@@ -187,6 +257,59 @@ static const char *const junk_words[] = {"byline",  "author",     "dateline", "d
                                          "caption", "credit",     "tags",     "share",   "social", "print",
                                          "rating",  "breadcrumb", "toolbar",  "subline", NULL};
 
+static const char *const comment_words[] = {"comment", "disqus", NULL};
+
+/* What a class/id says, one bit per word list, found in one scan of the string: judge() runs on
+ * every element, and a strstr per word was most of the article method's time. */
+enum {
+    W_UNLIKELY = 1,
+    W_MAYBE = 2,
+    W_NEGATIVE = 4,
+    W_POSITIVE = 8,
+    W_BODY = 16,
+    W_JUNK = 32,
+    W_COMMENTS = 64,
+};
+static const struct {
+    const char *const *words;
+    unsigned bit;
+} word_lists[] = {{unlikely, W_UNLIKELY}, {maybe, W_MAYBE},     {negative, W_NEGATIVE},     {positive, W_POSITIVE},
+                  {body_words, W_BODY},   {junk_words, W_JUNK}, {comment_words, W_COMMENTS}};
+#define MATCH_WORDS 256
+
+/* The words of all lists chained by their first byte. */
+typedef struct matcher {
+    const char *word[MATCH_WORDS];
+    unsigned char len[MATCH_WORDS], bit[MATCH_WORDS];
+    short next[MATCH_WORDS], head[256];
+} matcher;
+
+static void matcher_init(matcher *m)
+{
+    memset(m->head, -1, sizeof m->head);
+    short n = 0;
+    for (size_t l = 0; l < RC_ARRAY_LEN(word_lists); l++)
+        for (const char *const *w = word_lists[l].words; *w && n < MATCH_WORDS; w++, n++) {
+            unsigned char c = (unsigned char)(*w)[0];
+            m->word[n] = *w;
+            m->len[n] = (unsigned char)strlen(*w);
+            m->bit[n] = (unsigned char)word_lists[l].bit;
+            m->next[n] = m->head[c];
+            m->head[c] = n;
+        }
+}
+
+/* The W_ bits of the lists with a word in S. */
+static unsigned matcher_scan(const matcher *m, const char *s)
+{
+    unsigned bits = 0;
+    for (const char *p = s; *p; p++)
+        for (short k = m->head[(unsigned char)*p]; k >= 0; k = m->next[k])
+            if (!(bits & m->bit[k]) && p[1] == m->word[k][1] && strncmp(p, m->word[k], m->len[k]) == 0)
+                bits |= m->bit[k];
+    return bits;
+}
+
 static int any_in(const char *s, const char *const *words)
 {
     for (; *words; words++)
@@ -208,7 +331,7 @@ static void class_id(const GumboNode *n, char *buf, size_t cap)
     buf[k] = 0;
 }
 
-static void judge(node_stat *s)
+static void judge(const matcher *mt, node_stat *s)
 {
     const GumboNode *n = s->node;
     GumboTag t = n->v.element.tag;
@@ -217,18 +340,18 @@ static void judge(node_stat *s)
     const char *role = attr(n, "role");
     const char *ip = attr(n, "itemprop");
     int hasci = ci[0] != ' ' || ci[1];
+    unsigned says = hasci ? matcher_scan(mt, ci) : 0;
     s->says_boiler = t == GUMBO_TAG_NAV ||
                      (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "contentinfo") ||
                                !strcasecmp(role, "banner") || !strcasecmp(role, "menu"))) ||
-                     (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && any_in(ci, unlikely) &&
-                      !any_in(ci, maybe));
-    s->body_class = (hasci && any_in(ci, body_words)) || (ip && strstr(ip, "articleBody")) ||
-                    (role && !strcasecmp(role, "article"));
-    s->small_junk = hasci && any_in(ci, junk_words);
+                     (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && (says & W_UNLIKELY) &&
+                      !(says & W_MAYBE));
+    s->body_class = (says & W_BODY) || (ip && strstr(ip, "articleBody")) || (role && !strcasecmp(role, "article"));
+    s->small_junk = (says & W_JUNK) != 0;
     s->itemprop = ip && strstr(ip, "articleBody");
     const char *it = attr(n, "itemtype");
     s->article = t == GUMBO_TAG_ARTICLE || (it && (strstr(it, "Article") || strstr(it, "BlogPosting")));
-    s->comments = hasci && (strstr(ci, "comment") || strstr(ci, "disqus"));
+    s->comments = (says & W_COMMENTS) != 0;
     int w = 0;
     switch (t) {
     case GUMBO_TAG_DIV:
@@ -268,9 +391,9 @@ static void judge(node_stat *s)
     default:
         break;
     }
-    if (hasci && any_in(ci, negative))
+    if (says & W_NEGATIVE)
         w -= 25;
-    if (hasci && any_in(ci, positive))
+    if (says & W_POSITIVE)
         w += 25;
     if (ip && strstr(ip, "articleBody"))
         w += 25;
@@ -314,19 +437,28 @@ static size_t push(art *a, const GumboNode *n, size_t parent)
 
 static void find_jsonld_body(art *a, const GumboNode *n);
 
-/* An <h1> in a breadcrumb trail is not the headline. */
+/* Class/id words of a site's own banner: its name and tagline, not the page's. */
+static const char *const banner_words[] = {"site-title", "site-branding", "site-header", "site-description", NULL};
+
+/* An <h1> in a breadcrumb trail or in the site's banner (the site's name, over its tagline) is
+ * not the headline. */
 static int in_nav(const GumboNode *n)
 {
-    for (const GumboNode *p = n->parent; p && p->type == GUMBO_NODE_ELEMENT; p = p->parent)
+    char ci[256];
+    for (const GumboNode *p = n; p && p->type == GUMBO_NODE_ELEMENT; p = p->parent) {
         if (p->v.element.tag == GUMBO_TAG_NAV)
             return 1;
+        class_id(p, ci, sizeof ci);
+        if (any_in(ci, banner_words))
+            return 1;
+    }
     return 0;
 }
 
 static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
-    judge(&a->v[id]);
+    judge(a->match, &a->v[id]);
     GumboTag t = n->v.element.tag;
     in_link |= t == GUMBO_TAG_A;
     if (t == GUMBO_TAG_H1 && !a->h1_seen && !in_nav(n)) {
@@ -530,6 +662,44 @@ static size_t best_candidate(art *a)
     return best;
 }
 
+/* Whether ANC is I or holds it. */
+static int holds(const art *a, size_t anc, size_t i)
+{
+    return anc <= i && i < a->v[anc].end;
+}
+
+/* Readability's look for a better top candidate: an ancestor of BEST (below <body>) that holds
+ * at least ALT_MIN of the other candidates scoring within ALT_SHARE of it is the article, split
+ * into parts (content blocks, sections of a CMS). Readability asks for 75 % of the score; half
+ * finds more of the articles split into sections on trafilatura's evaluation set. */
+#define ALT_TOP 5
+#define ALT_MIN 3
+#define ALT_SHARE 0.5
+static size_t better_candidate(const art *a, size_t best)
+{
+    size_t alt[ALT_TOP];
+    int nalt = 0;
+    double bs = final_score(&a->v[best]);
+    for (size_t i = 0; i < a->n; i++) {
+        const node_stat *s = &a->v[i];
+        if (i == best || !s->cand || s->boiler || s->in_boiler || holds(a, i, best) || holds(a, best, i) ||
+            final_score(s) < bs * ALT_SHARE)
+            continue;
+        if (nalt < ALT_TOP)
+            alt[nalt++] = i;
+    }
+    if (nalt >= ALT_MIN)
+        for (size_t p = a->v[best].parent; p != SIZE_MAX && a->v[p].node->v.element.tag != GUMBO_TAG_BODY;
+             p = a->v[p].parent) {
+            int in = 0;
+            for (int k = 0; k < nalt; k++)
+                in += holds(a, p, alt[k]);
+            if (in >= ALT_MIN)
+                return p;
+        }
+    return best;
+}
+
 /* ---- pass 3: the text ---------------------------------------------------------------------- */
 
 typedef struct out {
@@ -648,12 +818,6 @@ static int depth_of(const art *a, size_t i)
     for (size_t p = a->v[i].parent; p != SIZE_MAX; p = a->v[p].parent)
         d++;
     return d;
-}
-
-/* The winner and those of its siblings that belong to the article, in document order. */
-static int holds(const art *a, size_t anc, size_t i)
-{
-    return anc <= i && i < a->v[anc].end;
 }
 
 /* The <h1> neighbourhood: a lead, summary or figure between the page's <h1> and the article
@@ -849,6 +1013,8 @@ static void emit_best(art *a, out *o)
     size_t named = named_body(a);
     score(a);
     size_t best = best_candidate(a);
+    if (best != SIZE_MAX)
+        best = better_candidate(a, best);
     /* A named body is trusted unless the scoring found twice its text elsewhere; an explicit
      * itemprop=articleBody always. */
     if (named != SIZE_MAX &&
@@ -879,7 +1045,9 @@ static void emit_best(art *a, out *o)
 
 char *rc_article_text(const GumboNode *root)
 {
-    art a = {.h1 = SIZE_MAX};
+    matcher match;
+    matcher_init(&match);
+    art a = {.h1 = SIZE_MAX, .match = &match};
     out o = {0};
     rc_buf_init(&o.b);
     const GumboNode *html = NULL;

@@ -1,5 +1,6 @@
 /* html.c - see html.h. */
 #include "html.h"
+#include "htmltok.h"
 
 #include "util.h"
 
@@ -305,6 +306,76 @@ static void flatten(rc_buf *out, const char *s, size_t n)
     }
 }
 
+static const char *const copied_text_tags[] = {"title", "textarea", "xmp", "iframe", "noembed", "noframes", NULL};
+
+/* Whether the start tag S[J..E) says type=application/ld+json (the one script we read). */
+static int is_jsonld(const char *s, size_t j, size_t e)
+{
+    static const char want[] = "ld+json";
+    for (size_t k = j; k + sizeof want - 1 <= e; k++)
+        if (strncasecmp(s + k, want, sizeof want - 1) == 0)
+            return 1;
+    return 0;
+}
+
+/* Copies S to OUT without the bodies of <script> (but JSON-LD) and <style> elements. Only a body
+ * the tokenizer surely reads as script data or raw text is left out: comments, attribute values
+ * and RCDATA/RAWTEXT elements are copied whole, and a "<script/>" or "<style/>" (self-closed in
+ * SVG) is left alone; wherever this scan and gumbo's could disagree, the bytes are copied. */
+static void strip_script_text(rc_buf *out, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        const char *lt = memchr(s + i, '<', n - i);
+        size_t j = lt ? (size_t)(lt - s) : n;
+        if (j + 1 >= n) {
+            rc_buf_append(out, s + i, n - i);
+            return;
+        }
+        char c = s[j + 1];
+        size_t end = j + 1;
+        if (c == '!' && j + 4 <= n && s[j + 2] == '-' && s[j + 3] == '-') {
+            size_t e = find_str(s, n, j + 2, "-->");
+            end = e < n ? e + 3 : n;
+        } else if (c == '!' || c == '?') {
+            const char *gt = memchr(s + j + 1, '>', n - j - 1);
+            end = gt ? (size_t)(gt - s) + 1 : n;
+        } else if (is_alpha(c)) {
+            size_t ns = j + 1, ne = ns;
+            while (ne < n && !is_ws(s[ne]) && s[ne] != '/' && s[ne] != '>')
+                ne++;
+            size_t e = tag_end(s, n, ne);
+            end = e < n ? e + 1 : n;
+            const char *name = s + ns;
+            size_t nlen = ne - ns;
+            int closed = e < n && e > ns && s[e - 1] == '/';
+            rc_buf_append(out, s + i, end - i);
+            i = end;
+            if (end >= n || closed)
+                continue;
+            size_t body_end = i;
+            int skip = 0;
+            if (name_is(name, nlen, "script")) {
+                body_end = rc_htmltok_script_end(s, n, i);
+                skip = !is_jsonld(s, j, e);
+            } else if (name_is(name, nlen, "style")) {
+                body_end = rawtext_end(s, n, i, name, nlen);
+                skip = 1;
+            } else if (name_in(name, nlen, copied_text_tags)) {
+                body_end = rawtext_end(s, n, i, name, nlen);
+            } else if (name_is(name, nlen, "plaintext")) {
+                body_end = n;
+            }
+            if (!skip)
+                rc_buf_append(out, s + i, body_end - i);
+            i = body_end;
+            continue;
+        }
+        rc_buf_append(out, s + i, end - i);
+        i = end;
+    }
+}
+
 /* ---- the document ------------------------------------------------------------------------- */
 
 struct rc_html {
@@ -569,8 +640,17 @@ rc_html *rc_html_parse_limited(const char *data, size_t len, const rc_html_limit
 {
     rc_html *doc = rc_xcalloc(1, sizeof(*doc));
     arena_init(&doc->arena);
-    doc->input = rc_xstrndup(data ? data : "", data ? len : 0);
     len = data ? len : 0;
+    if (lim && lim->skip_script_text) {
+        rc_buf in;
+        rc_buf_init(&in);
+        strip_script_text(&in, data ? data : "", len);
+        len = in.len;
+        rc_buf_putc(&in, '\0'); /* a NUL past the end, as rc_xstrndup gives */
+        doc->input = rc_buf_steal(&in);
+    } else {
+        doc->input = rc_xstrndup(data ? data : "", len);
+    }
 
     doc->out = parse_attempt(doc, len, lim);
     if (!doc->out) {

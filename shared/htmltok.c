@@ -662,9 +662,7 @@ static int script_word_at(const char *s, size_t n, size_t j, int end)
     return k + 6 < n && strncasecmp(s + k, "script", 6) == 0 && (is_ws(s[k + 6]) || s[k + 6] == '/' || s[k + 6] == '>');
 }
 
-/* Script data from I with its escaped and double-escaped states; returns the index of the
- * "</script" that ends it, or N. */
-static size_t script_end(const char *s, size_t n, size_t i)
+size_t rc_htmltok_script_end(const char *s, size_t n, size_t i)
 {
     enum { DATA, ESCAPED, DOUBLE } st = DATA;
     int dashes = 0; /* consecutive '-' just seen, in the escaped states */
@@ -935,7 +933,7 @@ static size_t rcdata_title(scan *sc, size_t i, int record)
 
 static size_t script_data(scan *sc, size_t i, int record)
 {
-    size_t e = script_end(sc->s, sc->n, i);
+    size_t e = rc_htmltok_script_end(sc->s, sc->n, i);
     if (record && e > i && rc_html_value_is(get_attr(sc, "type"), "application/ld+json")) {
         rc_buf_reset(&sc->tmp);
         append_raw(&sc->tmp, sc->s, i, e);

@@ -47,6 +47,11 @@ void rc_htmltok_free(rc_htmltok *t);
 /* Same contracts as rc_html_title / _base_href / _robots_flags / _meta_refresh / _links in
  * html.h (the first HTML <title>, collapsed; the first <base>'s raw href; OR of meta robots
  * tokens; the first parsable meta refresh URL; <a href>/<area href> in document order). */
+/* Script data of S (N bytes) from I, after a <script> start tag, with its escaped and
+ * double-escaped states as the HTML tokenizer has them: the index of the "</script" that ends
+ * it, or N. */
+size_t rc_htmltok_script_end(const char *s, size_t n, size_t i);
+
 const char *rc_htmltok_title(const rc_htmltok *t);
 const char *rc_htmltok_base_href(const rc_htmltok *t);
 int rc_htmltok_robots_flags(const rc_htmltok *t);

@@ -158,6 +158,7 @@ static void read_fields(rc_job *j, const json_t *root)
     j->rules = object_of(root, "rules");
     j->attrs = object_of(root, "attrs");
     j->text = flag_of(root, "text");
+    j->text_method = str_of(root, "text_method");
     j->dedup_content = flag_of(root, "dedup_content");
     j->warc = flag_of(root, "warc");
     j->body = flag_of(root, "body");
@@ -236,6 +237,8 @@ char *rc_job_encode(const rc_job *j)
         json_object_set_new(o, "attrs", json_loads(j->attrs, 0, NULL));
     if (j->text)
         json_object_set_new(o, "text", json_true());
+    if (j->text_method)
+        json_object_set_new(o, "text_method", json_string(j->text_method));
     if (!j->dedup_content)
         json_object_set_new(o, "dedup_content", json_false());
     if (j->warc)
@@ -281,6 +284,7 @@ void rc_job_release(rc_job *j)
     free(j->crawlid);
     free(j->appid);
     free(j->spiderid);
+    free(j->text_method);
     free_list(j->seeds, j->n_seeds);
     free_list(j->scope, j->n_scope);
     free(j->useragent);

@@ -34,6 +34,8 @@ typedef struct rc_job {
     char *attrs;              /* the request's "attrs" object (compact JSON), copied into every page record
                                  and item; NULL = none */
     int text;                 /* store each page's main text in its record */
+    char *text_method;        /* the main-text method: "article", "density" or "lineblock"; NULL = the
+                                 default (article); checked when parsed */
     int dedup_content;        /* record pages whose main text was seen before as duplicates (default 1) */
     int warc;                 /* keep every response (request, response, metadata) in WARC files */
     int body;                 /* the decoded HTML in the page record, up to body_max bytes */

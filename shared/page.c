@@ -153,6 +153,16 @@ static int is_html(const rc_fetch_result *res)
     return strstr(res->content_type, "html") != NULL || strstr(res->content_type, "xhtml") != NULL;
 }
 
+/* The caller's options (redcrawl extract --text-method), else the job's text_method (checked
+ * when the job was parsed), else the default: the article method. */
+static const rc_maintext_opts *text_opts(const rc_page_ctx *ctx, rc_maintext_opts *job_opts)
+{
+    if (ctx->text_opts || !ctx->job->text_method ||
+        rc_maintext_method_parse(ctx->job->text_method, &job_opts->method) < 0)
+        return ctx->text_opts;
+    return job_opts;
+}
+
 static void iso_time(uint64_t ms, char *buf, size_t cap)
 {
     time_t s = (time_t)(ms / 1000);
@@ -556,7 +566,9 @@ static void parse_page(page_state *ps, page_head *h)
     ps->utf8 = rc_charset_to_utf8(res->body, res->body_len, ps->charset, &ps->ulen);
     ps->meta = json_object();
     if (ctx->rules || ctx->job->text || ctx->job->dedup_content) {
-        ps->doc = rc_html_parse(ps->utf8, ps->ulen);
+        /* Without XPath rules nothing reads script or style text (JSON-LD is kept). */
+        rc_html_limits lim = {.skip_script_text = !ctx->rules};
+        ps->doc = rc_html_parse_limited(ps->utf8, ps->ulen, &lim);
         ps->title = rc_html_title(ps->doc);
         rc_maintext_meta(ps->doc, ps->url, ps->meta);
         h->base_href = rc_html_base_href(ps->doc);
@@ -598,8 +610,9 @@ static void check_canonical(page_state *ps)
 static void main_text(page_state *ps)
 {
     const rc_job *job = ps->ctx->job;
+    rc_maintext_opts job_opts = {0};
     if (ps->doc && !ps->noindex && !ps->canonical_of && (job->text || job->dedup_content))
-        ps->text = rc_maintext_text(ps->doc, ps->ctx->text_opts, &ps->text_method);
+        ps->text = rc_maintext_text(ps->doc, text_opts(ps->ctx, &job_opts), &ps->text_method);
     if (ps->text && job->dedup_content)
         text_digest(ps->text, ps->out->digest);
 }

@@ -47,6 +47,10 @@
 
 #define ID RC_REQFIELD_ID_MAX
 
+/* The page layer names the methods (shared/maintext.h); this layer only checks the name, so that
+ * a job with a method no worker knows is refused when it is submitted. */
+static const char *const text_methods[] = {"article", "density", "lineblock", NULL};
+
 /* clang-format off */
 /* name, type, flags, min, max, lo, hi, choices, default, note. Scrapy Cluster's fields first, in its
  * schema's order, then redcrawl's. */
@@ -70,6 +74,7 @@ const rc_reqfield rc_reqfield_crawl[] = {
     {"rules", RC_REQFIELD_OBJECT, 0, 0, 0, 0, 0, NULL, "null", "the extraction rule document"},
     {"max_pages", RC_REQFIELD_INT, 0, 0, MAX_PAGES_MAX, 0, 0, NULL, "0", "0: no limit"},
     {"text", RC_REQFIELD_BOOL, 0, 0, 0, 0, 0, NULL, "false", NULL},
+    {"text_method", RC_REQFIELD_ENUM, 0, 0, 0, 0, 0, text_methods, "null", "the main-text method, article by default"},
     {"dedup_content", RC_REQFIELD_BOOL, 0, 0, 0, 0, 0, NULL, "true", NULL},
     {"data_pages", RC_REQFIELD_REGEXES, 0, 0, REGEX_LIST_MAX, 0, 0, NULL, "null", NULL},
     {"refresh_seconds", RC_REQFIELD_INT, 0, 0, YEAR_SECONDS, 0, 0, NULL, "0", "0: never"},

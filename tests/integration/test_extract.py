@@ -111,6 +111,32 @@ def test_encodings_come_out_as_utf8(tmp, procs):
     check(dups > 0, "the same text in several encodings should be recognised as duplicates")
 
 
+def test_text_method_per_job(tmp, procs):
+    """--text-method (the job's text_method) picks the main-text method of a whole crawl: every
+    record says the method asked for and holds that method's text; an unknown name is refused
+    before anything starts, naming the field."""
+    names = ["en_blog_tech", "en_news_city"]
+    routes = {"http://tm.test/%s" % n: (os.path.join(DATA, "maintext", n + ".html"), "text/html; charset=utf-8")
+              for n in names}
+    for method in ("lineblock", "article"):
+        with StaticWeb(routes) as web:
+            out, _ = crawl(os.path.join(tmp, method), web.port, list(routes), "--maxdepth", "0", "--text",
+                           "--dedup-content=0", "--text-method", method)
+        pages = {p["url"]: p for p in read_pages(os.path.join(out, "pages.jsonl"))}
+        check(set(pages) == set(routes), "%s: pages %s" % (method, sorted(pages)))
+        for url, p in pages.items():
+            check(p.get("text_method") == method and p.get("text"),
+                  "%s: %s has text_method %r" % (method, url, p.get("text_method")))
+            saved = routes[url][0]
+            r = subprocess.run([REDCRAWL, "extract", "--text", "--text-method", method, saved], capture_output=True,
+                               text=True, timeout=30)
+            check(r.returncode == 0 and r.stdout.strip() == p["text"].strip(),
+                  "%s: %s: the crawl's text is not what extract --text-method gives" % (method, url))
+    bad = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "o"), "--text", "--text-method", "best",
+                          "http://a.test/"], capture_output=True, text=True, timeout=30)
+    check(bad.returncode == 2 and "text_method" in bad.stderr, "an unknown method: %s" % bad.stderr)
+
+
 def test_duplicate_pages_keep_their_items(tmp, procs):
     """Rules with only `fields` (one item per page) over 20 pages whose main text is the same
     template: every page keeps its item (content dedup only keeps the text from being stored
@@ -299,4 +325,4 @@ def test_navigation_pages_refresh(tmp, procs):
 if __name__ == "__main__":
     run_tests([test_duplicate_pages_keep_their_items, test_gov_notice_list_with_detail_pages, test_encodings_come_out_as_utf8, test_extract_cli_offline,
                test_extract_matches_crawl,
-               test_navigation_pages_refresh])
+               test_navigation_pages_refresh, test_text_method_per_job])

@@ -500,6 +500,75 @@ static void test_limits_and_empty(void)
     rc_html_free(doc);
 }
 
+/* The tree as text: "<tag>" for elements, their text children as they are; with OMIT, the text
+ * of <script> (but JSON-LD) and <style> elements is left out. */
+static void serialize(const GumboNode *n, int omit, rc_buf *b)
+{
+    if (n->type == GUMBO_NODE_TEXT || n->type == GUMBO_NODE_WHITESPACE || n->type == GUMBO_NODE_CDATA ||
+        n->type == GUMBO_NODE_COMMENT) {
+        rc_buf_puts(b, n->v.text.text);
+        return;
+    }
+    if (n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_DOCUMENT)
+        return;
+    const GumboVector *kids = n->type == GUMBO_NODE_DOCUMENT ? &n->v.document.children : &n->v.element.children;
+    int skip = 0;
+    if (n->type == GUMBO_NODE_ELEMENT) {
+        rc_buf_printf(b, "<%s%s>", gumbo_normalized_tagname(n->v.element.tag),
+                      n->v.element.tag_namespace == GUMBO_NAMESPACE_SVG ? ":svg" : "");
+        const GumboAttribute *t = gumbo_get_attribute(&n->v.element.attributes, "type");
+        skip = omit && (n->v.element.tag == GUMBO_TAG_STYLE ||
+                        (n->v.element.tag == GUMBO_TAG_SCRIPT && n->v.element.tag_namespace == GUMBO_NAMESPACE_HTML &&
+                         !(t && strstr(t->value, "ld+json"))));
+    }
+    for (unsigned i = 0; i < kids->length && !skip; i++)
+        serialize(kids->data[i], omit, b);
+    if (n->type == GUMBO_NODE_ELEMENT)
+        rc_buf_puts(b, "</>");
+}
+
+static char *tree_of(const char *html, int skip_script_text, int omit)
+{
+    rc_html_limits lim = {.skip_script_text = skip_script_text};
+    rc_html *doc = rc_html_parse_limited(html, strlen(html), &lim);
+    rc_buf b;
+    rc_buf_init(&b);
+    serialize(rc_html_gumbo(doc)->document, omit, &b);
+    rc_html_free(doc);
+    return rc_buf_steal(&b);
+}
+
+/* skip_script_text: the tree is the full parse less the text of scripts and styles, wherever
+ * "<script" appears in places that are not script data (comments, attributes, RCDATA, SVG). */
+static void test_skip_script_text(void)
+{
+    static const char *const pages[] = {
+        "<title>a <script> b</title><p>one</p><script>var s = '<p>not a paragraph</p>';</script><p>two</p>",
+        "<style>p { color: red } </style ><p>text</p><STYLE type=text/css>a{}</STYLE><p>after</p>",
+        "<script type=\"application/ld+json\">{\"articleBody\": \"kept\"}</script><p>x</p>",
+        "<script><!-- <script> var x = '</script>'; </script> --></script><p>escaped</p>",
+        "<!-- <script> --><p>after a comment</p><a title='<script>' href=/s>link</a><p>end</p>",
+        "<textarea><script></textarea><p>after textarea</p><xmp><style></xmp><p>after xmp</p>",
+        "<svg><script/><style/><text>svg text</text></svg><p>after svg</p>",
+        "<p>unterminated<script>var a = 1; <p>never markup",
+        "<script src=x></script><noscript><p>no script</p></noscript><iframe><script></iframe><p>z</p>",
+        "<plaintext><script>all text</script>",
+        "<p>a < b</p><script>x</script",
+    };
+    for (size_t i = 0; i < RC_ARRAY_LEN(pages); i++) {
+        char *full = tree_of(pages[i], 0, 1), *skipped = tree_of(pages[i], 1, 0);
+        RC_CHECK_STR_EQ(skipped, full);
+        free(full);
+        free(skipped);
+    }
+    char *t = tree_of(pages[0], 1, 0);
+    RC_CHECK(!strstr(t, "not a paragraph") && strstr(t, "<script></>") && strstr(t, "a <script> b"));
+    free(t);
+    t = tree_of(pages[2], 1, 0);
+    RC_CHECK(strstr(t, "\"articleBody\": \"kept\"") != NULL);
+    free(t);
+}
+
 int main(void)
 {
     test_title_whitespace();
@@ -521,5 +590,6 @@ int main(void)
     test_deep_hostile();
     test_amplification_degraded();
     test_limits_and_empty();
+    test_skip_script_text();
     return rc_test_done("test_html");
 }

@@ -65,6 +65,21 @@ int main(void)
     bad("{\"crawlid\":\"o\",\"url\":\"http://a.test/\",\"meta_refresh_max\":-2}", "meta_refresh_max");
     bad("{\"crawlid\":\"o\",\"url\":\"http://a.test/\",\"sitemaps\":\"yes\"}", "sitemaps");
 
+    /* The main-text method: absent = the default, a known name round-trips, others are refused. */
+    RC_CHECK_INT_EQ(rc_job_parse(ok, strlen(ok), &k, err, sizeof err), 0);
+    RC_CHECK(k.text_method == NULL);
+    rc_job_release(&k);
+    const char *tm = "{\"crawlid\":\"o\",\"url\":\"http://a.test/\",\"text\":true,\"text_method\":\"lineblock\"}";
+    RC_CHECK_INT_EQ(rc_job_parse(tm, strlen(tm), &k, err, sizeof err), 0);
+    spec = rc_job_encode(&k);
+    rc_job_release(&k);
+    RC_CHECK_INT_EQ(rc_job_parse(spec, strlen(spec), &k, err, sizeof err), 0);
+    RC_CHECK_STR_EQ(k.text_method, "lineblock");
+    free(spec);
+    rc_job_release(&k);
+    bad("{\"crawlid\":\"o\",\"url\":\"http://a.test/\",\"text_method\":\"Article\"}", "text_method");
+    bad("{\"crawlid\":\"o\",\"url\":\"http://a.test/\",\"text_method\":1}", "text_method");
+
     /* Several seeds span all their registrable domains; allowed_domains overrides. */
     const char *multi = "{\"crawlid\":\"m\",\"urls\":[\"http://a.example.com/\",\"http://b.example.org/x\","
                         "\"http://a.example.com/\"]}";

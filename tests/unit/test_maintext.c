@@ -427,6 +427,26 @@ static void test_article(void)
     free(t);
     rc_buf_release(&b);
 
+    /* React's streamed content (<div hidden id="S:0">, moved in by a script) is the page's text;
+     * another hidden element is not. */
+    t = text_of("<body><div hidden id=menu><p>" PARA " hidden menu</p></div><div hidden id=\"S:0\"><div>"
+                "<p>" PARA "</p><p>" PARA "</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA "\n\n" PARA);
+    free(t);
+
+    /* An article split into CMS blocks, each its own container: all of them, not the best one. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=nav><a href=/>Home</a></div><div id=wrap>");
+    for (int i = 0; i < 4; i++)
+        rc_buf_printf(
+            &b, "<div class=outer><div class=container><div class=row><p>BLOCK %d " PARA "</p></div></div></div>", i);
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "BLOCK 0 ") && strstr(t, "BLOCK 3 "));
+    free(t);
+    rc_buf_release(&b);
+
     /* A class that says "sidebar" on the wrapper of the whole page says nothing. */
     t = text_of("<body><div class=with-sidebar-right><div class=content><p>" PARA "</p><p>" PARA
                 "</p></div></div></body>",

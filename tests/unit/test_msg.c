@@ -166,7 +166,8 @@ static void check_job(const rc_msg *m, const json_t *want_scope, const char *nam
     }
     /* Fields job.c does not model yet travel along for the modules that do. */
     json_t *s = json_loads(spec, 0, NULL);
-    const char *carried[] = {"attrs", "rules", "allow_regex", "deny_regex", "deny_extensions", "domain_max_pages"};
+    const char *carried[] = {"attrs",      "rules", "allow_regex", "deny_regex", "deny_extensions", "domain_max_pages",
+                             "text_method"};
     for (size_t i = 0; i < RC_ARRAY_LEN(carried); i++) {
         json_t *v = json_object_get(m->doc, carried[i]);
         if (v && !json_is_null(v))

@@ -192,6 +192,35 @@ static void test_noindex_and_meta_refresh(void)
     env_release(&e);
 }
 
+/* The job's text_method picks the method; the record says which one produced the text. */
+static void test_text_method(void)
+{
+    const char *html = "<html><body><div><p>The first paragraph of the story, long enough to be a part of its "
+                       "main text, with commas, clauses, and more.</p><p>The second paragraph carries on with the "
+                       "story for a while, too.</p></div></body></html>";
+    const char *jobs[][2] = {{"{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"text\":true}", "article"},
+                             {"{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"text\":true,"
+                              "\"text_method\":\"lineblock\"}",
+                              "lineblock"},
+                             {"{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"text\":true,"
+                              "\"text_method\":\"density\"}",
+                              "density"}};
+    for (size_t i = 0; i < RC_ARRAY_LEN(jobs); i++) {
+        env e;
+        env_init(&e, jobs[i][0], NULL);
+        rc_record rec = {.url = (char[]){"http://a.site.test/p"}, .crawlid = (char[]){"c"}, .depth = 0};
+        rc_fetch_result res = {
+            .ok = 1, .status = 200, .content_type = "text/html", .body = html, .body_len = strlen(html)};
+        rc_page_result out;
+        run(&e, &rec, &res, &out);
+        RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "text_method")), jobs[i][1]);
+        const char *text = json_string_value(json_object_get(out.doc, "text"));
+        RC_CHECK(text && strstr(text, "The second paragraph"));
+        rc_page_result_release(&out);
+        env_release(&e);
+    }
+}
+
 static void test_redirect_and_errors(void)
 {
     env e;
@@ -333,6 +362,7 @@ int main(void)
     test_redirect_and_errors();
     test_chain_scope_and_end();
     test_noindex_and_meta_refresh();
+    test_text_method();
     test_decoding();
     test_items_and_detail_pages();
     test_fast_path_same_record();
