@@ -207,6 +207,7 @@ int rc_cli_status(int argc, char **argv)
     }
     signal(SIGINT, on_sigint);
     signal(SIGTERM, on_sigint);
+    signal(SIGPIPE, SIG_IGN); /* Redis going away is shown and retried, not a way to die */
     rc = run(r, &c);
 out:
     rc_redis_free(r);

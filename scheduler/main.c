@@ -1,6 +1,7 @@
 /* redcrawl-scheduler: dispatches the frontier to workers. See scheduler.h. */
 #include <ev.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 
 static const rc_conf_row rows[] = {
     {"redis", RC_CONF_STR, offsetof(rc_sched_conf, redis), NULL, 0, 0, "REDCRAWL_REDIS",
-     "Redis URL (redis://HOST:PORT or unix:///PATH)"},
+     "Redis URL (redis://HOST:PORT, rediss://HOST:PORT for TLS, or unix:///PATH)"},
     {"prefix", RC_CONF_STR, offsetof(rc_sched_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX", "key prefix"},
     {"log-level", RC_CONF_STR, offsetof(rc_sched_conf, log_level), "info", 0, 0, "REDCRAWL_LOG_LEVEL",
      "debug|info|warn|error"},
@@ -73,6 +74,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "redcrawl-scheduler: --log-level: '%s' is not debug, info, warn or error\n", conf.log_level);
         return 2;
     }
+    /* A Redis that went away is an error to reconnect from, not a way to die: a write to its
+     * closed connection (or the TLS relay's socket) must fail with EPIPE. */
+    signal(SIGPIPE, SIG_IGN);
     struct ev_loop *loop = EV_DEFAULT;
     rc_scheduler *s = rc_scheduler_new(loop, &conf, err, sizeof err);
     if (!s) {

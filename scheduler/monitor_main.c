@@ -16,7 +16,7 @@ static const rc_conf_row rows[] = {
     {"kafka", RC_CONF_STR, offsetof(rc_monitor_conf, kafka), NULL, 0, 0, "REDCRAWL_KAFKA",
      "Kafka brokers, host:port[,host:port...]"},
     {"redis", RC_CONF_STR, offsetof(rc_monitor_conf, redis), NULL, 0, 0, "REDCRAWL_REDIS",
-     "Redis URL (redis://HOST:PORT or unix:///PATH)"},
+     "Redis URL (redis://HOST:PORT, rediss://HOST:PORT for TLS, or unix:///PATH)"},
     {"prefix", RC_CONF_STR, offsetof(rc_monitor_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX",
      "Redis key prefix"},
     {"topic-prefix", RC_CONF_STR, offsetof(rc_monitor_conf, topic_prefix), RC_TOPIC_PREFIX_DEFAULT, 0, 0,

@@ -9,6 +9,7 @@
 #   scripts/services.sh stop    redis|kafka|mongo|all [--dir DIR]
 #   scripts/services.sh restart redis|kafka|mongo|all [--dir DIR]
 #   scripts/services.sh status  [redis|kafka|mongo|all] [--dir DIR]
+#   scripts/services.sh tls     DIR
 #
 #   eval "$(scripts/services.sh start redis)"   # sets REDCRAWL_REDIS
 #
@@ -22,6 +23,9 @@
 # stop    SIGTERM, wait up to 20 s, then SIGKILL. No-op if not running.
 # status  Prints export lines of the running services to stdout and a
 #         summary to stderr; for a single service exits 1 if it is not running.
+# tls     Makes (once) a test CA in DIR and certificates it signed: DIR/ca.pem,
+#         DIR/server.crt + server.key (127.0.0.1, localhost), DIR/client.crt +
+#         client.key; prints DIR. Redis, Kafka and FerretDB listen with these.
 #
 # Environment:
 #   REDCRAWL_SERVICES_DIR  state dir (default /tmp/redcrawl-services-$UID)
@@ -138,7 +142,12 @@ export_line() {
 	local port
 	port=$(<"$(svc_dir "$1")/port")
 	case $1 in
-	redis) printf 'export REDCRAWL_REDIS=redis://127.0.0.1:%s\n' "$port" ;;
+	redis)
+		printf 'export REDCRAWL_REDIS=redis://127.0.0.1:%s\n' "$port"
+		# The TLS port (client certificates optional), verified against the test CA.
+		printf '# export REDCRAWL_REDIS=rediss://127.0.0.1:%s REDCRAWL_REDIS_CACERT=%s\n' \
+			"$(<"$(svc_dir redis)/tport")" "$(svc_dir redis)/tls/ca.pem"
+		;;
 	kafka)
 		printf 'export REDCRAWL_KAFKA=%s:%s\n' "$(cat "$(svc_dir kafka)/host" 2>/dev/null || echo 127.0.0.1)" "$port"
 		# The SASL/PLAIN over TLS listener: REDCRAWL_KAFKA_CONFIG + REDCRAWL_KAFKA_PASSWORD_FILE.
@@ -222,6 +231,7 @@ start_redis() {
 	if [[ $reuse == 1 && -s $d/port ]]; then
 		port=$(<"$d/port")
 		wait_ports_free "$port"
+		if [[ -s $d/tport ]]; then wait_ports_free "$(<"$d/tport")"; fi
 	else
 		port=$(free_ports 1)
 		if [[ $OPT_KEEP == 0 ]]; then rm -rf "$d/data"; fi
@@ -237,8 +247,13 @@ start_redis() {
 		aof=no
 	fi
 	printf '%s\n' "$aof" >"$d/aof"
+	# A TLS port beside the plain one (a test CA in $d/tls): for clients that test rediss://.
+	make_tls "$d/tls"
+	if [[ ! ($reuse == 1 && -s $d/tport) ]]; then free_ports 1 >"$d/tport"; fi
 	local args=(--port "$port" --bind 127.0.0.1 --save '' --daemonize no
-		--dir "$d/data" --logfile '' --protected-mode yes)
+		--dir "$d/data" --logfile '' --protected-mode yes
+		--tls-port "$(<"$d/tport")" --tls-cert-file "$d/tls/server.crt" --tls-key-file "$d/tls/server.key"
+		--tls-ca-cert-file "$d/tls/ca.pem" --tls-auth-clients optional)
 	if [[ $aof == yes ]]; then
 		args+=(--appendonly yes --appendfsync everysec)
 	else
@@ -495,6 +510,22 @@ make_tls() {
 	chmod 644 "$t/ca.pem" "$t/server.crt"
 }
 
+# make_client_cert DIR: a client certificate signed by make_tls's CA (DIR/client.crt,
+# DIR/client.key), for servers that ask for one (Redis --tls-auth-clients).
+make_client_cert() {
+	local t=$1
+	[[ -s $t/client.crt && -s $t/client.key ]] && return 0
+	(
+		umask 077
+		openssl req -newkey rsa:2048 -nodes -subj "/CN=redcrawl test client" -keyout "$t/client.key" \
+			-out "$t/client.csr" 2>/dev/null
+		printf 'extendedKeyUsage=clientAuth\n' >"$t/client-ext.cnf"
+		openssl x509 -req -in "$t/client.csr" -CA "$t/ca.pem" -CAkey "$t/ca.key" -CAcreateserial \
+			-days 3650 -extfile "$t/client-ext.cnf" -out "$t/client.crt" 2>/dev/null
+	) || die "cannot make a test client certificate in $t (openssl)"
+	chmod 644 "$t/client.crt"
+}
+
 start_mongo() {
 	local reuse=$1 d port logfile deadline bin
 	d=$(svc_dir mongo)
@@ -576,6 +607,14 @@ main() {
 	(($# > 0)) || usage
 	cmd=$1
 	shift
+	if [[ $cmd == tls ]]; then
+		(($# == 1)) || die "tls needs a directory"
+		mkdir -p "$1"
+		make_tls "$1"
+		make_client_cert "$1"
+		(cd "$1" && pwd)
+		return 0
+	fi
 	while (($# > 0)); do
 		case $1 in
 		--dir)

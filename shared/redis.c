@@ -7,14 +7,17 @@
 #include <sys/socket.h>
 #include <hiredis/hiredis.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tls_relay.h"
 #include "util.h"
 
 struct rc_redis {
     redisContext *c;
+    rc_tls_relay *relay; /* rediss://: the TLS connection c talks through */
     char *url;
     char *prefix;
     rc_redis_addr addr;
@@ -100,6 +103,43 @@ static int parse_host_port_db(const char *h, const char *shown, rc_redis_addr *a
     return 0;
 }
 
+/* The TLS settings of a rediss:// address, from the environment (file names, not secrets). */
+static int tls_env(rc_redis_addr *a, char *err, size_t cap)
+{
+    static const struct {
+        const char *var;
+        size_t off, size;
+    } vars[] = {
+        {"REDCRAWL_REDIS_CACERT", offsetof(rc_redis_addr, cacert), sizeof a->cacert},
+        {"REDCRAWL_REDIS_CERT", offsetof(rc_redis_addr, cert), sizeof a->cert},
+        {"REDCRAWL_REDIS_KEY", offsetof(rc_redis_addr, key), sizeof a->key},
+        {"REDCRAWL_REDIS_SERVERNAME", offsetof(rc_redis_addr, servername), sizeof a->servername},
+    };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i].var);
+        if (v && strlen(v) >= vars[i].size) {
+            snprintf(err, cap, "%s is too long (at most %zu bytes)", vars[i].var, vars[i].size - 1);
+            return -EINVAL;
+        }
+        snprintf((char *)a + vars[i].off, vars[i].size, "%s", v ? v : "");
+    }
+    return 0;
+}
+
+int rc_redis_tls_start(const rc_redis_addr *addr, int timeout_ms, rc_tls_relay **ret, char *err, size_t cap)
+{
+    rc_tls_opts o = {
+        .host = addr->host,
+        .port = addr->port,
+        .cacert = addr->cacert[0] ? addr->cacert : NULL,
+        .cert = addr->cert[0] ? addr->cert : NULL,
+        .key = addr->key[0] ? addr->key : NULL,
+        .servername = addr->servername[0] ? addr->servername : NULL,
+        .timeout_ms = timeout_ms,
+    };
+    return rc_tls_relay_new(&o, ret, err, cap);
+}
+
 int rc_redis_parse_url(const char *url, rc_redis_addr *ret, char *err, size_t cap)
 {
     rc_redis_addr a;
@@ -117,15 +157,35 @@ int rc_redis_parse_url(const char *url, rc_redis_addr *ret, char *err, size_t ca
         *ret = a;
         return 0;
     }
-    if (strncmp(url, "redis://", 8) != 0) {
-        snprintf(err, cap, "redis URL %s: want redis://HOST:PORT[/DB] or unix:///PATH", shown);
+    a.tls = strncmp(url, "rediss://", 9) == 0;
+    if (!a.tls && strncmp(url, "redis://", 8) != 0) {
+        snprintf(err, cap, "redis URL %s: want redis://HOST:PORT[/DB], rediss://HOST:PORT[/DB] or unix:///PATH", shown);
         return -EINVAL;
     }
+    if (a.tls && tls_env(&a, err, cap) < 0)
+        return -EINVAL;
     const char *h;
-    if (parse_credentials(url + 8, &a, &h, err, cap) < 0 || parse_host_port_db(h, shown, &a, err, cap) < 0)
+    if (parse_credentials(url + (a.tls ? 9 : 8), &a, &h, err, cap) < 0 ||
+        parse_host_port_db(h, shown, &a, err, cap) < 0)
         return -EINVAL;
     *ret = a;
     return 0;
+}
+
+/* rediss://: a new relay (the old one goes with the old context); c then connects to its
+ * socket. The handshake's failure is the error, naming its cause. */
+static int start_tls(rc_redis *r, char *err, size_t cap)
+{
+    char why[400];
+    int e = rc_redis_tls_start(&r->addr, 5000, &r->relay, why, sizeof why);
+    if (e == 0)
+        e = rc_tls_relay_wait(r->relay, 6000, why, sizeof why);
+    if (e < 0)
+        snprintf(err, cap, "cannot connect to Redis at %s: %s%s", r->url, why,
+                 e == -EPROTO         ? " (REDCRAWL_REDIS_CACERT names the CA file, REDCRAWL_REDIS_SERVERNAME the name)"
+                 : e == -ECONNREFUSED ? " (is redis-server running with --tls-port? see scripts/services.sh)"
+                                      : "");
+    return e;
 }
 
 static int do_connect(rc_redis *r, char *err, size_t cap)
@@ -133,8 +193,16 @@ static int do_connect(rc_redis *r, char *err, size_t cap)
     struct timeval tv = {5, 0};
     if (r->c)
         redisFree(r->c);
-    r->c = r->addr.path[0] ? redisConnectUnixWithTimeout(r->addr.path, tv)
-                           : redisConnectWithTimeout(r->addr.host, r->addr.port, tv);
+    r->c = NULL;
+    rc_tls_relay_free(r->relay);
+    r->relay = NULL;
+    if (r->addr.tls) {
+        int e = start_tls(r, err, cap);
+        if (e < 0)
+            return e;
+    }
+    const char *path = r->relay ? rc_tls_relay_path(r->relay) : r->addr.path;
+    r->c = path[0] ? redisConnectUnixWithTimeout(path, tv) : redisConnectWithTimeout(r->addr.host, r->addr.port, tv);
     if (!r->c || r->c->err) {
         snprintf(err, cap, "cannot connect to Redis at %s: %s (is redis-server running? see scripts/services.sh)",
                  r->url, r->c ? r->c->errstr : "out of memory");
@@ -206,6 +274,7 @@ void rc_redis_free(rc_redis *r)
         return;
     if (r->c)
         redisFree(r->c);
+    rc_tls_relay_free(r->relay);
     free(r->url);
     free(r->prefix);
     free(r);
@@ -235,7 +304,8 @@ static int reconnect(rc_redis *r)
 redisReply *rc_redis_cmdv(rc_redis *r, const rc_argv *a)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
-        redisReply *rep = redisCommandArgv(r->c, a->n, (const char **)a->v, a->len);
+        /* No context at all when the last reconnect failed before hiredis (TLS). */
+        redisReply *rep = r->c ? redisCommandArgv(r->c, a->n, (const char **)a->v, a->len) : NULL;
         if (rep)
             return rep;
         if (reconnect(r) < 0)
@@ -249,7 +319,7 @@ redisReply *rc_redis_cmd(rc_redis *r, const char *fmt, ...)
     for (int attempt = 0; attempt < 2; attempt++) {
         va_list ap;
         va_start(ap, fmt);
-        redisReply *rep = redisvCommand(r->c, fmt, ap);
+        redisReply *rep = r->c ? redisvCommand(r->c, fmt, ap) : NULL;
         va_end(ap);
         if (rep)
             return rep;
@@ -314,7 +384,9 @@ const char *rc_redis_local_ip(rc_redis *r)
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
     snprintf(r->ip, sizeof r->ip, "local");
-    if (r->c && getsockname(r->c->fd, (struct sockaddr *)&ss, &len) == 0) {
+    if (r->relay && rc_tls_relay_local_ip(r->relay)[0])
+        snprintf(r->ip, sizeof r->ip, "%s", rc_tls_relay_local_ip(r->relay));
+    else if (r->c && getsockname(r->c->fd, (struct sockaddr *)&ss, &len) == 0) {
         if (ss.ss_family == AF_INET)
             inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, r->ip, sizeof r->ip);
         else if (ss.ss_family == AF_INET6)

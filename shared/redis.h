@@ -15,9 +15,13 @@ struct redisReply;
 
 #define RC_DEFAULT_PREFIX "rc:"
 
-/* A parsed Redis address: redis://[[USER]:PASSWORD@]HOST:PORT[/DB] or unix:///PATH (unix:PATH).
- * Without a password in the URL, REDCRAWL_REDIS_PASSWORD_FILE (its first line) or
- * REDCRAWL_REDIS_PASSWORD gives it (and REDCRAWL_REDIS_USER an ACL user): then AUTH. */
+/* A parsed Redis address: redis://[[USER]:PASSWORD@]HOST:PORT[/DB], the same with rediss://
+ * for TLS, or unix:///PATH (unix:PATH). Without a password in the URL,
+ * REDCRAWL_REDIS_PASSWORD_FILE (its first line) or REDCRAWL_REDIS_PASSWORD gives it (and
+ * REDCRAWL_REDIS_USER an ACL user): then AUTH. With rediss://, REDCRAWL_REDIS_CACERT names the
+ * CA file (default the system's), REDCRAWL_REDIS_CERT and REDCRAWL_REDIS_KEY a client
+ * certificate and its key, REDCRAWL_REDIS_SERVERNAME the name the server's certificate must
+ * carry (default HOST). */
 typedef struct rc_redis_addr {
     char host[256];
     int port;
@@ -25,7 +29,17 @@ typedef struct rc_redis_addr {
     int db;
     char user[128];     /* ACL user, "" = default */
     char password[256]; /* "" = no AUTH */
+    int tls;            /* rediss:// */
+    char cacert[512];   /* "" = the system's CAs */
+    char cert[512];     /* "" = no client certificate */
+    char key[512];
+    char servername[256]; /* "" = host */
 } rc_redis_addr;
+
+struct rc_tls_relay;
+/* For a rediss:// address: starts a TLS relay to it (shared/tls_relay.h), whose unix socket
+ * the hiredis context then connects to. 0, or negative errno with a message in err. */
+int rc_redis_tls_start(const rc_redis_addr *addr, int timeout_ms, struct rc_tls_relay **ret, char *err, size_t cap);
 
 /* Sends AUTH when addr has a password: synchronously on c. 0, or -EACCES with a message. */
 struct redisContext;
@@ -55,7 +69,8 @@ struct redisReply *rc_redis_eval(rc_redis *r, rc_lua_id id, uint64_t now_ms, con
 const char *rc_redis_key(const rc_redis *r, char *buf, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* The local address of the connection ("127.0.0.1", or "local" over a unix socket): the
+/* The local address of the connection ("127.0.0.1", or "local" over a unix socket; over TLS
+ * the relay's TCP connection's): the
  * worker's ip for per-ip throttles. Borrowed, valid until the next call. */
 const char *rc_redis_local_ip(rc_redis *r);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "tls_relay.h"
 #include "util.h"
 
 #define MOD "wake"
@@ -21,11 +22,22 @@ struct rc_wake {
     rc_wake_fn fn;
     void *ud;
     redisAsyncContext *ac;
+    rc_tls_relay *relay; /* rediss://: ac's TLS connection (or the one being made) */
+    ev_io relay_ready;
     ev_timer retry;
     int quiet; /* said once that Redis is away; said again when it is back */
 };
 
 static void connect_wake(rc_wake *wk);
+
+static void drop_relay(rc_wake *wk)
+{
+    if (!wk->relay)
+        return;
+    ev_io_stop(wk->loop, &wk->relay_ready);
+    rc_tls_relay_free(wk->relay);
+    wk->relay = NULL;
+}
 
 static void on_message(redisAsyncContext *ac, void *reply, void *privdata)
 {
@@ -51,6 +63,7 @@ static void on_connect(const redisAsyncContext *ac, int status)
         return;
     if (status != REDIS_OK) {
         wk->ac = NULL; /* hiredis frees it after this callback */
+        drop_relay(wk);
         ev_timer_start(wk->loop, &wk->retry);
         return;
     }
@@ -65,6 +78,7 @@ static void on_disconnect(const redisAsyncContext *ac, int status)
     if (!wk)
         return; /* rc_wake_free */
     wk->ac = NULL;
+    drop_relay(wk);
     if (status != REDIS_OK && !wk->quiet) {
         rc_debug(MOD, "subscriber lost Redis: %s (polling meanwhile; reconnecting)", ac->errstr);
         wk->quiet = 1;
@@ -79,13 +93,17 @@ static void on_retry(struct ev_loop *loop, ev_timer *t, int revents)
     connect_wake(t->data);
 }
 
-static void connect_wake(rc_wake *wk)
+/* path: the TLS relay's socket, or NULL for the address itself. */
+static void attach(rc_wake *wk, const char *path)
 {
     const rc_redis_addr *a = &wk->addr;
-    redisAsyncContext *ac = a->path[0] ? redisAsyncConnectUnix(a->path) : redisAsyncConnect(a->host, a->port);
+    redisAsyncContext *ac = path         ? redisAsyncConnectUnix(path)
+                            : a->path[0] ? redisAsyncConnectUnix(a->path)
+                                         : redisAsyncConnect(a->host, a->port);
     if (!ac || ac->err) {
         if (ac)
             redisAsyncFree(ac);
+        drop_relay(wk);
         ev_timer_start(wk->loop, &wk->retry);
         return;
     }
@@ -99,6 +117,40 @@ static void connect_wake(rc_wake *wk)
         redisAsyncCommand(ac, NULL, NULL, "AUTH %s", a->password);
     wk->ac = ac;
     subscribe(wk);
+}
+
+/* The relay's handshake ended (on its thread: the loop went on meanwhile). */
+static void on_relay_ready(struct ev_loop *loop, ev_io *io, int revents)
+{
+    rc_wake *wk = io->data;
+    char err[512];
+    (void)revents;
+    ev_io_stop(loop, io);
+    if (rc_tls_relay_wait(wk->relay, 0, err, sizeof err) < 0) {
+        rc_debug(MOD, "subscriber cannot reach Redis: %s (polling meanwhile)", err);
+        drop_relay(wk);
+        ev_timer_start(wk->loop, &wk->retry);
+        return;
+    }
+    attach(wk, rc_tls_relay_path(wk->relay));
+}
+
+static void connect_wake(rc_wake *wk)
+{
+    char err[512];
+    if (!wk->addr.tls) {
+        attach(wk, NULL);
+        return;
+    }
+    drop_relay(wk);
+    if (rc_redis_tls_start(&wk->addr, 5000, &wk->relay, err, sizeof err) < 0) {
+        rc_debug(MOD, "subscriber cannot reach Redis: %s (polling meanwhile)", err);
+        ev_timer_start(wk->loop, &wk->retry);
+        return;
+    }
+    ev_io_init(&wk->relay_ready, on_relay_ready, rc_tls_relay_ready_fd(wk->relay), EV_READ);
+    wk->relay_ready.data = wk;
+    ev_io_start(wk->loop, &wk->relay_ready);
 }
 
 rc_wake *rc_wake_new(struct ev_loop *loop, const rc_redis_addr *addr, const char *channel, rc_wake_fn fn, void *ud,
@@ -139,5 +191,6 @@ void rc_wake_free(rc_wake *wk)
         wk->ac->data = NULL; /* its disconnect callback, run by the free, finds no wake */
         redisAsyncFree(wk->ac);
     }
+    drop_relay(wk);
     free(wk);
 }

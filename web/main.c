@@ -16,7 +16,7 @@
 
 static const rc_conf_row rows[] = {
     {"redis", RC_CONF_STR, offsetof(rc_web_conf, redis), NULL, 0, 0, "REDCRAWL_REDIS",
-     "Redis URL (redis://HOST:PORT or unix:///PATH)"},
+     "Redis URL (redis://HOST:PORT, rediss://HOST:PORT for TLS, or unix:///PATH)"},
     {"prefix", RC_CONF_STR, offsetof(rc_web_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX",
      "Redis key prefix"},
     {"addr", RC_CONF_STR, offsetof(rc_web_conf, addr), "127.0.0.1", 0, 0, "REDCRAWL_WEB_ADDR",

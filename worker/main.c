@@ -15,7 +15,7 @@
 
 static const rc_conf_row rows[] = {
     {"redis", RC_CONF_STR, offsetof(rc_worker_conf, redis), NULL, 0, 0, "REDCRAWL_REDIS",
-     "Redis URL (redis://HOST:PORT or unix:///PATH)"},
+     "Redis URL (redis://HOST:PORT, rediss://HOST:PORT for TLS, or unix:///PATH)"},
     {"prefix", RC_CONF_STR, offsetof(rc_worker_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX", "key prefix"},
     {"log-level", RC_CONF_STR, offsetof(rc_worker_conf, log_level), "info", 0, 0, "REDCRAWL_LOG_LEVEL",
      "debug|info|warn|error"},

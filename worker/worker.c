@@ -41,6 +41,7 @@
 #include "sink_mongo.h"
 #include "sink_warc.h"
 #include "strmap.h"
+#include "tls_relay.h"
 #include "url.h"
 #include "urlfilter.h"
 #include "util.h"
@@ -103,6 +104,8 @@ struct rc_worker {
     rc_redis *sync; /* startup, shutdown and script SHAs */
     rc_redis_addr addr;
     redisAsyncContext *ac;
+    struct rc_tls_relay *relay; /* rediss://: ac's TLS connection (or the one being made) */
+    ev_io relay_watcher;        /* its handshake's end */
     rc_fetcher *fetcher;
     rc_netguard *guard; /* the SSRF guard, read by the fetcher */
     rc_store stores[3]; /* every sink, the asynchronous ones first (MongoDB, Kafka
@@ -221,6 +224,7 @@ static int async_eval(rc_worker *w, rc_lua_id id, const rc_argv *args, eval_cb c
 }
 
 static void connect_redis(rc_worker *w);
+static void drop_relay(rc_worker *w);
 
 /* One-shot timers must be re-armed with ev_timer_set: after firing, a plain restart would fire
  * at once (libev keeps the absolute time). */
@@ -323,6 +327,7 @@ static void on_connect(const redisAsyncContext *ac, int status)
     if (status != REDIS_OK) {
         rc_warn(MOD, "cannot reach Redis: %s (retrying every second)", ac->errstr);
         set_ac(w, NULL); /* hiredis frees the context after this callback */
+        drop_relay(w);
         start_reconnect(w);
         return;
     }
@@ -338,6 +343,7 @@ static void on_disconnect(const redisAsyncContext *ac, int status)
 {
     rc_worker *w = ac->data;
     set_ac(w, NULL);
+    drop_relay(w); /* hiredis closes its end after this callback; the relay's goes now */
     if (status != REDIS_OK)
         rc_warn(MOD, "lost Redis: %s (reconnecting)", ac->errstr);
     if (!w->draining || w->active > 0)
@@ -349,14 +355,27 @@ static void on_reconnect_timer(struct ev_loop *loop, ev_timer *t, int revents)
     connect_redis(t->data);
 }
 
-static void connect_redis(rc_worker *w)
+/* rediss://: the TLS relay of the current connection attempt or connection, if any. */
+static void drop_relay(rc_worker *w)
 {
-    redisAsyncContext *ac =
-        w->addr.path[0] ? redisAsyncConnectUnix(w->addr.path) : redisAsyncConnect(w->addr.host, w->addr.port);
+    if (!w->relay)
+        return;
+    ev_io_stop(w->loop, &w->relay_watcher);
+    rc_tls_relay_free(w->relay);
+    w->relay = NULL;
+}
+
+/* path: the TLS relay's socket, or NULL for the address itself. */
+static void attach_redis(rc_worker *w, const char *path)
+{
+    redisAsyncContext *ac = path              ? redisAsyncConnectUnix(path)
+                            : w->addr.path[0] ? redisAsyncConnectUnix(w->addr.path)
+                                              : redisAsyncConnect(w->addr.host, w->addr.port);
     if (!ac || ac->err) {
         rc_warn(MOD, "cannot connect to Redis: %s", ac ? ac->errstr : "out of memory");
         if (ac)
             redisAsyncFree(ac);
+        drop_relay(w);
         start_reconnect(w);
         return;
     }
@@ -372,6 +391,39 @@ static void connect_redis(rc_worker *w)
     if (w->addr.db)
         redisAsyncCommand(ac, NULL, NULL, "SELECT %d", w->addr.db);
     set_ac(w, ac);
+}
+
+/* The relay's handshake ended (on its thread: the loop went on meanwhile). */
+static void on_relay_ready(struct ev_loop *loop, ev_io *io, int revents)
+{
+    rc_worker *w = io->data;
+    char err[512];
+    ev_io_stop(loop, io);
+    if (rc_tls_relay_wait(w->relay, 0, err, sizeof err) < 0) {
+        rc_warn(MOD, "cannot reach Redis: %s (retrying every second)", err);
+        drop_relay(w);
+        start_reconnect(w);
+        return;
+    }
+    attach_redis(w, rc_tls_relay_path(w->relay));
+}
+
+static void connect_redis(rc_worker *w)
+{
+    char err[512];
+    if (!w->addr.tls) {
+        attach_redis(w, NULL);
+        return;
+    }
+    drop_relay(w);
+    if (rc_redis_tls_start(&w->addr, 5000, &w->relay, err, sizeof err) < 0) {
+        rc_warn(MOD, "cannot reach Redis: %s (retrying every second)", err);
+        start_reconnect(w);
+        return;
+    }
+    ev_io_init(&w->relay_watcher, on_relay_ready, rc_tls_relay_ready_fd(w->relay), EV_READ);
+    w->relay_watcher.data = w;
+    ev_io_start(w->loop, &w->relay_watcher);
 }
 
 /* ---------- tasks ---------- */
@@ -1707,6 +1759,7 @@ void rc_worker_free(rc_worker *w)
         ac->data = w;
         redisAsyncFree(ac); /* pending callbacks run with NULL replies */
     }
+    drop_relay(w);
     task *lists[] = {w->resend, w->fenced};
     for (size_t i = 0; i < 2; i++)
         while (lists[i]) {
