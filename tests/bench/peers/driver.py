@@ -25,7 +25,6 @@ import heapq
 import json
 import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -73,17 +72,16 @@ def nginx_cpu(master):
 
 def run_measured(cmd, env, timeout, cwd):
     """Runs cmd in cwd (its output in stdout.log, stderr.log); returns (rc, wall, cpu s, peak rss bytes, t0)."""
-    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.time()
     with open(os.path.join(cwd, "stdout.log"), "w") as so, open(os.path.join(cwd, "stderr.log"), "w") as se:
         proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=so, stderr=se, start_new_session=True)
     peak, seen_cpu = 0, {}
     while True:
-        try:
-            proc.wait(timeout=0.2)
+        # wait4 gives the child's own rusage (with its reaped descendants'): CPU, and the
+        # largest single process's RSS for runs shorter than a sampling period
+        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
             break
-        except subprocess.TimeoutExpired:
-            pass
         t = proc_table()
         pids = tree(t, proc.pid)
         peak = max(peak, sum(t[p][2] for p in pids))
@@ -91,12 +89,13 @@ def run_measured(cmd, env, timeout, cwd):
             seen_cpu[p] = t[p][1]
         if time.time() - t0 > timeout:
             os.killpg(proc.pid, 9)
-            proc.wait()
+            pid, status, ru = os.wait4(proc.pid, 0)
             break
+        time.sleep(0.2)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.time() - t0
-    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
-    return proc.returncode, wall, max(cpu, sum(seen_cpu.values())), peak, t0
+    cpu = ru.ru_utime + ru.ru_stime
+    return proc.returncode, wall, max(cpu, sum(seen_cpu.values())), max(peak, ru.ru_maxrss * 1024), t0
 
 
 def server_view(lines, prefix, hosts, pages, t0):
