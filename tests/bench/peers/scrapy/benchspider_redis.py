@@ -13,6 +13,9 @@ class BenchRedisSpider(BenchMixin, RedisSpider):
         SETTINGS,
         SCHEDULER="scrapy_redis.scheduler.Scheduler",
         DUPEFILTER_CLASS="scrapy_redis.dupefilter.RFPDupeFilter",
-        SCHEDULER_PERSIST=False,
+        # keep the shared queue and seen-set when a process closes: without it the first process
+        # to go idle flushes them and the other crawls everything again (the Redis is private
+        # to the run and thrown away after it)
+        SCHEDULER_PERSIST=True,
         MAX_IDLE_TIME_BEFORE_CLOSE=2,
     )
