@@ -1,6 +1,7 @@
 /* cpu.c - see cpu.h. */
 #include "cpu.h"
 
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -11,6 +12,7 @@ struct rc_cpu {
     double cores;
     int cap;                            /* cores given: --cpu-cores is also a cap */
     uint64_t last_wall_us, last_cpu_us; /* the previous headroom reading */
+    double avg;                         /* the headroom's moving average (AVG_TAU_S) */
     uint64_t win_wall_us, win_cpu_us;   /* the start of the cap's window */
 };
 
@@ -37,6 +39,7 @@ rc_cpu *rc_cpu_new(double cores, int threads)
     rc_cpu *c = rc_xcalloc(1, sizeof *c);
     c->cap = cores > 0;
     c->cores = cores > 0 ? cores : usable_cores(threads);
+    c->avg = -1; /* no reading yet */
     c->win_wall_us = rc_mono_us();
     c->win_cpu_us = cpu_us();
     return c;
@@ -52,17 +55,22 @@ double rc_cpu_cores(const rc_cpu *c)
     return c->cores;
 }
 
+#define AVG_TAU_S 3.0
+
+/* Averaged over a few seconds: a worker held back by its CPU cap idles between windows, and
+ * one heartbeat's reading would then say it has room again (the weights flapped with it). */
 double rc_cpu_headroom(rc_cpu *c)
 {
     uint64_t wall = rc_mono_us(), cpu = cpu_us();
-    double free_share = 1.0;
     if (c->last_wall_us && wall > c->last_wall_us) {
-        double used = (double)(cpu - c->last_cpu_us) / ((double)(wall - c->last_wall_us) * c->cores);
-        free_share = used >= 1.0 ? 0.0 : 1.0 - used;
+        double dt = (double)(wall - c->last_wall_us) / 1e6;
+        double used = (double)(cpu - c->last_cpu_us) / (dt * 1e6 * c->cores);
+        double sample = used >= 1.0 ? 0.0 : 1.0 - used;
+        c->avg = c->avg < 0 ? sample : c->avg + (1.0 - exp(-dt / AVG_TAU_S)) * (sample - c->avg);
     }
     c->last_wall_us = wall;
     c->last_cpu_us = cpu;
-    return free_share;
+    return c->avg < 0 ? 1.0 : c->avg;
 }
 
 #define WINDOW_US 1000000

@@ -14,7 +14,8 @@ rc_cpu *rc_cpu_new(double cores, int threads);
 void rc_cpu_free(rc_cpu *c);
 /* The cores it counts as its own. */
 double rc_cpu_cores(const rc_cpu *c);
-/* Fraction of its cores unused since the previous call (0..1); 1 on the first call. */
+/* Fraction of its cores unused (0..1), averaged over the last few seconds (an exponential
+ * average with a 3 s time constant over the readings of each call); 1 on the first call. */
 double rc_cpu_headroom(rc_cpu *c);
 /* 1 while the process used more than its cores over the current one-second window (a cap set
  * with cores > 0), with the seconds until the window ends in *retry_s; else 0. */

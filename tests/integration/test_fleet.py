@@ -172,7 +172,7 @@ def test_slowed_worker_loses_hosts(tmp, procs):
 
 
 def test_cpu_bound_worker_gets_fewer_hosts(tmp, procs):
-    """Two workers with 8 transfer slots each; one may use 0.02 of a core (--cpu-cores: it takes
+    """Two workers with 8 transfer slots each; one may use 0.002 of a core (less than its own idle loop takes) (--cpu-cores: it takes
     nothing new while it used more over the last second), so its CPU, not its slots, is what
     it lacks. Once its heartbeat shows its CPU used up (cpu_free), a job with 32 new hosts
     arrives: the weights follow the CPU headroom, and the CPU-bound worker gets few of them
@@ -181,7 +181,7 @@ def test_cpu_bound_worker_gets_fewer_hosts(tmp, procs):
     redis_port, _ = start_redis(procs, tmp)
     env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
     procs.start([SCHEDULER, "--worker-timeout", "5"], os.path.join(tmp, "scheduler.log"), env=env)
-    for wid, extra in (("free", []), ("cpu", ["--cpu-cores", "0.02"])):
+    for wid, extra in (("free", []), ("cpu", ["--cpu-cores", "0.002"])):
         procs.start([WORKER, "--id", wid, "--out", os.path.join(tmp, "out"), "--heartbeat", "0.5",
                      "--concurrency", "8", "--delay", "0", "--delay-factor", "0",
                      "--connect-to", "::127.0.0.1:%d" % web_port] + extra, os.path.join(tmp, wid + ".log"), env=env)
