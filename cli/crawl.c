@@ -23,6 +23,7 @@
 #include "proc.h"
 #include "redis.h"
 #include "rules.h"
+#include "seeds.h"
 #include "util.h"
 
 typedef struct crawl_conf {
@@ -40,6 +41,7 @@ typedef struct crawl_conf {
     char *useragent;
     char *log_level;
     char *rules;
+    char *seeds;
     char *mongo;
     char *fsync;
     double retention;
@@ -96,6 +98,8 @@ static const rc_conf_row rows[] = {
      "the only ports fetched (default any)"},
     {"allowed-domain", RC_CONF_LIST, offsetof(crawl_conf, allowed_domains), NULL, 0, 0, NULL,
      "follow links only into this domain (default: the seeds' registrable domains)"},
+    {"seeds", RC_CONF_STR, offsetof(crawl_conf, seeds), NULL, 0, 0, NULL,
+     "also read seed URLs from this file, one a line (- = stdin; any number; bad lines are reported and skipped)"},
     {"rules", RC_CONF_STR, offsetof(crawl_conf, rules), NULL, 0, 0, NULL,
      "extraction rules (JSON file); items go to OUT/items.jsonl"},
     {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", 0, 31536000, NULL,
@@ -420,6 +424,62 @@ static void summary_statuses(const char *pages, rc_buf *out)
         rc_buf_printf(out, "%sunreadable: %lld", out->len ? ", " : "", (long long)other);
 }
 
+/* --seeds: bad lines are reported with their number (the first few) and skipped. */
+typedef struct seed_read {
+    const char *name;
+    size_t bad;
+} seed_read;
+
+#define SEEDS_BAD_SHOWN 20
+
+static void on_bad_seed(void *ud, size_t line, const char *text, const char *why)
+{
+    seed_read *sr = ud;
+    if (++sr->bad <= SEEDS_BAD_SHOWN)
+        fprintf(stderr, "redcrawl crawl: %s line %zu skipped: %s%s%.200s\n", sr->name, line, why, *text ? ": " : "",
+                text);
+}
+
+/* Reads --seeds into s (CLI URLs are added too, for the scope). 0, or 2 (usage error). */
+static int read_seeds(const crawl_conf *c, rc_seeds *s, char **cli, int ncli)
+{
+    char why[160];
+    for (int i = 0; i < ncli; i++)
+        rc_seeds_add(s, cli[i], why, sizeof why); /* rc_job_parse reports a bad one */
+    int stdin_ = strcmp(c->seeds, "-") == 0;
+    FILE *f = stdin_ ? stdin : fopen(c->seeds, "r");
+    if (!f) {
+        fprintf(stderr, "redcrawl crawl: --seeds %s: %s\n", c->seeds, strerror(errno));
+        return 2;
+    }
+    seed_read sr = {stdin_ ? "stdin" : c->seeds, 0};
+    size_t before = rc_seeds_count(s);
+    int r = rc_seeds_read(s, f, on_bad_seed, &sr);
+    if (!stdin_)
+        fclose(f);
+    if (r < 0) {
+        fprintf(stderr, "redcrawl crawl: --seeds %s: %s\n", sr.name, strerror(-r));
+        return 2;
+    }
+    if (sr.bad > SEEDS_BAD_SHOWN)
+        fprintf(stderr, "redcrawl crawl: %s: %zu more bad lines skipped\n", sr.name, sr.bad - SEEDS_BAD_SHOWN);
+    if (rc_seeds_count(s) == before) {
+        fprintf(stderr, "redcrawl crawl: --seeds %s holds no valid URL (%zu bad lines)\n", sr.name, sr.bad);
+        return 2;
+    }
+    if (sr.bad)
+        fprintf(stderr, "redcrawl crawl: %s: %zu URLs read, %zu bad lines skipped\n", sr.name,
+                rc_seeds_count(s) - before, sr.bad);
+    return 0;
+}
+
+static void on_seed_progress(void *ud, size_t done, size_t n, int64_t added)
+{
+    if (!*(int *)ud)
+        return;
+    fprintf(stderr, "\rredcrawl: seeds %zu/%zu sent, %lld new%s", done, n, (long long)added, done == n ? "\n" : "");
+}
+
 int rc_cli_crawl(int argc, char **argv)
 {
     crawl_conf c;
@@ -449,9 +509,10 @@ int rc_cli_crawl(int argc, char **argv)
     memset(&job, 0, sizeof job);
     char *outdir = NULL;
     uint64_t t0 = rc_mono_ms();
+    rc_seeds *seeds = NULL;
 
-    if (optind >= argc) {
-        fprintf(stderr, "redcrawl crawl: give at least one URL (see --help)\n");
+    if (optind >= argc && !c.seeds) {
+        fprintf(stderr, "redcrawl crawl: give at least one URL or --seeds FILE (see --help)\n");
         rc = 2;
         goto out;
     }
@@ -484,13 +545,36 @@ int rc_cli_crawl(int argc, char **argv)
         snprintf(cid, sizeof cid, "crawl-%04d%02d%02d-%02d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
                  tm.tm_hour, tm.tm_min, tm.tm_sec);
     }
+    if (c.seeds) {
+        seeds = rc_seeds_new();
+        if ((rc = read_seeds(&c, seeds, argv + optind, argc - optind)) != 0)
+            goto out;
+        rc = 1;
+        if (!c.allowed_domains.n && rc_seeds_ndomains(seeds) > RC_JOB_MAX_DOMAINS) {
+            fprintf(stderr,
+                    "redcrawl crawl: the seeds span %zu registrable domains, more than a job's scope holds (%d): "
+                    "give --allowed-domain\n",
+                    rc_seeds_ndomains(seeds), RC_JOB_MAX_DOMAINS);
+            rc = 2;
+            goto out;
+        }
+    }
     json_t *req = json_object();
     json_object_set_new(req, "crawlid", json_string(c.crawlid ? c.crawlid : cid));
     json_object_set_new(req, "appid", json_string("redcrawl-cli"));
     json_t *urls = json_array();
     for (int i = optind; i < argc; i++)
         json_array_append_new(urls, json_string(argv[i]));
+    if (optind >= argc) /* the job's spec names one seed; the list goes in by batches */
+        json_array_append_new(urls, json_string(rc_seeds_urls(seeds)[0]));
     json_object_set_new(req, "urls", urls);
+    if (seeds && !c.allowed_domains.n) {
+        /* The default scope, the seeds' registrable domains, from the whole list. */
+        json_t *ad = json_array();
+        for (size_t i = 0; i < rc_seeds_ndomains(seeds); i++)
+            json_array_append_new(ad, json_string(rc_seeds_domain(seeds, i)));
+        json_object_set_new(req, "allowed_domains", ad);
+    }
     json_object_set_new(req, "maxdepth", json_integer(c.maxdepth));
     json_object_set_new(req, "max_pages", json_integer(c.max_pages));
     json_object_set_new(req, "priority", json_integer(c.priority));
@@ -590,7 +674,10 @@ int rc_cli_crawl(int argc, char **argv)
             freeReplyObject(rep);
     }
     int64_t added = 0;
-    if (rc_frontier_submit(run.r, &job, &added, err, sizeof err) < 0) {
+    int progress = isatty(STDERR_FILENO) && !c.quiet;
+    size_t nlist = seeds ? rc_seeds_count(seeds) : 0;
+    if (rc_frontier_submit_list(run.r, &job, seeds ? rc_seeds_urls(seeds) : NULL, nlist, on_seed_progress, &progress,
+                                &added, err, sizeof err) < 0) {
         fprintf(stderr, "redcrawl crawl: %s\n", err);
         goto out;
     }
@@ -611,7 +698,7 @@ int rc_cli_crawl(int argc, char **argv)
     for (int i = 0; i < c.workers; i++)
         run.workers[i] = start_worker(&run, i);
     int tty = isatty(STDERR_FILENO) && !c.quiet;
-    fprintf(stderr, "redcrawl: crawling %zu seed(s) as job %s with %lld workers, output in %s/\n", job.n_seeds,
+    fprintf(stderr, "redcrawl: crawling %lld seed(s) as job %s with %lld workers, output in %s/\n", (long long)added,
             job.crawlid, (long long)c.workers, outdir);
 
     job_stats st;
@@ -728,6 +815,7 @@ out:
     free_args(run.sargv);
     free(outdir);
     rc_job_release(&job);
+    rc_seeds_free(seeds);
     rc_conf_release(rows, NROWS, &c);
     return rc;
 }

@@ -363,9 +363,47 @@ def test_blacklist_applies_to_queued_urls(tmp, procs):
     check(dropped > 0, "nothing was dropped: the blacklist came too late to test anything")
 
 
+def test_seed_list_from_stdin(tmp, procs):
+    """A seed list far past the old 1,000 (21,000 URLs over 1,000 hosts) read from stdin with
+    --seeds -, bad lines reported by number and skipped: every page within depth 1 of the seeds
+    fetched exactly once, one request per host at a time. A list with no valid line is refused."""
+    args = ["--sites", "1000", "--pages", "25"]
+    port, log, _ = start_web(procs, tmp, *args)
+    g = graph(*args)
+    seeds = ["http://s%d.site.test/%s" % (h, "p/%d" % p if p else "") for p in range(21) for h in range(1000)]
+    lines = list(seeds)
+    lines[5:5] = ["", "# a comment", "not a url"]  # line 8 is bad
+    lines.insert(20000, "ftp://s1.site.test/")     # line 20001 is bad
+    want = expected_pages(g, seeds, 1, ["site.test"])
+    check(len(want) > len(seeds), "depth 1 adds no pages: the test would show nothing about links")
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--allow-net", "127.0.0.0/8",
+           "--quiet", "--maxdepth", "1", "--delay", "0", "--workers", "2", "--seeds", "-"]
+    r = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=900)
+    check(r.returncode == 0, "crawl exited %d: %s" % (r.returncode, r.stderr[-3000:]))
+    check("stdin line 8 skipped" in r.stderr and "stdin line 20001 skipped" in r.stderr,
+          "bad lines not reported by number: %s" % r.stderr[-2000:])
+    check("2 bad lines skipped" in r.stderr, "no count of bad lines: %s" % r.stderr[-2000:])
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check_page_set(pages, want, "21,000 seeds")
+    check(len({p["url"].split("/")[2] for p in pages}) == 1000, "not every host was crawled")
+    bad = overlaps(read_requests(log))
+    check(not bad, "overlapping requests to one host: %s" % bad[:2])
+    print("  seeds: %d seeds, %d pages, %d hosts" % (len(seeds), len(pages), 1000))
+
+    r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "never"), "--seeds", "-"],
+                       input="nothing\nftp://a.test/\n", capture_output=True, text=True, timeout=30)
+    check(r.returncode == 2 and "no valid URL" in r.stderr and "line 2" in r.stderr,
+          "a list with no valid URL: exit %d, %s" % (r.returncode, r.stderr))
+    r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "never"), "--seeds", os.path.join(tmp, "none")],
+                       capture_output=True, text=True, timeout=30)
+    check(r.returncode == 2 and "--seeds" in r.stderr, "a missing list: exit %d, %s" % (r.returncode, r.stderr))
+    check(not os.path.exists(os.path.join(tmp, "never")), "a refused crawl created a directory")
+
+
 if __name__ == "__main__":
     run_tests([test_bad_input, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
-               test_blacklist_applies_to_queued_urls])
+               test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin])
