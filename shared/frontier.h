@@ -7,17 +7,16 @@
 #include <stdint.h>
 
 #include "argv.h"
-#include "bloom.h"
+#include "sbloom.h"
 
 struct rc_redis;
 struct rc_job;
 
-/* Default bloom sizing for a job: expected URLs and false-positive rate. */
-#define RC_BLOOM_DEFAULT_N 1000000
+/* Default bound on a job's bloom false-positive rate (all its filters together). */
 #define RC_BLOOM_DEFAULT_FP 1e-6
 
-/* Appends the k (shard, bit) pairs of url. */
-void rc_frontier_bloom_args(rc_argv *a, const rc_bloom_params *bp, const char *url, size_t len);
+/* Appends the rc_sbloom_nhash hash values of url (what bloom_add in common.lua takes). */
+void rc_frontier_bloom_args(rc_argv *a, const rc_sbloom_params *bp, const char *url, size_t len);
 
 /* Creates the job (or extends one with that crawlid) and puts its seeds in the frontier.
  * *ret_added = seeds that were new. -EPERM when the job was stopped, -EIO on Redis errors;
@@ -38,6 +37,6 @@ int rc_frontier_submit_list(struct rc_redis *r, const struct rc_job *job, const 
                             rc_frontier_progress_fn progress, void *ud, int64_t *ret_added, char *err, size_t cap);
 
 /* The bloom params of a job as stored in Redis; -ENOENT when the job does not exist. */
-int rc_frontier_job_bloom(struct rc_redis *r, const char *crawlid, rc_bloom_params *ret);
+int rc_frontier_job_bloom(struct rc_redis *r, const char *crawlid, rc_sbloom_params *ret);
 
 #endif

@@ -202,7 +202,7 @@ int rc_job_parse(const char *json, size_t len, rc_job *ret, char *err, size_t ca
         (r = get_str_list(root, "data_pages", 100, &j.data_pages, &j.n_data_pages, NULL, err, cap)) < 0 ||
         (r = get_str_list(root, "jump_links", 100, &j.jump_links, &j.n_jump_links, NULL, err, cap)) < 0 ||
         (r = get_int(root, "refresh_seconds", 0, 86400 * 365, 0, &j.refresh_seconds, err, cap)) < 0 ||
-        (r = get_int(root, "expected_urls", 1000, INT64_C(100000000000), 1000000, &j.expected_urls, err, cap)) < 0 ||
+        (r = get_int(root, "expected_urls", 1000, INT64_C(100000000000), 0, &j.expected_urls, err, cap)) < 0 ||
         (r = get_int(root, "bloom_groups", 1, 4, 1, &j.bloom_groups, err, cap)) < 0)
         goto fail;
     json_t *fp = json_object_get(root, "bloom_fp");
@@ -352,7 +352,8 @@ char *rc_job_encode(const rc_job *j)
         json_object_set_new(o, "jump_links", str_array(j->jump_links, j->n_jump_links));
     if (j->refresh_seconds)
         json_object_set_new(o, "refresh_seconds", json_integer(j->refresh_seconds));
-    json_object_set_new(o, "expected_urls", json_integer(j->expected_urls));
+    if (j->expected_urls)
+        json_object_set_new(o, "expected_urls", json_integer(j->expected_urls));
     json_object_set_new(o, "bloom_fp", json_real(j->bloom_fp));
     if (j->bloom_groups > 1)
         json_object_set_new(o, "bloom_groups", json_integer(j->bloom_groups));

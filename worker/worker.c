@@ -17,7 +17,7 @@
 
 #include "argv.h"
 #include "control.h"
-#include "bloom.h"
+#include "sbloom.h"
 #include "fetch.h"
 #include "netguard.h"
 #include "offload.h"
@@ -635,7 +635,7 @@ static void finish_store(rc_worker *w, task *t)
         else
             add_complete_head(t, rc_now_ms() + 1000, t->stored_somewhere ? "requeue" : "release", t->sink_err, 0, 0, 0,
                               0);
-        rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->pj.bp));
+        rc_argv_addu(&t->complete, rc_sbloom_nhash(&t->job->pj.bp));
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
         return;
@@ -658,7 +658,7 @@ static void finish_store(rc_worker *w, task *t)
         refresh_at = rc_now_ms() + (uint64_t)job->refresh_seconds * 1000;
     add_complete_head(t, t->next_ms, t->ok ? "done" : "fail", t->error, t->status, (int64_t)json_array_size(pg->items),
                       (int64_t)pg->items_dropped, refresh_at);
-    rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->pj.bp));
+    rc_argv_addu(&t->complete, rc_sbloom_nhash(&t->job->pj.bp));
     rc_argv_addu(&t->complete, pg->n_links);
     for (int k = 0; k < pg->links.n; k++)
         rc_argv_addn(&t->complete, pg->links.v[k], pg->links.len[k]);
@@ -926,7 +926,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url, t->rec.attempt + 1,
                 res->status, res->error ? res->error : "-", (unsigned long long)back);
         add_complete_head(t, now + back, "retry", res->error ? res->error : "http status", res->status, 0, 0, 0);
-        rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->pj.bp));
+        rc_argv_addu(&t->complete, rc_sbloom_nhash(&t->job->pj.bp));
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
         return;

@@ -13,7 +13,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, expected_pages, graph, overlaps,  # noqa: E402
-                     read_pages, read_requests, redis_cmd, run_tests, start_redis, start_web)
+                     read_pages, read_requests, redis_cmd, run_tests, sbloom_filter, start_redis, start_web)
 
 
 def crawl(tmp, port, seeds, *args, timeout=120, expect_rc=0):
@@ -401,9 +401,41 @@ def test_seed_list_from_stdin(tmp, procs):
     check(not os.path.exists(os.path.join(tmp, "never")), "a refused crawl created a directory")
 
 
+def test_bloom_grows_with_the_job(tmp, procs):
+    """The job's bloom starts small and grows: a one-URL job's filter is a few hundred bytes of
+    Redis; a 4,000-page job's has added filters, and the URLs the Lua counted into them are
+    exactly the pages fetched (common.lua and shared/sbloom.c agree on every capacity)."""
+    args = ["--sites", "20", "--pages", "200"]
+    port, _, _ = start_web(procs, tmp, *args)
+    redis_port, _ = start_redis(procs, tmp)
+    redis_url = "redis://127.0.0.1:%d" % redis_port
+    out1, _ = crawl(os.path.join(tmp, "one"), port, ["http://s0.site.test/p/3"], "--maxdepth", "0", "--delay", "0",
+                    "--redis", redis_url, "--crawlid", "one")
+    check(len(read_pages(os.path.join(out1, "pages.jsonl"))) == 1, "the one-URL job fetched more than one page")
+    keys = redis_cmd(redis_port, "KEYS", "rc:bloom:one:*")
+    used = sum(redis_cmd(redis_port, "MEMORY", "USAGE", k) for k in keys)
+    check(keys == ["rc:bloom:one:0"] and used < 400, "a one-URL job's bloom: %s, %d bytes" % (keys, used))
+
+    g = graph(*args)
+    want = expected_pages(g, ["http://s0.site.test/"], -1, ["site.test"])
+    out, _ = crawl(tmp, port, ["http://s0.site.test/"], "--maxdepth", "-1", "--delay", "0", "--redis", redis_url,
+                   "--crawlid", "big", timeout=300)
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check_page_set(pages, want, "growing bloom")
+    jh = dict(zip(*[iter(redis_cmd(redis_port, "HGETALL", "rc:job:big"))] * 2))
+    nf = int(jh["bloom_filters"])
+    urls = sum(sbloom_filter(jh["bloom"], i)[2] for i in range(nf - 1)) + int(jh["bloom_count"])
+    check(nf >= 6, "4,000 URLs and the bloom did not grow: %d filters" % nf)
+    check(urls == len(pages), "the bloom counted %d URLs, %d pages were fetched" % (urls, len(pages)))
+    used = sum(redis_cmd(redis_port, "MEMORY", "USAGE", "rc:bloom:big:%d" % i) for i in range(nf))
+    print("  bloom: one-URL job %d bytes; %d URLs in %d filters, %d bytes" % (
+        redis_cmd(redis_port, "MEMORY", "USAGE", "rc:bloom:one:0"), urls, nf, used))
+
+
 if __name__ == "__main__":
     run_tests([test_bad_input, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
-               test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin])
+               test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
+               test_bloom_grows_with_the_job])
