@@ -61,6 +61,8 @@ typedef struct crawl_conf {
     int64_t refresh;
     rc_strlist data_pages;
     rc_strlist connect_to;
+    rc_strlist resolve;
+    int64_t dns_cache;
     rc_strlist allow_net;
     rc_strlist allow_port;
     rc_strlist allowed_domains;
@@ -92,6 +94,10 @@ static const rc_conf_row rows[] = {
      "daemons' log level"},
     {"connect-to", RC_CONF_LIST, offsetof(crawl_conf, connect_to), NULL, 0, 0, NULL,
      "HOST:PORT:ADDR:PORT (curl's semantics; empty HOST or PORT matches any)"},
+    {"resolve", RC_CONF_LIST, offsetof(crawl_conf, resolve), NULL, 0, 0, NULL,
+     "HOST:PORT:ADDR[,ADDR...] (curl's --resolve): the workers use this address for HOST:PORT"},
+    {"dns-cache", RC_CONF_INT, offsetof(crawl_conf, dns_cache), "100000", 0, 100000000, NULL,
+     "hosts in each worker's own DNS cache (0 = libcurl's, scanned on every transfer)"},
     {"allow-net", RC_CONF_LIST, offsetof(crawl_conf, allow_net), NULL, 0, 0, NULL,
      "CIDR let through the SSRF guard (loopback, private, link-local... are refused otherwise; REDCRAWL_ALLOW_NET)"},
     {"allow-port", RC_CONF_LIST, offsetof(crawl_conf, allow_port), NULL, 0, 0, NULL,
@@ -284,6 +290,14 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     for (size_t i = 0; i < c->connect_to.n; i++) {
         add_arg(&run->wargv, &n, "--connect-to");
         add_arg(&run->wargv, &n, c->connect_to.v[i]);
+    }
+    char dns[32];
+    snprintf(dns, sizeof dns, "%lld", (long long)c->dns_cache);
+    add_arg(&run->wargv, &n, "--dns-cache");
+    add_arg(&run->wargv, &n, dns);
+    for (size_t i = 0; i < c->resolve.n; i++) {
+        add_arg(&run->wargv, &n, "--resolve");
+        add_arg(&run->wargv, &n, c->resolve.v[i]);
     }
     for (size_t i = 0; i < c->allow_net.n; i++) {
         add_arg(&run->wargv, &n, "--allow-net");

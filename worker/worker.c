@@ -1557,6 +1557,10 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
         w->connect_to[i] = conf->connect_to.v[i];
     fo.connect_to = (const char *const *)w->connect_to;
     fo.n_connect_to = conf->connect_to.n;
+    fo.resolve = (const char *const *)conf->resolve.v;
+    fo.n_resolve = conf->resolve.n;
+    fo.dns_cache = (size_t)conf->dns_cache;
+    fo.dns_ttl_s = (long)conf->dns_ttl;
     w->guard = rc_netguard_new((const char *const *)conf->allow_net.v, conf->allow_net.n,
                                (const char *const *)conf->allow_port.v, conf->allow_port.n, err, cap);
     if (!w->guard)
