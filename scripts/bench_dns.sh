@@ -7,7 +7,7 @@
 # a loopback interface (root: ip netns), where the test web server takes port 80 and every
 # name is given its address by --resolve, as a DNS answer would; stopped by pid, namespace
 # removed.
-#   scripts/bench_dns.sh [HOSTS PAGES_PER_HOST]...   (default: 1000 20 20000 2)
+#   scripts/bench_dns.sh [HOSTS PAGES_PER_HOST]...   (default: 1000 20 20000 1)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [ "$(id -u)" = 0 ] || { echo "bench_dns: needs root (ip netns)" >&2; exit 2; }
@@ -21,7 +21,7 @@ if [ -z "${BENCH_DNS_NETNS:-}" ]; then
   exit $?
 fi
 sizes=("$@")
-[ ${#sizes[@]} -gt 0 ] || sizes=(1000 20 20000 2)
+[ ${#sizes[@]} -gt 0 ] || sizes=(1000 20 20000 1)
 WORK=$(mktemp -d /tmp/redcrawl-dns-XXXXXX)
 web=""
 cleanup() {

@@ -397,9 +397,12 @@ static void dns_learn(fetch_xfer *x, const char *ip, long redirects)
     rc_dnscache *c = x->f->dns;
     if (!c || !x->dns_key || redirects > 0 || rc_dnscache_permanent(c, x->dns_key))
         return;
-    if (ip && *ip && x->code != CURLE_COULDNT_CONNECT)
-        rc_dnscache_put(c, x->dns_key, ip, rc_now_ms() + (uint64_t)x->f->opts.dns_ttl_s * 1000);
-    else if (x->dns_given && (x->code == CURLE_COULDNT_CONNECT || x->code == CURLE_OPERATION_TIMEDOUT))
+    if (ip && *ip && x->code != CURLE_COULDNT_CONNECT) {
+        /* CURLOPT_RESOLVE takes an IPv6 address in brackets. */
+        char addr[64];
+        snprintf(addr, sizeof addr, strchr(ip, ':') ? "[%s]" : "%s", ip);
+        rc_dnscache_put(c, x->dns_key, addr, rc_now_ms() + (uint64_t)x->f->opts.dns_ttl_s * 1000);
+    } else if (x->dns_given && (x->code == CURLE_COULDNT_CONNECT || x->code == CURLE_OPERATION_TIMEDOUT))
         rc_dnscache_del(c, x->dns_key);
 }
 
