@@ -25,6 +25,7 @@
 #include "redis.h"
 #include "progress.h"
 #include "rules.h"
+#include "seedlist.h"
 #include "util.h"
 
 typedef struct crawl_conf {
@@ -42,6 +43,7 @@ typedef struct crawl_conf {
     char *useragent;
     char *log_level;
     char *rules;
+    char *seeds;
     char *mongo;
     char *fsync;
     double retention;
@@ -62,6 +64,8 @@ typedef struct crawl_conf {
     int64_t refresh;
     rc_strlist data_pages;
     rc_strlist connect_to;
+    rc_strlist resolve;
+    int64_t dns_cache;
     rc_strlist allow_net;
     rc_strlist allow_port;
     rc_strlist allowed_domains;
@@ -101,12 +105,18 @@ static const rc_conf_row rows[] = {
      "daemons' log level"},
     {"connect-to", RC_CONF_LIST, offsetof(crawl_conf, connect_to), NULL, 0, 0, NULL,
      "HOST:PORT:ADDR:PORT (curl's semantics; empty HOST or PORT matches any)"},
+    {"resolve", RC_CONF_LIST, offsetof(crawl_conf, resolve), NULL, 0, 0, NULL,
+     "HOST:PORT:ADDR[,ADDR...] (curl's --resolve): the workers use this address for HOST:PORT"},
+    {"dns-cache", RC_CONF_INT, offsetof(crawl_conf, dns_cache), "100000", 0, 100000000, NULL,
+     "hosts in each worker's own DNS cache (0 = libcurl's, scanned on every transfer)"},
     {"allow-net", RC_CONF_LIST, offsetof(crawl_conf, allow_net), NULL, 0, 0, NULL,
      "CIDR let through the SSRF guard (loopback, private, link-local... are refused otherwise; REDCRAWL_ALLOW_NET)"},
     {"allow-port", RC_CONF_LIST, offsetof(crawl_conf, allow_port), NULL, 0, 0, NULL,
      "the only ports fetched (default any)"},
     {"allowed-domain", RC_CONF_LIST, offsetof(crawl_conf, allowed_domains), NULL, 0, 0, NULL,
      "follow links only into this domain (default: the seeds' registrable domains)"},
+    {"seeds", RC_CONF_STR, offsetof(crawl_conf, seeds), NULL, 0, 0, NULL,
+     "also read seed URLs from this file, one a line (- = stdin; any number; bad lines are reported and skipped)"},
     {"rules", RC_CONF_STR, offsetof(crawl_conf, rules), NULL, 0, 0, NULL,
      "extraction rules (JSON file); items go to OUT/items.jsonl"},
     {"refresh", RC_CONF_INT, offsetof(crawl_conf, refresh), "0", JOB_CHECKS, NULL,
@@ -200,6 +210,8 @@ typedef struct crawl_run {
     pid_t *workers;
     int restarts;
     char **wargv, **sargv;
+    rc_seedlist *seeds; /* --seeds: the list, submitted by batches; NULL = the URL arguments only */
+    int64_t added;      /* seeds new to the job */
 } crawl_run;
 
 typedef struct job_stats {
@@ -319,6 +331,14 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     for (size_t i = 0; i < c->connect_to.n; i++) {
         add_arg(&run->wargv, &n, "--connect-to");
         add_arg(&run->wargv, &n, c->connect_to.v[i]);
+    }
+    char dns[32];
+    snprintf(dns, sizeof dns, "%lld", (long long)c->dns_cache);
+    add_arg(&run->wargv, &n, "--dns-cache");
+    add_arg(&run->wargv, &n, dns);
+    for (size_t i = 0; i < c->resolve.n; i++) {
+        add_arg(&run->wargv, &n, "--resolve");
+        add_arg(&run->wargv, &n, c->resolve.v[i]);
     }
     for (size_t i = 0; i < c->allow_net.n; i++) {
         add_arg(&run->wargv, &n, "--allow-net");
@@ -568,7 +588,9 @@ static json_t *option_json(const crawl_conf *c, const char *name)
 /* The job request: the job options, the URL arguments as "urls", the rules file's document, and a
  * crawlid made from the time (crawl-YYYYMMDD-HHMMSS, UTC) when --crawlid is not given. NULL after
  * printing why when the rules file cannot be read. */
-static json_t *job_request(const crawl_conf *c, char **urls, int n)
+#define SCOPE_DOMAINS_MAX 1000 /* allowed_domains' limit in the request table (reqfield.c) */
+
+static json_t *job_request(const crawl_conf *c, char **urls, int n, rc_seedlist *seeds)
 {
     json_t *req = json_object();
     json_object_set_new(req, "appid", json_string("redcrawl-cli"));
@@ -589,7 +611,16 @@ static json_t *job_request(const crawl_conf *c, char **urls, int n)
     json_t *a = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(a, json_string(urls[i]));
+    if (n == 0 && seeds) /* the job's spec names one seed; the list goes in by batches */
+        json_array_append_new(a, json_string(rc_seedlist_urls(seeds)[0]));
     json_object_set_new(req, "urls", a);
+    if (seeds && !c->allowed_domains.n) {
+        /* The default scope, the seeds' registrable domains, from the whole list. */
+        json_t *ad = json_array();
+        for (size_t i = 0; i < rc_seedlist_ndomains(seeds); i++)
+            json_array_append_new(ad, json_string(rc_seedlist_domain(seeds, i)));
+        json_object_set_new(req, "allowed_domains", ad);
+    }
     if (c->rules) {
         json_error_t jerr;
         json_t *rules = json_load_file(c->rules, JSON_REJECT_DUPLICATES, &jerr);
@@ -601,6 +632,62 @@ static json_t *job_request(const crawl_conf *c, char **urls, int n)
         json_object_set_new(req, "rules", rules);
     }
     return req;
+}
+
+/* --seeds: bad lines are reported with their number (the first few) and skipped. */
+typedef struct seed_read {
+    const char *name;
+    size_t bad;
+} seed_read;
+
+#define SEEDS_BAD_SHOWN 20
+
+static void on_bad_seed(void *ud, size_t line, const char *text, const char *why)
+{
+    seed_read *sr = ud;
+    if (++sr->bad <= SEEDS_BAD_SHOWN)
+        fprintf(stderr, "redcrawl crawl: %s line %zu skipped: %s%s%.200s\n", sr->name, line, why, *text ? ": " : "",
+                text);
+}
+
+/* Reads --seeds into s (CLI URLs are added too, for the scope). 0, or 2 (usage error). */
+static int read_seeds(const crawl_conf *c, rc_seedlist *s, char **cli, int ncli)
+{
+    char why[160];
+    for (int i = 0; i < ncli; i++)
+        rc_seedlist_add(s, cli[i], why, sizeof why); /* rc_job_parse reports a bad one */
+    int stdin_ = strcmp(c->seeds, "-") == 0;
+    FILE *f = stdin_ ? stdin : fopen(c->seeds, "r");
+    if (!f) {
+        fprintf(stderr, "redcrawl crawl: --seeds %s: %s\n", c->seeds, strerror(errno));
+        return 2;
+    }
+    seed_read sr = {stdin_ ? "stdin" : c->seeds, 0};
+    size_t before = rc_seedlist_count(s);
+    int r = rc_seedlist_read(s, f, on_bad_seed, &sr);
+    if (!stdin_)
+        fclose(f);
+    if (r < 0) {
+        fprintf(stderr, "redcrawl crawl: --seeds %s: %s\n", sr.name, strerror(-r));
+        return 2;
+    }
+    if (sr.bad > SEEDS_BAD_SHOWN)
+        fprintf(stderr, "redcrawl crawl: %s: %zu more bad lines skipped\n", sr.name, sr.bad - SEEDS_BAD_SHOWN);
+    if (rc_seedlist_count(s) == before) {
+        fprintf(stderr, "redcrawl crawl: --seeds %s holds no valid URL (%zu bad lines)\n", sr.name, sr.bad);
+        return 2;
+    }
+    if (sr.bad)
+        fprintf(stderr, "redcrawl crawl: %s: %zu URLs read, %zu bad lines skipped\n", sr.name,
+                rc_seedlist_count(s) - before, sr.bad);
+    return 0;
+}
+
+static void on_seed_progress(void *ud, size_t done, size_t n, int64_t added)
+{
+    if (!*(int *)ud)
+        return;
+    fprintf(stderr, "\rredcrawl: seeds %zu/%zu sent, %lld new%s", done, n, (long long)added, done == n ? "\n" : "");
 }
 
 /* A job validator's message ("maxdepth must be ...") with the option it is about in front. */
@@ -620,10 +707,10 @@ static void print_job_error(const char *err)
 
 /* The job from the options, validated as a submitted request is (rc_job_parse, the rules compiled
  * once to check them). 0, or -EINVAL after printing why. */
-static int build_job(const crawl_conf *c, char **urls, int n, rc_job *job)
+static int build_job(const crawl_conf *c, char **urls, int n, rc_seedlist *seeds, rc_job *job)
 {
     char err[512];
-    json_t *req = job_request(c, urls, n);
+    json_t *req = job_request(c, urls, n, seeds);
     if (!req)
         return -EINVAL;
     char *s = json_dumps(req, JSON_COMPACT);
@@ -706,8 +793,10 @@ static int submit_job(crawl_run *run, rc_private_redis *pr, const rc_job *job, c
         if (rep)
             freeReplyObject(rep);
     }
-    int64_t added = 0;
-    if (rc_frontier_submit(run->r, job, &added, err, sizeof err) < 0) {
+    int progress = isatty(STDERR_FILENO) && !c->quiet;
+    rc_seedlist *s = run->seeds;
+    if (rc_frontier_submit_list(run->r, job, s ? rc_seedlist_urls(s) : NULL, s ? rc_seedlist_count(s) : 0,
+                                on_seed_progress, &progress, &run->added, err, sizeof err) < 0) {
         fprintf(stderr, "redcrawl crawl: %s\n", err);
         return -EIO;
     }
@@ -873,6 +962,21 @@ static int want_help(int argc, char **argv)
     return 0;
 }
 
+/* --seeds: the list read whole (the job's default scope is every seed's domain). 0, or 2. */
+static int load_seeds(const crawl_conf *c, crawl_run *run, char **cli, int ncli)
+{
+    run->seeds = rc_seedlist_new();
+    int rc = read_seeds(c, run->seeds, cli, ncli);
+    if (rc == 0 && !c->allowed_domains.n && rc_seedlist_ndomains(run->seeds) > SCOPE_DOMAINS_MAX) {
+        fprintf(stderr,
+                "redcrawl crawl: the seeds span %zu registrable domains, more than a job's scope holds (%d): "
+                "give --allowed-domain\n",
+                rc_seedlist_ndomains(run->seeds), SCOPE_DOMAINS_MAX);
+        rc = 2;
+    }
+    return rc;
+}
+
 int rc_cli_crawl(int argc, char **argv)
 {
     crawl_conf c;
@@ -898,13 +1002,16 @@ int rc_cli_crawl(int argc, char **argv)
     const char *redis_url = NULL;
     uint64_t t0 = rc_mono_ms();
 
-    if (optind >= argc) {
-        fprintf(stderr, "redcrawl crawl: give at least one URL (see --help)\n");
+    if (optind >= argc && !c.seeds) {
+        fprintf(stderr, "redcrawl crawl: give at least one URL or --seeds FILE (see --help)\n");
         rc = 2;
         goto out;
     }
+    if (c.seeds && (rc = load_seeds(&c, &run, argv + optind, argc - optind)) != 0)
+        goto out;
+    rc = 1;
     /* The job, validated by the same code that validates submitted requests. */
-    if (check_net_options(&c) < 0 || build_job(&c, argv + optind, argc - optind, &job) < 0) {
+    if (check_net_options(&c) < 0 || build_job(&c, argv + optind, argc - optind, run.seeds, &job) < 0) {
         rc = 2;
         goto out;
     }
@@ -913,8 +1020,8 @@ int rc_cli_crawl(int argc, char **argv)
         goto out;
     start_children(&run, redis_url, outdir);
     int tty = isatty(STDERR_FILENO) && !c.quiet;
-    fprintf(stderr, "redcrawl: crawling %zu seed(s) as job %s with %lld workers, output in %s/\n", job.n_seeds,
-            job.crawlid, (long long)c.workers, outdir);
+    fprintf(stderr, "redcrawl: crawling %lld seed(s) as job %s with %lld workers, output in %s/\n",
+            (long long)run.added, job.crawlid, (long long)c.workers, outdir);
 
     crawl_end end;
     memset(&end, 0, sizeof end);
@@ -945,6 +1052,7 @@ out:
     free_args(run.sargv);
     free(outdir);
     rc_job_release(&job);
+    rc_seedlist_free(run.seeds);
     rc_conf_release(rows, NROWS, &c);
     return rc;
 }

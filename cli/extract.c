@@ -75,10 +75,10 @@ static void print_json_line(json_t *v)
     free(s);
 }
 
-/* The link records the pipeline would push (each followed by its bloom positions). */
-static size_t print_links(const rc_page_result *out, const rc_bloom_params *bp, size_t *waiting)
+/* The link records the pipeline would push (each followed by its bloom hash values). */
+static size_t print_links(const rc_page_result *out, const rc_sbloom_params *bp, size_t *waiting)
 {
-    int stride = 1 + 2 * (int)rc_bloom_npos(bp);
+    int stride = 1 + (int)rc_sbloom_nhash(bp);
     size_t n = 0;
     for (int i = 0; i < out->links.n; i += stride) {
         rc_record rec;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "argv.h"
-#include "bloom.h"
+#include "sbloom.h"
 #include "redis.h"
 #include "scripts.h"
 #include "seeds.h"
@@ -121,24 +121,38 @@ static json_t *snap_workers(rc_redis *r, uint64_t now)
     return arr;
 }
 
-/* Bits set in the job's bloom filter (BITCOUNT of each shard), the fill ratio and the chance
- * that a URL never seen finds all its bits set: fill ^ (k x groups). */
-static json_t *snap_bloom(rc_redis *r, const char *crawlid, const char *params)
+/* The job's growing bloom filter: its filters, the bits they have and have set (BITCOUNT of
+ * each), the URLs it holds, the newest filter's hash count, the fill of all bits together and
+ * the chance that a URL never seen finds all its bits set in some filter: the sum over filters
+ * of fill_i ^ (k_i x groups). */
+static json_t *snap_bloom(rc_redis *r, const char *crawlid, const json_t *h)
 {
-    rc_bloom_params bp;
-    if (!params || rc_bloom_params_parse(params, &bp) < 0)
+    rc_sbloom_params bp;
+    const char *params = jstr(h, "bloom", NULL);
+    if (!params || rc_sbloom_params_parse(params, &bp) < 0)
         return json_null();
+    int64_t nf = jint(h, "bloom_filters"), count = jint(h, "bloom_count");
+    if (nf < 1)
+        nf = 1;
     char key[256];
-    int64_t set = 0;
-    for (uint32_t s = 0; s < bp.shards; s++) {
-        redisReply *rep = rc_redis_cmd(r, "BITCOUNT %s", rc_redis_key(r, key, sizeof key, "bloom:%s:%u", crawlid, s));
-        set += rc_reply_int(rep, 0);
+    int64_t set = 0, bits = 0;
+    double est = 0;
+    rc_sbloom_filter f;
+    for (uint32_t i = 0; i < (uint32_t)nf; i++) {
+        rc_sbloom_filter_at(&bp, i, &f);
+        redisReply *rep = rc_redis_cmd(r, "BITCOUNT %s", rc_redis_key(r, key, sizeof key, "bloom:%s:%u", crawlid, i));
+        int64_t s = rc_reply_int(rep, 0);
         if (rep)
             freeReplyObject(rep);
+        int64_t m = (int64_t)(f.mg * bp.groups);
+        set += s;
+        bits += m;
+        est += pow((double)s / (double)m, (double)(f.k * bp.groups));
     }
-    double fill = bp.m ? (double)set / (double)bp.m : 0;
-    return json_pack("{s:I, s:I, s:i, s:i, s:f, s:f}", "bits", (json_int_t)bp.m, "bits_set", (json_int_t)set, "k",
-                     (int)bp.k, "groups", (int)bp.groups, "fill", fill, "est_fp", pow(fill, bp.k * bp.groups));
+    double fill = bits ? (double)set / (double)bits : 0;
+    return json_pack("{s:I, s:I, s:i, s:i, s:i, s:I, s:f, s:f}", "bits", (json_int_t)bits, "bits_set", (json_int_t)set,
+                     "filters", (int)nf, "k", (int)f.k, "groups", (int)bp.groups, "urls",
+                     (json_int_t)rc_sbloom_count(&bp, (uint32_t)nf, (uint64_t)count), "fill", fill, "est_fp", est);
 }
 
 static json_t *snap_jobs(rc_redis *r)
@@ -157,7 +171,7 @@ static json_t *snap_jobs(rc_redis *r)
                       (json_int_t)jint(h, "errors"), "failed", (json_int_t)jint(h, "failed"), "robots_denied",
                       (json_int_t)jint(h, "robots_denied"), "created_ms", (json_int_t)jint(h, "created_ms"),
                       "finished_ms", (json_int_t)jint(h, "finished_ms"));
-        json_object_set_new(j, "bloom", snap_bloom(r, cid, jstr(h, "bloom", NULL)));
+        json_object_set_new(j, "bloom", snap_bloom(r, cid, h));
         json_array_append_new(arr, j);
         json_decref(h);
     }

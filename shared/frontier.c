@@ -12,18 +12,15 @@
 #include "redis.h"
 #include "util.h"
 
-void rc_frontier_bloom_args(rc_argv *a, const rc_bloom_params *bp, const char *url, size_t len)
+void rc_frontier_bloom_args(rc_argv *a, const rc_sbloom_params *bp, const char *url, size_t len)
 {
-    uint32_t shard[RC_BLOOM_MAX_K];
-    uint64_t bit[RC_BLOOM_MAX_K];
-    rc_bloom_positions(bp, url, len, shard, bit);
-    for (uint32_t i = 0; i < rc_bloom_npos(bp); i++) {
-        rc_argv_addu(a, shard[i]);
-        rc_argv_addu(a, bit[i]);
-    }
+    uint32_t h[RC_SBLOOM_MAX_K];
+    rc_sbloom_hashes(bp, url, len, h);
+    for (uint32_t i = 0; i < rc_sbloom_nhash(bp); i++)
+        rc_argv_addu(a, h[i]);
 }
 
-int rc_frontier_job_bloom(rc_redis *r, const char *crawlid, rc_bloom_params *ret)
+int rc_frontier_job_bloom(rc_redis *r, const char *crawlid, rc_sbloom_params *ret)
 {
     char key[128];
     redisReply *rep = rc_redis_cmd(r, "HGET %s bloom", rc_redis_key(r, key, sizeof key, "job:%s", crawlid));
@@ -31,59 +28,61 @@ int rc_frontier_job_bloom(rc_redis *r, const char *crawlid, rc_bloom_params *ret
         return -EIO;
     int res = -ENOENT;
     if (rep->type == REDIS_REPLY_STRING)
-        res = rc_bloom_params_parse(rep->str, ret) == 0 ? 0 : -EINVAL;
+        res = rc_sbloom_params_parse(rep->str, ret) == 0 ? 0 : -EINVAL;
     freeReplyObject(rep);
     return res;
 }
 
-int rc_frontier_submit(rc_redis *r, const rc_job *job, int64_t *ret_added, char *err, size_t cap)
+/* The job's filter: the one it has in Redis, else sized from what it expects. */
+static int job_bloom(rc_redis *r, const rc_job *job, rc_sbloom_params *bp, char *err, size_t cap)
 {
-    rc_bloom_params bp;
-    int res = rc_frontier_job_bloom(r, job->crawlid, &bp);
+    int res = rc_frontier_job_bloom(r, job->crawlid, bp);
     if (res == -EIO) {
         snprintf(err, cap, "Redis at %s does not answer", rc_redis_url(r));
         return -EIO;
     }
-    if (res < 0) {
-        /* A new job: size its filter from what it expects; with h groups, the same memory is
-         * split into h filters of k/h hash functions each (thesis 4.2.3). */
-        uint64_t n = job->expected_urls > 0 ? (uint64_t)job->expected_urls : RC_BLOOM_DEFAULT_N;
-        double fp = job->bloom_fp > 0 ? job->bloom_fp : RC_BLOOM_DEFAULT_FP;
-        if (rc_bloom_params_for(n, fp, 0, &bp) < 0) {
-            snprintf(err, cap, "cannot size a bloom filter for %llu URLs at %g", (unsigned long long)n, fp);
-            return -EINVAL;
-        }
-        uint32_t h = job->bloom_groups > 1 ? (uint32_t)job->bloom_groups : 1;
-        if (h > 1) {
-            uint32_t k = bp.k / h ? bp.k / h : 1;
-            if (rc_bloom_params_groups(bp.m, h, k, 0, &bp) < 0) {
-                snprintf(err, cap, "cannot split the bloom filter into %u groups", h);
-                return -EINVAL;
-            }
-        }
+    if (res == 0)
+        return 0;
+    if (res == -EINVAL) {
+        snprintf(err, cap, "job %s has bloom parameters this version does not read (made by an older redcrawl?)",
+                 job->crawlid);
+        return -EINVAL;
     }
-    char bloom[96];
-    rc_bloom_params_encode(&bp, bloom, sizeof bloom);
+    /* A new job: its filter starts small (or at expected_urls) and grows; with h groups each
+     * filter is h groups of k/h hash functions (thesis 4.2.3). */
+    uint64_t n = job->expected_urls > 0 ? (uint64_t)job->expected_urls : 0;
+    double fp = job->bloom_fp > 0 ? job->bloom_fp : RC_BLOOM_DEFAULT_FP;
+    uint32_t h = job->bloom_groups > 1 ? (uint32_t)job->bloom_groups : 1;
+    if (rc_sbloom_params_for(n, fp, h, bp) < 0) {
+        snprintf(err, cap, "cannot size a bloom filter at %g with %u groups", fp, h);
+        return -EINVAL;
+    }
+    return 0;
+}
 
-    char *spec = rc_job_encode(job);
+/* One submit.lua call for urls[0..n): the job's spec rides along, so the first call creates it. */
+static int submit_batch(rc_redis *r, const rc_job *job, const char *spec, const rc_sbloom_params *bp,
+                        const char *const *urls, size_t n, int64_t *ret_added, char *err, size_t cap)
+{
+    char bloom[96];
+    rc_sbloom_params_encode(bp, bloom, sizeof bloom);
     rc_argv a;
     rc_argv_init(&a);
     rc_argv_add(&a, job->crawlid);
     rc_argv_add(&a, spec);
     rc_argv_addi(&a, job->max_pages);
     rc_argv_add(&a, bloom);
-    rc_argv_addu(&a, rc_bloom_npos(&bp));
-    rc_argv_addu(&a, job->n_seeds);
-    for (size_t i = 0; i < job->n_seeds; i++) {
-        rc_record rec = {.url = job->seeds[i], .crawlid = job->crawlid, .depth = 0, .priority = job->priority};
+    rc_argv_addu(&a, rc_sbloom_nhash(bp));
+    rc_argv_addu(&a, n);
+    for (size_t i = 0; i < n; i++) {
+        rc_record rec = {.url = (char *)urls[i], .crawlid = job->crawlid, .depth = 0, .priority = job->priority};
         char *m = rc_record_encode(&rec);
         rc_argv_add(&a, m);
         free(m);
-        rc_frontier_bloom_args(&a, &bp, job->seeds[i], strlen(job->seeds[i]));
+        rc_frontier_bloom_args(&a, bp, urls[i], strlen(urls[i]));
     }
     redisReply *rep = rc_redis_eval(r, RC_LUA_SUBMIT, rc_now_ms(), &a);
     rc_argv_release(&a);
-    free(spec);
     if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements < 2) {
         snprintf(err, cap, "submit to Redis at %s failed: %s", rc_redis_url(r),
                  rep && rep->type == REDIS_REPLY_ERROR ? rep->str : "no reply");
@@ -101,4 +100,33 @@ int rc_frontier_submit(rc_redis *r, const rc_job *job, int64_t *ret_added, char 
     freeReplyObject(rep);
     *ret_added = added;
     return 0;
+}
+
+int rc_frontier_submit(rc_redis *r, const rc_job *job, int64_t *ret_added, char *err, size_t cap)
+{
+    return rc_frontier_submit_list(r, job, NULL, 0, NULL, NULL, ret_added, err, cap);
+}
+
+int rc_frontier_submit_list(rc_redis *r, const rc_job *job, const char *const *urls, size_t n,
+                            rc_frontier_progress_fn progress, void *ud, int64_t *ret_added, char *err, size_t cap)
+{
+    rc_sbloom_params bp;
+    int res = job_bloom(r, job, &bp, err, cap);
+    if (res < 0)
+        return res;
+    char *spec = rc_job_encode(job);
+    int64_t added = 0, got = 0;
+    res = submit_batch(r, job, spec, &bp, (const char *const *)job->seeds, job->n_seeds, &got, err, cap);
+    added += got;
+    for (size_t i = 0; res == 0 && i < n; i += RC_FRONTIER_BATCH) {
+        size_t m = n - i < RC_FRONTIER_BATCH ? n - i : RC_FRONTIER_BATCH;
+        res = submit_batch(r, job, spec, &bp, urls + i, m, &got, err, cap);
+        added += got;
+        if (res == 0 && progress)
+            progress(ud, i + m, n, added);
+    }
+    free(spec);
+    if (res == 0)
+        *ret_added = added;
+    return res;
 }

@@ -261,7 +261,8 @@ char *rc_job_encode(const rc_job *j)
         json_object_set_new(o, "jump_links", str_array(j->jump_links, j->n_jump_links));
     if (j->refresh_seconds)
         json_object_set_new(o, "refresh_seconds", json_integer(j->refresh_seconds));
-    json_object_set_new(o, "expected_urls", json_integer(j->expected_urls));
+    if (j->expected_urls)
+        json_object_set_new(o, "expected_urls", json_integer(j->expected_urls));
     json_object_set_new(o, "bloom_fp", json_real(j->bloom_fp));
     if (j->bloom_groups > 1)
         json_object_set_new(o, "bloom_groups", json_integer(j->bloom_groups));

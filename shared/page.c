@@ -845,7 +845,7 @@ int rc_page_job_init(rc_page_job *pj, const char *spec, size_t len, const char *
         goto fail;
     if (pj->job.rules && !(pj->rules = rc_rules_parse(pj->job.rules, strlen(pj->job.rules), err, cap)))
         goto fail;
-    if (bloom ? rc_bloom_params_parse(bloom, &pj->bp) < 0 : rc_bloom_params_for(1000, 0.01, 0, &pj->bp) < 0) {
+    if (bloom ? rc_sbloom_params_parse(bloom, &pj->bp) < 0 : rc_sbloom_params_for(0, 0.01, 1, &pj->bp) < 0) {
         snprintf(err, cap, "bad bloom parameters");
         goto fail;
     }

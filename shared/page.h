@@ -1,7 +1,7 @@
 /* page.h - from a fetched response to what gets stored and followed: the page is decoded to
  * UTF-8 and parsed once; the same tree gives the title, metadata, main text, the items of the
  * job's extraction rules and the links to follow (filtered, through the seen-cache, each with
- * its bloom positions). A job with no rules, no stored text and no content dedup needs no tree:
+ * its bloom hash values). A job with no rules, no stored text and no content dedup needs no tree:
  * its pages go through the streaming tokenizer (htmltok.h), which gives the same title,
  * metadata, robots flags, <base> and links. Pure: no I/O, so it is tested without servers. Runs
  * on the worker's parse thread: everything in the context is only read, by this thread alone
@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "argv.h"
-#include "bloom.h"
+#include "sbloom.h"
 #include "job.h"
 
 struct json_t;
@@ -22,7 +22,6 @@ struct rc_rules;
 struct rc_urlfilter;
 struct rc_seen;
 struct rc_record;
-struct rc_bloom_params;
 struct rc_fetch_result;
 struct rc_maintext_opts;
 
@@ -32,7 +31,7 @@ typedef struct rc_page_job {
     rc_job job;
     struct rc_urlfilter *filter;
     struct rc_rules *rules; /* NULL = no extraction */
-    rc_bloom_params bp;
+    rc_sbloom_params bp;
 } rc_page_job;
 
 /* Parses the spec (JSON), builds the filter and compiles the rules; bloom is the job's bloom
@@ -44,7 +43,7 @@ typedef struct rc_page_ctx { /* all borrowed */
     const struct rc_job *job;
     const struct rc_rules *rules; /* NULL = no extraction */
     const struct rc_urlfilter *filter;
-    const struct rc_bloom_params *bp;
+    const rc_sbloom_params *bp;
     const struct rc_seen *seen;  /* links already sent by this worker */
     const struct rc_record *rec; /* the URL that was fetched */
     const char *worker_id;
@@ -60,7 +59,7 @@ typedef struct rc_page_result {
     struct json_t *first_doc; /* the last hop of a redirect chain: the chain's first URL's record
                                  again, with final_url and the chain (owned), else NULL */
     struct json_t *items;     /* array of items to store (owned; empty when none) */
-    rc_argv links;            /* per link to push: record JSON, then the bloom (shard, bit) pairs */
+    rc_argv links;            /* per link to push: record JSON, then its bloom hash values */
     size_t n_links;
     uint64_t *hashes; /* seen-cache hashes of the links pushed */
     size_t n_hashes;

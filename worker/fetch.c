@@ -6,6 +6,7 @@
  * the multi handle, and only then handed to the user callbacks. */
 #include "fetch.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <ev.h>
@@ -16,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "decode.h"
+#include "dnscache.h"
 #include "netguard.h"
 #include "util.h"
 
@@ -56,7 +58,11 @@ typedef struct fetch_xfer {
     rc_buf req_head;  /* the last request's head as sent (keep_request) */
     CURLcode code;
     char errbuf[CURL_ERROR_SIZE];
-    char blocked[160]; /* why the guard refused a connection, "" if it did not */
+    char blocked[160];          /* why the guard refused a connection, "" if it did not */
+    CURLSH *share;              /* the transfer's own DNS cache (with the fetcher's cache) */
+    struct curl_slist *resolve; /* what it was given from the fetcher's cache */
+    char *dns_key;              /* "host:port" to learn the address of, NULL = nothing to learn */
+    int dns_given;              /* the address came from the fetcher's cache */
 } fetch_xfer;
 
 struct rc_fetcher {
@@ -67,8 +73,10 @@ struct rc_fetcher {
     char *useragent;
     char *cainfo;
     struct curl_slist *connect_to;
-    fetch_xfer *running; /* doubly linked */
-    fetch_xfer *idle;    /* singly linked through next */
+    rc_dnscache *dns;           /* NULL = curl's shared DNS cache */
+    struct curl_slist *resolve; /* opts.resolve for curl when dns is NULL, given once */
+    fetch_xfer *running;        /* doubly linked */
+    fetch_xfer *idle;           /* singly linked through next */
     int n_running;
     int n_idle;
     fetch_sock *socks; /* doubly linked, so leftovers can be freed after multi cleanup */
@@ -91,6 +99,8 @@ void rc_fetch_opts_init(rc_fetch_opts *o)
     o->connect_to = NULL;
     o->n_connect_to = 0;
     o->verbose = 0;
+    o->dns_cache = 100000;
+    o->dns_ttl_s = 300;
 }
 
 /* ---- transfer state ---------------------------------------------------------------------- */
@@ -165,8 +175,18 @@ static void xfer_clear(fetch_xfer *x)
     x->code = CURLE_OK;
     x->errbuf[0] = '\0';
     x->blocked[0] = '\0';
+    if (x->share) {
+        curl_easy_setopt(x->easy, CURLOPT_SHARE, NULL); /* a share in use cannot be freed */
+        curl_share_cleanup(x->share);
+        x->share = NULL;
+    }
     if (x->easy)
         curl_easy_reset(x->easy);
+    curl_slist_free_all(x->resolve); /* after the reset: curl keeps a pointer until then */
+    x->resolve = NULL;
+    free(x->dns_key);
+    x->dns_key = NULL;
+    x->dns_given = 0;
 }
 
 static void xfer_destroy(fetch_xfer *x)
@@ -369,6 +389,23 @@ static double us_to_ms(curl_off_t us)
     return (double)us / 1000.0;
 }
 
+/* After a transfer: the address it connected to becomes its host's, for dns_ttl_s; an address
+ * from the cache that no longer answers is forgotten. Only a transfer that stayed on its host
+ * (a followed redirect connects elsewhere) and never for entries the operator gave. */
+static void dns_learn(fetch_xfer *x, const char *ip, long redirects)
+{
+    rc_dnscache *c = x->f->dns;
+    if (!c || !x->dns_key || redirects > 0 || rc_dnscache_permanent(c, x->dns_key))
+        return;
+    if (ip && *ip && x->code != CURLE_COULDNT_CONNECT) {
+        /* CURLOPT_RESOLVE takes an IPv6 address in brackets. */
+        char addr[64];
+        snprintf(addr, sizeof addr, strchr(ip, ':') ? "[%s]" : "%s", ip);
+        rc_dnscache_put(c, x->dns_key, addr, rc_now_ms() + (uint64_t)x->f->opts.dns_ttl_s * 1000);
+    } else if (x->dns_given && (x->code == CURLE_COULDNT_CONNECT || x->code == CURLE_OPERATION_TIMEDOUT))
+        rc_dnscache_del(c, x->dns_key);
+}
+
 static void xfer_deliver(fetch_xfer *x)
 {
     rc_fetch_result r;
@@ -422,6 +459,7 @@ static void xfer_deliver(fetch_xfer *x)
                                                       : NULL;
     r.etag = x->etag;
     r.last_modified = x->last_modified;
+    dns_learn(x, ip, redirects);
 
     if (x->code == CURLE_OK ||
         (x->code == CURLE_WRITE_ERROR && x->truncated && !x->header_overflow && !x->decode_failed)) {
@@ -590,6 +628,8 @@ static void fetcher_destroy(rc_fetcher *f)
         sock_free(f, f->socks);
     ev_timer_stop(f->loop, &f->timer);
     curl_slist_free_all(f->connect_to);
+    curl_slist_free_all(f->resolve);
+    rc_dnscache_free(f->dns);
     free(f->useragent);
     free(f->cainfo);
     if (f->curl_inited)
@@ -633,6 +673,26 @@ rc_fetcher *rc_fetcher_new(struct ev_loop *loop, const rc_fetch_opts *opts)
             goto fail;
         f->connect_to = l;
     }
+
+    for (size_t i = 0; i < opts->n_resolve; i++)
+        if (!opts->resolve[i] || !(f->resolve = curl_slist_append(f->resolve, opts->resolve[i])))
+            goto fail;
+    if (opts->dns_cache > 0 && !f->connect_to) {
+        f->dns = rc_dnscache_new(opts->dns_cache);
+        /* The operator's entries never expire; HOST:PORT:ADDRS, ADDRS after the second colon. */
+        for (struct curl_slist *l = f->resolve; l; l = l->next) {
+            const char *c1 = strchr(l->data, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+            if (!c2 || l->data[0] == '-' || l->data[0] == '+')
+                goto fail;
+            char *key = rc_xstrndup(l->data, (size_t)(c2 - l->data));
+            rc_dnscache_put(f->dns, key, c2 + 1, 0);
+            free(key);
+        }
+        curl_slist_free_all(f->resolve);
+        f->resolve = NULL;
+    }
+    f->opts.resolve = NULL;
+    f->opts.n_resolve = 0;
 
     /* Reference counted and thread-safe since curl 7.84. */
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
@@ -747,6 +807,53 @@ static int add_header(fetch_xfer *x, const char *name, const char *value)
     return 0;
 }
 
+/* The transfer's DNS: with the fetcher's cache, a cache of its own (a share holding DNS only,
+ * so libcurl's per-transfer prune scans this transfer's one or two entries, not every host
+ * seen), given the cached address of its host when there is one; the host is remembered to
+ * learn its address afterwards. Names only: an address literal needs no DNS. Without the
+ * fetcher's cache, the operator's entries go to curl's shared cache with the first transfer. */
+static int dns_setup(rc_fetcher *f, fetch_xfer *x)
+{
+    if (!f->dns) {
+        if (f->resolve && curl_easy_setopt(x->easy, CURLOPT_RESOLVE, f->resolve) != CURLE_OK)
+            return -1;
+        x->resolve = f->resolve; /* curl loads it into its cache at this start; freed with this transfer */
+        f->resolve = NULL;
+        return 0;
+    }
+    x->share = curl_share_init();
+    if (!x->share || curl_share_setopt(x->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
+        curl_easy_setopt(x->easy, CURLOPT_SHARE, x->share) != CURLE_OK)
+        return -1;
+    CURLU *u = curl_url();
+    char *host = NULL, *port = NULL;
+    if (u && curl_url_set(u, CURLUPART_URL, x->url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK && host[0] != '[') {
+        struct in_addr a4;
+        if (inet_pton(AF_INET, host, &a4) != 1) {
+            x->dns_key = rc_xasprintf("%s:%s", host, port);
+            const char *addrs = rc_dnscache_get(f->dns, x->dns_key, rc_now_ms());
+            if (addrs) {
+                char *entry = rc_xasprintf("%s:%s", x->dns_key, addrs);
+                x->resolve = curl_slist_append(NULL, entry);
+                free(entry);
+                x->dns_given = 1;
+                if (!x->resolve || curl_easy_setopt(x->easy, CURLOPT_RESOLVE, x->resolve) != CURLE_OK) {
+                    curl_free(host);
+                    curl_free(port);
+                    curl_url_cleanup(u);
+                    return -1;
+                }
+            }
+        }
+    }
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
+    return 0;
+}
+
 int rc_fetch_start_req(rc_fetcher *f, const rc_fetch_req *req, rc_fetch_cb cb, void *ud)
 {
     fetch_xfer *x = NULL;
@@ -789,7 +896,7 @@ int rc_fetch_start_req(rc_fetcher *f, const rc_fetch_req *req, rc_fetch_cb cb, v
         (req->if_modified_since && *req->if_modified_since &&
          (r = add_header(x, "If-Modified-Since", req->if_modified_since)) < 0))
         goto fail;
-    if (xfer_setup(f, x, req->useragent, req->keep_request) != CURLE_OK ||
+    if (xfer_setup(f, x, req->useragent, req->keep_request) != CURLE_OK || dns_setup(f, x) < 0 ||
         curl_multi_add_handle(f->multi, x->easy) != CURLM_OK) {
         r = -EIO;
         goto fail;
@@ -825,4 +932,9 @@ int rc_fetch_check_url(const rc_fetcher *f, const char *url, char *why, size_t c
 int rc_fetch_active(const rc_fetcher *f)
 {
     return f ? f->n_running : 0;
+}
+
+size_t rc_fetch_dns_cached(const rc_fetcher *f)
+{
+    return f && f->dns ? rc_dnscache_count(f->dns) : 0;
 }

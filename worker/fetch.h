@@ -36,6 +36,17 @@ typedef struct rc_fetch_opts {
     const struct rc_netguard *guard; /* borrowed, outlives the fetcher; NULL = connect anywhere.
                                       Checked on every address a connection is opened to (after
                                       DNS and --connect-to, each redirect hop, each retry). */
+    size_t dns_cache;                /* hosts in the fetcher's own DNS cache (default 100,000):
+                                        each transfer gets a DNS cache of its own (so curl never
+                                        scans one of every host), given the address the fetcher
+                                        learnt for its host (CURLOPT_RESOLVE); 0 = libcurl's
+                                        shared cache, scanned on every transfer. Off with
+                                        connect_to (curl then resolves the rule's target). */
+    long dns_ttl_s;                  /* an address learnt is used this long (default 300) */
+    const char *const *resolve;      /* "HOST:PORT:ADDR[,ADDR...]" as curl's --resolve, copied:
+                                        the first n_resolve; permanent entries of the fetcher's
+                                        cache (or curl's, with dns_cache 0) */
+    size_t n_resolve;
 } rc_fetch_opts;
 
 #define RC_FETCH_DEFAULT_UA "redcrawl/0.1 (+https://example.invalid/redcrawl)"
@@ -106,5 +117,7 @@ int rc_fetch_check_url(const rc_fetcher *f, const char *url, char *why, size_t c
 
 /* Transfers running in curl; a finished one stops counting just before its callback runs. */
 int rc_fetch_active(const rc_fetcher *f);
+/* Hosts in the fetcher's DNS cache (0 when it has none). */
+size_t rc_fetch_dns_cached(const rc_fetcher *f);
 
 #endif

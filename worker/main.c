@@ -104,6 +104,13 @@ static const rc_conf_row rows[] = {
      "connection failures in a row before a host is parked"},
     {"connect-to", RC_CONF_LIST, offsetof(rc_worker_conf, connect_to), NULL, 0, 0, "REDCRAWL_CONNECT_TO",
      "HOST:PORT:ADDR:PORT, curl's --connect-to (empty HOST or PORT matches any)"},
+    {"resolve", RC_CONF_LIST, offsetof(rc_worker_conf, resolve), NULL, 0, 0, NULL,
+     "HOST:PORT:ADDR[,ADDR...], curl's --resolve: this host's address, never looked up (the SSRF guard still "
+     "checks it)"},
+    {"dns-cache", RC_CONF_INT, offsetof(rc_worker_conf, dns_cache), "100000", 0, 100000000, NULL,
+     "hosts in the worker's own DNS cache (0 = libcurl's, scanned on every transfer; not used with --connect-to)"},
+    {"dns-ttl", RC_CONF_DOUBLE, offsetof(rc_worker_conf, dns_ttl), "300", 1, 86400, NULL,
+     "seconds an address the worker learnt for a host is used before it is looked up again"},
     {"allow-net", RC_CONF_LIST, offsetof(rc_worker_conf, allow_net), NULL, 0, 0, "REDCRAWL_ALLOW_NET",
      "CIDR let through the SSRF guard (loopback, private, link-local... are refused otherwise)"},
     {"metrics-port", RC_CONF_INT, offsetof(rc_worker_conf, metrics_port), "-1", -1, 65535, "REDCRAWL_METRICS_PORT",

@@ -18,7 +18,7 @@
 #include "argv.h"
 #include "control.h"
 #include "cpu.h"
-#include "bloom.h"
+#include "sbloom.h"
 #include "fetch.h"
 #include "netguard.h"
 #include "offload.h"
@@ -691,7 +691,7 @@ static void finish_store(rc_worker *w, task *t)
         else
             add_complete_head(t, rc_now_ms() + 1000, t->stored_somewhere ? "requeue" : "release", t->sink_err, 0, 0, 0,
                               0);
-        rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->pj.bp));
+        rc_argv_addu(&t->complete, rc_sbloom_nhash(&t->job->pj.bp));
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
         return;
@@ -714,7 +714,7 @@ static void finish_store(rc_worker *w, task *t)
         refresh_at = rc_now_ms() + (uint64_t)job->refresh_seconds * 1000;
     add_complete_head(t, t->next_ms, t->ok ? "done" : "fail", t->error, t->status, (int64_t)json_array_size(pg->items),
                       (int64_t)pg->items_dropped, refresh_at);
-    rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->pj.bp));
+    rc_argv_addu(&t->complete, rc_sbloom_nhash(&t->job->pj.bp));
     rc_argv_addu(&t->complete, pg->n_links);
     for (int k = 0; k < pg->links.n; k++)
         rc_argv_addn(&t->complete, pg->links.v[k], pg->links.len[k]);
@@ -982,7 +982,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url, t->rec.attempt + 1,
                 res->status, res->error ? res->error : "-", (unsigned long long)back);
         add_complete_head(t, now + back, "retry", res->error ? res->error : "http status", res->status, 0, 0, 0);
-        rc_argv_addu(&t->complete, rc_bloom_npos(&t->job->pj.bp));
+        rc_argv_addu(&t->complete, rc_sbloom_nhash(&t->job->pj.bp));
         rc_argv_addu(&t->complete, 0);
         send_complete(w, t);
         return;
@@ -1656,6 +1656,10 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
         w->connect_to[i] = conf->connect_to.v[i];
     fo.connect_to = (const char *const *)w->connect_to;
     fo.n_connect_to = conf->connect_to.n;
+    fo.resolve = (const char *const *)conf->resolve.v;
+    fo.n_resolve = conf->resolve.n;
+    fo.dns_cache = (size_t)conf->dns_cache;
+    fo.dns_ttl_s = (long)conf->dns_ttl;
     w->guard = rc_netguard_new((const char *const *)conf->allow_net.v, conf->allow_net.n,
                                (const char *const *)conf->allow_port.v, conf->allow_port.n, err, cap);
     if (!w->guard)

@@ -59,6 +59,9 @@ typedef struct rc_worker_conf {
     double cpu_cores;       /* cores it counts as its own, and a cap on them; 0 = its CPUs, no cap */
     int64_t park_after;     /* consecutive connection failures before a host is parked */
     rc_strlist connect_to;
+    rc_strlist resolve;    /* HOST:PORT:ADDR, curl's --resolve */
+    int64_t dns_cache;     /* hosts in the fetcher's DNS cache, 0 = libcurl's */
+    double dns_ttl;        /* seconds an address learnt is used */
     rc_strlist allow_net;  /* CIDRs let through the SSRF guard */
     rc_strlist allow_port; /* the only ports fetched; empty = any */
     int64_t metrics_port;  /* Prometheus endpoint: -1 off, 0 a free port (logged) */

@@ -96,13 +96,12 @@ end
 
 -- A finished job's working keys (bloom, digests, navigation times, host counters) expire after
 -- the retention: conf:retention seconds (default a day; 0 keeps them). The job hash stays, for
--- reports. Without this a one-URL job kept its 4 MB bloom for ever. submit.lua persists them
+-- reports. submit.lua persists them
 -- again when a finished job is extended.
 local function job_keys(crawlid)
-  local bloom = redis.call('HGET', K('job', crawlid), 'bloom') or ''
-  local shards = tonumber(string.match(bloom, '^[^:]*:[^:]*:([^:]*)')) or 1
+  local filters = tonumber(redis.call('HGET', K('job', crawlid), 'bloom_filters')) or 1
   local keys = {K('digest', crawlid), K('jobhosts', crawlid)}
-  for s = 0, shards - 1 do
+  for s = 0, filters - 1 do
     keys[#keys + 1] = K('bloom', crawlid, s)
   end
   return keys
@@ -130,18 +129,140 @@ local function job_pending(crawlid, delta)
   return left
 end
 
--- Bloom check-and-set: ARGV[i..i+2k-1] hold k (shard, bit) pairs computed by the client
--- (xxh3 double hashing). SETBIT returns the old bit, so one call both checks and sets.
--- New when any bit was clear.
-local function bloom_add(crawlid, i, k)
+-- The job's URL filter: a scalable bloom filter (shared/sbloom.h, which holds the same
+-- arithmetic in C: keep them equal). Filter i is the bitmap bloom:{crawlid}:{i}; the job hash
+-- keeps the params ('bloom' = "sbf:mg0:fp:groups"), how many filters there are
+-- ('bloom_filters', absent = 1) and how many URLs the newest holds ('bloom_count'). A URL is
+-- present when all its bits are set in some filter; a new one goes into the newest, and when
+-- that one holds its capacity the next, twice as large at half the error rate, starts.
+-- The state is read once per script call and written back by bloom_close.
+local BLOOM = {}
+local BLOOM_MAX_K = 16
+local BLOOM_MAX_BITS = 4294967296 -- 2^32: one Redis string
+
+local function bloom_open(crawlid)
+  local st = BLOOM[crawlid]
+  if st then
+    return st
+  end
+  local v = redis.call('HMGET', K('job', crawlid), 'bloom', 'bloom_filters', 'bloom_count')
+  local mg0, fp, groups = string.match(v[1] or '', '^sbf:(%d+):([^:]+):(%d+)$')
+  -- A job hash without params (Redis lost it) gets the defaults rather than an error halfway
+  -- through a script that has already written.
+  st = {crawlid = crawlid, mg0 = tonumber(mg0) or 1024, fp = tonumber(fp) or 1e-6, groups = tonumber(groups) or 1,
+    n = tonumber(v[2]) or 1, count = tonumber(v[3]) or 0, f = {}, dirty = false}
+  st.mgmax = BLOOM_MAX_BITS
+  while st.mgmax * st.groups > BLOOM_MAX_BITS do
+    st.mgmax = st.mgmax / 2
+  end
+  BLOOM[crawlid] = st
+  return st
+end
+
+-- Filter i (from 0): bits per group, hashes per group, capacity, key. rc_sbloom_filter_at.
+local function bloom_filter(st, i)
+  local f = st.f[i]
+  if f then
+    return f
+  end
+  local mg = st.mg0
+  for _ = 1, i do
+    if mg >= st.mgmax then break end
+    mg = mg * 2
+  end
+  if mg > st.mgmax then mg = st.mgmax end
+  local fp = st.fp / 2 ^ (i + 1)
+  local kt = math.ceil(math.log(1 / fp) / math.log(2))
+  if kt > BLOOM_MAX_K then kt = BLOOM_MAX_K end
+  local k = math.floor(kt / st.groups)
+  if k < 1 then k = 1 end
+  if k > math.floor(BLOOM_MAX_K / st.groups) then k = math.floor(BLOOM_MAX_K / st.groups) end
+  local cap = math.floor(-mg / k * math.log(1 - fp ^ (1 / (k * st.groups))))
+  if cap < 1 then cap = 1 end
+  f = {mg = mg, k = k, cap = cap, key = K('bloom', st.crawlid, i)}
+  st.f[i] = f
+  return f
+end
+
+-- BITFIELD arguments setting the URL's bits in filter f: ARGV[i..] hold the URL's hash values,
+-- BLOOM_MAX_K / groups per group (32 bits each); position = the value modulo the group's size.
+-- rc_sbloom_positions.
+local function bloom_bits(st, f, i)
+  local args, n = {}, 0
+  local per = math.floor(BLOOM_MAX_K / st.groups)
+  for g = 0, st.groups - 1 do
+    local base = g * f.mg
+    for j = 0, f.k - 1 do
+      args[n + 1] = 'SET'
+      args[n + 2] = 'u1'
+      args[n + 3] = base + tonumber(ARGV[i + g * per + j]) % f.mg
+      args[n + 4] = '1'
+      n = n + 4
+    end
+  end
+  return args
+end
+
+-- Whether the URL (hash values at ARGV[i..]) is in older filter f: GETBIT by GETBIT, stopping at
+-- the first clear bit (about two reads in a full filter, half its bits set).
+local function bloom_has(st, f, i)
+  local per = math.floor(BLOOM_MAX_K / st.groups)
+  for g = 0, st.groups - 1 do
+    local base = g * f.mg
+    for j = 0, f.k - 1 do
+      if redis.call('GETBIT', f.key, base + tonumber(ARGV[i + g * per + j]) % f.mg) == 0 then
+        return false
+      end
+    end
+  end
+  return true
+end
+
+-- Check-and-set of the URL whose hash values are at ARGV[i..] (the client's k says how many;
+-- unused here). Older filters are only read (newest first: it holds the most URLs); the newest
+-- is set by one BITFIELD that returns the old bits. New when a bit was clear everywhere.
+local function bloom_add(crawlid, i, _)
+  local st = bloom_open(crawlid)
+  for fi = st.n - 2, 0, -1 do
+    if bloom_has(st, bloom_filter(st, fi), i) then
+      return false
+    end
+  end
+  local f = bloom_filter(st, st.n - 1)
+  if st.count == 0 and not f.made then
+    -- A filter's first URL: create its bitmap at full length in one allocation (a bitmap grown
+    -- bit by bit gets Redis' greedy string growth, up to twice the memory).
+    if redis.call('EXISTS', f.key) == 0 then
+      redis.call('SETBIT', f.key, f.mg * st.groups - 1, 0)
+    end
+    f.made = true
+  end
   local new = false
-  for j = 0, k - 1 do
-    local key = K('bloom', crawlid, ARGV[i + 2 * j])
-    if redis.call('SETBIT', key, ARGV[i + 2 * j + 1], 1) == 0 then
+  for _, x in ipairs(redis.call('BITFIELD', f.key, unpack(bloom_bits(st, f, i)))) do
+    if x == 0 then
       new = true
+      break
+    end
+  end
+  if new then
+    st.count = st.count + 1
+    st.dirty = true
+    if st.count >= f.cap then
+      st.n = st.n + 1
+      st.count = 0
     end
   end
   return new
+end
+
+-- Writes back what bloom_add changed (once per script call).
+local function bloom_close()
+  for crawlid, st in pairs(BLOOM) do
+    if st.dirty then
+      redis.call('HSET', K('job', crawlid), 'bloom_filters', st.n, 'bloom_count', st.count)
+      st.dirty = false
+    end
+  end
 end
 
 -- A URL whose fetch was lost (lease expired, worker died or was reaped) goes back to the

@@ -5,7 +5,7 @@
 --       status, 0 for none), items stored, items dropped, refresh_at (ms; > 0: a navigation
 --       page to fetch again then), revisit (JSON {etag, lm, digest, at} the refresh record keeps
 --       for a conditional GET and the unchanged check, or ""), k, n,
---       then n x (link record, k x (shard, bit)).
+--       then n x (link record, k bloom hash values).
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
 -- the job's queue on the host with one more attempt), release (back untouched: the worker could not try),
 -- requeue (like release, but a sink may already hold it: marked redeliver so the next store
@@ -57,8 +57,9 @@ if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
       redis.call('ZADD', K('seeds', crawlid), seed_score(crawlid, rec.priority, child_depth), ARGV[i])
       added = added + 1
     end
-    i = i + 1 + 2 * k
+    i = i + 1 + k
   end
+  bloom_close()
   -- Count the new links before the page itself leaves, so pending never touches 0 early.
   if added > 0 then
     frontier_note(crawlid)

@@ -1,7 +1,7 @@
 #!lua
 -- submit: create (or extend) a job and put its seeds in the frontier, through the bloom.
--- ARGV: prefix, now, crawlid, spec, max_pages, bloom params ("m:k:shards:shard_bits"), k, n,
---       then n x (record, k x (shard, bit)).
+-- ARGV: prefix, now, crawlid, spec, max_pages, bloom params ("sbf:mg0:fp:groups", used when the
+--       job is new), k, n, then n x (record, k bloom hash values).
 -- Idempotent: a redelivered request finds its seeds in the bloom and adds nothing.
 local crawlid, spec, max_pages, bloom = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local k, n = tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -28,8 +28,9 @@ for _ = 1, n do
     redis.call('ZADD', K('seeds', crawlid), seed_score(crawlid, rec.priority, rec.depth), member)
     added = added + 1
   end
-  i = i + 1 + 2 * k
+  i = i + 1 + k
 end
+bloom_close()
 if added > 0 then
   frontier_note(crawlid)
   redis.call('HINCRBY', jk, 'pending', added)

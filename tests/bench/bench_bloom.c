@@ -1,11 +1,12 @@
 /* bench_bloom.c - the URL dedup benchmark of issue 4 (thesis 4.2.3), against a real Redis.
  * Asserts nothing, prints tables; scripts/bench_dedup.sh starts a private Redis and runs it.
- *   bench_bloom --redis redis://127.0.0.1:PORT [options] main|counting|big
+ *   bench_bloom --redis redis://127.0.0.1:PORT [options] main|counting|big|growth
  * main      N URLs (default 1,000,000) of which D (50,000) repeat an earlier one, from a
  *           deterministic generator of realistic URLs over a few thousand hosts. The exact answer
  *           comes from a C hash set. Then the multi-group bloom (h = 1..4 groups at EQUAL total
  *           memory, sized for N at --fp with h = 1) is run over the stream through Lua batches
- *           built on common.lua's bloom_add (the code submit.lua and complete.lua run): false
+ *           of one fixed filter (SETBIT of the client's positions, as the crawler did before its
+ *           filter learned to grow): false
  *           positives, false negatives, Redis memory per filter, and the check-and-set
  *           throughput for several batch sizes and pipeline depths (plus the real submit.lua).
  * counting  the counting variant (shared/lua/cbloom.lua, 4-bit BITFIELD counters): add, remove
@@ -14,6 +15,9 @@
  *           the last bit of each shard, memory compared with the computed size; a 1e6 sample
  *           inserted and 1e6 fresh URLs tested; then the bits filled at random to the density
  *           1e8 insertions leave and the fresh URLs tested again against the 0.1 % target.
+ * growth    the crawler's growing filter (common.lua bloom_add, shared/sbloom.h) against the
+ *           old fixed one for 1e6 URLs at 1e-6: Redis bytes for a 1-URL job and the whole
+ *           stream, false positives against the exact set, throughput, Redis CPU per URL.
  * Options: --urls N --dups D --hosts H --seed S --fp P --groups 1,2,3,4 --batches 1,25,100,1000
  *          --pipeline 1,8 --tp-seconds S --lua-dir DIR --cn N --cremove N
  *          --big-n N --big-fp P --sample N --shard-mib M --local-seeds N
@@ -22,6 +26,7 @@
 #include "bloom.h"
 #include "frontier.h"
 #include "redis.h"
+#include "sbloom.h"
 #include "util.h"
 
 #include <errno.h>
@@ -467,7 +472,7 @@ static void gen_distinct(urlgen *g, exset *seen, urllist *l, size_t count)
 typedef struct bench {
     redisContext *c;
     const opts *o;
-    char sha_add[41], sha_check[41], sha_cbloom[41];
+    char sha_add[41], sha_check[41], sha_cbloom[41], sha_grow[41];
 } bench;
 
 static redisReply *cmd(bench *b, const char *fmt, ...)
@@ -550,11 +555,21 @@ static void load_script(bench *b, const char *common, const char *name, const ch
     free(src);
 }
 
-/* The batch check-and-set: common.lua's bloom_add per URL. '1' = new. */
-static const char LUA_ADD[] = "local crawlid, k, n = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])\n"
+/* The batch check-and-set of one fixed-size (multi-group) filter, with the client's (shard, bit)
+ * positions: SETBIT returns the old bit. '1' = new. (The crawler's own filter grows: common.lua
+ * bloom_add, measured by the `growth` part and the real submit.lua below.) */
+static const char LUA_ADD[] = "local function fixed_add(crawlid, i, k)\n"
+                              "  local new = false\n"
+                              "  for j = 0, k - 1 do\n"
+                              "    local key = K('bloom', crawlid, ARGV[i + 2 * j])\n"
+                              "    if redis.call('SETBIT', key, ARGV[i + 2 * j + 1], 1) == 0 then new = true end\n"
+                              "  end\n"
+                              "  return new\n"
+                              "end\n"
+                              "local crawlid, k, n = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])\n"
                               "local out, i = {}, 6\n"
                               "for u = 1, n do\n"
-                              "  out[u] = bloom_add(crawlid, i, k) and '1' or '0'\n"
+                              "  out[u] = fixed_add(crawlid, i, k) and '1' or '0'\n"
                               "  i = i + 2 * k\n"
                               "end\n"
                               "return table.concat(out)\n";
@@ -575,6 +590,17 @@ static const char LUA_CHECK[] = "local crawlid, k, n = ARGV[3], tonumber(ARGV[4]
                                 "end\n"
                                 "return table.concat(out)\n";
 
+/* The crawler's growing filter: common.lua's bloom_add per URL (k hash values each), then
+ * bloom_close, as submit.lua and complete.lua call them. '1' = new. */
+static const char LUA_GROW[] = "local crawlid, k, n = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])\n"
+                               "local out, i = {}, 6\n"
+                               "for u = 1, n do\n"
+                               "  out[u] = bloom_add(crawlid, i, k) and '1' or '0'\n"
+                               "  i = i + k\n"
+                               "end\n"
+                               "bloom_close()\n"
+                               "return table.concat(out)\n";
+
 static void bench_connect(bench *b, const opts *o)
 {
     rc_redis_addr addr;
@@ -593,6 +619,7 @@ static void bench_connect(bench *b, const opts *o)
     load_script(b, common, "bench_add", LUA_ADD, b->sha_add);
     load_script(b, common, "bench_check", LUA_CHECK, b->sha_check);
     load_script(b, common, "cbloom", cbloom, b->sha_cbloom);
+    load_script(b, common, "bench_grow", LUA_GROW, b->sha_grow);
     free(common);
     free(cbloom);
     del_prefix(b);
@@ -1033,13 +1060,17 @@ static void part_main(bench *b)
     }
     free(cpu_us);
 
-    /* The real path: submit.lua (bloom_add + frontier ZADD + job counters), h = 1, no pipelining. */
+    /* The real path: submit.lua (the growing filter's bloom_add + frontier ZADD + job counters), h = 1,
+     * filter 0 sized for the whole stream (expected_urls = N) so that it compares with the table above. */
     char err[256];
     rc_redis *rr = rc_redis_new(o->redis, PREFIX, err, sizeof err);
     if (!rr)
         die("%s", err);
     char bloom[96];
-    rc_bloom_params_encode(&ps[0], bloom, sizeof bloom);
+    rc_sbloom_params sp;
+    if (rc_sbloom_params_for(N, o->fp, 1, &sp) < 0)
+        die("cannot size a growing filter for %zu URLs at %g", N, o->fp);
+    rc_sbloom_params_encode(&sp, bloom, sizeof bloom);
     uint32_t rb = 100;
     size_t done = 0, added = 0;
     rc_argv a;
@@ -1053,14 +1084,14 @@ static void part_main(bench *b)
         rc_argv_add(&a, "{\"spiderid\":\"link\"}");
         rc_argv_add(&a, "0");
         rc_argv_add(&a, bloom);
-        rc_argv_addu(&a, rc_bloom_npos(&ps[0]));
+        rc_argv_addu(&a, rc_sbloom_nhash(&sp));
         rc_argv_addu(&a, cnt);
         for (size_t i = done; i < done + cnt; i++) {
             char *rec = rc_xasprintf("{\"url\":\"%s\",\"crawlid\":\"real\",\"priority\":0,\"depth\":0}",
                                      list_get(&l, stream[i]));
             rc_argv_add(&a, rec);
             free(rec);
-            rc_frontier_bloom_args(&a, &ps[0], list_get(&l, stream[i]), l.len[stream[i]]);
+            rc_frontier_bloom_args(&a, &sp, list_get(&l, stream[i]), l.len[stream[i]]);
         }
         redisReply *rep = rc_redis_eval(rr, RC_LUA_SUBMIT, rc_now_ms(), &a);
         if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements < 1)
@@ -1427,12 +1458,153 @@ static void part_big(bench *b)
     gen_free(&g);
 }
 
+/* ---- growth: a job's filter, fixed (the old default) against growing ---- */
+
+typedef struct grow_res {
+    size_t added, fp, fn;
+    double secs, cpu;
+    int64_t bytes;
+    uint32_t filters;
+    uint64_t last; /* URLs in the newest filter */
+} grow_res;
+
+/* The stream[0..n) through one filter of job cid, batches of 1,000, one EVALSHA at a time. With
+ * fixed set: the old fixed filter (SETBIT of the client's positions); else the growing one. */
+static grow_res grow_run(bench *b, const char *cid, const rc_bloom_params *fixed, const rc_sbloom_params *sp,
+                         const urllist *l, const uint32_t *stream, size_t n, const char *truth)
+{
+    grow_res r;
+    memset(&r, 0, sizeof r);
+    char params[96];
+    if (!fixed) {
+        rc_sbloom_params_encode(sp, params, sizeof params);
+        freeReplyObject(cmd(b, "HSET " PREFIX "job:%s bloom %s", cid, params));
+    }
+    uint32_t per = fixed ? 2 * rc_bloom_npos(fixed) : rc_sbloom_nhash(sp);
+    rc_argv a;
+    rc_argv_init(&a);
+    double c0 = redis_cpu(b), t0 = now_s();
+    for (size_t done = 0; done < n;) {
+        size_t cnt = n - done < 1000 ? n - done : 1000;
+        rc_argv_reset(&a);
+        rc_argv_add(&a, "EVALSHA");
+        rc_argv_add(&a, fixed ? b->sha_add : b->sha_grow);
+        rc_argv_add(&a, "0");
+        rc_argv_add(&a, PREFIX);
+        rc_argv_addu(&a, 0);
+        rc_argv_add(&a, cid);
+        rc_argv_addu(&a, fixed ? rc_bloom_npos(fixed) : per);
+        rc_argv_addu(&a, cnt);
+        for (size_t i = done; i < done + cnt; i++) {
+            const char *u = list_get(l, stream[i]);
+            if (fixed) {
+                uint32_t shard[RC_BLOOM_MAX_K];
+                uint64_t bit[RC_BLOOM_MAX_K];
+                rc_bloom_positions(fixed, u, l->len[stream[i]], shard, bit);
+                for (uint32_t j = 0; j < rc_bloom_npos(fixed); j++) {
+                    rc_argv_addu(&a, shard[j]);
+                    rc_argv_addu(&a, bit[j]);
+                }
+            } else {
+                rc_frontier_bloom_args(&a, sp, u, l->len[stream[i]]);
+            }
+        }
+        redisReply *rep = redisCommandArgv(b->c, a.n, (const char **)a.v, a.len);
+        if (!rep || rep->type != REDIS_REPLY_STRING || rep->len != cnt)
+            die("growth: %s", rep && rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply");
+        for (size_t i = 0; i < cnt; i++) {
+            int isnew = rep->str[i] == '1';
+            r.added += (size_t)isnew;
+            if (truth[done + i] == '1')
+                r.fp += (size_t)!isnew;
+            else
+                r.fn += (size_t)isnew;
+        }
+        freeReplyObject(rep);
+        done += cnt;
+    }
+    r.secs = now_s() - t0;
+    r.cpu = redis_cpu(b) - c0;
+    rc_argv_release(&a);
+    if (fixed) {
+        r.filters = fixed->shards;
+    } else {
+        redisReply *rep = cmd(b, "HGET " PREFIX "job:%s bloom_filters", cid);
+        r.filters = rep->type == REDIS_REPLY_STRING ? (uint32_t)strtoul(rep->str, NULL, 10) : 1;
+        freeReplyObject(rep);
+        rep = cmd(b, "HGET " PREFIX "job:%s bloom_count", cid);
+        r.last = rep->type == REDIS_REPLY_STRING ? strtoull(rep->str, NULL, 10) : 0;
+        freeReplyObject(rep);
+        /* The Lua's capacities are sbloom.c's: what it counted is what was new. */
+        if (rc_sbloom_count(sp, r.filters, r.last) != r.added)
+            die("growth: the Lua counted %" PRIu64 " URLs into its filters, %zu were new",
+                rc_sbloom_count(sp, r.filters, r.last), r.added);
+    }
+    r.bytes = filter_usage(b, "bloom", cid, r.filters);
+    return r;
+}
+
+static void grow_row(const char *label, size_t n, const grow_res *r, double model)
+{
+    char h[32];
+    printf("%-34s %9zu %8u %11s %8.1f %9zu %7zu %9.2e %9.0f %8.2f\n", label, n, r->filters,
+           human((double)r->bytes, h, sizeof h), n ? 8.0 * (double)r->bytes / (double)n : 0, r->added, r->fp, model,
+           (double)n / r->secs, r->cpu * 1e6 / (double)n);
+}
+
+static void part_growth(bench *b)
+{
+    const opts *o = b->o;
+    size_t N = o->urls, D = o->dups;
+    if (D >= N)
+        die("--dups must be below --urls");
+    urllist l;
+    memset(&l, 0, sizeof l);
+    uint32_t *stream = build_stream(o, o->seed, &l);
+    char *truth = rc_xmalloc(N);
+    exset ex;
+    exset_init(&ex, N - D);
+    exact_truth(&l, stream, N, truth, &ex);
+    exset_free(&ex);
+    double fp = 1e-6; /* the default of a job */
+    rc_bloom_params fixed;
+    if (rc_bloom_params_for(1000000, fp, 0, &fixed) < 0)
+        die("cannot size the fixed filter");
+    rc_sbloom_params sp;
+    if (rc_sbloom_params_for(0, fp, 1, &sp) < 0)
+        die("cannot size the growing filter");
+    printf("\n== growth: a job's bloom at the default false-positive rate %g: before, one filter sized for\n"
+           "   1,000,000 URLs whatever the job (m = %" PRIu64 " bits, k = %u); now, a filter that starts at\n"
+           "   %" PRIu64 " bits and adds one twice as large at half the error rate whenever the newest is full.\n"
+           "   Batches of 1,000 URLs per EVALSHA; bytes = MEMORY USAGE of the job's bloom keys.\n",
+           fp, fixed.m, fixed.k, sp.mg0);
+    printf("%-34s %9s %8s %11s %8s %9s %7s %9s %9s %8s\n", "filter", "URLs", "filters", "Redis", "bits/URL", "new",
+           "FP", "model fp", "URLs/s", "CPU us/URL");
+    size_t sizes[2] = {1, N};
+    for (int si = 0; si < 2; si++) {
+        size_t n = sizes[si];
+        grow_res r = grow_run(b, "fixed", &fixed, NULL, &l, stream, n, truth);
+        grow_row("before: fixed, 1M at 1e-6", n, &r, rc_bloom_expected_fp(&fixed, r.added));
+        del_prefix(b);
+        r = grow_run(b, "grow", NULL, &sp, &l, stream, n, truth);
+        grow_row("now: growing, from 1,024 bits", n, &r, rc_sbloom_expected_fp(&sp, r.filters, r.last));
+        del_prefix(b);
+    }
+    printf("(FP: new URLs the filter called seen, against the exact set; model fp: the expected rate for the\n"
+           " next new URL once the stream is in; for the growing filter the sum over its filters, below %g\n"
+           " however many it adds)\n",
+           fp);
+    free(truth);
+    free(stream);
+    list_free(&l);
+}
+
 static void usage_exit(void)
 {
     fputs("usage: bench_bloom --redis URL [--urls N] [--dups D] [--hosts H] [--seed S] [--fp P]\n"
           "         [--groups 1,2,3,4] [--batches 1,25,100,1000] [--pipeline 1,8] [--tp-seconds S]\n"
           "         [--lua-dir DIR] [--cn N] [--cremove N] [--big-n N] [--big-fp P] [--sample N]\n"
-          "         [--shard-mib M] [--local-seeds N] main|counting|big...\n",
+          "         [--shard-mib M] [--local-seeds N] main|counting|big|growth...\n",
           stderr);
     exit(2);
 }
@@ -1520,6 +1692,8 @@ int main(int argc, char **argv)
             part_counting(&b);
         else if (!strcmp(argv[i], "big"))
             part_big(&b);
+        else if (!strcmp(argv[i], "growth"))
+            part_growth(&b);
         else
             usage_exit();
     }

@@ -181,6 +181,23 @@ def expected_pages(g, seeds, maxdepth, domains, skip=lambda url: False):
     return depth
 
 
+def sbloom_filter(params, i):
+    """Filter i of a job's growing bloom (shared/sbloom.c, common.lua): (bits per group, hashes
+    per group, capacity). params is the job hash's "sbf:mg0:fp:groups"."""
+    import math
+    _, mg0, fp, groups = params.split(":")
+    mg0, fp, groups = int(mg0), float(fp), int(groups)
+    mgmax = 1 << 32
+    while mgmax * groups > (1 << 32):
+        mgmax >>= 1
+    mg = min(mg0 << i, mgmax)
+    fpi = fp / 2.0 ** (i + 1)
+    kt = min(math.ceil(math.log(1 / fpi) / math.log(2)), 16)
+    k = min(max(int(kt // groups), 1), 16 // groups)
+    cap = max(int(math.floor(-mg / k * math.log(1 - fpi ** (1 / (k * groups))))), 1)
+    return mg, k, cap, groups
+
+
 def read_pages(path):
     pages = []
     with open(path) as f:

@@ -13,7 +13,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, expected_pages, graph, overlaps,  # noqa: E402
-                     read_pages, read_requests, redis_cmd, run_tests, start_redis, start_web)
+                     read_pages, read_requests, redis_cmd, run_tests, sbloom_filter, start_redis, start_web)
 from webapi import call, start_webapp  # noqa: E402
 
 
@@ -416,9 +416,79 @@ def test_blacklist_applies_to_queued_urls(tmp, procs):
     check(dropped > 0, "nothing was dropped: the blacklist came too late to test anything")
 
 
+def test_seed_list_from_stdin(tmp, procs):
+    """A seed list far past the old 1,000 (21,000 URLs over 1,000 hosts) read from stdin with
+    --seeds -, bad lines reported by number and skipped: every page within depth 1 of the seeds
+    fetched exactly once, one request per host at a time. A list with no valid line is refused."""
+    args = ["--sites", "1000", "--pages", "25"]
+    port, log, _ = start_web(procs, tmp, *args)
+    g = graph(*args)
+    seeds = ["http://s%d.site.test/%s" % (h, "p/%d" % p if p else "") for p in range(21) for h in range(1000)]
+    lines = list(seeds)
+    lines[5:5] = ["", "# a comment", "not a url"]  # line 8 is bad
+    lines.insert(20000, "ftp://s1.site.test/")     # line 20001 is bad
+    want = expected_pages(g, seeds, 1, ["site.test"])
+    check(len(want) > len(seeds), "depth 1 adds no pages: the test would show nothing about links")
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--allow-net", "127.0.0.0/8",
+           "--quiet", "--maxdepth", "1", "--delay", "0", "--workers", "2", "--seeds", "-"]
+    r = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=900)
+    check(r.returncode == 0, "crawl exited %d: %s" % (r.returncode, r.stderr[-3000:]))
+    check("stdin line 8 skipped" in r.stderr and "stdin line 20001 skipped" in r.stderr,
+          "bad lines not reported by number: %s" % r.stderr[-2000:])
+    check("2 bad lines skipped" in r.stderr, "no count of bad lines: %s" % r.stderr[-2000:])
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check_page_set(pages, want, "21,000 seeds")
+    check(len({p["url"].split("/")[2] for p in pages}) == 1000, "not every host was crawled")
+    bad = overlaps(read_requests(log))
+    check(not bad, "overlapping requests to one host: %s" % bad[:2])
+    print("  seeds: %d seeds, %d pages, %d hosts" % (len(seeds), len(pages), 1000))
+
+    r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "never"), "--seeds", "-"],
+                       input="nothing\nftp://a.test/\n", capture_output=True, text=True, timeout=30)
+    check(r.returncode == 2 and "no valid URL" in r.stderr and "line 2" in r.stderr,
+          "a list with no valid URL: exit %d, %s" % (r.returncode, r.stderr))
+    r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "never"), "--seeds", os.path.join(tmp, "none")],
+                       capture_output=True, text=True, timeout=30)
+    check(r.returncode == 2 and "--seeds" in r.stderr, "a missing list: exit %d, %s" % (r.returncode, r.stderr))
+    check(not os.path.exists(os.path.join(tmp, "never")), "a refused crawl created a directory")
+
+
+def test_bloom_grows_with_the_job(tmp, procs):
+    """The job's bloom starts small and grows: a one-URL job's filter is a few hundred bytes of
+    Redis; a 4,000-page job's has added filters, and the URLs the Lua counted into them are
+    exactly the pages fetched (common.lua and shared/sbloom.c agree on every capacity)."""
+    args = ["--sites", "20", "--pages", "200"]
+    port, _, _ = start_web(procs, tmp, *args)
+    redis_port, _ = start_redis(procs, tmp)
+    redis_url = "redis://127.0.0.1:%d" % redis_port
+    out1, _ = crawl(os.path.join(tmp, "one"), port, ["http://s0.site.test/p/3"], "--maxdepth", "0", "--delay", "0",
+                    "--redis", redis_url, "--crawlid", "one")
+    check(len(read_pages(os.path.join(out1, "pages.jsonl"))) == 1, "the one-URL job fetched more than one page")
+    keys = redis_cmd(redis_port, "KEYS", "rc:bloom:one:*")
+    used = sum(redis_cmd(redis_port, "MEMORY", "USAGE", k) for k in keys)
+    check(keys == ["rc:bloom:one:0"] and used < 400, "a one-URL job's bloom: %s, %d bytes" % (keys, used))
+
+    g = graph(*args)
+    want = expected_pages(g, ["http://s0.site.test/"], -1, ["site.test"])
+    out, _ = crawl(tmp, port, ["http://s0.site.test/"], "--maxdepth", "-1", "--delay", "0", "--redis", redis_url,
+                   "--crawlid", "big", timeout=300)
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check_page_set(pages, want, "growing bloom")
+    jh = dict(zip(*[iter(redis_cmd(redis_port, "HGETALL", "rc:job:big"))] * 2))
+    nf = int(jh["bloom_filters"])
+    urls = sum(sbloom_filter(jh["bloom"], i)[2] for i in range(nf - 1)) + int(jh["bloom_count"])
+    check(nf >= 6, "4,000 URLs and the bloom did not grow: %d filters" % nf)
+    check(urls == len(pages), "the bloom counted %d URLs, %d pages were fetched" % (urls, len(pages)))
+    used = sum(redis_cmd(redis_port, "MEMORY", "USAGE", "rc:bloom:big:%d" % i) for i in range(nf))
+    print("  bloom: one-URL job %d bytes; %d URLs in %d filters, %d bytes" % (
+        redis_cmd(redis_port, "MEMORY", "USAGE", "rc:bloom:one:0"), urls, nf, used))
+
+
 if __name__ == "__main__":
     run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
-               test_blacklist_applies_to_queued_urls])
+               test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
+               test_bloom_grows_with_the_job])

@@ -27,7 +27,7 @@ class LoggingWeb:
     """Serves fixed pages by Host and path on 0.0.0.0 (inside the namespace: loopback only) and
     logs (local address, host, path) of every request."""
 
-    def __init__(self, routes):
+    def __init__(self, routes, port=0):
         self.routes, self.log = routes, []
         web = self
 
@@ -49,7 +49,7 @@ class LoggingWeb:
             def log_message(self, *args):
                 pass
 
-        self.server = TestHTTPServer(("0.0.0.0", 0), Handler)
+        self.server = TestHTTPServer(("0.0.0.0", port), Handler)
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
@@ -81,15 +81,20 @@ def attack_seeds(port):
             "http://0x7f.1:%d/" % port, "http://localhost:%d/" % port]
 
 
-def crawl(tmp, web, allow, extra_seeds=()):
+def crawl(tmp, web, allow, extra_seeds=(), resolve=False):
+    """resolve: the names get their addresses from the worker's DNS cache (--resolve, as a DNS
+    answer would put them there; web listens on port 80) instead of --connect-to."""
     out = os.path.join(tmp, "out")
     env = dict(os.environ)
     env.pop("REDCRAWL_ALLOW_NET", None)  # only what this test says
-    connect = ["evil.a.test:80:127.0.0.5:%d" % web.port, "internal.evil.a.test:80:127.0.0.1:%d" % web.port,
-               "redis.evil.a.test:6379:127.0.0.1:%d" % web.port]
     cmd = [REDCRAWL, "crawl", "--out", out, "--quiet", "--delay", "0", "--workers", "1"]
-    for c in connect:
-        cmd += ["--connect-to", c]
+    if resolve:
+        for r in ["evil.a.test:80:127.0.0.5", "internal.evil.a.test:80:127.0.0.1", "redis.evil.a.test:6379:127.0.0.1"]:
+            cmd += ["--resolve", r]
+    else:
+        for c in ["evil.a.test:80:127.0.0.5:%d" % web.port, "internal.evil.a.test:80:127.0.0.1:%d" % web.port,
+                  "redis.evil.a.test:6379:127.0.0.1:%d" % web.port]:
+            cmd += ["--connect-to", c]
     for a in allow:
         cmd += ["--allow-net", a]
     cmd += ["http://evil.a.test/"] + list(extra_seeds)
@@ -146,6 +151,31 @@ def test_allowed_range_still_crawls(tmp, procs):
           "something was blocked inside the allowed range")
 
 
+def test_names_from_the_dns_cache(tmp, procs):
+    """The names' addresses come from the worker's own DNS cache (what a DNS answer would put
+    there) rather than --connect-to: the guard still judges the address each connection is
+    opened to, so the internal names are refused, and let in by --allow-net."""
+    web = LoggingWeb(site(0), port=80)
+    try:
+        pages = crawl(os.path.join(tmp, "refused"), web, ["127.0.0.5/32"], resolve=True)
+        refused_log = list(web.log)
+        web.log.clear()
+        allowed = crawl(os.path.join(tmp, "allowed"), web, ["127.0.0.0/8"], resolve=True)
+    finally:
+        web.close()
+    check(("127.0.0.5", "evil.a.test", "/public") in refused_log, "the allowed site was not crawled: %s" % refused_log)
+    check(all(ip == "127.0.0.5" and host == "evil.a.test" for ip, host, _ in refused_log),
+          "the guard let a connection through: %s" % refused_log)
+    blocked = sorted(u for u, p in pages.items() if str(p.get("error", "")).startswith("blocked:"))
+    check(blocked == ["http://internal.evil.a.test/admin", "http://internal.evil.a.test/secret2",
+                      "http://redis.evil.a.test:6379/"], "blocked through the DNS cache: %s" % blocked)
+    got = {(ip, host, path) for ip, host, path in web.log}
+    check(("127.0.0.1", "internal.evil.a.test", "/admin") in got and ("127.0.0.5", "evil.a.test", "/public") in got,
+          "allowed range through the DNS cache: server saw %s" % sorted(got))
+    check(not any(str(p.get("error", "")).startswith("blocked:") for u, p in allowed.items() if ":6379" not in u),
+          "something was blocked inside the allowed range: %s" % allowed)
+
+
 def in_private_netns():
     """Re-runs this file inside a fresh namespace with only loopback; returns its exit code."""
     name = "rcssrf%d" % os.getpid()
@@ -162,4 +192,4 @@ def in_private_netns():
 if __name__ == "__main__":
     if not os.environ.get(NETNS_MARK):
         sys.exit(in_private_netns())
-    run_tests([test_refused_before_any_connection, test_allowed_range_still_crawls])
+    run_tests([test_refused_before_any_connection, test_allowed_range_still_crawls, test_names_from_the_dns_cache])

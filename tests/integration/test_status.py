@@ -14,7 +14,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (REDCRAWL, SCHEDULER, WORKER, check, read_pages, redis_cmd, run_tests,  # noqa: E402
-                     start_redis, start_web)
+                     sbloom_filter, start_redis, start_web)
 
 
 def status(env, *args):
@@ -79,11 +79,20 @@ def test_status_json_matches_redis(tmp, procs):
         jh = dict(zip(*[iter(redis_cmd(redis_port, "HGETALL", "rc:job:st"))] * 2))
         for k in ("pending", "fetched", "errors", "failed", "robots_denied"):
             check(job[k] == int(jh.get(k, 0)), "job %s: %s vs %s" % (k, job[k], jh.get(k)))
-        m, k, shards = [int(x) for x in jh["bloom"].split(":")[:3]]
-        bits = sum(redis_cmd(redis_port, "BITCOUNT", "rc:bloom:st:%d" % i) for i in range(shards))
+        nf = int(jh.get("bloom_filters", 1))
+        m = bits = urls = 0
+        est = 0.0
+        for i in range(nf):
+            mg, k, cap, groups = sbloom_filter(jh["bloom"], i)
+            set_i = redis_cmd(redis_port, "BITCOUNT", "rc:bloom:st:%d" % i)
+            m += mg * groups
+            bits += set_i
+            est += (set_i / (mg * groups)) ** (k * groups)
+            urls += cap if i + 1 < nf else int(jh.get("bloom_count", 0))
         b = job["bloom"]
         check(b["bits"] == m and b["bits_set"] == bits and abs(b["fill"] - bits / m) < 1e-12 and
-              abs(b["est_fp"] - (bits / m) ** k) < 1e-15, "bloom: %s, want %d of %d bits, k %d" % (b, bits, m, k))
+              abs(b["est_fp"] - est) < 1e-15 and b["filters"] == nf and b["urls"] == urls,
+              "bloom: %s, want %d of %d bits in %d filters, %d URLs" % (b, bits, m, nf, urls))
         backlog = {}  # host -> URLs queued there, all jobs (rc:q:{crawlid}:{host})
         for q in keys(redis_port, "rc:q:*"):
             host = q.split(":", 3)[3]

@@ -740,6 +740,53 @@ static void test_connect_to(rc_fetcher *f)
     got_release(&g);
 }
 
+/* The fetcher's own DNS cache (no connect_to): an operator's --resolve entry is used for good;
+ * a name curl looks up itself (localhost, from /etc/hosts) is learnt from the address connected
+ * to, and used by the next transfer; a refused connection teaches nothing. With dns_cache 0
+ * the --resolve entries go to curl's own cache instead. */
+static void test_dns_cache(void)
+{
+    for (int own = 1; own >= 0; own--) {
+        char *r1 = rc_xasprintf("example.test:%d:127.0.0.1", srv.port);
+        const char *const resolve[] = {r1};
+        rc_fetch_opts o;
+        rc_fetch_opts_init(&o);
+        o.resolve = resolve;
+        o.n_resolve = 1;
+        o.dns_cache = own ? 10 : 0;
+        rc_fetcher *f = rc_fetcher_new(loop, &o);
+        free(r1); /* copied */
+        RC_CHECK(f != NULL);
+        if (!f)
+            return;
+        RC_CHECK_INT_EQ(rc_fetch_dns_cached(f), own ? 1 : 0);
+        got g;
+        char *u = rc_xasprintf("http://example.test:%d/echo", srv.port);
+        for (int i = 0; i < 2; i++) {
+            fetch1(f, u, NULL, NULL, &g);
+            RC_CHECK_INT_EQ(g.status, 200);
+            RC_CHECK_STR_EQ(g.ip, "127.0.0.1");
+            got_release(&g);
+        }
+        free(u);
+        u = rc_xasprintf("http://localhost:%d/echo", srv.port);
+        for (int i = 0; i < 2; i++) {
+            fetch1(f, u, NULL, NULL, &g);
+            RC_CHECK_INT_EQ(g.status, 200);
+            got_release(&g);
+            RC_CHECK_INT_EQ(rc_fetch_dns_cached(f), own ? 2 : 0); /* learnt once */
+        }
+        free(u);
+        u = rc_xasprintf("http://localhost:%d/", closed_port());
+        fetch1(f, u, NULL, NULL, &g);
+        RC_CHECK_INT_EQ(g.ok, 0);
+        got_release(&g);
+        RC_CHECK_INT_EQ(rc_fetch_dns_cached(f), own ? 2 : 0);
+        free(u);
+        rc_fetcher_free(f);
+    }
+}
+
 /* A callback that starts the next fetch. */
 static void then_start(got *g)
 {
@@ -952,6 +999,7 @@ int main(void)
         test_many(f);
         rc_fetcher_free(f);
     }
+    test_dns_cache();
     test_timeout();
     test_free_running();
     test_free_in_callback();

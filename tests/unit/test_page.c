@@ -65,11 +65,11 @@ static void run(env *e, rc_record *rec, rc_fetch_result *res, rc_page_result *ou
 }
 
 /* The link records pushed, as "url depth" strings joined by spaces. */
-static char *links_of(const rc_page_result *r, const rc_bloom_params *bp)
+static char *links_of(const rc_page_result *r, const rc_sbloom_params *bp)
 {
     rc_buf b;
     rc_buf_init(&b);
-    int stride = 1 + 2 * (int)rc_bloom_npos(bp);
+    int stride = 1 + (int)rc_sbloom_nhash(bp);
     for (int i = 0; i < r->links.n; i += stride) {
         rc_record rec;
         if (rc_record_parse(r->links.v[i], r->links.len[i], &rec) == 0) {
