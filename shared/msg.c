@@ -82,15 +82,11 @@ static int fail(rc_msg_error *e, const char *field, const char *fmt, ...) __attr
 
 static int fail(rc_msg_error *e, const char *field, const char *fmt, ...)
 {
-    char tmp[RC_MSG_REASON_BUF];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    int r = rc_reqfield_vset(e->field, sizeof e->field, e->reason, sizeof e->reason, field, fmt, ap);
     va_end(ap);
-    /* vsnprintf may have cut a quoted value mid-character; callers quote only valid UTF-8. */
-    rc_reqfield_sanitize(e->reason, sizeof e->reason, tmp);
-    rc_reqfield_copy_utf8(e->field, sizeof e->field, field, strlen(field));
-    return -EINVAL;
+    return r;
 }
 
 /* A field check's refusal, into the message's error. */

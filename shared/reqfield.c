@@ -170,17 +170,24 @@ void rc_reqfield_sanitize(char *dst, size_t cap, const char *src)
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 
-int rc_reqfield_fail(rc_reqfield_error *e, const char *field, const char *fmt, ...)
+int rc_reqfield_vset(char *field_out, size_t fcap, char *reason_out, size_t rcap, const char *field, const char *fmt,
+                     va_list ap)
 {
     char tmp[RC_REQFIELD_REASON_BUF];
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    /* vsnprintf may have cut a quoted value mid-character; callers quote only valid UTF-8. */
+    rc_reqfield_sanitize(reason_out, rcap, tmp);
+    rc_reqfield_copy_utf8(field_out, fcap, field, strlen(field));
+    return -EINVAL;
+}
+
+int rc_reqfield_fail(rc_reqfield_error *e, const char *field, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    int r = rc_reqfield_vset(e->field, sizeof e->field, e->reason, sizeof e->reason, field, fmt, ap);
     va_end(ap);
-    /* vsnprintf may have cut a quoted value mid-character; callers quote only valid UTF-8. */
-    rc_reqfield_sanitize(e->reason, sizeof e->reason, tmp);
-    rc_reqfield_copy_utf8(e->field, sizeof e->field, field, strlen(field));
-    return -EINVAL;
+    return r;
 }
 
 /* A bad value quoted back: at most ECHO_MAX bytes, cut at a character boundary, "..." if cut. */

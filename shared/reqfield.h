@@ -10,6 +10,7 @@
 #define RC_REQFIELD_H
 
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,6 +85,9 @@ int rc_reqfield_host(rc_reqfield_error *e, const char *path, const struct json_t
 /* Fills E (the reason is made valid UTF-8 without control characters) and returns -EINVAL. */
 int rc_reqfield_fail(rc_reqfield_error *e, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same into any pair of buffers (a message error's field and reason): -EINVAL. */
+int rc_reqfield_vset(char *field_out, size_t fcap, char *reason_out, size_t rcap, const char *field, const char *fmt,
+                     va_list ap) __attribute__((format(printf, 6, 0)));
 /* "an integer", "a string", "null", ... for reasons. */
 const char *rc_reqfield_type_name(const struct json_t *v);
 /* Copies valid UTF-8 SRC (n bytes) into dst (cap bytes), cut at a character boundary. True when all of
