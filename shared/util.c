@@ -238,12 +238,15 @@ void rc_url_redact(const char *url, char *buf, size_t cap)
     for (const char *p = auth; p < auth + alen; p++)
         if (*p == '@')
             at = p; /* the last '@' ends the credentials */
-    const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-    if (!colon) {
+    if (!at) {
         snprintf(buf, cap, "%s", url);
         return;
     }
-    snprintf(buf, cap, "%.*s***%s", (int)(colon + 1 - url), url, at);
+    /* USER:PASSWORD@ keeps the user; a lone USERINFO@ may be a password (redis://PASSWORD@host
+     * is accepted as one), so all of it is hidden. */
+    const char *colon = memchr(auth, ':', (size_t)(at - auth));
+    const char *keep = colon ? colon + 1 : auth;
+    snprintf(buf, cap, "%.*s***%s", (int)(keep - url), url, at);
 }
 
 char *rc_secret_env(const char *name)

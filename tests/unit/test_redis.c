@@ -7,6 +7,7 @@
 
 #include "rc_test.h"
 #include "redis.h"
+#include "util.h"
 
 struct url_case {
     const char *url;
@@ -69,8 +70,24 @@ static void check_info(void)
     RC_CHECK_STR_EQ(id, "");
 }
 
+/* Messages show a Redis URL with its secret hidden, in every form the parser takes. */
+static void check_redact(void)
+{
+    static const char *const redact_cases[][2] = {
+        {"redis://:s3cret@h:1/2", "redis://:***@h:1/2"}, {"redis://alice:s3cret@h", "redis://alice:***@h"},
+        {"redis://s3cret@h:6379", "redis://***@h:6379"}, {"rediss://s3cret@h", "rediss://***@h"},
+        {"redis://h:6379/0", "redis://h:6379/0"},        {"unix:///run/r.sock", "unix:///run/r.sock"},
+    };
+    for (size_t i = 0; i < sizeof redact_cases / sizeof redact_cases[0]; i++) {
+        char buf[128];
+        rc_url_redact(redact_cases[i][0], buf, sizeof buf);
+        RC_CHECK_STR_EQ(buf, redact_cases[i][1]);
+    }
+}
+
 int main(void)
 {
+    check_redact();
     check_info();
     unsetenv("REDCRAWL_REDIS_PASSWORD");
     unsetenv("REDCRAWL_REDIS_PASSWORD_FILE");
