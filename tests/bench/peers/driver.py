@@ -56,12 +56,12 @@ def tree(table, root):
     kids = {}
     for pid, (ppid, _, _) in table.items():
         kids.setdefault(ppid, []).append(pid)
-    out, todo = [], [root]
-    while todo:
-        p = todo.pop()
+    out, stack = [], [root]
+    while stack:
+        p = stack.pop()
         if p in table:
             out.append(p)
-        todo.extend(kids.get(p, ()))
+        stack.extend(kids.get(p, ()))
     return out
 
 
