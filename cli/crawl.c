@@ -512,8 +512,8 @@ static void stop_job(crawl_run *run, const char *crawlid)
 {
     rc_argv a;
     rc_argv_init(&a);
-    rc_argv_add(&a, crawlid);
-    rc_argv_add(&a, "stopped");
+    rc_argv_set(&a, RC_STOP_CRAWLID, crawlid);
+    rc_argv_set(&a, RC_STOP_STATE, "stopped");
     redisReply *rep = rc_redis_eval(run->r, RC_LUA_STOP, rc_now_ms(), &a);
     rc_argv_release(&a);
     if (rep)

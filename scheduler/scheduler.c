@@ -147,8 +147,8 @@ static int hold_lock(rc_scheduler *s)
 {
     rc_argv a;
     rc_argv_init(&a);
-    rc_argv_add(&a, s->id);
-    rc_argv_addu(&a, lock_ttl_ms(s));
+    rc_argv_set(&a, RC_LOCK_OWNER, s->id);
+    rc_argv_setu(&a, RC_LOCK_TTL_MS, lock_ttl_ms(s));
     redisReply *rep = rc_redis_eval(s->r, RC_LUA_LOCK, rc_now_ms(), &a);
     rc_argv_release(&a);
     int held = rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 1;
@@ -165,8 +165,8 @@ static void reap(rc_scheduler *s, const char *wid, const char *why)
 {
     rc_argv a;
     rc_argv_init(&a);
-    rc_argv_add(&a, wid);
-    rc_argv_addi(&a, s->conf->max_attempts);
+    rc_argv_set(&a, RC_REAP_WORKER, wid);
+    rc_argv_seti(&a, RC_REAP_MAX_ATTEMPTS, s->conf->max_attempts);
     redisReply *rep = rc_redis_eval(s->r, RC_LUA_REAP, rc_now_ms(), &a);
     rc_argv_release(&a);
     if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2) {
@@ -199,8 +199,8 @@ static void expire_leases(rc_scheduler *s, const char *wid)
 {
     rc_argv a;
     rc_argv_init(&a);
-    rc_argv_add(&a, wid);
-    rc_argv_addi(&a, s->conf->max_attempts);
+    rc_argv_set(&a, RC_EXPIRE_WORKER, wid);
+    rc_argv_seti(&a, RC_EXPIRE_MAX_ATTEMPTS, s->conf->max_attempts);
     redisReply *rep = rc_redis_eval(s->r, RC_LUA_EXPIRE, rc_now_ms(), &a);
     rc_argv_release(&a);
     if (rep && rep->type == REDIS_REPLY_INTEGER && rep->integer > 0) {
@@ -387,9 +387,9 @@ static int64_t move_hosts(rc_scheduler *s, worker_info *from, worker_info *to, i
 {
     rc_argv a;
     rc_argv_init(&a);
-    rc_argv_add(&a, from->id);
-    rc_argv_add(&a, to->id);
-    rc_argv_addi(&a, n);
+    rc_argv_set(&a, RC_MOVE_FROM, from->id);
+    rc_argv_set(&a, RC_MOVE_TO, to->id);
+    rc_argv_seti(&a, RC_MOVE_N, n);
     redisReply *rep = rc_redis_eval(s->r, RC_LUA_MOVE, rc_now_ms(), &a);
     rc_argv_release(&a);
     int64_t moved = 0;
@@ -504,12 +504,15 @@ static void rebalance(rc_scheduler *s)
     move_hosts(s, most, fewest, n);
 }
 
-/* Navigation pages due for their refresh go back into the frontier. */
+/* Navigation pages due for their refresh go back into the frontier, at most this many a second
+ * (one call stays short; a larger backlog drains over the next seconds). */
+#define REFRESH_BATCH 10000
+
 static void refresh_due(rc_scheduler *s)
 {
     rc_argv a;
     rc_argv_init(&a);
-    rc_argv_addi(&a, 10000);
+    rc_argv_seti(&a, RC_REFRESH_MAX, REFRESH_BATCH);
     redisReply *rep = rc_redis_eval(s->r, RC_LUA_REFRESH, rc_now_ms(), &a);
     rc_argv_release(&a);
     if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 && rc_reply_int(rep->element[0], 0) > 0)

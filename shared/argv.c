@@ -58,3 +58,31 @@ void rc_argv_addu(rc_argv *a, uint64_t x)
     int n = snprintf(b, sizeof b, "%" PRIu64, x);
     rc_argv_addn(a, b, (size_t)n);
 }
+
+void rc_argv_setn(rc_argv *a, int i, const char *s, size_t n)
+{
+    while (a->n <= i)
+        rc_argv_addn(a, "", 0);
+    free(a->v[i]);
+    a->v[i] = rc_xstrndup(s, n);
+    a->len[i] = n;
+}
+
+void rc_argv_set(rc_argv *a, int i, const char *s)
+{
+    rc_argv_setn(a, i, s, strlen(s));
+}
+
+void rc_argv_seti(rc_argv *a, int i, int64_t x)
+{
+    char b[24];
+    int n = snprintf(b, sizeof b, "%" PRId64, x);
+    rc_argv_setn(a, i, b, (size_t)n);
+}
+
+void rc_argv_setu(rc_argv *a, int i, uint64_t x)
+{
+    char b[24];
+    int n = snprintf(b, sizeof b, "%" PRIu64, x);
+    rc_argv_setn(a, i, b, (size_t)n);
+}

@@ -20,4 +20,11 @@ void rc_argv_add(rc_argv *a, const char *s);
 void rc_argv_addi(rc_argv *a, int64_t x);
 void rc_argv_addu(rc_argv *a, uint64_t x);
 
+/* Set argument i (a Lua script's named position, scripts_args.h), growing the vector with
+ * empty arguments up to it: the arguments of a script may be given in any order, by name. */
+void rc_argv_setn(rc_argv *a, int i, const char *s, size_t n);
+void rc_argv_set(rc_argv *a, int i, const char *s);
+void rc_argv_seti(rc_argv *a, int i, int64_t x);
+void rc_argv_setu(rc_argv *a, int i, uint64_t x);
+
 #endif

@@ -540,8 +540,8 @@ static char *apply_stop(struct ctx *c, const rc_msg *m)
 {
     rc_argv a;
     rc_argv_init(&a);
-    rc_argv_add(&a, m->crawlid);
-    rc_argv_add(&a, "stopped");
+    rc_argv_set(&a, RC_STOP_CRAWLID, m->crawlid);
+    rc_argv_set(&a, RC_STOP_STATE, "stopped");
     redisReply *rep = eval(c, RC_LUA_STOP, &a);
     rc_argv_release(&a);
     if (!rep)
@@ -1104,8 +1104,8 @@ int rc_control_expire_due(rc_redis *r, int64_t now_s, rc_control_notify_fn notif
         if (ji.exists && strcmp(ji.state, "running") == 0) {
             rc_argv a;
             rc_argv_init(&a);
-            rc_argv_add(&a, cid);
-            rc_argv_add(&a, "expired");
+            rc_argv_set(&a, RC_STOP_CRAWLID, cid);
+            rc_argv_set(&a, RC_STOP_STATE, "expired");
             redisReply *rep = eval(&c, RC_LUA_STOP, &a);
             rc_argv_release(&a);
             if (!rep)

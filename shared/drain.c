@@ -75,8 +75,8 @@ int rc_drain_apply(struct rc_redis *r, const char *worker, rc_drain_mode mode, r
     static const char *const modes[] = {[RC_DRAIN_SHOW] = "show", [RC_DRAIN_ON] = "on", [RC_DRAIN_OFF] = "off"};
     rc_argv a;
     rc_argv_init(&a);
-    rc_argv_add(&a, worker);
-    rc_argv_add(&a, modes[mode]);
+    rc_argv_set(&a, RC_DRAIN_WORKER, worker);
+    rc_argv_set(&a, RC_DRAIN_MODE, modes[mode]);
     redisReply *rep = rc_redis_eval(r, RC_LUA_DRAIN, rc_now_ms(), &a);
     rc_argv_release(&a);
     int rc = 0;

@@ -184,8 +184,8 @@ static json_t *snap_hosts(rc_redis *r, uint64_t now, int64_t top)
 {
     rc_argv a;
     rc_argv_init(&a);
-    rc_argv_addi(&a, top);
-    rc_argv_addi(&a, HOSTS_EXAMINED);
+    rc_argv_seti(&a, RC_HOSTS_TOP, top);
+    rc_argv_seti(&a, RC_HOSTS_CAP, HOSTS_EXAMINED);
     redisReply *rep = cmd_ok(rc_redis_eval(r, RC_LUA_HOSTS, now, &a), REDIS_REPLY_ARRAY);
     rc_argv_release(&a);
     json_t *list = json_array();

@@ -68,12 +68,12 @@ static int submit_batch(rc_redis *r, const rc_job *job, const char *spec, const 
     rc_sbloom_params_encode(bp, bloom, sizeof bloom);
     rc_argv a;
     rc_argv_init(&a);
-    rc_argv_add(&a, job->crawlid);
-    rc_argv_add(&a, spec);
-    rc_argv_addi(&a, job->max_pages);
-    rc_argv_add(&a, bloom);
-    rc_argv_addu(&a, rc_sbloom_nhash(bp));
-    rc_argv_addu(&a, n);
+    rc_argv_set(&a, RC_SUBMIT_CRAWLID, job->crawlid);
+    rc_argv_set(&a, RC_SUBMIT_SPEC, spec);
+    rc_argv_seti(&a, RC_SUBMIT_MAX_PAGES, job->max_pages);
+    rc_argv_set(&a, RC_SUBMIT_BLOOM, bloom);
+    rc_argv_setu(&a, RC_SUBMIT_K, rc_sbloom_nhash(bp));
+    rc_argv_setu(&a, RC_SUBMIT_N, n);
     for (size_t i = 0; i < n; i++) {
         rc_record rec = {.url = (char *)urls[i], .crawlid = job->crawlid, .depth = 0, .priority = job->priority};
         char *m = rc_record_encode(&rec);

@@ -331,6 +331,7 @@ redisReply *rc_redis_cmd(rc_redis *r, const char *fmt, ...)
 
 redisReply *rc_redis_eval(rc_redis *r, rc_lua_id id, uint64_t now_ms, const rc_argv *args)
 {
+    rc_lua_require(id, args->n);
     rc_argv a;
     rc_argv_init(&a);
     rc_argv_add(&a, "EVALSHA");

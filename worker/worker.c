@@ -200,6 +200,7 @@ static void on_eval_reply(redisAsyncContext *ac, void *reply, void *privdata)
  * connection is gone; -ENOTCONN (callback not called) when there is no connection now. */
 static int async_eval(rc_worker *w, rc_lua_id id, const rc_argv *args, eval_cb cb, void *ud)
 {
+    rc_lua_require(id, args->n);
     if (!w->ac)
         return -ENOTCONN;
     eval_req *q = rc_xcalloc(1, sizeof *q);
@@ -530,17 +531,17 @@ static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, co
                               int64_t items, int64_t items_dropped, uint64_t refresh_at)
 {
     rc_argv *a = &t->complete;
-    rc_argv_add(a, t->w->id);
-    rc_argv_add(a, t->lease);
-    rc_argv_add(a, t->host);
-    rc_argv_addu(a, next_ms);
-    rc_argv_add(a, outcome);
-    rc_argv_add(a, reason ? reason : "");
-    rc_argv_addi(a, status);
-    rc_argv_addi(a, items);
-    rc_argv_addi(a, items_dropped);
-    rc_argv_addu(a, refresh_at);
-    rc_argv_add(a, t->revisit ? t->revisit : "");
+    rc_argv_set(a, RC_COMPLETE_WORKER, t->w->id);
+    rc_argv_set(a, RC_COMPLETE_LEASE, t->lease);
+    rc_argv_set(a, RC_COMPLETE_HOST, t->host);
+    rc_argv_setu(a, RC_COMPLETE_NEXT_MS, next_ms);
+    rc_argv_set(a, RC_COMPLETE_OUTCOME, outcome);
+    rc_argv_set(a, RC_COMPLETE_REASON, reason ? reason : "");
+    rc_argv_seti(a, RC_COMPLETE_STATUS, status);
+    rc_argv_seti(a, RC_COMPLETE_ITEMS, items);
+    rc_argv_seti(a, RC_COMPLETE_ITEMS_DROPPED, items_dropped);
+    rc_argv_setu(a, RC_COMPLETE_REFRESH_AT, refresh_at);
+    rc_argv_set(a, RC_COMPLETE_REVISIT, t->revisit ? t->revisit : "");
 }
 
 static void origin_of(const char *url, const char *host, char *buf, size_t cap)
@@ -691,8 +692,8 @@ static void finish_store(rc_worker *w, task *t)
         else
             add_complete_head(t, rc_now_ms() + 1000, t->stored_somewhere ? "requeue" : "release", t->sink_err, 0, 0, 0,
                               0);
-        rc_argv_addu(&t->complete, rc_sbloom_nhash(&t->job->pj.bp));
-        rc_argv_addu(&t->complete, 0);
+        rc_argv_setu(&t->complete, RC_COMPLETE_K, rc_sbloom_nhash(&t->job->pj.bp));
+        rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
         send_complete(w, t);
         return;
     }
@@ -714,8 +715,8 @@ static void finish_store(rc_worker *w, task *t)
         refresh_at = rc_now_ms() + (uint64_t)job->refresh_seconds * 1000;
     add_complete_head(t, t->next_ms, t->ok ? "done" : "fail", t->error, t->status, (int64_t)json_array_size(pg->items),
                       (int64_t)pg->items_dropped, refresh_at);
-    rc_argv_addu(&t->complete, rc_sbloom_nhash(&t->job->pj.bp));
-    rc_argv_addu(&t->complete, pg->n_links);
+    rc_argv_setu(&t->complete, RC_COMPLETE_K, rc_sbloom_nhash(&t->job->pj.bp));
+    rc_argv_setu(&t->complete, RC_COMPLETE_N, pg->n_links);
     for (int k = 0; k < pg->links.n; k++)
         rc_argv_addn(&t->complete, pg->links.v[k], pg->links.len[k]);
     /* The hashes go into the seen-cache once Redis has the links (on_complete_reply). */
@@ -982,8 +983,8 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url, t->rec.attempt + 1,
                 res->status, res->error ? res->error : "-", (unsigned long long)back);
         add_complete_head(t, now + back, "retry", res->error ? res->error : "http status", res->status, 0, 0, 0);
-        rc_argv_addu(&t->complete, rc_sbloom_nhash(&t->job->pj.bp));
-        rc_argv_addu(&t->complete, 0);
+        rc_argv_setu(&t->complete, RC_COMPLETE_K, rc_sbloom_nhash(&t->job->pj.bp));
+        rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
         send_complete(w, t);
         return;
     }
@@ -1027,8 +1028,8 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
 static void release_task_at(rc_worker *w, task *t, uint64_t next_ms, const char *why)
 {
     add_complete_head(t, next_ms, "release", why, 0, 0, 0, 0);
-    rc_argv_addu(&t->complete, 1);
-    rc_argv_addu(&t->complete, 0);
+    rc_argv_setu(&t->complete, RC_COMPLETE_K, 1);
+    rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
     send_complete(w, t);
 }
 
@@ -1077,8 +1078,8 @@ static void deny_task(rc_worker *w, task *t)
         rc_metric_add(w->metrics->robots_denied, NULL, 1);
     rc_debug(MOD, "disallowed by robots.txt url=%s", t->rec.url);
     add_complete_head(t, rc_now_ms(), "denied", "robots.txt", 0, 0, 0, 0);
-    rc_argv_addu(&t->complete, 1);
-    rc_argv_addu(&t->complete, 0);
+    rc_argv_setu(&t->complete, RC_COMPLETE_K, 1);
+    rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
     send_complete(w, t);
 }
 
@@ -1161,8 +1162,8 @@ static void skip_task(rc_worker *w, task *t)
 {
     rc_debug(MOD, "fetched recently, skipped url=%s", t->rec.url);
     add_complete_head(t, rc_now_ms(), "skipped", "fetched recently", 0, 0, 0, 0);
-    rc_argv_addu(&t->complete, 1);
-    rc_argv_addu(&t->complete, 0);
+    rc_argv_setu(&t->complete, RC_COMPLETE_K, 1);
+    rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
     send_complete(w, t);
 }
 
@@ -1188,8 +1189,8 @@ static void fetch_task(rc_worker *w, task *t)
     if (t->job->state != JOB_READY) {
         /* The job is gone: complete without fetching so the frontier stays consistent. */
         add_complete_head(t, rc_now_ms(), "fail", "job not found", 0, 0, 0, 0);
-        rc_argv_addu(&t->complete, 1);
-        rc_argv_addu(&t->complete, 0);
+        rc_argv_setu(&t->complete, RC_COMPLETE_K, 1);
+        rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
         send_complete(w, t);
         return;
     }
@@ -1371,10 +1372,10 @@ static void pump(rc_worker *w)
         }
     rc_argv a;
     rc_argv_init(&a);
-    rc_argv_add(&a, w->id);
-    rc_argv_addi(&a, free_slots);
-    rc_argv_addu(&a, (uint64_t)(w->conf->lease_seconds * 1000));
-    rc_argv_add(&a, w->ip);
+    rc_argv_set(&a, RC_TAKE_WORKER, w->id);
+    rc_argv_seti(&a, RC_TAKE_MAX, free_slots);
+    rc_argv_setu(&a, RC_TAKE_LEASE_MS, (uint64_t)(w->conf->lease_seconds * 1000));
+    rc_argv_set(&a, RC_TAKE_IP, w->ip);
     w->take_sent_ms = rc_mono_ms();
     if (async_eval(w, RC_LUA_TAKE, &a, on_take_reply, NULL) == 0)
         w->take_outstanding = 1;
@@ -1524,8 +1525,8 @@ static void heartbeat(rc_worker *w)
                             "links_new", num[6], "robots_denied", num[7], "slots",   num[8], "cpu_free", num[9]};
     rc_argv a;
     rc_argv_init(&a);
-    rc_argv_add(&a, w->id);
-    rc_argv_add(&a, w->registered ? "beat" : "register");
+    rc_argv_set(&a, RC_HB_WORKER, w->id);
+    rc_argv_set(&a, RC_HB_MODE, w->registered ? "beat" : "register");
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         rc_argv_add(&a, fields[i]);
     w->hb_sent_ms = rc_mono_ms();
@@ -1734,8 +1735,8 @@ void rc_worker_free(rc_worker *w)
         /* Deregister: queued URLs return to the frontier for other workers. */
         rc_argv a;
         rc_argv_init(&a);
-        rc_argv_add(&a, w->id);
-        rc_argv_addi(&a, w->conf->max_attempts);
+        rc_argv_set(&a, RC_REAP_WORKER, w->id);
+        rc_argv_seti(&a, RC_REAP_MAX_ATTEMPTS, w->conf->max_attempts);
         redisReply *rep = rc_redis_eval(w->sync, RC_LUA_REAP, rc_now_ms(), &a);
         rc_argv_release(&a);
         if (rep)

@@ -1,9 +1,10 @@
 #!lua
+--- args: ...
 -- assign: the scheduler's dispatch step. Moves records from the jobs' frontiers (seeds:{crawlid})
 -- into their job's queue on their host (q:{crawlid}:{host}), gives orphaned hosts (their owner
 -- was reaped) a new owner, and drops the records it refused, atomically, so nothing is lost if
 -- the scheduler dies.
--- ARGV: prefix, now, nw, nw x worker, nj, then per job: crawlid, n, n x (record, host, code),
+-- Arguments: nw, nw x worker, nj, then per job: crawlid, n, n x (record, host, code),
 --       then no, no x (host, worker index).
 -- code: the index (1..nw) of the worker the scheduler picked for a host with no owner, or the
 -- reason the record is dropped. A job's n records are the head of its frontier as the
@@ -16,7 +17,7 @@
 -- it got, once per worker rather than once per URL, and each such worker is nudged on
 -- wake:{worker}. Lookups are cached for the call: a worker's
 -- liveness, a host's owner, a job's place in a host's turns, a host made ready.
-local i = 3
+local i = A_REST
 local nw = tonumber(ARGV[i])
 local workers = {}
 for j = 1, nw do

@@ -1,7 +1,8 @@
 #!lua
+--- args: worker lease host next_ms outcome reason status items items_dropped refresh_at revisit k n ...
 -- complete: one call per fetched page. Acks the lease, schedules the domain's next fetch,
 -- pushes the page's new links through the bloom into the frontier and updates the job.
--- ARGV: prefix, now, worker, lease member, host, next_ms, outcome, reason, status (HTTP
+-- Arguments: worker, lease member, host, next_ms, outcome, reason, status (HTTP
 --       status, 0 for none), items stored, items dropped, refresh_at (ms; > 0: a navigation
 --       page to fetch again then), revisit (JSON {etag, lm, digest, at} the refresh record keeps
 --       for a conditional GET and the unchanged check, or ""), k, n,
@@ -13,12 +14,12 @@
 -- (some job fetched it within the job's skip_recent_hours: not fetched, not stored).
 -- Returns {1, links added, pending} or {-1} when the lease was lost (reaped): then nothing
 -- changes and the caller drops its result, the URL having gone back to the frontier.
-local w, lm, host, next_ms = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-local outcome, reason, status = ARGV[7], ARGV[8], ARGV[9]
-local items, items_dropped = tonumber(ARGV[10]), tonumber(ARGV[11])
-local refresh_at = tonumber(ARGV[12])
-local revisit = ARGV[13]
-local k, n = tonumber(ARGV[14]), tonumber(ARGV[15])
+local w, lm, host, next_ms = A.worker, A.lease, A.host, A.next_ms
+local outcome, reason, status = A.outcome, A.reason, A.status
+local items, items_dropped = tonumber(A.items), tonumber(A.items_dropped)
+local refresh_at = tonumber(A.refresh_at)
+local revisit = A.revisit
+local k, n = tonumber(A.k), tonumber(A.n)
 if redis.call('ZREM', K('lease', w), lm) == 0 then
   return {-1, 0, 0}
 end
@@ -50,7 +51,7 @@ end
 redis.call('ZADD', K('ready', w), next_ms, host)
 local added = 0
 if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
-  local i = 16
+  local i = A_REST
   local child_depth = (tonumber(rec.depth) or 0) + 1
   for _ = 1, n do
     if bloom_add(crawlid, i + 1, k) then

@@ -1,11 +1,12 @@
 #!lua flags=allow-oom
+--- args: worker mode
 -- drain: an operator drains a worker (it takes no new URLs, take.lua; the scheduler moves its
 -- hosts to other workers and gives it no new ones) or undoes that. allow-oom: it writes one
 -- set member, and draining is what an operator may do to relieve a fleet at its limits.
--- ARGV: prefix, now, worker, mode ('on', 'off' or 'show').
+-- Arguments: worker, mode ('on', 'off' or 'show').
 -- Returns {live (1/0), draining (1/0), hosts owned, hosts with queued URLs, URLs in flight,
 -- URLs queued on its hosts}. 'on' for a worker that is not live changes nothing (live 0).
-local w, mode = ARGV[3], ARGV[4]
+local w, mode = A.worker, A.mode
 local live = redis.call('ZSCORE', K('workers'), w) and 1 or 0
 if mode == 'on' and live == 1 then
   redis.call('SADD', K('draining'), w)

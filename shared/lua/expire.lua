@@ -1,8 +1,9 @@
 #!lua flags=allow-oom
+--- args: worker max_attempts
 -- expire: leases of a live worker that passed their deadline (a hung fetch) go back to the
 -- frontier with one more attempt; the domain is released so it can be fetched again.
--- ARGV: prefix, now, worker, max_attempts.  Returns the number of leases expired.
-local w, maxa = ARGV[3], tonumber(ARGV[4])
+-- Arguments: worker, max_attempts.  Returns the number of leases expired.
+local w, maxa = A.worker, tonumber(A.max_attempts)
 local lk = K('lease', w)
 local due = redis.call('ZRANGEBYSCORE', lk, '-inf', NOW)
 for _, lm in ipairs(due) do

@@ -1,13 +1,14 @@
 #!lua flags=no-writes,allow-stale
+--- args: top cap
 -- hosts: the busiest hosts for `redcrawl status`, read in one call. For every live worker, every
 -- host in its ready set (queued, with the time it may next be fetched) or busy set (a fetch in
 -- flight): its queues' length (all jobs), and its state. Read-only (no-writes: also runs at maxmemory).
--- ARGV: prefix, now, top (hosts returned), cap (hosts examined at most, so a huge fleet costs a
+-- Arguments: top (hosts returned), cap (hosts examined at most, so a huge fleet costs a
 -- bounded time).
 -- Returns {hosts examined, total backlog, then per host: host, worker, backlog, state, due_ms,
 -- rate}, largest backlog first; state is fetching | due | waiting | parked; rate is the
 -- domain's configured "hits/window" (itself, a parent domain or "*"), or "".
-local top, cap = tonumber(ARGV[3]), tonumber(ARGV[4])
+local top, cap = tonumber(A.top), tonumber(A.cap)
 local rows, seen, total = {}, 0, 0
 local function rate_of(host)
   local d = host

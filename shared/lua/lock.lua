@@ -1,7 +1,8 @@
 #!lua flags=allow-oom
+--- args: owner ttl_ms
 -- lock: the scheduler's leader lease. Takes the lock when free, renews it when held by us.
--- ARGV: prefix, now, owner id, ttl_ms.  Returns 1 when we hold it, 0 when another does.
-local key, id, ttl = K('lock', 'scheduler'), ARGV[3], ARGV[4]
+-- Arguments: owner id, ttl_ms.  Returns 1 when we hold it, 0 when another does.
+local key, id, ttl = K('lock', 'scheduler'), A.owner, A.ttl_ms
 local cur = redis.call('GET', key)
 if cur == id then
   redis.call('PEXPIRE', key, ttl)

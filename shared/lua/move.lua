@@ -1,10 +1,11 @@
 #!lua
+--- args: from to n
 -- move: rebalancing. Gives up to n of worker `from`'s hosts to worker `to`: only hosts with
 -- nothing in flight (not busy), each with its ready time (so the delay since the last hit still
 -- holds) and its queued count. The queues themselves stay (q:{crawlid}:{host} belong to no
 -- worker). Hosts with queued URLs go first.
--- ARGV: prefix, now, from, to, n.  Returns the moved hosts.
-local from, to, n = ARGV[3], ARGV[4], tonumber(ARGV[5])
+-- Arguments: from, to, n.  Returns the moved hosts.
+local from, to, n = A.from, A.to, tonumber(A.n)
 if not redis.call('ZSCORE', K('workers'), to) or not redis.call('ZSCORE', K('workers'), from) then
   return {}
 end

@@ -1,10 +1,11 @@
 #!lua flags=allow-oom
+--- args: worker max_attempts
 -- reap: a worker that died (or left) gives everything back. Its hosts lose their owner; those
 -- with queued URLs (their queues are per job and per host, not per worker: they stay where they
 -- are) become orphans with their next allowed time, and the scheduler gives each a new owner
 -- (assign.lua). Its in-flight URLs return to the frontier with one more `lost` (or fail).
--- ARGV: prefix, now, worker, max_attempts.  Returns {queued URLs orphaned, leases moved}.
-local w, maxa = ARGV[3], tonumber(ARGV[4])
+-- Arguments: worker, max_attempts.  Returns {queued URLs orphaned, leases moved}.
+local w, maxa = A.worker, tonumber(A.max_attempts)
 local moved = 0
 for _, host in ipairs(redis.call('SMEMBERS', K('wdoms', w))) do
   if redis.call('HGET', K('owner'), host) == w then

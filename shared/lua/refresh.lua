@@ -1,8 +1,9 @@
 #!lua
+--- args: max
 -- refresh: navigation pages whose refresh time has come go back into the frontier (the
 -- scheduler runs this every second). Pages of a job that no longer runs are dropped.
--- ARGV: prefix, now, max.  Returns {moved, dropped}.
-local due = redis.call('ZRANGEBYSCORE', K('refresh'), '-inf', NOW, 'LIMIT', 0, tonumber(ARGV[3]))
+-- Arguments: max.  Returns {moved, dropped}.
+local due = redis.call('ZRANGEBYSCORE', K('refresh'), '-inf', NOW, 'LIMIT', 0, tonumber(A.max))
 local moved, dropped = 0, 0
 for _, member in ipairs(due) do
   redis.call('ZREM', K('refresh'), member)

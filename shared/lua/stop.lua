@@ -1,8 +1,9 @@
 #!lua flags=allow-oom
+--- args: crawlid state
 -- stop: a job takes no new URLs; its queued URLs are purged from the frontier and from its
 -- per-host queues; pages in flight finish normally (their links are not followed).
--- ARGV: prefix, now, crawlid, state ("stopped" or "expired").  Returns {purged, pending}.
-local crawlid, state = ARGV[3], ARGV[4]
+-- Arguments: crawlid, state ("stopped" or "expired").  Returns {purged, pending}.
+local crawlid, state = A.crawlid, A.state
 local jk = K('job', crawlid)
 if redis.call('EXISTS', jk) == 0 then
   return {-1, 0}

@@ -1,10 +1,11 @@
 #!lua
+--- args: crawlid spec max_pages bloom k n ...
 -- submit: create (or extend) a job and put its seeds in the frontier, through the bloom.
--- ARGV: prefix, now, crawlid, spec, max_pages, bloom params ("sbf:mg0:fp:groups", used when the
+-- Arguments: crawlid, spec, max_pages, bloom params ("sbf:mg0:fp:groups", used when the
 --       job is new), k, n, then n x (record, k bloom hash values).
 -- Idempotent: a redelivered request finds its seeds in the bloom and adds nothing.
-local crawlid, spec, max_pages, bloom = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-local k, n = tonumber(ARGV[7]), tonumber(ARGV[8])
+local crawlid, spec, max_pages, bloom = A.crawlid, A.spec, A.max_pages, A.bloom
+local k, n = tonumber(A.k), tonumber(A.n)
 local jk = K('job', crawlid)
 local state = redis.call('HGET', jk, 'state')
 if state == 'stopped' or state == 'expired' then
@@ -20,7 +21,7 @@ if not state then
     'domain_max_pages', tonumber(spec_t.domain_max_pages) or 0)
 end
 local added = 0
-local i = 9
+local i = A_REST
 for _ = 1, n do
   local member = ARGV[i]
   if bloom_add(crawlid, i + 1, k) then

@@ -1,14 +1,15 @@
 #!lua
+--- args: worker max lease_ms ip?
 -- take: a worker leases the next URL of each of its domains that may be fetched now: from the
 -- queue of the host's job whose turn it is (common.lua: stride scheduling by priority).
--- ARGV: prefix, now, worker, max, lease_ms, worker ip.
+-- Arguments: worker, max, lease_ms, worker ip.
 -- Returns {lease members, next due time or -1}; nothing while the worker is draining.
 -- A taken domain leaves ready:{w} and enters busy:{w}, so it is never fetched twice at once;
 -- complete puts it back with its next allowed time. Shared throttles (thesis 4.2.2): when
 -- domainconf has a rate for the host (or a parent domain, or "*"), a sliding-window log per
 -- spider x domain and per worker ip x domain is checked and recorded here, atomically; a host
 -- over its rate waits in ready:{w} until its window has room.
-local w, maxn, lease_ms, ip = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6] or 'local'
+local w, maxn, lease_ms, ip = A.worker, tonumber(A.max), tonumber(A.lease_ms), A.ip or 'local'
 -- A worker an operator drains (draining, drain.lua) takes nothing new: it finishes what it
 -- holds while the scheduler gives its hosts to other workers.
 if redis.call('SISMEMBER', K('draining'), w) == 1 then

@@ -1080,12 +1080,12 @@ static void part_main(bench *b)
     while (done < N && now_s() - t0 < o->tp_seconds) {
         size_t cnt = N - done < rb ? N - done : rb;
         rc_argv_reset(&a);
-        rc_argv_add(&a, "real");
-        rc_argv_add(&a, "{\"spiderid\":\"link\"}");
-        rc_argv_add(&a, "0");
-        rc_argv_add(&a, bloom);
-        rc_argv_addu(&a, rc_sbloom_nhash(&sp));
-        rc_argv_addu(&a, cnt);
+        rc_argv_set(&a, RC_SUBMIT_CRAWLID, "real");
+        rc_argv_set(&a, RC_SUBMIT_SPEC, "{\"spiderid\":\"link\"}");
+        rc_argv_set(&a, RC_SUBMIT_MAX_PAGES, "0");
+        rc_argv_set(&a, RC_SUBMIT_BLOOM, bloom);
+        rc_argv_setu(&a, RC_SUBMIT_K, rc_sbloom_nhash(&sp));
+        rc_argv_setu(&a, RC_SUBMIT_N, cnt);
         for (size_t i = done; i < done + cnt; i++) {
             char *rec = rc_xasprintf("{\"url\":\"%s\",\"crawlid\":\"real\",\"priority\":0,\"depth\":0}",
                                      list_get(&l, stream[i]));

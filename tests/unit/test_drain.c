@@ -158,8 +158,8 @@ static void test_apply(rc_redis *r)
     RC_CHECK_INT_EQ(rc_drain_apply(r, "w0", RC_DRAIN_ON, &st, err, sizeof err), 0);
     rc_argv args;
     rc_argv_init(&args);
-    rc_argv_add(&args, "w0");
-    rc_argv_addi(&args, 3);
+    rc_argv_set(&args, RC_REAP_WORKER, "w0");
+    rc_argv_seti(&args, RC_REAP_MAX_ATTEMPTS, 3);
     redisReply *rep = rc_redis_eval(r, RC_LUA_REAP, rc_now_ms(), &args);
     rc_argv_release(&args);
     RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY);

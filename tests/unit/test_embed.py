@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""shared/lua/embed.py: the `--- args:` declaration becomes the Lua bindings and the C
+positions, and a script without one (or with a bad one) fails the build with the reason."""
+import os
+import subprocess
+import sys
+import tempfile
+
+EMBED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "lua", "embed.py")
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        sys.exit("FAIL: " + what)
+
+
+def run(d, body):
+    common = os.path.join(d, "common.lua")
+    script = os.path.join(d, "demo.lua")
+    open(common, "w").write("local P = ARGV[1]\n")
+    open(script, "w").write(body)
+    out_c, out_h = os.path.join(d, "out.c"), os.path.join(d, "out.h")
+    p = subprocess.run([sys.executable, EMBED, out_c, out_h, common, script], capture_output=True, text=True)
+    c = open(out_c).read() if p.returncode == 0 else ""
+    h = open(out_h).read() if p.returncode == 0 else ""
+    return p, c, h
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        p, c, h = run(d, "#!lua\n--- args: worker max ip? ...\nreturn A.worker\n")
+        check(p.returncode == 0, "a good declaration builds: " + p.stderr)
+        check("#define RC_DEMO_WORKER 0" in h and "#define RC_DEMO_IP 2" in h, "positions by name")
+        check("#define RC_DEMO_NARGS 3" in h, "argument count")
+        check("worker = ARGV[3], max = ARGV[4], ip = ARGV[5]" in c, "Lua bindings after prefix, now")
+        check("local A_REST = 6" in c, "the tail's first index")
+        check('{"demo", src_demo, 2, 1, 1}' in c, "counts in the script table")
+        check(c.index("#!lua") < c.index("local P = ARGV[1]"), "shebang stays the first line")
+        bad = {
+            "#!lua\nreturn 1\n": "the second line must declare the arguments",
+            "#!lua\n--- args: a? b\n": "required argument 'b' after an optional one",
+            "#!lua\n--- args: a a\n": "named twice",
+            "#!lua\n--- args: Bad\n": "bad argument name 'Bad'",
+            "--- args: a\n": "'#!lua' shebang",
+        }
+        for body, reason in bad.items():
+            p, _, _ = run(d, body)
+            check(p.returncode != 0 and reason in p.stderr, "refused (%s): %s" % (reason, p.stderr.strip()))
+    print("test_embed: %d checks" % checks)
+    check(checks >= 12, "every case ran")
+
+
+main()
