@@ -948,20 +948,6 @@ static void print_summary(const crawl_run *run, const rc_job *job, const crawl_e
     free(pages);
 }
 
-/* --help anywhere: the usage, and nothing else happens. */
-static int want_help(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: redcrawl crawl [options] URL...\n\nCrawls from the URLs on this machine: a private Redis, a "
-                   "scheduler and N workers;\npage records go to OUT/pages.jsonl.\n\n");
-            rc_conf_usage(stdout, rows, NROWS);
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* --seeds: the list read whole (the job's default scope is every seed's domain). 0, or 2. */
 static int load_seeds(const crawl_conf *c, crawl_run *run, char **cli, int ncli)
 {
@@ -980,16 +966,14 @@ static int load_seeds(const crawl_conf *c, crawl_run *run, char **cli, int ncli)
 int rc_cli_crawl(int argc, char **argv)
 {
     crawl_conf c;
-    char err[512];
     int optind = 0, rc = 1;
     memset(&c, 0, sizeof c);
-    if (want_help(argc, argv))
-        return 0;
-    if (rc_conf_init(rows, NROWS, &c, err, sizeof err) < 0 ||
-        rc_conf_argv(rows, NROWS, &c, argc, argv, &optind, err, sizeof err) < 0) {
-        fprintf(stderr, "redcrawl crawl: %s\n", err);
+    if (rc_conf_cmdline(rows, NROWS, &c, argc, argv, "redcrawl crawl",
+                        "usage: redcrawl crawl [options] URL...\n\nCrawls from the URLs on this machine: a "
+                        "private Redis, a scheduler and N workers;\npage records go to OUT/pages.jsonl.\n\n",
+                        &optind, &rc)) {
         rc_conf_release(rows, NROWS, &c);
-        return 2;
+        return rc;
     }
     crawl_run run;
     memset(&run, 0, sizeof run);

@@ -106,20 +106,12 @@ int rc_cli_drain(int argc, char **argv)
     int optind = 0, rc = 2;
     rc_redis *r = NULL;
     memset(&c, 0, sizeof c);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: redcrawl drain [options] WORKER\n\nThe worker takes no new URLs and the scheduler "
-                   "gives its hosts to other workers;\nwaits until it holds nothing. It then stays idle "
-                   "until --undo. Worker ids: `redcrawl status`.\n\n");
-            rc_conf_usage(stdout, rows, NROWS);
-            return 0;
-        }
-    }
-    if (rc_conf_init(rows, NROWS, &c, err, sizeof err) < 0 ||
-        rc_conf_argv(rows, NROWS, &c, argc, argv, &optind, err, sizeof err) < 0) {
-        fprintf(stderr, "redcrawl drain: %s\n", err);
+    if (rc_conf_cmdline(rows, NROWS, &c, argc, argv, "redcrawl drain",
+                        "usage: redcrawl drain [options] WORKER\n\nThe worker takes no new URLs and the scheduler "
+                        "gives its hosts to other workers;\nwaits until it holds nothing. It then stays idle "
+                        "until --undo. Worker ids: `redcrawl status`.\n\n",
+                        &optind, &rc))
         goto out;
-    }
     if (optind != argc - 1) {
         fprintf(stderr, "redcrawl drain: give one WORKER id (see --help; `redcrawl status` lists them)\n");
         goto out;

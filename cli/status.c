@@ -178,20 +178,12 @@ int rc_cli_status(int argc, char **argv)
     int optind = 0, rc = 2;
     rc_redis *r = NULL;
     memset(&c, 0, sizeof c);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: redcrawl status [options]\n\nThe fleet from Redis: workers, jobs, busiest hosts, bloom "
-                   "filters, Redis memory, HTTP statuses;\nredrawn every --interval seconds until Ctrl-C, or once "
-                   "as JSON with --json.\n\n");
-            rc_conf_usage(stdout, rows, NROWS);
-            return 0;
-        }
-    }
-    if (rc_conf_init(rows, NROWS, &c, err, sizeof err) < 0 ||
-        rc_conf_argv(rows, NROWS, &c, argc, argv, &optind, err, sizeof err) < 0) {
-        fprintf(stderr, "redcrawl status: %s\n", err);
+    if (rc_conf_cmdline(rows, NROWS, &c, argc, argv, "redcrawl status",
+                        "usage: redcrawl status [options]\n\nThe fleet from Redis: workers, jobs, busiest hosts, bloom "
+                        "filters, Redis memory, HTTP statuses;\nredrawn every --interval seconds until Ctrl-C, or once "
+                        "as JSON with --json.\n\n",
+                        &optind, &rc))
         goto out;
-    }
     if (optind < argc) {
         fprintf(stderr, "redcrawl status: unexpected argument '%s' (see --help)\n", argv[optind]);
         goto out;

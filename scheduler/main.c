@@ -48,20 +48,11 @@ int main(int argc, char **argv)
 {
     rc_sched_conf conf;
     char err[512];
-    int optind = 0;
+    int optind = 0, rc;
     memset(&conf, 0, sizeof conf);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: redcrawl-scheduler [options]\n\nDispatches the frontier to workers.\n\n");
-            rc_conf_usage(stdout, rows, NROWS);
-            return 0;
-        }
-    }
-    if (rc_conf_init(rows, NROWS, &conf, err, sizeof err) < 0 ||
-        rc_conf_argv(rows, NROWS, &conf, argc, argv, &optind, err, sizeof err) < 0) {
-        fprintf(stderr, "redcrawl-scheduler: %s\n", err);
-        return 2;
-    }
+    if (rc_conf_cmdline(rows, NROWS, &conf, argc, argv, "redcrawl-scheduler",
+                        "usage: redcrawl-scheduler [options]\n\nDispatches the frontier to workers.\n\n", &optind, &rc))
+        return rc;
     if (optind < argc) {
         fprintf(stderr, "redcrawl-scheduler: unexpected argument '%s' (see --help)\n", argv[optind]);
         return 2;

@@ -52,20 +52,11 @@ int main(int argc, char **argv)
     int optind = 0, rc = 1;
     rc_monitor *m = NULL;
     memset(&conf, 0, sizeof conf);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: redcrawl-monitor [options]\n\nConsumes control requests (Scrapy Cluster's format) from "
-                   "Kafka, applies them to Redis, answers on Kafka.\n\n");
-            rc_conf_usage(stdout, rows, NROWS);
-            return 0;
-        }
-    }
-    if (rc_conf_init(rows, NROWS, &conf, err, sizeof err) < 0 ||
-        rc_conf_argv(rows, NROWS, &conf, argc, argv, &optind, err, sizeof err) < 0) {
-        fprintf(stderr, "redcrawl-monitor: %s\n", err);
-        rc = 2;
+    if (rc_conf_cmdline(rows, NROWS, &conf, argc, argv, "redcrawl-monitor",
+                        "usage: redcrawl-monitor [options]\n\nConsumes control requests (Scrapy Cluster's format) from "
+                        "Kafka, applies them to Redis, answers on Kafka.\n\n",
+                        &optind, &rc))
         goto out;
-    }
     if (optind < argc) {
         fprintf(stderr, "redcrawl-monitor: unexpected argument '%s' (see --help)\n", argv[optind]);
         rc = 2;

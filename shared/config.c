@@ -181,3 +181,24 @@ void rc_conf_usage(FILE *f, const rc_conf_row *rows, size_t n)
         fputc('\n', f);
     }
 }
+
+int rc_conf_cmdline(const rc_conf_row *rows, size_t n, void *conf, int argc, char **argv, const char *prog,
+                    const char *usage, int *ret_optind, int *ret_status)
+{
+    char err[512];
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            rc_conf_usage(stdout, rows, n);
+            *ret_status = 0;
+            return 1;
+        }
+    }
+    if (rc_conf_init(rows, n, conf, err, sizeof err) < 0 ||
+        rc_conf_argv(rows, n, conf, argc, argv, ret_optind, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        *ret_status = 2;
+        return 1;
+    }
+    return 0;
+}

@@ -42,5 +42,12 @@ int rc_conf_set(const rc_conf_row *rows, size_t n, void *conf, const char *name,
                 size_t cap);
 void rc_conf_release(const rc_conf_row *rows, size_t n, void *conf);
 void rc_conf_usage(FILE *f, const rc_conf_row *rows, size_t n);
+/* A program's option prologue, one for every command and daemon. --help or -h anywhere in
+ * argv[1..] prints USAGE (the usage line and what the program does) and the option table to
+ * stdout; else rc_conf_init then rc_conf_argv set conf and *ret_optind. 0 to go on, or 1 when
+ * the program is to end with exit status *ret_status: 0 after the help, 2 after "PROG: message"
+ * on stderr. Whatever it returns, conf is for rc_conf_release (the help leaves it untouched). */
+int rc_conf_cmdline(const rc_conf_row *rows, size_t n, void *conf, int argc, char **argv, const char *prog,
+                    const char *usage, int *ret_optind, int *ret_status);
 
 #endif

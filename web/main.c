@@ -37,19 +37,11 @@ int main(int argc, char **argv)
     int optind = 0, rc = 2;
     rc_web *w = NULL;
     memset(&conf, 0, sizeof conf);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: redcrawl-web [options]\n\nThe REST API (the control requests of Kafka over HTTP, "
-                   "deploy/openapi.yaml) and the dashboard.\n\n");
-            rc_conf_usage(stdout, rows, NROWS);
-            return 0;
-        }
-    }
-    if (rc_conf_init(rows, NROWS, &conf, err, sizeof err) < 0 ||
-        rc_conf_argv(rows, NROWS, &conf, argc, argv, &optind, err, sizeof err) < 0) {
-        fprintf(stderr, "redcrawl-web: %s\n", err);
+    if (rc_conf_cmdline(rows, NROWS, &conf, argc, argv, "redcrawl-web",
+                        "usage: redcrawl-web [options]\n\nThe REST API (the control requests of Kafka over HTTP, "
+                        "deploy/openapi.yaml) and the dashboard.\n\n",
+                        &optind, &rc))
         goto out;
-    }
     if (optind < argc) {
         fprintf(stderr, "redcrawl-web: unexpected argument '%s' (see --help)\n", argv[optind]);
         goto out;

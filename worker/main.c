@@ -133,21 +133,14 @@ int main(int argc, char **argv)
 {
     rc_worker_conf conf;
     char err[512];
-    int optind = 0;
+    int optind = 0, rc;
     memset(&conf, 0, sizeof conf);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: redcrawl-worker [options]\n\nFetches, parses and stores pages from its Redis queues.\n\n");
-            rc_conf_usage(stdout, rows, NROWS);
-            return 0;
-        }
-    }
-    if (rc_conf_init(rows, NROWS, &conf, err, sizeof err) < 0 ||
-        rc_conf_argv(rows, NROWS, &conf, argc, argv, &optind, err, sizeof err) < 0) {
-        fprintf(stderr, "redcrawl-worker: %s\n", err);
-        return 2;
-    }
-    int rc = 2;
+    if (rc_conf_cmdline(
+            rows, NROWS, &conf, argc, argv, "redcrawl-worker",
+            "usage: redcrawl-worker [options]\n\nFetches, parses and stores pages from its Redis queues.\n\n", &optind,
+            &rc))
+        return rc;
+    rc = 2;
     if (optind < argc) {
         fprintf(stderr, "redcrawl-worker: unexpected argument '%s' (see --help)\n", argv[optind]);
         goto out;

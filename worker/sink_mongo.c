@@ -790,53 +790,87 @@ static void uri_default_ms(mongoc_uri_t *uri, const char *key, int32_t ms)
         mongoc_uri_set_option_as_int32(uri, key, ms);
 }
 
-rc_mongo_sink *rc_mongo_sink_new(struct ev_loop *loop, const rc_mongo_opts *o, char *err, size_t cap)
+/* What the options say without the URI parsed: 0, or -EINVAL with a message. */
+static int check_opts(struct ev_loop *loop, const rc_mongo_opts *o, char *err, size_t cap)
 {
-    rc_mongo_sink *s = NULL;
-    mongoc_uri_t *uri = NULL;
-    bson_error_t be;
     if (!loop || !o || !o->uri || !*o->uri) {
         snprintf(err, cap, "mongo: no URI");
-        return NULL;
+        return -EINVAL;
     }
     if (!o->batch_max || !o->queue_max || !(o->batch_ms >= 0) || !(o->retry_max_s > 0) || !(o->stop_timeout_s >= 0)) {
         snprintf(err, cap, "mongo: batch_max, queue_max and retry_max_s must be > 0, batch_ms and stop_timeout_s >= 0");
-        return NULL;
+        return -EINVAL;
     }
-    pthread_once(&mongoc_once, mongoc_once_init);
-    if (!(uri = mongoc_uri_new_with_error(o->uri, &be))) {
+    return 0;
+}
+
+/* Where the sink writes: the options, else the URI, else the defaults. The strings belong to
+ * o, to the URI or are literals. */
+typedef struct {
+    const char *database, *pages, *items;
+} sink_names;
+
+static int resolve_names(const rc_mongo_opts *o, const mongoc_uri_t *uri, sink_names *n, char *err, size_t cap)
+{
+    n->database = o->database ? o->database : mongoc_uri_get_database(uri) ? mongoc_uri_get_database(uri) : "redcrawl";
+    n->pages = o->pages_collection ? o->pages_collection : "pages";
+    n->items = o->items_collection ? o->items_collection : "items_{spiderid}";
+    char *sample = items_coll(n->items, "x");
+    int items_ok = coll_name_ok(sample);
+    free(sample);
+    if (!db_name_ok(n->database)) {
+        snprintf(err, cap, "mongo: bad database name \"%s\"", n->database);
+        return -EINVAL;
+    }
+    if (!coll_name_ok(n->pages) || !items_ok) {
+        snprintf(err, cap, "mongo: bad collection name \"%s\"", !items_ok ? n->items : n->pages);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* The parsed URI with our timeouts and app name where it sets none, or NULL with a message. */
+static mongoc_uri_t *parse_uri(const rc_mongo_opts *o, sink_names *n, char *err, size_t cap)
+{
+    bson_error_t be;
+    mongoc_uri_t *uri = mongoc_uri_new_with_error(o->uri, &be);
+    if (!uri) {
         snprintf(err, cap, "mongo: bad URI: %s", be.message);
         return NULL;
     }
-    const char *dbname = o->database                    ? o->database
-                         : mongoc_uri_get_database(uri) ? mongoc_uri_get_database(uri)
-                                                        : "redcrawl";
-    const char *pages = o->pages_collection ? o->pages_collection : "pages";
-    const char *items = o->items_collection ? o->items_collection : "items_{spiderid}";
-    char *sample = items_coll(items, "x");
-    int items_ok = coll_name_ok(sample);
-    free(sample);
-    if (!db_name_ok(dbname)) {
-        snprintf(err, cap, "mongo: bad database name \"%s\"", dbname);
-        goto fail;
-    }
-    if (!coll_name_ok(pages) || !items_ok) {
-        snprintf(err, cap, "mongo: bad collection name \"%s\"", !items_ok ? items : pages);
-        goto fail;
+    if (resolve_names(o, uri, n, err, cap) < 0) {
+        mongoc_uri_destroy(uri);
+        return NULL;
     }
     uri_default_ms(uri, MONGOC_URI_CONNECTTIMEOUTMS, 3000);
     uri_default_ms(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, 3000);
     uri_default_ms(uri, MONGOC_URI_SOCKETTIMEOUTMS, 30000);
     if (!mongoc_uri_get_appname(uri))
         mongoc_uri_set_appname(uri, "redcrawl");
+    return uri;
+}
 
-    s = rc_xcalloc(1, sizeof *s);
+/* "host:port,host:port" for the logs (caller frees). */
+static char *hosts_of(const mongoc_uri_t *uri)
+{
+    rc_buf hosts;
+    rc_buf_init(&hosts);
+    for (const mongoc_host_list_t *h = mongoc_uri_get_hosts(uri); h; h = h->next)
+        rc_buf_printf(&hosts, "%s%s", hosts.len ? "," : "", h->host_and_port);
+    char *where = hosts.len ? rc_buf_steal(&hosts) : rc_xstrdup("?");
+    rc_buf_release(&hosts);
+    return where;
+}
+
+/* The sink with what is fixed at new(); it takes uri. */
+static rc_mongo_sink *sink_alloc(struct ev_loop *loop, const rc_mongo_opts *o, mongoc_uri_t *uri, const sink_names *n)
+{
+    rc_mongo_sink *s = rc_xcalloc(1, sizeof *s);
     s->loop = loop;
     s->uri = uri;
-    uri = NULL;
-    s->database = rc_xstrdup(dbname);
-    s->pages = rc_xstrdup(pages);
-    s->items_tmpl = rc_xstrdup(items);
+    s->database = rc_xstrdup(n->database);
+    s->pages = rc_xstrdup(n->pages);
+    s->items_tmpl = rc_xstrdup(n->items);
     s->batch_max = o->batch_max;
     s->queue_max = o->queue_max;
     s->batch_s = o->batch_ms / 1000.0;
@@ -844,16 +878,17 @@ rc_mongo_sink *rc_mongo_sink_new(struct ev_loop *loop, const rc_mongo_opts *o, c
     s->stop_timeout_s = o->stop_timeout_s;
     s->indexed = rc_strmap_new();
     s->rnd = rc_now_us() | 1;
-    rc_buf hosts;
-    rc_buf_init(&hosts);
-    for (const mongoc_host_list_t *h = mongoc_uri_get_hosts(s->uri); h; h = h->next)
-        rc_buf_printf(&hosts, "%s%s", hosts.len ? "," : "", h->host_and_port);
-    s->where = hosts.len ? rc_buf_steal(&hosts) : rc_xstrdup("?");
-    rc_buf_release(&hosts);
+    s->where = hosts_of(s->uri);
+    return s;
+}
 
+/* The client the writer thread will use, and the write options it passes. */
+static int client_setup(rc_mongo_sink *s, char *err, size_t cap)
+{
+    bson_error_t be;
     if (!(s->client = mongoc_client_new_from_uri_with_error(s->uri, &be))) {
         snprintf(err, cap, "mongo: cannot make a client: %s", be.message);
-        goto fail;
+        return -EIO;
     }
     mongoc_client_set_error_api(s->client, MONGOC_ERROR_API_VERSION_2);
     s->bulk_opts = BCON_NEW("ordered", BCON_BOOL(false));
@@ -861,7 +896,13 @@ rc_mongo_sink *rc_mongo_sink_new(struct ev_loop *loop, const rc_mongo_opts *o, c
     s->insert_opts = BCON_NEW("validate", BCON_BOOL(false));
     s->replace_opts = BCON_NEW("upsert", BCON_BOOL(true), "validate", BCON_BOOL(false));
     s->upsert_opts = BCON_NEW("upsert", BCON_BOOL(true));
+    return 0;
+}
 
+/* The mutex and the conditions between the loop thread and the writer; waits are timed on
+ * the monotonic clock. */
+static void sync_setup(rc_mongo_sink *s)
+{
     pthread_mutex_init(&s->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -870,13 +911,20 @@ rc_mongo_sink *rc_mongo_sink_new(struct ev_loop *loop, const rc_mongo_opts *o, c
     pthread_cond_init(&s->idle, &ca);
     pthread_condattr_destroy(&ca);
     s->sync_ready = 1;
+}
 
+/* The loop-thread watcher the writer wakes to deliver results. */
+static void async_setup(rc_mongo_sink *s)
+{
     ev_async_init(&s->async, on_async);
     s->async.data = s;
-    ev_async_start(loop, &s->async);
-    ev_unref(loop); /* only outstanding groups keep the loop alive */
+    ev_async_start(s->loop, &s->async);
+    ev_unref(s->loop); /* only outstanding groups keep the loop alive */
     s->async_started = 1;
+}
 
+static int writer_start(rc_mongo_sink *s, char *err, size_t cap)
+{
     /* Signals are for the loop thread: the writer starts with all of them blocked. */
     sigset_t all, old;
     sigfillset(&all);
@@ -885,16 +933,33 @@ rc_mongo_sink *rc_mongo_sink_new(struct ev_loop *loop, const rc_mongo_opts *o, c
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pr != 0) {
         snprintf(err, cap, "mongo: cannot start the writer thread: %s", strerror(pr));
-        goto fail;
+        return -pr;
     }
     s->thread_started = 1;
+    return 0;
+}
+
+rc_mongo_sink *rc_mongo_sink_new(struct ev_loop *loop, const rc_mongo_opts *o, char *err, size_t cap)
+{
+    if (check_opts(loop, o, err, cap) < 0)
+        return NULL;
+    pthread_once(&mongoc_once, mongoc_once_init);
+    sink_names n;
+    mongoc_uri_t *uri = parse_uri(o, &n, err, cap);
+    if (!uri)
+        return NULL;
+    rc_mongo_sink *s = sink_alloc(loop, o, uri, &n);
+    if (client_setup(s, err, cap) < 0)
+        goto fail;
+    sync_setup(s);
+    async_setup(s);
+    if (writer_start(s, err, cap) < 0)
+        goto fail;
     rc_info(MOD, "sink started hosts=%s database=%s pages=%s items=%s batch_max=%zu batch_ms=%g queue_max=%zu",
             s->where, s->database, s->pages, s->items_tmpl, s->batch_max, o->batch_ms, s->queue_max);
     return s;
 
 fail:
-    if (uri)
-        mongoc_uri_destroy(uri);
     rc_mongo_sink_free(s);
     return NULL;
 }

@@ -1617,11 +1617,9 @@ static int open_stores(rc_worker *w, struct ev_loop *loop, const rc_worker_conf 
     return 0;
 }
 
-rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char *err, size_t cap)
+/* The worker's id (--id, else one made from host and pid) and its random seed. */
+static void set_identity(rc_worker *w, const rc_worker_conf *conf)
 {
-    rc_worker *w = rc_xcalloc(1, sizeof *w);
-    w->loop = loop;
-    w->conf = conf;
     if (conf->id && *conf->id) {
         snprintf(w->base_id, sizeof w->base_id, "%s", conf->id);
     } else {
@@ -1629,18 +1627,11 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     }
     snprintf(w->id, sizeof w->id, "%s", w->base_id);
     w->rng = rc_now_us() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
-    if (conf->fence >= conf->lease_seconds) {
-        snprintf(err, cap, "--fence (%.1fs) must be shorter than --lease-seconds (%.1fs)", conf->fence,
-                 conf->lease_seconds);
-        goto fail;
-    }
-    if (rc_redis_parse_url(conf->redis, &w->addr, err, cap) < 0)
-        goto fail;
-    w->sync = rc_redis_new(conf->redis, conf->prefix, err, cap);
-    if (!w->sync)
-        goto fail;
-    if (open_stores(w, loop, conf, err, cap) < 0)
-        goto fail;
+}
+
+/* The network guard and the HTTP fetcher, from the fetch options of conf. */
+static int open_fetcher(rc_worker *w, struct ev_loop *loop, const rc_worker_conf *conf, char *err, size_t cap)
+{
     rc_fetch_opts fo;
     rc_fetch_opts_init(&fo);
     fo.max_transfers = (int)conf->concurrency;
@@ -1664,13 +1655,49 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->guard = rc_netguard_new((const char *const *)conf->allow_net.v, conf->allow_net.n,
                                (const char *const *)conf->allow_port.v, conf->allow_port.n, err, cap);
     if (!w->guard)
-        goto fail;
+        return -1;
     fo.guard = w->guard;
     w->fetcher = rc_fetcher_new(loop, &fo);
     if (!w->fetcher) {
         snprintf(err, cap, "cannot create the HTTP fetcher (libcurl)");
+        return -1;
+    }
+    return 0;
+}
+
+/* The timers, set up here and started later (rc_worker_start, pump, drain). */
+static void init_timers(rc_worker *w, const rc_worker_conf *conf)
+{
+    ev_timer_init(&w->pump_timer, on_pump_timer, 0, 0);
+    ev_timer_init(&w->hb_timer, on_hb_timer, 0, conf->heartbeat);
+    ev_timer_init(&w->reconnect_timer, on_reconnect_timer, 1.0, 0);
+    ev_timer_init(&w->drain_timer, on_drain_timer, conf->timeout + 5, 0);
+    ev_timer_init(&w->resend_timer, on_resend_timer, 1.0, 0);
+    w->pump_timer.data = w->hb_timer.data = w->reconnect_timer.data = w->drain_timer.data = w;
+    ev_timer_init(&w->lag_timer, on_lag_timer, RC_LAG_PROBE, RC_LAG_PROBE);
+    w->resend_timer.data = w->lag_timer.data = w;
+}
+
+rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char *err, size_t cap)
+{
+    rc_worker *w = rc_xcalloc(1, sizeof *w);
+    w->loop = loop;
+    w->conf = conf;
+    set_identity(w, conf);
+    if (conf->fence >= conf->lease_seconds) {
+        snprintf(err, cap, "--fence (%.1fs) must be shorter than --lease-seconds (%.1fs)", conf->fence,
+                 conf->lease_seconds);
         goto fail;
     }
+    if (rc_redis_parse_url(conf->redis, &w->addr, err, cap) < 0)
+        goto fail;
+    w->sync = rc_redis_new(conf->redis, conf->prefix, err, cap);
+    if (!w->sync)
+        goto fail;
+    if (open_stores(w, loop, conf, err, cap) < 0)
+        goto fail;
+    if (open_fetcher(w, loop, conf, err, cap) < 0)
+        goto fail;
     w->seen = rc_seen_new((size_t)conf->seen_cache);
     if (!(w->parse = rc_offload_new(loop, (int)conf->parse_threads, err, cap)))
         goto fail;
@@ -1689,14 +1716,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->tokens = 1.0;
     w->tokens_ms = rc_mono_ms();
     w->cpu = rc_cpu_new(conf->cpu_cores, 1 + (int)conf->parse_threads);
-    ev_timer_init(&w->pump_timer, on_pump_timer, 0, 0);
-    ev_timer_init(&w->hb_timer, on_hb_timer, 0, conf->heartbeat);
-    ev_timer_init(&w->reconnect_timer, on_reconnect_timer, 1.0, 0);
-    ev_timer_init(&w->drain_timer, on_drain_timer, conf->timeout + 5, 0);
-    ev_timer_init(&w->resend_timer, on_resend_timer, 1.0, 0);
-    w->pump_timer.data = w->hb_timer.data = w->reconnect_timer.data = w->drain_timer.data = w;
-    ev_timer_init(&w->lag_timer, on_lag_timer, RC_LAG_PROBE, RC_LAG_PROBE);
-    w->resend_timer.data = w->lag_timer.data = w;
+    init_timers(w, conf);
     return w;
 fail:
     rc_worker_free(w);

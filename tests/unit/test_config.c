@@ -46,10 +46,40 @@ static void free_pool(void)
     }
 }
 
+/* rc_conf_cmdline: --help anywhere wins (exit 0) and leaves the struct alone; else options are
+ * parsed, and a bad one ends the program with status 2. */
+static void test_cmdline(void)
+{
+    conf c;
+    int optind = -1, status = -1;
+    memset(&c, 0, sizeof c);
+    const char *help_[] = {"prog", "--workers", "0", "URL", "-h"};
+    RC_CHECK_INT_EQ(rc_conf_cmdline(rows, NROWS, &c, 5, mkargv(help_, 5), "prog", "usage: prog\n\n", &optind, &status),
+                    1);
+    RC_CHECK_INT_EQ(status, 0);
+    RC_CHECK(c.workers == 0 && c.delay == 0 && optind == -1);
+    status = -1;
+    const char *ok_[] = {"prog", "--workers", "3", "URL"};
+    RC_CHECK_INT_EQ(rc_conf_cmdline(rows, NROWS, &c, 4, mkargv(ok_, 4), "prog", "usage: prog\n\n", &optind, &status),
+                    0);
+    RC_CHECK_INT_EQ(status, -1);
+    RC_CHECK_INT_EQ(c.workers, 3);
+    RC_CHECK(c.delay == 1.0);
+    RC_CHECK_INT_EQ(optind, 3);
+    rc_conf_release(rows, NROWS, &c);
+    memset(&c, 0, sizeof c);
+    const char *bad_[] = {"prog", "--workers", "0"};
+    RC_CHECK_INT_EQ(rc_conf_cmdline(rows, NROWS, &c, 3, mkargv(bad_, 3), "prog", "usage: prog\n\n", &optind, &status),
+                    1);
+    RC_CHECK_INT_EQ(status, 2);
+    rc_conf_release(rows, NROWS, &c);
+}
+
 int main(void)
 {
     conf c;
     char err[256];
+    test_cmdline();
     memset(&c, 0, sizeof c);
     setenv("TEST_RC_DELAY", "0.25", 1);
     setenv("TEST_RC_REDIS", "redis://127.0.0.1:1/", 1);

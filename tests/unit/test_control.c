@@ -9,55 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "control.h"
 #include "msg.h"
 #include "rc_test.h"
+#include "rc_test_redis.h"
 #include "redis.h"
 #include "util.h"
 
-static pid_t redis_pid;
-static char redis_url[600];
-
-static int start_redis(char *dir)
-{
-    char sock[512];
-    snprintf(sock, sizeof sock, "%s/redis.sock", dir);
-    snprintf(redis_url, sizeof redis_url, "unix://%s", sock);
-    redis_pid = fork();
-    if (redis_pid < 0)
-        return -1;
-    if (redis_pid == 0) {
-        char log[560];
-        snprintf(log, sizeof log, "%s/redis.log", dir);
-        execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no",
-               "--dir", dir, "--logfile", log, (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 200; i++) {
-        char err[256];
-        rc_redis *r = rc_redis_new(redis_url, "rc:", err, sizeof err);
-        if (r) {
-            rc_redis_free(r);
-            return 0;
-        }
-        struct timespec ts = {0, 25 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    return -1;
-}
-
-static void stop_redis(void)
-{
-    if (redis_pid > 0) {
-        kill(redis_pid, SIGTERM);
-        waitpid(redis_pid, NULL, 0);
-        redis_pid = 0;
-    }
-}
+static rc_test_redis redis;
 
 /* Parses, applies, returns the answer as JSON (NULL when none); *ret_rc gets the result. */
 static json_t *run(rc_redis *r, const char *req, int *ret_rc)
@@ -277,7 +237,7 @@ static void test_failures(rc_redis *r)
     json_decref(a);
     free(ans);
     /* Redis gone: -EIO */
-    stop_redis();
+    rc_test_redis_stop(&redis);
     a = run(r, "{\"uuid\":\"f2\",\"appid\":\"app\",\"stats\":\"queue\"}", &rc);
     RC_CHECK_INT_EQ(rc, -EIO);
     RC_CHECK(a == NULL);
@@ -285,15 +245,14 @@ static void test_failures(rc_redis *r)
 
 int main(void)
 {
-    char dir[] = "/tmp/rc-test-control-XXXXXX";
     signal(SIGPIPE, SIG_IGN); /* writes to the stopped redis-server must fail, not kill us */
-    if (!mkdtemp(dir) || start_redis(dir) < 0) {
+    if (rc_test_redis_start(&redis, "control") < 0) {
         fprintf(stderr, "test_control: cannot start redis-server\n");
-        stop_redis();
+        rc_test_redis_cleanup(&redis);
         return 1;
     }
     char err[256];
-    rc_redis *r = rc_redis_new(redis_url, "rc:", err, sizeof err);
+    rc_redis *r = rc_redis_new(redis.url, "rc:", err, sizeof err);
     RC_CHECK(r != NULL);
     if (r) {
         test_crawl_info_stop(r);
@@ -303,10 +262,6 @@ int main(void)
         test_failures(r);
         rc_redis_free(r);
     }
-    stop_redis();
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "test_control: could not remove %s\n", dir);
+    rc_test_redis_cleanup(&redis);
     return rc_test_done("test_control");
 }

@@ -5,60 +5,19 @@
 #include <errno.h>
 #include <hiredis/hiredis.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "argv.h"
 #include "drain.h"
 #include "rc_test.h"
+#include "rc_test_redis.h"
 #include "redis.h"
 #include "scripts.h"
 #include "util.h"
 
-static pid_t redis_pid;
-static char redis_url[600];
-
-static int start_redis(const char *dir)
-{
-    char sock[512];
-    snprintf(sock, sizeof sock, "%s/redis.sock", dir);
-    snprintf(redis_url, sizeof redis_url, "unix://%s", sock);
-    redis_pid = fork();
-    if (redis_pid < 0)
-        return -1;
-    if (redis_pid == 0) {
-        char log[560];
-        snprintf(log, sizeof log, "%s/redis.log", dir);
-        execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no",
-               "--dir", dir, "--logfile", log, (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 200; i++) {
-        char err[256];
-        rc_redis *r = rc_redis_new(redis_url, "rc:", err, sizeof err);
-        if (r) {
-            rc_redis_free(r);
-            return 0;
-        }
-        struct timespec ts = {0, 25 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    return -1;
-}
-
-static void stop_redis(void)
-{
-    if (redis_pid > 0) {
-        kill(redis_pid, SIGTERM);
-        waitpid(redis_pid, NULL, 0);
-        redis_pid = 0;
-    }
-}
+static rc_test_redis redis;
 
 static const struct {
     const char *body;
@@ -170,24 +129,19 @@ static void test_apply(rc_redis *r)
 
 int main(void)
 {
-    char dir[] = "/tmp/rc-test-drain-XXXXXX";
     test_parse();
-    if (!mkdtemp(dir) || start_redis(dir) < 0) {
+    if (rc_test_redis_start(&redis, "drain") < 0) {
         fprintf(stderr, "test_drain: cannot start redis-server\n");
-        stop_redis();
+        rc_test_redis_cleanup(&redis);
         return 1;
     }
     char err[256];
-    rc_redis *r = rc_redis_new(redis_url, "rc:", err, sizeof err);
+    rc_redis *r = rc_redis_new(redis.url, "rc:", err, sizeof err);
     RC_CHECK(r != NULL);
     if (r) {
         test_apply(r);
         rc_redis_free(r);
     }
-    stop_redis();
-    char rm[128];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0)
-        fprintf(stderr, "test_drain: could not remove %s\n", dir);
+    rc_test_redis_cleanup(&redis);
     return rc_test_done("test_drain");
 }
