@@ -1,5 +1,6 @@
 /* redcrawl-scheduler: dispatches the frontier to workers. See scheduler.h. */
 #include <ev.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,6 +45,24 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
     ev_break(loop, EVBREAK_ALL);
 }
 
+/* What is wrong with the command line besides the options themselves: said, and true when so. */
+static bool usage_error(const rc_sched_conf *conf, int argc, char **argv, int optind)
+{
+    if (optind < argc) {
+        fprintf(stderr, "redcrawl-scheduler: unexpected argument '%s' (see --help)\n", argv[optind]);
+        return true;
+    }
+    if (!conf->redis) {
+        fprintf(stderr, "redcrawl-scheduler: no Redis: pass --redis URL or set REDCRAWL_REDIS\n");
+        return true;
+    }
+    if (rc_log_set_level(conf->log_level) < 0) {
+        fprintf(stderr, "redcrawl-scheduler: --log-level: '%s' is not debug, info, warn or error\n", conf->log_level);
+        return true;
+    }
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     rc_sched_conf conf;
@@ -53,16 +72,8 @@ int main(int argc, char **argv)
     if (rc_conf_cmdline(rows, NROWS, &conf, argc, argv, "redcrawl-scheduler",
                         "usage: redcrawl-scheduler [options]\n\nDispatches the frontier to workers.\n\n", &optind, &rc))
         return rc;
-    if (optind < argc) {
-        fprintf(stderr, "redcrawl-scheduler: unexpected argument '%s' (see --help)\n", argv[optind]);
-        return 2;
-    }
-    if (!conf.redis) {
-        fprintf(stderr, "redcrawl-scheduler: no Redis: pass --redis URL or set REDCRAWL_REDIS\n");
-        return 2;
-    }
-    if (rc_log_set_level(conf.log_level) < 0) {
-        fprintf(stderr, "redcrawl-scheduler: --log-level: '%s' is not debug, info, warn or error\n", conf.log_level);
+    if (usage_error(&conf, argc, argv, optind)) {
+        rc_conf_release(rows, NROWS, &conf);
         return 2;
     }
     /* A Redis that went away is an error to reconnect from, not a way to die: a write to its

@@ -197,6 +197,7 @@ int rc_conf_cmdline(const rc_conf_row *rows, size_t n, void *conf, int argc, cha
     if (rc_conf_init(rows, n, conf, err, sizeof err) < 0 ||
         rc_conf_argv(rows, n, conf, argc, argv, ret_optind, err, sizeof err) < 0) {
         fprintf(stderr, "%s: %s\n", prog, err);
+        rc_conf_release(rows, n, conf); /* the options read before the bad one */
         *ret_status = 2;
         return 1;
     }

@@ -68,11 +68,12 @@ static void test_cmdline(void)
     RC_CHECK_INT_EQ(optind, 3);
     rc_conf_release(rows, NROWS, &c);
     memset(&c, 0, sizeof c);
-    const char *bad_[] = {"prog", "--workers", "0"};
-    RC_CHECK_INT_EQ(rc_conf_cmdline(rows, NROWS, &c, 3, mkargv(bad_, 3), "prog", "usage: prog\n\n", &optind, &status),
+    /* what was read before the bad option is released (the program exits without a release) */
+    const char *bad_[] = {"prog", "--redis", "redis://x", "--connect-to", "a:1:b:2", "--workers", "0"};
+    RC_CHECK_INT_EQ(rc_conf_cmdline(rows, NROWS, &c, 7, mkargv(bad_, 7), "prog", "usage: prog\n\n", &optind, &status),
                     1);
     RC_CHECK_INT_EQ(status, 2);
-    rc_conf_release(rows, NROWS, &c);
+    RC_CHECK(c.redis == NULL && c.connect_to.n == 0 && c.connect_to.v == NULL);
 }
 
 int main(void)
