@@ -8,7 +8,8 @@
 # point under --timeout seconds), stopped by pid.
 #   scripts/bench_scale.sh [--points HOSTSxPAGES,...] [--workers N] [--timeout S]
 #   (default points 50x200,1000x10,10000x2,100000x1)
-# Environment: NO_BUILD=1 uses build/ as it is; CRAWL_ARGS adds `redcrawl crawl` options.
+# Environment: NO_BUILD=1 uses build/ as it is; BUILD=DIR runs another build's binaries (to compare
+# commits in one run; implies NO_BUILD); CRAWL_ARGS adds `redcrawl crawl` options.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 POINTS=50x200,1000x10,10000x2,100000x1
@@ -22,7 +23,8 @@ while [ $# -gt 0 ]; do
   *) echo "bench_scale: unknown option $1 (see the head of $0)" >&2; exit 2 ;;
   esac
 done
-[ -n "${NO_BUILD:-}" ] || scripts/setup.sh --release >/dev/null
+BUILD=${BUILD:-build}
+[ -n "${NO_BUILD:-}" ] || [ "$BUILD" != build ] || scripts/setup.sh --release >/dev/null
 WORK=$(mktemp -d /tmp/redcrawl-scale-XXXXXX)
 # shellcheck source=scripts/testweb.sh
 . scripts/testweb.sh
@@ -37,7 +39,7 @@ for pt in "${points[@]}"; do
   testweb_start --sites "$hosts" --pages "$per" --page-size 30000 --max-seconds "$((TIMEOUT + 60))"
   seq 0 $((hosts - 1)) | sed 's|.*|http://s&.site.test/|' >"$WORK/seeds"
   # The pages a complete crawl fetches, from the server's own link graph (as the tests count).
-  expected=$(REDCRAWL_BUILD=build python3 -c 'import sys; sys.path.insert(0, "tests/integration"); import harness
+  expected=$(REDCRAWL_BUILD=$BUILD python3 -c 'import sys; sys.path.insert(0, "tests/integration"); import harness
 g = harness.graph("--sites", sys.argv[1], "--pages", sys.argv[2])
 print(len(harness.expected_pages(g, [l.strip() for l in open(sys.argv[3])], -1, ["site.test"])))' "$hosts" "$per" "$WORK/seeds")
   rm -rf "$WORK/out"
@@ -45,7 +47,7 @@ print(len(harness.expected_pages(g, [l.strip() for l in open(sys.argv[3])], -1, 
   rc=0
   # time -v: user, sys and the largest resident set among the processes it waited for (the tree).
   /usr/bin/env time -f "%U %S %M" -o "$WORK/time" timeout --kill-after 30 "$TIMEOUT" \
-    build/cli/redcrawl crawl --quiet --delay 0 --maxdepth -1 --workers "$WORKERS" --web-port -1 \
+    "$BUILD/cli/redcrawl" crawl --quiet --delay 0 --maxdepth -1 --workers "$WORKERS" --web-port -1 \
     --out "$WORK/out" --connect-to "::127.0.0.1:$PORT" --allow-net 127.0.0.0/8 \
     ${extra[@]+"${extra[@]}"} --seeds "$WORK/seeds" >"$WORK/summary" 2>"$WORK/err" || rc=$?
   t1=$(date +%s.%N)

@@ -16,7 +16,7 @@ trap testweb_cleanup EXIT
 testweb_start() {
   build/tests/testweb --port 0 --max-seconds 900 "$@" >"$WORK/web.out" 2>"$WORK/web.err" &
   WEB_PID=$!
-  for _ in $(seq 100); do
+  for _ in $(seq 400); do # up to 20 s: 100,000 sites take a while on a loaded machine
     grep -q '^PORT ' "$WORK/web.out" 2>/dev/null && break
     sleep 0.05
   done

@@ -10,12 +10,15 @@
 
 typedef struct rc_seen rc_seen;
 
-/* max_entries is rounded up to a power of two; the table holds at most 3/4 of its slots. */
+/* max_entries is rounded up to a power of two; the table holds at most 3/4 of its slots. It
+ * starts at 4,096 slots (32 KiB) and doubles as it fills, up to that size. */
 rc_seen *rc_seen_new(size_t max_entries);
 void rc_seen_free(rc_seen *s);
 int rc_seen_has(const rc_seen *s, uint64_t h);
 void rc_seen_add(rc_seen *s, uint64_t h);
 size_t rc_seen_count(const rc_seen *s);
 uint64_t rc_seen_resets(const rc_seen *s);
+/* Memory held: the current table and the smaller ones kept until free (readers may be on them). */
+size_t rc_seen_bytes(const rc_seen *s);
 
 #endif
