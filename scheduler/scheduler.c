@@ -161,6 +161,13 @@ static int hold_lock(rc_scheduler *s)
     return held;
 }
 
+/* rc_strmap_del_if's test for the owners map: the host's owner is worker ctx. */
+static int owned_by(const char *host, void *owner, const void *wid)
+{
+    (void)host;
+    return strcmp(owner, wid) == 0;
+}
+
 static void reap(rc_scheduler *s, const char *wid, const char *why)
 {
     rc_argv a;
@@ -182,17 +189,7 @@ static void reap(rc_scheduler *s, const char *wid, const char *why)
     if (rep)
         freeReplyObject(rep);
     /* Forget the domains it owned: they get new owners on their next URL. */
-    size_t it = 0;
-    const char *host;
-    void *owner;
-    while (rc_strmap_next(s->owners, &it, &host, &owner)) {
-        if (strcmp(owner, wid) == 0) {
-            char *copy = rc_xstrdup(host);
-            free(rc_strmap_del(s->owners, copy));
-            free(copy);
-            it = 0; /* deletion reshuffles slots: restart (rare path) */
-        }
-    }
+    rc_strmap_del_if(s->owners, owned_by, wid, free);
 }
 
 static void expire_leases(rc_scheduler *s, const char *wid)
