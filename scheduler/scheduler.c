@@ -53,12 +53,16 @@ typedef struct job_info {
     uint64_t loaded_ms;
 } job_info;
 
+/* The leader lock as lock.lua last answered; UNKNOWN when it could not be asked. */
+typedef enum lock_state { LOCK_NOT_ASKED, LOCK_HELD, LOCK_OTHER, LOCK_UNKNOWN } lock_state;
+
 struct rc_scheduler {
     struct ev_loop *loop;
     const rc_sched_conf *conf;
     rc_redis *r;
     char id[128];
     int leader;
+    lock_state lock; /* the last lock.lua answer, for logging its changes */
     ev_timer tick;
     rc_wrr *wrr;
     rc_strmap *owners;    /* host -> worker id (char *, owned) */
@@ -142,6 +146,36 @@ static uint64_t lock_ttl_ms(const rc_scheduler *s)
     return (uint64_t)(s->conf->lock_ttl * 1000);
 }
 
+/* What lock.lua's reply says. Only a 0 means another scheduler holds the lock: without a reply
+ * (Redis unreachable) or with an error nobody can tell who leads, and why goes into why. */
+static lock_state read_lock_reply(rc_redis *r, const redisReply *rep, char *why, size_t cap)
+{
+    if (rep && rep->type == REDIS_REPLY_INTEGER)
+        return rep->integer == 1 ? LOCK_HELD : LOCK_OTHER;
+    if (!rep)
+        snprintf(why, cap, "Redis unreachable: %s",
+                 rc_redis_error(r)[0] ? rc_redis_error(r) : "no reply (connection lost)");
+    else
+        snprintf(why, cap, "Redis error: %s",
+                 rep->type == REDIS_REPLY_ERROR && rep->str ? rep->str : "unexpected reply");
+    return LOCK_UNKNOWN;
+}
+
+/* Says when the lease changes hands; a scheduler that cannot ask Redis stands by too (it
+ * cannot renew a lease it may still hold), but says why instead of blaming another leader. */
+static void log_lock(rc_scheduler *s, lock_state st, const char *why)
+{
+    if (st == s->lock)
+        return;
+    if (st == LOCK_HELD)
+        rc_info(MOD, "leading: this scheduler dispatches id=%s", s->id);
+    else if (st == LOCK_OTHER)
+        rc_info(MOD, "standby: another scheduler leads id=%s", s->id);
+    else
+        rc_warn(MOD, "standby: cannot %s the leader lock id=%s error=%s", s->leader ? "renew" : "take", s->id, why);
+    s->lock = st;
+}
+
 /* Leader lease: take or renew; a standby polls until the lock is free. */
 static int hold_lock(rc_scheduler *s)
 {
@@ -151,14 +185,20 @@ static int hold_lock(rc_scheduler *s)
     rc_argv_setu(&a, RC_LOCK_TTL_MS, lock_ttl_ms(s));
     redisReply *rep = rc_redis_eval(s->r, RC_LUA_LOCK, rc_now_ms(), &a);
     rc_argv_release(&a);
-    int held = rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 1;
+    char why[400] = "";
+    lock_state st = read_lock_reply(s->r, rep, why, sizeof why);
     if (rep)
         freeReplyObject(rep);
-    if (held != s->leader)
-        rc_info(MOD, "%s id=%s", held ? "leading: this scheduler dispatches" : "standby: another scheduler leads",
-                s->id);
-    s->leader = held;
-    return held;
+    log_lock(s, st, why);
+    s->leader = st == LOCK_HELD;
+    return s->leader;
+}
+
+/* rc_strmap_del_if's test for the owners map: the host's owner is worker ctx. */
+static int owned_by(const char *host, void *owner, const void *wid)
+{
+    (void)host;
+    return strcmp(owner, wid) == 0;
 }
 
 static void reap(rc_scheduler *s, const char *wid, const char *why)
@@ -182,17 +222,7 @@ static void reap(rc_scheduler *s, const char *wid, const char *why)
     if (rep)
         freeReplyObject(rep);
     /* Forget the domains it owned: they get new owners on their next URL. */
-    size_t it = 0;
-    const char *host;
-    void *owner;
-    while (rc_strmap_next(s->owners, &it, &host, &owner)) {
-        if (strcmp(owner, wid) == 0) {
-            char *copy = rc_xstrdup(host);
-            free(rc_strmap_del(s->owners, copy));
-            free(copy);
-            it = 0; /* deletion reshuffles slots: restart (rare path) */
-        }
-    }
+    rc_strmap_del_if(s->owners, owned_by, wid, free);
 }
 
 static void expire_leases(rc_scheduler *s, const char *wid)

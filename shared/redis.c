@@ -23,6 +23,7 @@ struct rc_redis {
     rc_redis_addr addr;
     char sha[RC_LUA_COUNT][41];
     char ip[64];
+    char err[320]; /* why the last reconnect failed, "" once one succeeds */
 };
 
 /* unix:///absolute/path.sock (or unix:/path). */
@@ -297,8 +298,15 @@ const char *rc_redis_sha(const rc_redis *r, rc_lua_id id)
 
 static int reconnect(rc_redis *r)
 {
-    char err[256];
-    return do_connect(r, err, sizeof err);
+    int e = do_connect(r, r->err, sizeof r->err);
+    if (e == 0)
+        r->err[0] = '\0';
+    return e;
+}
+
+const char *rc_redis_error(const rc_redis *r)
+{
+    return r->err;
 }
 
 redisReply *rc_redis_cmdv(rc_redis *r, const rc_argv *a)

@@ -63,6 +63,9 @@ const char *rc_redis_sha(const rc_redis *r, rc_lua_id id);
  * one reconnect attempt. Error replies are returned as replies. */
 struct redisReply *rc_redis_cmd(rc_redis *r, const char *fmt, ...);
 struct redisReply *rc_redis_cmdv(rc_redis *r, const rc_argv *args);
+/* Why the last reconnect failed ("cannot connect to Redis at ...: Connection refused"), for the
+ * message of a NULL reply; "" when none has failed since one succeeded. Borrowed. */
+const char *rc_redis_error(const rc_redis *r);
 /* Runs script id with ARGV = prefix, now_ms, then args. NULL on connection error. */
 struct redisReply *rc_redis_eval(rc_redis *r, rc_lua_id id, uint64_t now_ms, const rc_argv *args);
 /* Formats a key under the prefix into buf: rc_redis_key(r, buf, cap, "job:%s", id). */

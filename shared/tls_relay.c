@@ -2,6 +2,8 @@
 #include "tls_relay.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -398,14 +401,83 @@ static int make_ctx(rc_tls_relay *t, const rc_tls_opts *o, char *err, size_t cap
     return 0;
 }
 
+#define DIR_PREFIX "redcrawl-tls-" /* then the creator's pid, '-' and mkdtemp's six characters */
+
+/* The pid in the name of a relay directory (redcrawl-tls-PID-XXXXXX), 0 when the name is not
+ * one of ours. */
+static pid_t relay_dir_pid(const char *name)
+{
+    size_t n = strlen(DIR_PREFIX);
+    if (strncmp(name, DIR_PREFIX, n) != 0 || !isdigit((unsigned char)name[n]))
+        return 0;
+    char *end;
+    errno = 0;
+    long pid = strtol(name + n, &end, 10);
+    if (errno || pid <= 0 || pid != (pid_t)pid || *end != '-' || strlen(end + 1) != 6)
+        return 0;
+    for (const char *p = end + 1; *p; p++)
+        if (!isalnum((unsigned char)*p))
+            return 0;
+    return (pid_t)pid;
+}
+
+/* Removes directory name of basefd when it holds nothing, or nothing but our socket "s". */
+static void remove_if_only_socket(int basefd, const char *name)
+{
+    int dfd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return;
+    }
+    int other = 0, sock = 0;
+    const struct dirent *e;
+    while ((e = readdir(d))) {
+        struct stat sb;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (strcmp(e->d_name, "s") == 0 && fstatat(dfd, "s", &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(sb.st_mode))
+            sock = 1;
+        else
+            other = 1;
+    }
+    if (!other && (!sock || unlinkat(dfd, "s", 0) == 0))
+        unlinkat(basefd, name, AT_REMOVEDIR);
+    closedir(d);
+}
+
+/* A process killed between making its relay directory and its client's connection leaves the
+ * directory behind (the relay removes it only after the accept): the next relay made in base
+ * removes those of this user whose creator is dead. */
+static void sweep_stale_dirs(const char *base)
+{
+    DIR *d = opendir(base);
+    if (!d)
+        return;
+    const struct dirent *e;
+    while ((e = readdir(d))) {
+        pid_t pid = relay_dir_pid(e->d_name);
+        struct stat sb;
+        if (pid == 0 || pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+            continue; /* not ours, or its process lives (EPERM: another user's, alive) */
+        if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode) &&
+            sb.st_uid == geteuid())
+            remove_if_only_socket(dirfd(d), e->d_name);
+    }
+    closedir(d);
+}
+
 /* A fresh 0700 directory holding the socket: only this user can reach it, and the relay then
- * still checks that the peer is this process. */
+ * still checks that the peer is this process. Its name carries our pid, so that a later relay
+ * can tell when it was left behind. */
 static int make_socket(rc_tls_relay *t, char *err, size_t cap)
 {
     const char *base = getenv("TMPDIR");
-    if (!base || !base[0] || strlen(base) + 32 > sizeof t->dir)
+    if (!base || !base[0] || strlen(base) + 40 > sizeof t->dir)
         base = "/tmp";
-    snprintf(t->dir, sizeof t->dir, "%s/redcrawl-tls-XXXXXX", base);
+    sweep_stale_dirs(base);
+    snprintf(t->dir, sizeof t->dir, "%s/" DIR_PREFIX "%ld-XXXXXX", base, (long)getpid());
     if (!mkdtemp(t->dir)) {
         snprintf(err, cap, "TLS relay: cannot make a directory in %s: %s", base, strerror(errno));
         t->dir[0] = '\0';

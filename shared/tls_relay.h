@@ -4,8 +4,10 @@
  *
  * rc_tls_relay_new starts a thread that connects over TCP, does the TLS handshake (the server's
  * certificate verified against a CA file or the system's, and its name or IP address checked),
- * then listens on DIR/s in a fresh 0700 directory for exactly one connection from this process
- * (SO_PEERCRED), removes the socket and relays bytes both ways until either side closes: when
+ * then listens on DIR/s in a fresh 0700 directory ($TMPDIR or /tmp, redcrawl-tls-PID-XXXXXX) for
+ * exactly one connection from this process (SO_PEERCRED), removes the socket and relays bytes
+ * both ways until either side closes (making a relay first removes the directories of this user
+ * whose process died, empty or holding only their socket s): when
  * the server goes away the local end reads EOF, so the client's ordinary reconnect path runs
  * (with a new relay). One relay per connection, so its result belongs to that connection. */
 #ifndef RC_TLS_RELAY_H

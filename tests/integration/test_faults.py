@@ -149,7 +149,8 @@ def test_stop_at_maxmemory(tmp, procs):
 
 def test_redis_restart_loses_job(tmp, procs):
     """Redis restarted without persistence: `redcrawl crawl` exits with a clear error (not a
-    wait for ever) and the workers log the restart and register again."""
+    wait for ever) and the workers log the restart and register again. While Redis is down the
+    scheduler says it cannot renew the leader lock, and why, not that another scheduler leads."""
     args = ["--sites", "2", "--pages", "200", "--latency-ms", "30"]
     web_port, _, _ = start_web(procs, tmp, *args)
     redis_port, redis_p = start_redis(procs, tmp)
@@ -182,10 +183,23 @@ def test_redis_restart_loses_job(tmp, procs):
     submit(env, "restart", "http://s0.site.test/")
     wait_for(lambda: int(job_field(redis_port, "restart", "fetched") or 0) >= 5, 60, "5 pages")
     procs.stop(redis_p, signal.SIGKILL)
+    # While Redis is down the scheduler cannot renew its lease: it must say so, not blame a
+    # leader that does not exist.
+    wait_for(lambda: "cannot renew the leader lock" in log_text(hand, "scheduler.log"), 15,
+             "the scheduler to log that it cannot renew the leader lock")
     procs.start(["redis-server", "--bind", "127.0.0.1", "--port", str(redis_port), "--save", "",
                  "--appendonly", "no", "--dir", hand], os.path.join(hand, "redis2.log"))
     wait_for(lambda: "Redis restarted (run_id" in log_text(hand, "worker0.log"), 30,
              "the worker to log the Redis restart")
+    wait_for(lambda: log_text(hand, "scheduler.log").count("leading: this scheduler dispatches") >= 2, 15,
+             "the scheduler to lead again once Redis is back")
+    sched = log_text(hand, "scheduler.log")
+    lock_lines = [l for l in sched.splitlines() if "leader lock" in l]
+    check("Redis unreachable" in lock_lines[0] and "Connection refused" in lock_lines[0],
+          "the lock line does not say Redis is unreachable and why: %s" % lock_lines[0][-300:])
+    check("another scheduler leads" not in sched,
+          "a lone scheduler blamed another leader while Redis was down: %s" % sched[-800:])
+    print("  scheduler: %s" % lock_lines[0][-200:])
     print("  worker: %s" % [l for l in log_text(hand, "worker0.log").splitlines() if "run_id" in l][0][-160:])
 
 

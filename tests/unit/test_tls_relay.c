@@ -1,7 +1,8 @@
 /* test_tls_relay.c - the TLS relay against a real TLS server on loopback (OpenSSL, a thread
  * of this test, with a test CA made here): bytes go both ways unchanged, the server closing
  * reaches the client as EOF, and a wrong CA, a wrong name, a plain server, a closed port and a
- * missing CA file are each refused with a message naming the cause. Also rediss:// parsing. */
+ * missing CA file are each refused with a message naming the cause. A new relay removes the
+ * socket directories that dead processes left behind, and nothing else. Also rediss:// parsing. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <openssl/err.h>
@@ -17,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rc_test.h"
@@ -298,6 +300,104 @@ static void test_files(void)
     RC_CHECK(t == NULL);
 }
 
+/* base/name as a directory holding what: "" nothing, "sock" our socket s, "file:F" a file F. */
+static void make_dir(const char *base, const char *name, const char *what)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", base, name);
+    RC_CHECK(mkdir(path, 0700) == 0);
+    if (strcmp(what, "sock") == 0) {
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s/s", path);
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        RC_CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0);
+        close(fd); /* the socket file stays, as a killed process leaves it */
+    } else if (strncmp(what, "file:", 5) == 0) {
+        snprintf(path + strlen(path), sizeof path - strlen(path), "/%s", what + 5);
+        FILE *f = fopen(path, "w");
+        RC_CHECK(f != NULL);
+        if (f)
+            fclose(f);
+    }
+}
+
+static int exists(const char *base, const char *name)
+{
+    char path[256];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/%s", base, name);
+    return lstat(path, &sb) == 0;
+}
+
+/* Removes base/name and what make_dir put in it. */
+static void remove_dir(const char *base, const char *name)
+{
+    char path[256];
+    const char *inside[] = {"s", "other"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s/%s", base, name, inside[i]);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/%s", base, name);
+    rmdir(path);
+}
+
+/* A relay made in $TMPDIR names its directory after its pid and removes the directories of
+ * dead processes that hold nothing or only their socket; live processes' directories, other
+ * names and directories holding anything else stay. */
+static void test_stale_dirs(void)
+{
+    char base[64];
+    snprintf(base, sizeof base, "/tmp/rc-test-tls-stale-XXXXXX");
+    if (!mkdtemp(base)) {
+        RC_CHECK(!"mkdtemp");
+        return;
+    }
+    pid_t dead = fork();
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0);
+    enum { DEAD, LIVE, SELF };
+    struct {
+        const char *prefix;
+        int whose;
+        const char *suffix, *what;
+        int stays;
+    } cases[] = {
+        {"redcrawl-tls-", DEAD, "-aB3xY9", "", 0},           {"redcrawl-tls-", DEAD, "-Qw3rt7", "sock", 0},
+        {"redcrawl-tls-", DEAD, "-kept01", "file:other", 1}, {"redcrawl-tls-", DEAD, "-kept02", "file:s", 1},
+        {"redcrawl-tlsx-", DEAD, "-kept03", "", 1},          {"redcrawl-tls-", DEAD, "-kept4", "", 1},
+        {"redcrawl-tls-", LIVE, "-live01", "", 1},           {"redcrawl-tls-", SELF, "-self01", "", 1},
+    };
+    enum { N = sizeof cases / sizeof *cases };
+    char names[N][64];
+    size_t n = N;
+    for (size_t i = 0; i < n; i++) {
+        long pid = cases[i].whose == LIVE ? (long)getppid() : cases[i].whose == SELF ? (long)getpid() : (long)dead;
+        snprintf(names[i], sizeof names[i], "%s%ld%s", cases[i].prefix, pid, cases[i].suffix);
+        make_dir(base, names[i], cases[i].what);
+    }
+    setenv("TMPDIR", base, 1);
+    char err[512], want[128];
+    rc_tls_opts o = {.host = "127.0.0.1", .port = 1, .timeout_ms = 1000};
+    rc_tls_relay *t = NULL;
+    RC_CHECK_INT_EQ(rc_tls_relay_new(&o, &t, err, sizeof err), 0);
+    unsetenv("TMPDIR");
+    snprintf(want, sizeof want, "%s/redcrawl-tls-%ld-", base, (long)getpid());
+    RC_CHECK(t && strncmp(rc_tls_relay_path(t), want, strlen(want)) == 0);
+    rc_tls_relay_free(t);
+    int right = 0;
+    for (size_t i = 0; i < n; i++) {
+        int stays = exists(base, names[i]);
+        if (stays != cases[i].stays)
+            fprintf(stderr, "%s (%s): %s\n", names[i], cases[i].what, stays ? "kept" : "removed");
+        right += stays == cases[i].stays;
+        remove_dir(base, names[i]);
+    }
+    RC_CHECK_INT_EQ(right, (int)n);
+    RC_CHECK(rmdir(base) == 0); /* the relay's own directory is gone too */
+}
+
 static void test_parse(void)
 {
     rc_redis_addr a;
@@ -356,6 +456,7 @@ int main(void)
     server_stop(&echo);
     server_stop(&once);
     test_files();
+    test_stale_dirs();
     test_parse();
 
     SSL_CTX_free(ctx);
