@@ -10,6 +10,7 @@
 #   scripts/services.sh restart redis|kafka|mongo|all [--dir DIR]
 #   scripts/services.sh status  [redis|kafka|mongo|all] [--dir DIR]
 #   scripts/services.sh tls     DIR
+#   scripts/services.sh fetch   kafka|mongo|all
 #
 #   eval "$(scripts/services.sh start redis)"   # sets REDCRAWL_REDIS
 #
@@ -23,6 +24,9 @@
 # stop    SIGTERM, wait up to 20 s, then SIGKILL. No-op if not running.
 # status  Prints export lines of the running services to stdout and a
 #         summary to stderr; for a single service exits 1 if it is not running.
+# fetch   Downloads (Kafka's jars, Maven Central) or builds (FerretDB, Go module
+#         proxy) what a service needs, once, into the cache, without starting it:
+#         for a later start where there is no network (a network namespace).
 # tls     Makes (once) a test CA in DIR and certificates it signed: DIR/ca.pem,
 #         DIR/server.crt + server.key (127.0.0.1, localhost), DIR/client.crt +
 #         client.key; prints DIR. Redis, Kafka and FerretDB listen with these.
@@ -607,6 +611,15 @@ main() {
 	(($# > 0)) || usage
 	cmd=$1
 	shift
+	if [[ $cmd == fetch ]]; then
+		case ${1:-} in
+		kafka) ensure_kafka_jars ;;
+		mongo) ensure_ferretdb ;;
+		all) ensure_kafka_jars && ensure_ferretdb ;;
+		*) die "fetch needs a service: kafka, mongo or all" ;;
+		esac
+		return 0
+	fi
 	if [[ $cmd == tls ]]; then
 		(($# == 1)) || die "tls needs a directory"
 		mkdir -p "$1"

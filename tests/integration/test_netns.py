@@ -62,6 +62,10 @@ class Fleet:
         """services.sh run inside "core", its plain listener on core's address; then the monitor
         beside it. The broker is the machine's services' one, as in the README's compose file."""
         self.kafka_dir = os.path.join(self.tmp, "kafka")
+        # The jars come from Maven Central, which the namespace cannot reach: fetched (once)
+        # from here first, so that this test also passes first on a fresh machine.
+        r = subprocess.run([SERVICES, "fetch", "kafka"], capture_output=True, text=True, timeout=900)
+        check(r.returncode == 0, "services.sh fetch kafka: %s" % r.stderr[-2000:])
         r = subprocess.run(self.net.cmd("core", ["env", "REDCRAWL_KAFKA_HOST=" + self.net.addr["core"], SERVICES,
                                                  "start", "kafka", "--dir", self.kafka_dir]),
                            capture_output=True, text=True, timeout=240)
