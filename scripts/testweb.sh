@@ -16,8 +16,9 @@ trap testweb_cleanup EXIT
 testweb_start() {
   build/tests/testweb --port 0 --max-seconds 900 "$@" >"$WORK/web.out" 2>"$WORK/web.err" &
   WEB_PID=$!
-  for _ in $(seq 400); do # up to 20 s: 100,000 sites take a while on a loaded machine
+  for _ in $(seq 1200); do # up to 60 s: 100,000 sites take a while on a loaded machine
     grep -q '^PORT ' "$WORK/web.out" 2>/dev/null && break
+    kill -0 "$WEB_PID" 2>/dev/null || break
     sleep 0.05
   done
   PORT=$(awk '/^PORT /{print $2; exit}' "$WORK/web.out")
