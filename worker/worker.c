@@ -80,6 +80,7 @@ struct task {
     char sink_err[600];
     int duplicate;
     int stored_somewhere; /* a sink may hold the page: a failed store requeues it as a redelivery */
+    int adopted;          /* its take's reply was lost (adopt_orphans): an earlier process may have stored it */
     long status;
     int ok;
     char *error;
@@ -118,6 +119,7 @@ struct rc_worker {
     rc_strmap *jobs;   /* crawlid -> job_entry */
     rc_robots_cache *robots;
     rc_strmap *health; /* host -> host_health */
+    rc_strmap *held;   /* lease member -> its task, for every task alive (adopt_orphans) */
     char ip[64];       /* this worker's address, for the per-ip throttles */
     char hostname[64];
     task *resend; /* completes waiting for Redis to come back (or to accept writes again) */
@@ -237,6 +239,7 @@ static void start_reconnect(rc_worker *w)
 }
 
 static void pump(rc_worker *w);
+static void adopt_orphans(rc_worker *w);
 static void send_complete(rc_worker *w, task *t);
 static void heartbeat(rc_worker *w);
 
@@ -334,6 +337,7 @@ static void on_connect(const redisAsyncContext *ac, int status)
     }
     rc_info(MOD, "connected to Redis");
     redisAsyncCommand(w->ac, on_info_reply, NULL, "INFO server");
+    adopt_orphans(w);
     heartbeat(w);
     /* Completes that could not be delivered go first: their pages are already stored. */
     resend_all(w);
@@ -450,6 +454,7 @@ static void task_free(task *t)
 
 static void task_done(rc_worker *w, task *t)
 {
+    rc_strmap_del(w->held, t->lease);
     task_free(t);
     w->active--;
     pump(w);
@@ -792,7 +797,7 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
                         .docs = docs,
                         .n = n,
                         .n_pages = npages,
-                        .maybe_dup = t->rec.attempt > 0 || t->rec.redeliver};
+                        .maybe_dup = t->rec.attempt > 0 || t->rec.redeliver || t->adopted};
     for (size_t k = 0; t->sink_status == 0 && k < w->n_stores; k++) {
         t->sink_waits++;
         int r = w->stores[k].ops->put(w->stores[k].impl, &g, on_sink_done, t, err, sizeof err);
@@ -1286,6 +1291,62 @@ static void schedule_pump(rc_worker *w, double after)
     ev_timer_start(w->loop, &w->pump_timer);
 }
 
+/* A task for one lease member ("host<TAB>record"), fetched at once; lease_end_ms is on the
+ * monotonic clock. */
+static void start_leased(rc_worker *w, const char *m, size_t len, uint64_t lease_end_ms, int adopted)
+{
+    const char *tab = memchr(m, '\t', len);
+    task *t = rc_xcalloc(1, sizeof *t);
+    t->w = w;
+    t->epoch = w->epoch;
+    t->lease_end_ms = lease_end_ms;
+    t->adopted = adopted;
+    rc_argv_init(&t->complete);
+    t->lease = rc_xstrndup(m, len);
+    rc_strmap_put(w->held, t->lease, t);
+    w->active++;
+    if (!tab || rc_record_parse(tab + 1, len - (size_t)(tab + 1 - m), &t->rec) < 0) {
+        rc_error(MOD, "unreadable lease member, dropping it: %.*s", (int)RC_MIN(len, 200), m);
+        task_done(w, t);
+        return;
+    }
+    t->host = rc_xstrndup(m, (size_t)(tab - m));
+    dispatch_task(w, t);
+}
+
+/* Leases this worker holds in Redis but has no task for: a take ran but its reply was lost with
+ * the connection (Redis restarted, the network dropped), or an earlier process with this --id
+ * died holding them (a container restarted). Without this they would sit until they expire
+ * (--lease-seconds), their hosts busy and the job unfinished meanwhile; adopted, they are
+ * fetched now, stored as possible redeliveries. Asked on every (re)connection, before the
+ * first take on it, so every lease in the answer was taken by an earlier call. */
+static void on_leases_reply(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    rc_worker *w = ac->data;
+    redisReply *rep = reply;
+    if (!w || !rep || rep->type != REDIS_REPLY_ARRAY || w->draining)
+        return;
+    uint64_t now_ms = rc_now_ms(), mono = rc_mono_ms();
+    int adopted = 0;
+    for (size_t i = 0; i + 1 < rep->elements; i += 2) {
+        redisReply *m = rep->element[i];
+        if (m->type != REDIS_REPLY_STRING || rc_strmap_get(w->held, m->str))
+            continue;
+        int64_t end = rc_reply_int(rep->element[i + 1], 0);
+        uint64_t left = end > (int64_t)now_ms ? (uint64_t)end - now_ms : 0;
+        rc_warn(MOD, "adopting a lease whose take reply was lost: %.*s", (int)RC_MIN(m->len, 200), m->str);
+        start_leased(w, m->str, m->len, mono + left, 1);
+        adopted++;
+    }
+    if (adopted)
+        rc_info(MOD, "adopted %d leases after reconnecting", adopted);
+}
+
+static void adopt_orphans(rc_worker *w)
+{
+    redisAsyncCommand(w->ac, on_leases_reply, NULL, "ZRANGE %slease:%s 0 -1 WITHSCORES", w->conf->prefix, w->id);
+}
+
 static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
 {
     w->take_outstanding = 0;
@@ -1303,24 +1364,9 @@ static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
     size_t got = list->type == REDIS_REPLY_ARRAY ? list->elements : 0;
     if (w->max_rate > 0)
         w->tokens -= (double)got;
-    for (size_t i = 0; i < got; i++) {
-        redisReply *m = list->element[i];
-        const char *tab = memchr(m->str, '\t', m->len);
-        task *t = rc_xcalloc(1, sizeof *t);
-        t->w = w;
-        t->epoch = w->epoch;
-        t->lease_end_ms = w->take_sent_ms + (uint64_t)(w->conf->lease_seconds * 1000);
-        rc_argv_init(&t->complete);
-        t->lease = rc_xstrndup(m->str, m->len);
-        w->active++;
-        if (!tab || rc_record_parse(tab + 1, m->len - (size_t)(tab + 1 - m->str), &t->rec) < 0) {
-            rc_error(MOD, "unreadable lease member, dropping it: %.*s", (int)RC_MIN(m->len, 200), m->str);
-            task_done(w, t);
-            continue;
-        }
-        t->host = rc_xstrndup(m->str, (size_t)(tab - m->str));
-        dispatch_task(w, t);
-    }
+    for (size_t i = 0; i < got; i++)
+        start_leased(w, list->element[i]->str, list->element[i]->len,
+                     w->take_sent_ms + (uint64_t)(w->conf->lease_seconds * 1000), 0);
     /* Next take: at once if that filled up or more is due, else when the next domain is due
      * (at most 100 ms, since the scheduler may hand us new domains any time). */
     int64_t due = rc_reply_int(rep->element[1], -1);
@@ -1705,6 +1751,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->robots = rc_robots_cache_new(w->fetcher, conf->prefix, conf->useragent ? conf->useragent : RC_FETCH_DEFAULT_UA,
                                     conf->robots_ttl);
     w->health = rc_strmap_new();
+    w->held = rc_strmap_new();
     snprintf(w->ip, sizeof w->ip, "%s", rc_redis_local_ip(w->sync));
     if (gethostname(w->hostname, sizeof w->hostname - 1) < 0)
         snprintf(w->hostname, sizeof w->hostname, "unknown");
@@ -1795,6 +1842,7 @@ void rc_worker_free(rc_worker *w)
     rc_strmap_free(w->jobs, free_job_entry);
     rc_robots_cache_free(w->robots);
     rc_strmap_free(w->health, free);
+    rc_strmap_free(w->held, NULL);
     rc_seen_free(w->seen);
     for (size_t k = 0; k < w->n_stores; k++)
         w->stores[k].ops->free(w->stores[k].impl); /* flushes; unstored groups come back as -ECANCELED */

@@ -234,6 +234,34 @@ def test_stalled_worker_is_fenced(tmp, procs):
     check("was reaped" in log_text(tmp, "worker%d.log" % idx), "the woken worker did not say it was reaped")
 
 
+def test_orphan_leases_adopted(tmp, procs):
+    """Leases a worker holds in Redis but no longer knows of (a take whose reply was lost with
+    the connection, or a process with a fixed --id killed and started again, as a container
+    restart does) are fetched at once by the worker under that id, not left to expire
+    (--lease-seconds 60 here): the crawl ends well before, every page once."""
+    args = ["--sites", "4", "--pages", "12", "--latency-ms", "400"]
+    web_port, _, _ = start_web(procs, tmp, *args)
+    redis_port, _ = start_redis(procs, tmp)
+    env, out, _ = fleet(tmp, procs, redis_port, web_port, 0)
+    wargs = [WORKER, "--out", out, "--delay", "0", "--heartbeat", "0.5", "--id", "fixed", "--lease-seconds", "60",
+             "--concurrency", "4", "--connect-to", "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8"]
+    first = procs.start(wargs, os.path.join(tmp, "worker0.log"), env=env)
+    submit(env, "orphans", "http://s0.site.test/")
+    wait_for(lambda: (redis_cmd(redis_port, "ZCARD", "rc:lease:fixed") or 0) >= 2, 60, "2 leases in flight")
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait()
+    held = redis_cmd(redis_port, "ZRANGE", "rc:lease:fixed", "0", "-1")
+    check(len(held) >= 1, "the killed worker left no lease to adopt")
+    t0 = time.time()
+    procs.start(wargs, os.path.join(tmp, "worker1.log"), env=env)
+    wait_for(lambda: job_field(redis_port, "orphans", "state") == "done", 40, "the job to finish (leases expire at 60 s)")
+    want = expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"])
+    check_exact(os.path.join(out, "pages.jsonl"), want, "after adopting leases")
+    text = log_text(tmp, "worker1.log")
+    check("adopted %d leases" % len(held) in text, "worker1 did not adopt the %d leases: %s" % (len(held), held))
+    print("  %d leases adopted; the job ended %.1f s after the restart" % (len(held), time.time() - t0))
+
+
 def test_disk_full(tmp, procs):
     """The output directory on a small tmpfs that fills up mid-crawl and frees again: every
     failed write is rolled back (no partial record, nothing glued), every page ends up stored
@@ -290,4 +318,4 @@ def test_chaos_short(tmp, procs):
 
 if __name__ == "__main__":
     run_tests([test_chaos_short, test_redis_at_maxmemory, test_stop_at_maxmemory, test_redis_restart_loses_job,
-               test_stalled_worker_is_fenced, test_disk_full])
+               test_stalled_worker_is_fenced, test_orphan_leases_adopted, test_disk_full])
