@@ -3,8 +3,9 @@
 # growing number of hosts, few pages each, seeds from a file (--seeds), delay 0 (still one request
 # per host at a time), the optimised build. Prints per point: pages, wall time, pages/s, CPU of
 # the whole crawl tree (redcrawl, scheduler, workers, Redis) per page, its ratio to the first
-# point (the target: within 20 % at 100,000 hosts), the peak RSS of the largest process, and
-# whether every page was fetched. Everything on loopback (--connect-to), bounded in time (each
+# point (the target: within 20 % at 100,000 hosts), the CPU per fetch (a page or a host's one
+# robots.txt: with few pages per host, half the requests are robots.txt) and its ratio, the peak
+# RSS of the largest process, and whether every page was fetched. Everything on loopback (--connect-to), bounded in time (each
 # point under --timeout seconds), stopped by pid.
 #   scripts/bench_scale.sh [--points HOSTSxPAGES,...] [--workers N] [--timeout S]
 #   (default points 50x200,1000x10,10000x2,100000x1)
@@ -31,8 +32,10 @@ WORK=$(mktemp -d /tmp/redcrawl-scale-XXXXXX)
 read -r -a extra <<<"${CRAWL_ARGS:-}"
 
 echo "# bench_scale $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $WORKERS workers ${CRAWL_ARGS:-}"
-printf '%-8s %-6s %8s %8s %9s %12s %9s %9s %s\n' hosts pages expected fetched pages/s cpu_ms/page vs_first rss_MB complete
+printf '%-8s %-6s %8s %8s %9s %12s %9s %13s %9s %7s %s\n' hosts pages expected fetched pages/s cpu_ms/page vs_first \
+  cpu_ms/fetch vs_first rss_MB complete
 base=""
+basef=""
 IFS=, read -r -a points <<<"$POINTS"
 for pt in "${points[@]}"; do
   hosts=${pt%x*} per=${pt#*x}
@@ -53,20 +56,24 @@ print(len(harness.expected_pages(g, [l.strip() for l in open(sys.argv[3])], -1, 
   t1=$(date +%s.%N)
   fetched=$(wc -l <"$WORK/out/pages.jsonl" 2>/dev/null || echo 0)
   read -r user sys rss <"$WORK/time" || true
-  out=$(python3 - "$hosts" "$per" "$fetched" "$t0" "$t1" "${user:-0}" "${sys:-0}" "${rss:-0}" "$rc" "$base" "$expected" <<'PY'
+  out=$(python3 - "$hosts" "$per" "$fetched" "$t0" "$t1" "${user:-0}" "${sys:-0}" "${rss:-0}" "$rc" "$base" "$expected" "$basef" <<'PY'
 import sys
 h, per, n = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 t0, t1, user, sys_, rss = map(float, sys.argv[4:9])
-rc, base, want = int(sys.argv[9]), sys.argv[10], int(sys.argv[11])
+rc, base, want, basef = int(sys.argv[9]), sys.argv[10], int(sys.argv[11]), sys.argv[12]
 cpu = (user + sys_) * 1000 / max(n, 1)
+cpuf = (user + sys_) * 1000 / max(n + h, 1)
 vs = cpu / float(base) if base else 1.0
+vsf = cpuf / float(basef) if basef else 1.0
 done = "yes" if rc == 0 and n == want else ("TIMEOUT" if rc == 124 else "no (exit %d)" % rc)
-print("%-8d %-6d %8d %8d %9.0f %12.3f %8.2fx %9.0f %s|%.6f" %
-      (h, per, want, n, n / (t1 - t0), cpu, vs, rss / 1024, done, cpu))
+print("%-8d %-6d %8d %8d %9.0f %12.3f %8.2fx %13.3f %8.2fx %7.0f %s|%.6f|%.6f" %
+      (h, per, want, n, n / (t1 - t0), cpu, vs, cpuf, vsf, rss / 1024, done, cpu, cpuf))
 PY
 )
-  echo "${out%|*}"
-  [ -n "$base" ] || base=${out##*|}
+  echo "${out%%|*}"
+  rest=${out#*|}
+  [ -n "$base" ] || base=${rest%|*}
+  [ -n "$basef" ] || basef=${rest#*|}
   [ "$rc" = 0 ] || tail -3 "$WORK/err" >&2
   kill "$WEB_PID" && wait "$WEB_PID" 2>/dev/null || true
   WEB_PID=""
