@@ -74,9 +74,9 @@ static void cmd(rc_redis *r, const char *fmt, const char *a, const char *b, cons
 static long long get_int(rc_redis *r, const char *fmt, const char *a, const char *b)
 {
     redisReply *rep = rc_redis_cmd(r, fmt, a, b);
-    long long v = rep && rep->type == REDIS_REPLY_STRING ? strtoll(rep->str, NULL, 10)
+    long long v = rep && rep->type == REDIS_REPLY_STRING    ? strtoll(rep->str, NULL, 10)
                   : rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer
-                                                             : -1;
+                                                            : -1;
     if (rep)
         freeReplyObject(rep);
     return v;
