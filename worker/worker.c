@@ -51,9 +51,8 @@
 
 #define MOD "worker"
 
-/* step.lua calls in flight at most, and how long a complete waits for others to join it. */
+/* step.lua calls in flight at most. */
 #define RC_STEPS_IN_FLIGHT 4
-#define RC_STEP_WAIT 0.002
 
 enum job_state { JOB_LOADING, JOB_READY, JOB_MISSING };
 
@@ -253,6 +252,7 @@ static void pump(rc_worker *w);
 static void send_complete(rc_worker *w, task *t);
 static void heartbeat(rc_worker *w);
 static void send_steps(rc_worker *w);
+static void step_soon(rc_worker *w);
 
 /* Runs fn on every task of a list, detached first (fn may put a task back on it). */
 static void each_detached(rc_worker *w, task **list, void (*fn)(rc_worker *, task *))
@@ -521,8 +521,8 @@ static int stepping(const rc_worker *w)
     return w->conf->step_batch > 1;
 }
 
-/* A page's complete waits for the next step: sent when the batch is full, else within
- * RC_STEP_WAIT, or sooner with a take or a heartbeat. */
+/* A page's complete waits for the next step: sent when the batch is full, else as step_soon
+ * says, or sooner with a heartbeat. */
 static void batch_complete(rc_worker *w, task *t)
 {
     t->next = NULL;
@@ -532,12 +532,10 @@ static void batch_complete(rc_worker *w, task *t)
         w->batch = t;
     w->batch_last = t;
     w->batch_n++;
-    if (w->batch_n >= w->conf->step_batch) {
+    if (w->batch_n >= w->conf->step_batch)
         send_steps(w);
-    } else if (!ev_is_active(&w->batch_timer)) {
-        ev_timer_set(&w->batch_timer, RC_STEP_WAIT, 0);
-        ev_timer_start(w->loop, &w->batch_timer);
-    }
+    else
+        step_soon(w);
 }
 
 static void send_complete(rc_worker *w, task *t)
@@ -1415,7 +1413,7 @@ static void pump(rc_worker *w)
         }
     if (stepping(w)) {
         w->take_want = free_slots; /* rides along with the batched completes */
-        send_steps(w);
+        step_soon(w);
         return;
     }
     rc_argv a;
@@ -1688,7 +1686,10 @@ static void on_step_reply(rc_worker *w, redisReply *rep, void *ud)
         step_done(w, q, rep);
     free(q->tasks);
     free(q);
-    send_steps(w);
+    if (w->batch_n >= w->conf->step_batch)
+        send_steps(w);
+    else
+        step_soon(w);
 }
 
 /* The oldest batched completes of the current registration into s (a task of an earlier one
@@ -1768,8 +1769,22 @@ static void send_steps(rc_worker *w)
         w->batch_last = NULL;
         w->batch_n = 0;
     }
-    if (!w->batch)
+    if (!w->batch && !w->take_want)
         ev_timer_stop(w->loop, &w->batch_timer);
+}
+
+/* What waits goes together: a busy worker's completes and take wait up to --step-wait for more
+ * to join them (at its page rate a few ms gather many pages, and the take then comes after
+ * their completes, so it finds their hosts free again); an idle worker's take waits for
+ * nobody. */
+static void step_soon(rc_worker *w)
+{
+    if (w->active == 0 && w->steps_out == 0)
+        send_steps(w);
+    else if ((w->batch || w->take_want) && !ev_is_active(&w->batch_timer)) {
+        ev_timer_set(&w->batch_timer, w->conf->step_wait, 0);
+        ev_timer_start(w->loop, &w->batch_timer);
+    }
 }
 
 static void on_batch_timer(struct ev_loop *loop, ev_timer *t, int revents)
@@ -1936,7 +1951,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     ev_timer_init(&w->reconnect_timer, on_reconnect_timer, 1.0, 0);
     ev_timer_init(&w->drain_timer, on_drain_timer, conf->timeout + 5, 0);
     ev_timer_init(&w->resend_timer, on_resend_timer, 1.0, 0);
-    ev_timer_init(&w->batch_timer, on_batch_timer, RC_STEP_WAIT, 0);
+    ev_timer_init(&w->batch_timer, on_batch_timer, conf->step_wait, 0);
     w->batch_timer.data = w;
     w->pump_timer.data = w->hb_timer.data = w->reconnect_timer.data = w->drain_timer.data = w;
     ev_timer_init(&w->lag_timer, on_lag_timer, RC_LAG_PROBE, RC_LAG_PROBE);
