@@ -36,6 +36,7 @@
 #include "robots_cache.h"
 #include "scripts.h"
 #include "seen.h"
+#include "step.h"
 #include "sink.h"
 #include "sink_kafka.h"
 #include "sink_mongo.h"
@@ -49,6 +50,9 @@
 #include "worker_metrics.h"
 
 #define MOD "worker"
+
+/* step.lua calls in flight at most. */
+#define RC_STEPS_IN_FLIGHT 4
 
 enum job_state { JOB_LOADING, JOB_READY, JOB_MISSING };
 
@@ -124,6 +128,14 @@ struct rc_worker {
     char hostname[64];
     task *resend; /* completes waiting for Redis to come back (or to accept writes again) */
     task *fenced; /* pages waiting for a heartbeat to prove this worker still holds its leases */
+    /* --step-batch > 1: completes wait here (oldest first) for the next step.lua call, which
+     * also carries the take and the heartbeat when they are due; RC_STEPS_IN_FLIGHT at most. */
+    task *batch, *batch_last;
+    int batch_n;
+    int steps_out;     /* step calls in flight */
+    int hb_want;       /* a heartbeat waits for the next step */
+    int64_t take_want; /* a take of this many URLs waits for the next step, 0 = none */
+    ev_timer batch_timer;
     char base_id[150];
     unsigned epoch; /* registration: bumped when this worker finds it was reaped */
     int registered; /* the first heartbeat went through */
@@ -242,6 +254,8 @@ static void pump(rc_worker *w);
 static void adopt_orphans(rc_worker *w);
 static void send_complete(rc_worker *w, task *t);
 static void heartbeat(rc_worker *w);
+static void send_steps(rc_worker *w);
+static void step_soon(rc_worker *w);
 
 /* Runs fn on every task of a list, detached first (fn may put a task back on it). */
 static void each_detached(rc_worker *w, task **list, void (*fn)(rc_worker *, task *))
@@ -506,10 +520,37 @@ static int stale(rc_worker *w, task *t)
     return 1;
 }
 
+/* Completes, takes and heartbeats go through step.lua, many pages to a call. */
+static int stepping(const rc_worker *w)
+{
+    return w->conf->step_batch > 1;
+}
+
+/* A page's complete waits for the next step: sent when the batch is full, else as step_soon
+ * says, or sooner with a heartbeat. */
+static void batch_complete(rc_worker *w, task *t)
+{
+    t->next = NULL;
+    if (w->batch_last)
+        w->batch_last->next = t;
+    else
+        w->batch = t;
+    w->batch_last = t;
+    w->batch_n++;
+    if (w->batch_n >= w->conf->step_batch)
+        send_steps(w);
+    else
+        step_soon(w);
+}
+
 static void send_complete(rc_worker *w, task *t)
 {
     if (stale(w, t))
         return;
+    if (stepping(w)) {
+        batch_complete(w, t);
+        return;
+    }
     if (async_eval(w, RC_LUA_COMPLETE, &t->complete, on_complete_reply, t) < 0) {
         t->next = w->resend;
         w->resend = t;
@@ -1401,7 +1442,7 @@ static void pump(rc_worker *w)
             ev_break(w->loop, EVBREAK_ALL);
         return;
     }
-    if (w->take_outstanding || !w->ac || !w->registered || w->resend)
+    if (w->take_outstanding || w->take_want || !w->ac || !w->registered || w->resend)
         return; /* held completes go first (the resend timer); no lease before registration */
     int64_t free_slots = RC_MIN(w->conf->concurrency - w->active, rate_allowance(w));
     if (free_slots <= 0)
@@ -1416,6 +1457,11 @@ static void pump(rc_worker *w)
             schedule_pump(w, 0.1); /* a slow store: take nothing new until it catches up */
             return;
         }
+    if (stepping(w)) {
+        w->take_want = free_slots; /* rides along with the batched completes */
+        step_soon(w);
+        return;
+    }
     rc_argv a;
     rc_argv_init(&a);
     rc_argv_set(&a, RC_TAKE_WORKER, w->id);
@@ -1488,15 +1534,10 @@ static void reregister(rc_worker *w)
     heartbeat(w);
 }
 
-static void on_hb_reply(rc_worker *w, redisReply *rep, void *ud)
+/* hb.lua's answer (alone or in a step): 1 registered, 0 reaped. */
+static void hb_verdict(rc_worker *w, int64_t v)
 {
-    w->hb_outstanding = 0;
-    if (!rep || rep->type != REDIS_REPLY_INTEGER) {
-        if (rep && rep->type == REDIS_REPLY_ERROR)
-            rc_warn(MOD, "heartbeat refused: %s", rep->str);
-        return;
-    }
-    if (rep->integer == 0) {
+    if (v == 0) {
         reregister(w);
         return;
     }
@@ -1506,6 +1547,17 @@ static void on_hb_reply(rc_worker *w, redisReply *rep, void *ud)
     w->hb_ok_ms = w->hb_sent_ms;
     release_fenced(w);
     pump(w);
+}
+
+static void on_hb_reply(rc_worker *w, redisReply *rep, void *ud)
+{
+    w->hb_outstanding = 0;
+    if (!rep || rep->type != REDIS_REPLY_INTEGER) {
+        if (rep && rep->type == REDIS_REPLY_ERROR)
+            rc_warn(MOD, "heartbeat refused: %s", rep->str);
+        return;
+    }
+    hb_verdict(w, rep->integer);
 }
 
 /* The operator's rate cap for this worker (HSET rc:ratecap ID PAGES_PER_S; HDEL = back to
@@ -1549,13 +1601,15 @@ static void sample_gauges(rc_worker *w)
     rc_metric_set(m->held, "redis", (double)list_len(w->resend));
 }
 
-static void heartbeat(rc_worker *w)
-{
-    sample_gauges(w);
-    if (!w->ac || w->hb_outstanding)
-        return;
-    redisAsyncCommand(w->ac, on_ratecap_reply, w, "HGET %sratecap %s", w->conf->prefix, w->id);
+/* The fields a heartbeat writes into worker:{w}. */
+typedef struct hb_fields {
     char num[10][24];
+    const char *v[24];
+} hb_fields;
+
+static void hb_fields_fill(rc_worker *w, hb_fields *f)
+{
+    char(*num)[24] = f->num;
     snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)rc_now_ms());
     snprintf(num[1], sizeof num[1], "%llu", (unsigned long long)w->started_ms);
     snprintf(num[2], sizeof num[2], "%d", (int)getpid());
@@ -1569,16 +1623,219 @@ static void heartbeat(rc_worker *w)
     const char *fields[] = {"hb",        num[0], "started_ms",    num[1], "pid",     num[2], "host",     w->hostname,
                             "ip",        w->ip,  "inflight",      num[3], "fetched", num[4], "errors",   num[5],
                             "links_new", num[6], "robots_denied", num[7], "slots",   num[8], "cpu_free", num[9]};
+    _Static_assert(sizeof fields == sizeof f->v, "hb_fields.v holds every field");
+    memcpy(f->v, fields, sizeof fields);
+}
+
+static void heartbeat(rc_worker *w)
+{
+    sample_gauges(w);
+    if (!w->ac || w->hb_outstanding || w->hb_want)
+        return;
+    redisAsyncCommand(w->ac, on_ratecap_reply, w, "HGET %sratecap %s", w->conf->prefix, w->id);
+    if (stepping(w) && !w->refused) {
+        /* Rides along with the batched completes, sent now. Refused writes (at maxmemory) would
+         * refuse the whole step: then it goes alone, as hb.lua (allow-oom). */
+        w->hb_want = 1;
+        send_steps(w);
+        return;
+    }
+    hb_fields f;
+    hb_fields_fill(w, &f);
     rc_argv a;
     rc_argv_init(&a);
     rc_argv_set(&a, RC_HB_WORKER, w->id);
     rc_argv_set(&a, RC_HB_MODE, w->registered ? "beat" : "register");
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        rc_argv_add(&a, fields[i]);
+    for (size_t i = 0; i < sizeof f.v / sizeof f.v[0]; i++)
+        rc_argv_add(&a, f.v[i]);
     w->hb_sent_ms = rc_mono_ms();
     if (async_eval(w, RC_LUA_HB, &a, on_hb_reply, NULL) == 0)
         w->hb_outstanding = 1;
     rc_argv_release(&a);
+}
+
+/* ---------- step: many pages to one Redis call ---------- */
+
+/* One step.lua call in flight: its completes in the order sent, and what else it carries. */
+typedef struct step_req {
+    task **tasks;
+    rc_step shape; /* n and take, for reading the reply (its arguments already released) */
+    int hb;
+} step_req;
+
+/* Nothing of the step happened (the connection went, or Redis refused writes: step.lua is not
+ * allow-oom, so it is refused whole and up front): every complete is held and resent, the
+ * heartbeat goes alone (hb.lua goes on at maxmemory), the take is asked again later. */
+static void step_undone(rc_worker *w, step_req *q, const redisReply *rep)
+{
+    if (rep)
+        note_refusal(w, rep->str);
+    for (int i = 0; i < q->shape.n; i++) {
+        task *t = q->tasks[i];
+        if (rep) {
+            hold_complete(w, t);
+        } else {
+            t->next = w->resend;
+            w->resend = t;
+        }
+    }
+    if (q->hb) {
+        w->hb_outstanding = 0;
+        if (rep)
+            heartbeat(w);
+    }
+    if (q->shape.take) {
+        w->take_outstanding = 0;
+        schedule_pump(w, rep ? 1.0 : 0.5);
+    }
+}
+
+/* A script error or a reply of the wrong shape: a bug, logged. Like a failed complete.lua,
+ * its pages are dropped unacked (their leases expire and the URLs come back). */
+static void step_failed(rc_worker *w, step_req *q, const redisReply *rep)
+{
+    if (rep->type != REDIS_REPLY_ERROR)
+        rc_error(MOD, "step.lua answered in an unexpected shape: %d pages dropped unacked", q->shape.n);
+    w->hb_outstanding = q->hb ? 0 : w->hb_outstanding;
+    if (q->shape.take) {
+        w->take_outstanding = 0;
+        schedule_pump(w, 0.5);
+    }
+    for (int i = 0; i < q->shape.n; i++)
+        task_done(w, q->tasks[i]);
+}
+
+/* Each part as its own script's reply: the heartbeat's verdict first (a reaped worker voids
+ * what it holds), then the take, then every complete. */
+static void step_done(rc_worker *w, step_req *q, redisReply *rep)
+{
+    note_accepted(w);
+    if (q->hb) {
+        w->hb_outstanding = 0;
+        hb_verdict(w, rc_step_reply_beat(rep));
+    }
+    if (q->shape.take)
+        on_take_reply(w, (redisReply *)rc_step_reply_take(rep), NULL);
+    for (int i = 0; i < q->shape.n; i++)
+        on_complete_reply(w, (redisReply *)rc_step_reply_complete(rep, i), q->tasks[i]);
+}
+
+static void on_step_reply(rc_worker *w, redisReply *rep, void *ud)
+{
+    step_req *q = ud;
+    w->steps_out--;
+    if (!rep || (rep->type == REDIS_REPLY_ERROR && rc_redis_refusal(rep->str)))
+        step_undone(w, q, rep);
+    else if (rc_step_reply_check(&q->shape, rep) < 0)
+        step_failed(w, q, rep);
+    else
+        step_done(w, q, rep);
+    free(q->tasks);
+    free(q);
+    if (w->batch_n >= w->conf->step_batch)
+        send_steps(w);
+    else
+        step_soon(w);
+}
+
+/* The oldest batched completes of the current registration into s (a task of an earlier one
+ * is dropped: it has no effect any more), at most --step-batch. */
+static void step_fill(rc_worker *w, rc_step *s, step_req *q, task **drop)
+{
+    while (w->batch && s->n < w->conf->step_batch) {
+        task *t = w->batch;
+        w->batch = t->next;
+        w->batch_n--;
+        t->next = NULL;
+        if (t->epoch != w->epoch) {
+            t->next = *drop;
+            *drop = t;
+            continue;
+        }
+        q->tasks[s->n] = t;
+        rc_step_add(s, &t->complete);
+    }
+    if (!w->batch)
+        w->batch_last = NULL;
+}
+
+static void send_step(rc_worker *w)
+{
+    rc_step s;
+    rc_step_init(&s, w->id);
+    step_req *q = rc_xcalloc(1, sizeof *q);
+    q->tasks = rc_xcalloc((size_t)w->conf->step_batch, sizeof *q->tasks);
+    if (w->hb_want) {
+        hb_fields f;
+        hb_fields_fill(w, &f);
+        rc_step_beat(&s, w->registered ? "beat" : "register", f.v, sizeof f.v / sizeof f.v[0]);
+        q->hb = 1;
+        w->hb_want = 0;
+        w->hb_outstanding = 1;
+        w->hb_sent_ms = rc_mono_ms();
+    }
+    task *drop = NULL;
+    step_fill(w, &s, q, &drop);
+    if (w->take_want > 0) {
+        rc_step_take(&s, w->take_want, (uint64_t)(w->conf->lease_seconds * 1000), w->ip);
+        w->take_want = 0;
+        w->take_outstanding = 1;
+        w->take_sent_ms = rc_mono_ms();
+    }
+    q->shape.n = s.n;
+    q->shape.take = s.take;
+    w->steps_out++;
+    if (async_eval(w, RC_LUA_STEP, &s.args, on_step_reply, q) < 0)
+        on_step_reply(w, NULL, q);
+    rc_step_release(&s);
+    while (drop) {
+        task *t = drop;
+        drop = t->next;
+        rc_debug(MOD, "dropping a page of a void registration url=%s", t->rec.url);
+        task_done(w, t);
+    }
+}
+
+/* Sends what waits (completes, a take, a heartbeat) while fewer than RC_STEPS_IN_FLIGHT calls
+ * are out; the rest goes when one answers. Without a connection the completes wait with the
+ * held ones, resent on reconnect. */
+static void send_steps(rc_worker *w)
+{
+    while (w->ac && w->steps_out < RC_STEPS_IN_FLIGHT && (w->batch || w->hb_want || w->take_want))
+        send_step(w);
+    if (!w->ac) {
+        w->hb_want = 0;
+        w->take_want = 0;
+        while (w->batch) {
+            task *t = w->batch;
+            w->batch = t->next;
+            t->next = w->resend;
+            w->resend = t;
+        }
+        w->batch_last = NULL;
+        w->batch_n = 0;
+    }
+    if (!w->batch && !w->take_want)
+        ev_timer_stop(w->loop, &w->batch_timer);
+}
+
+/* What waits goes together: a busy worker's completes and take wait up to --step-wait for more
+ * to join them (at its page rate a few ms gather many pages, and the take then comes after
+ * their completes, so it finds their hosts free again); an idle worker's take waits for
+ * nobody. */
+static void step_soon(rc_worker *w)
+{
+    if (w->active == 0 && w->steps_out == 0)
+        send_steps(w);
+    else if ((w->batch || w->take_want) && !ev_is_active(&w->batch_timer)) {
+        ev_timer_set(&w->batch_timer, w->conf->step_wait, 0);
+        ev_timer_start(w->loop, &w->batch_timer);
+    }
+}
+
+static void on_batch_timer(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    send_steps(t->data);
 }
 
 /* A probe that should run every RC_LAG_PROBE s: when it runs late, something held the loop
@@ -1719,6 +1976,8 @@ static void init_timers(rc_worker *w, const rc_worker_conf *conf)
     ev_timer_init(&w->reconnect_timer, on_reconnect_timer, 1.0, 0);
     ev_timer_init(&w->drain_timer, on_drain_timer, conf->timeout + 5, 0);
     ev_timer_init(&w->resend_timer, on_resend_timer, 1.0, 0);
+    ev_timer_init(&w->batch_timer, on_batch_timer, conf->step_wait, 0);
+    w->batch_timer.data = w;
     w->pump_timer.data = w->hb_timer.data = w->reconnect_timer.data = w->drain_timer.data = w;
     ev_timer_init(&w->lag_timer, on_lag_timer, RC_LAG_PROBE, RC_LAG_PROBE);
     w->resend_timer.data = w->lag_timer.data = w;
@@ -1819,6 +2078,7 @@ void rc_worker_free(rc_worker *w)
         ev_timer_stop(w->loop, &w->drain_timer);
         ev_timer_stop(w->loop, &w->resend_timer);
         ev_timer_stop(w->loop, &w->lag_timer);
+        ev_timer_stop(w->loop, &w->batch_timer);
     }
     rc_wake_free(w->wake);
     rc_offload_free(w->parse); /* before the jobs its threads read */
@@ -1832,8 +2092,8 @@ void rc_worker_free(rc_worker *w)
         redisAsyncFree(ac); /* pending callbacks run with NULL replies */
     }
     drop_relay(w);
-    task *lists[] = {w->resend, w->fenced};
-    for (size_t i = 0; i < 2; i++)
+    task *lists[] = {w->resend, w->fenced, w->batch};
+    for (size_t i = 0; i < 3; i++)
         while (lists[i]) {
             task *t = lists[i];
             lists[i] = t->next;

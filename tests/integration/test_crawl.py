@@ -179,6 +179,64 @@ def test_worker_sigkill_mid_crawl(tmp, procs):
     check(not overlaps(read_requests(log)), "overlapping requests to one host")
 
 
+def test_kill_with_batch_in_flight(tmp, procs):
+    """A worker SIGKILLed while its completes are batched (step.lua, --step-batch 64): Redis is
+    paused for writes (CLIENT PAUSE WRITE) so that the worker's step calls wait unanswered while
+    it goes on storing pages (--dedup-content=0: storing asks Redis nothing) whose completes pile
+    up behind them, then the worker dies. Pages it stored but never acked come back when it is
+    reaped and are fetched again; the sink keeps each once, and the crawl ends with exactly the
+    expected page set."""
+    args = ["--sites", "24", "--pages", "25", "--latency-ms", "80"]
+    port, log, _ = start_web(procs, tmp, *args)
+    redis_port, _ = start_redis(procs, tmp)
+    seeds = ["http://s%d.site.test/" % i for i in range(24)]  # every host busy from the start
+    want = expected_pages(graph(*args), seeds, -1, ["site.test"])
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--redis", "redis://127.0.0.1:%d" % redis_port, "--out", out, "--quiet",
+           "--connect-to", "::127.0.0.1:%d" % port, "--allow-net", "127.0.0.0/8", "--maxdepth", "-1",
+           "--delay", "0.02", "--workers", "2", "--dedup-content=0"] + seeds
+    env = dict(os.environ, REDCRAWL_STEP_BATCH="64")
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         env=env)
+    try:
+        pages_path = os.path.join(out, "pages.jsonl")
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if os.path.exists(pages_path) and len(open(pages_path).readlines()) >= 60:
+                break
+            time.sleep(0.02)
+        workers = subprocess.run(["pgrep", "-f", "redcrawl-worker.*%s" % out], capture_output=True,
+                                 text=True).stdout.split()
+        check(len(workers) == 2, "want 2 worker processes, found %s" % workers)
+        victim = int(workers[0])
+        ids = [i for i in redis_cmd(redis_port, "ZRANGE", "rc:workers", "0", "-1")
+               if redis_cmd(redis_port, "HGET", "rc:worker:%s" % i, "pid") == str(victim)]
+        check(len(ids) == 1, "the worker of pid %d is not registered: %s" % (victim, ids))
+        # Pause while it has fetches under way (leases held): they end and are stored meanwhile.
+        deadline = time.time() + 10
+        while time.time() < deadline and redis_cmd(redis_port, "ZCARD", "rc:lease:%s" % ids[0]) < 4:
+            time.sleep(0.005)
+        check(redis_cmd(redis_port, "CLIENT", "PAUSE", "1500", "WRITE") == "OK", "CLIENT PAUSE refused")
+        time.sleep(0.5)  # the fetches in flight end and are stored; their completes wait
+        os.kill(victim, signal.SIGKILL)
+        stdout, stderr = p.communicate(timeout=180)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(p.returncode == 0, "crawl exited %d: %s" % (p.returncode, stderr[-2000:]))
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check_page_set(pages, want, "after SIGKILL with a batch in flight")
+    # The victim's stored-but-unacked pages: stored by it, and requested again after it died.
+    by_victim = {pg["url"] for pg in pages if pg.get("worker", "").rsplit("-", 2)[-2:-1] == [str(victim)]}
+    asked = collections.Counter("http://%s%s" % (r[2], r[3]) for r in read_requests(log))
+    again = [u for u in by_victim if asked[u] > 1]
+    print("  the killed worker stored %d pages, %d of them fetched again" % (len(by_victim), len(again)))
+    check(again, "no page of the killed worker was fetched again: nothing was in flight (%d of its pages)" %
+          len(by_victim))
+    check(not overlaps(read_requests(log)), "overlapping requests to one host")
+
+
 def test_max_pages(tmp, procs):
     args = ["--sites", "3", "--pages", "50"]
     port, _, _ = start_web(procs, tmp, *args)
@@ -489,6 +547,7 @@ if __name__ == "__main__":
     run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
+               test_kill_with_batch_in_flight,
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job])

@@ -17,13 +17,18 @@ def check(cond, what):
         sys.exit("FAIL: " + what)
 
 
-def run(d, body):
+def run(d, body, libs=()):
     common = os.path.join(d, "common.lua")
     script = os.path.join(d, "demo.lua")
     open(common, "w").write("local P = ARGV[1]\n")
     open(script, "w").write(body)
+    lib_args = []
+    for name, text in libs:
+        open(os.path.join(d, name), "w").write(text)
+        lib_args += ["--lib", os.path.join(d, name)]
     out_c, out_h = os.path.join(d, "out.c"), os.path.join(d, "out.h")
-    p = subprocess.run([sys.executable, EMBED, out_c, out_h, common, script], capture_output=True, text=True)
+    p = subprocess.run([sys.executable, EMBED, out_c, out_h, common] + lib_args + [script], capture_output=True,
+                       text=True)
     c = open(out_c).read() if p.returncode == 0 else ""
     h = open(out_h).read() if p.returncode == 0 else ""
     return p, c, h
@@ -39,6 +44,13 @@ def main():
         check("local A_REST = 6" in c, "the tail's first index")
         check('{"demo", src_demo, 2, 1, 1}' in c, "counts in the script table")
         check(c.index("#!lua") < c.index("local P = ARGV[1]"), "shebang stays the first line")
+        # --lib: prepended after common.lua, before the script's bindings; ARGS_OF names every
+        # script's arguments in order, for a script that reads another's (step.lua).
+        p, c, h = run(d, "#!lua\n--- args: worker max ip? ...\nreturn A.worker\n", [("work.lua", "local function f()\n")])
+        check(p.returncode == 0, "a --lib builds: " + p.stderr)
+        check(c.index("local P = ARGV[1]") < c.index("local function f()") < c.index("local A = {"),
+              "the lib comes after common.lua and before the bindings")
+        check("local ARGS_OF = {demo = {'worker', 'max', 'ip'}}" in c, "ARGS_OF: " + c[:600])
         bad = {
             "#!lua\nreturn 1\n": "the second line must declare the arguments",
             "#!lua\n--- args: a? b\n": "required argument 'b' after an optional one",
@@ -50,7 +62,7 @@ def main():
             p, _, _ = run(d, body)
             check(p.returncode != 0 and reason in p.stderr, "refused (%s): %s" % (reason, p.stderr.strip()))
     print("test_embed: %d checks" % checks)
-    check(checks >= 12, "every case ran")
+    check(checks >= 15, "every case ran")
 
 
 main()

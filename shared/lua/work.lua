@@ -1,0 +1,331 @@
+-- work.lua: a worker's three calls as functions, prepended after common.lua (embed.py --lib),
+-- so that complete.lua, take.lua and hb.lua (one each) and step.lua (a heartbeat, many
+-- completes and a take in one call) run the same code.
+
+-- complete_page(w, a, rest): a holds complete.lua's named arguments (lease, host, ...), rest
+-- the ARGV index of its first link. Acks the lease, schedules the domain's next fetch,
+-- pushes the page's new links through the bloom into the frontier and updates the job.
+-- Arguments (a's fields): lease member, host, next_ms, outcome, reason, status (HTTP
+--       status, 0 for none), items stored, items dropped, refresh_at (ms; > 0: a navigation
+--       page to fetch again then), revisit (JSON {etag, lm, digest, at} the refresh record keeps
+--       for a conditional GET and the unchanged check, or ""), k, n,
+--       then from ARGV[rest] n x (link record, k bloom hash values).
+-- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
+-- the job's queue on the host with one more attempt), release (back untouched: the worker could not try),
+-- requeue (like release, but a sink may already hold it: marked redeliver so the next store
+-- looks for its _id first), denied (robots.txt forbids it: never fetched, not stored), skipped
+-- (some job fetched it within the job's skip_recent_hours: not fetched, not stored).
+-- Returns {1, links added, pending} or {-1} when the lease was lost (reaped): then nothing
+-- changes and the caller drops its result, the URL having gone back to the frontier.
+local function complete_page(w, a, rest)
+  local lm, host, next_ms = a.lease, a.host, a.next_ms
+  local outcome, reason, status = a.outcome, a.reason, a.status
+  local items, items_dropped = tonumber(a.items), tonumber(a.items_dropped)
+  local refresh_at = tonumber(a.refresh_at)
+  local revisit = a.revisit
+  local k, n = tonumber(a.k), tonumber(a.n)
+  if redis.call('ZREM', K('lease', w), lm) == 0 then
+    return {-1, 0, 0}
+  end
+  redis.call('SREM', K('busy', w), host)
+  local _, member = split_lease(lm)
+  local rec = rec_decode(member)
+  local crawlid = rec.crawlid
+  local jk = K('job', crawlid)
+  local back = outcome == 'retry' or outcome == 'release' or outcome == 'requeue'
+  if back then
+    if outcome == 'requeue' then
+      rec.redeliver = true
+    end
+    if outcome == 'retry' then
+      rec.attempt = (tonumber(rec.attempt) or 0) + 1
+      redis.call('HINCRBY', jk, 'retries', 1)
+    elseif (tonumber(rec.attempt) or 0) == 0 and not rec.lost then
+      -- released untried: take counted it as started (and against the host's cap); it will be
+      -- counted again when taken again
+      redis.call('HINCRBY', jk, 'started', -1)
+      if redis.call('HEXISTS', K('jobhosts', crawlid), host) == 1 then
+        redis.call('HINCRBY', K('jobhosts', crawlid), host, -1)
+      end
+    end
+    host_push(crawlid, host, seed_score(crawlid, rec.priority, rec.depth), rec_encode(rec))
+    redis.call('HINCRBY', K('worker', w), 'queued', 1)
+  end
+  -- The domain keeps its next allowed time even with an empty queue; take drops it once due.
+  redis.call('ZADD', K('ready', w), next_ms, host)
+  local added = 0
+  if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
+    local i = rest
+    local child_depth = (tonumber(rec.depth) or 0) + 1
+    for _ = 1, n do
+      if bloom_add(crawlid, i + 1, k) then
+        redis.call('ZADD', K('seeds', crawlid), seed_score(crawlid, rec.priority, child_depth), ARGV[i])
+        added = added + 1
+      end
+      i = i + 1 + k
+    end
+    bloom_close()
+    -- Count the new links before the page itself leaves, so pending never touches 0 early.
+    if added > 0 then
+      frontier_note(crawlid)
+      redis.call('HINCRBY', jk, 'pending', added)
+      -- The job's frontier was empty, so the scheduler may be asleep until its tick: nudge it.
+      if redis.call('ZCARD', K('seeds', crawlid)) == added then
+        redis.pcall('PUBLISH', K('wake', 'sched'), '1')
+      end
+    end
+  end
+  local minute = math.floor(NOW / 60000)
+  redis.call('HINCRBY', K('wstat', w), minute, 1)
+  redis.call('HDEL', K('wstat', w), minute - 60)
+  if outcome == 'done' or outcome == 'fail' then
+    local spider = redis.call('HGET', jk, 'spiderid') or 'link'
+    stat_incr('pages:' .. spider .. ':' .. status, 1)
+  end
+  local left
+  if back then
+    left = tonumber(redis.call('HGET', jk, 'pending'))
+  elseif outcome == 'denied' then
+    redis.call('HINCRBY', jk, 'robots_denied', 1)
+    left = job_pending(crawlid, -1)
+  elseif outcome == 'skipped' then
+    redis.call('HINCRBY', jk, 'recent_skipped', 1)
+    left = job_pending(crawlid, -1)
+  else
+    redis.call('HINCRBY', jk, 'fetched', 1)
+    if items > 0 then
+      redis.call('HINCRBY', jk, 'items', items)
+    end
+    if items_dropped > 0 then
+      redis.call('HINCRBY', jk, 'items_dropped', items_dropped)
+    end
+    if refresh_at > 0 and outcome == 'done' and redis.call('HGET', jk, 'state') == 'running' then
+      -- A navigation page comes back (Octopus design): its next visit waits in refresh, counted
+      -- in pending, so a refreshing job runs until it is stopped or expires.
+      local visit = {url = rec.url, crawlid = crawlid, depth = rec.depth, priority = rec.priority,
+        attempt = 0, cb = rec.cb, refresh = true, sitemap = rec.sitemap}
+      if revisit ~= '' then
+        -- Conditional GET: the page's validators (and text digest) ride in its refresh record,
+        -- which lives exactly as long as the page is refreshed.
+        local v = cjson.decode(revisit)
+        visit.etag, visit.lm, visit.digest, visit.at = v.etag, v.lm, v.digest, v.at
+      end
+      local again = cjson.encode(visit)
+      redis.call('ZADD', K('refresh'), refresh_at, again)
+      redis.call('HINCRBY', jk, 'pending', 1)
+    end
+    if outcome == 'fail' then
+      redis.call('HINCRBY', jk, 'errors', 1)
+      redis.call('HINCRBY', jk, 'failed', 1)
+      redis.call('ZADD', K('failed'), NOW,
+        cjson.encode({url = rec.url, crawlid = crawlid, reason = reason, attempts = (tonumber(rec.attempt) or 0) + 1}))
+    end
+    left = job_pending(crawlid, -1)
+  end
+  return {1, added, left}
+end
+
+-- The rate for a host: its own, a parent domain's, or the default "*". Scrapy Cluster's
+-- {"hits","window","scale"}: hits * scale requests per window seconds.
+local function rate_for(host)
+  local name = string.gsub(host, ':%d+$', '')
+  while true do
+    local conf = redis.call('HGET', K('domainconf'), name)
+    if conf then
+      return name, conf
+    end
+    local dot = string.find(name, '.', 1, true)
+    if not dot then
+      break
+    end
+    name = string.sub(name, dot + 1)
+  end
+  local conf = redis.call('HGET', K('domainconf'), '*')
+  if conf then
+    return '*', conf
+  end
+  return nil, nil
+end
+
+-- A blacklisted host (or parent domain): what is already queued for it is dropped here, so a
+-- blacklist-update takes effect at once, not only for URLs dispatched after it.
+local function blacklisted(host)
+  local name = string.gsub(host, ':%d+$', '')
+  while name do
+    if redis.call('SISMEMBER', K('blacklist'), name) == 1 then
+      return true
+    end
+    local dot = string.find(name, '.', 1, true)
+    name = dot and string.sub(name, dot + 1) or nil
+  end
+  return false
+end
+
+-- Sliding-window check of one log; returns 0 when there is room, else when there will be.
+local function window_wait(key, hits, window_ms)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', NOW - window_ms)
+  if redis.call('ZCARD', key) < hits then
+    return 0
+  end
+  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  return tonumber(oldest[2]) + window_ms
+end
+
+-- Returns 0 when the host may be fetched now (ip: the worker's, for its own log) (and records the hit), else the time it may.
+local function throttle(host, spider, ip)
+  local domain, conf = rate_for(host)
+  if not conf then
+    return 0
+  end
+  local ok, c = pcall(cjson.decode, conf)
+  if not ok or type(c) ~= 'table' then
+    return 0
+  end
+  local hits = math.floor((tonumber(c.hits) or 0) * (tonumber(c.scale) or 1))
+  local window_ms = (tonumber(c.window) or 0) * 1000
+  if window_ms <= 0 then
+    return 0
+  end
+  if hits < 1 then
+    return NOW + window_ms -- a zero rate parks the domain
+  end
+  local d = domain == '*' and string.gsub(host, ':%d+$', '') or domain
+  local k1, k2 = K('throttle', spider, d), K('throttle', ip, d)
+  local wait = math.max(window_wait(k1, hits, window_ms), window_wait(k2, hits, window_ms))
+  if wait > 0 then
+    return wait
+  end
+  local member = NOW .. ':' .. redis.call('INCR', K('seq'))
+  redis.call('ZADD', k1, NOW, member)
+  redis.call('ZADD', k2, NOW, member)
+  redis.call('PEXPIRE', k1, window_ms + 1000)
+  redis.call('PEXPIRE', k2, window_ms + 1000)
+  return 0
+end
+
+-- The head of the job whose turn it is on the host: {crawlid, queue key, record} or nil when
+-- the host has nothing queued. An empty queue (its job left) leaves the turns on the way.
+local function next_turn(host)
+  local hj = K('hjobs', host)
+  while true do
+    local turn = redis.call('ZRANGE', hj, 0, 0)
+    if #turn == 0 then
+      return nil
+    end
+    local q = K('q', turn[1], host)
+    local head = redis.call('ZRANGE', q, 0, 0)
+    if #head > 0 then
+      return turn[1], q, head[1]
+    end
+    host_leave(turn[1], host)
+  end
+end
+
+-- take_urls(w, maxn, lease_ms, ip): a worker leases the next URL of each of its domains that may be fetched now: from the
+-- queue of the host's job whose turn it is (common.lua: stride scheduling by priority).
+-- Returns {lease members, next due time or -1}; nothing while the worker is draining.
+-- A taken domain leaves ready:{w} and enters busy:{w}, so it is never fetched twice at once;
+-- complete puts it back with its next allowed time. Shared throttles (thesis 4.2.2): when
+-- domainconf has a rate for the host (or a parent domain, or "*"), a sliding-window log per
+-- spider x domain and per worker ip x domain is checked and recorded here, atomically; a host
+-- over its rate waits in ready:{w} until its window has room.
+local function take_urls(w, maxn, lease_ms, ip)
+  -- A worker an operator drains (draining, drain.lua) takes nothing new: it finishes what it
+  -- holds while the scheduler gives its hosts to other workers.
+  if redis.call('SISMEMBER', K('draining'), w) == 1 then
+    return {{}, '-1'}
+  end
+  local ready = K('ready', w)
+  local hosts = redis.call('ZRANGEBYSCORE', ready, '-inf', NOW, 'LIMIT', 0, maxn)
+  local out = {}
+  for _, host in ipairs(hosts) do
+    while true do
+      local crawlid, q, member = next_turn(host)
+      if not crawlid then
+        -- Nothing queued and its delay has passed: the worker lets the host go, so ownership
+        -- does not grow with every host ever seen; its next URL may go to any worker, safely,
+        -- since the delay since its last hit is already over.
+        redis.call('ZREM', ready, host)
+        redis.call('SREM', K('wdoms', w), host)
+        if redis.call('HGET', K('owner'), host) == w then
+          redis.call('HDEL', K('owner'), host)
+        end
+        break
+      end
+      local rec = rec_decode(member)
+      local jk = K('job', crawlid)
+      local st = redis.call('HMGET', jk, 'state', 'max_pages', 'started', 'domain_max_pages', 'spiderid')
+      local first = (tonumber(rec.attempt) or 0) == 0 and not rec.lost -- a lost lease was counted when first taken
+      local ok = st[1] == 'running'
+      local cap = tonumber(st[2]) or 0
+      local why = 'stopped'
+      if ok and first and cap > 0 and (tonumber(st[3]) or 0) >= cap then
+        ok, why = false, 'max_pages' -- the job's page cap: dropped, never fetched
+      end
+      if ok and blacklisted(host) then
+        ok, why = false, 'blacklist'
+      end
+      local dcap = tonumber(st[4]) or 0
+      if ok and first and dcap > 0 and (tonumber(redis.call('HGET', K('jobhosts', crawlid), host)) or 0) >= dcap then
+        ok, why = false, 'domain_max_pages'
+      end
+      if ok then
+        local wait = throttle(host, st[5] or 'link', ip)
+        if wait > 0 then
+          redis.call('ZADD', ready, wait, host) -- stays queued; due when its window has room
+          break
+        end
+      end
+      redis.call('ZREM', q, member)
+      redis.call('HINCRBY', K('worker', w), 'queued', -1)
+      if redis.call('EXISTS', q) == 0 then
+        host_leave(crawlid, host)
+      elseif ok then
+        local p = tonumber(rec.priority) or 1
+        redis.call('ZINCRBY', K('hjobs', host), 1 / (p >= 1 and p or 1), crawlid) -- its turn is taken
+      end
+      if ok then
+        if first then
+          redis.call('HINCRBY', jk, 'started', 1)
+          if dcap > 0 then
+            redis.call('HINCRBY', K('jobhosts', crawlid), host, 1)
+          end
+        end
+        local lm = host .. '\t' .. member
+        redis.call('ZADD', K('lease', w), NOW + lease_ms, lm)
+        redis.call('ZREM', ready, host)
+        redis.call('SADD', K('busy', w), host)
+        out[#out + 1] = lm
+        break
+      elseif st[1] then
+        redis.call('HINCRBY', jk, 'dropped', 1)
+        redis.call('HINCRBY', K('stats', 'dropped'), why, 1)
+        job_pending(crawlid, -1)
+      end
+    end
+  end
+  local nxt = redis.call('ZRANGE', ready, 0, 0, 'WITHSCORES')
+  return {out, nxt[2] or '-1'}
+end
+
+-- heartbeat(w, mode, first, last): a worker's heartbeat, and its registration fence. Flagged allow-oom: a worker must keep
+-- beating while Redis is at maxmemory (it takes no new work then), or the scheduler would reap
+-- live workers; it writes a few bytes in place.
+-- mode is "register" or "beat"; ARGV[first..last] are field/value pairs for worker:{w}.
+-- Returns 1, or 0 when a "beat" finds the worker gone from the table: it was reaped (its
+-- leases went back to the frontier, or Redis lost its data), nothing is written, and the
+-- worker must drop what it holds and register again under a new id.
+local function heartbeat(w, mode, first, last)
+  if mode == 'beat' and not redis.call('ZSCORE', K('workers'), w) then
+    return 0
+  end
+  redis.call('ZADD', K('workers'), NOW, w)
+  local fields = {}
+  for i = first, last do
+    fields[#fields + 1] = ARGV[i]
+  end
+  if #fields > 0 then
+    redis.call('HSET', K('worker', w), unpack(fields))
+  end
+  return 1
+end

@@ -1,0 +1,276 @@
+/* test_step.c - step.lua, a worker's round trip in one call (shared/step.c builds its
+ * arguments), against a real redis-server (started here on a unix socket in a temp dir,
+ * stopped by pid): a batch of completes with links, a lost lease in the middle of it, a
+ * heartbeat and a take riding along, and the reply's shape, each part what the single script
+ * (complete.lua, take.lua, hb.lua) answers. */
+#include <errno.h>
+#include <hiredis/hiredis.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "argv.h"
+#include "rc_test.h"
+#include "redis.h"
+#include "scripts.h"
+#include "rc_test_redis.h"
+#include "step.h"
+#include "util.h"
+
+#define FAR 9999999999999ull /* a lease deadline that never passes here */
+#define K 16                 /* bloom hash values per link (one group) */
+
+static rc_test_redis redis;
+
+static void cmd(rc_redis *r, const char *fmt, const char *a, const char *b, const char *c)
+{
+    redisReply *rep = rc_redis_cmd(r, fmt, a, b, c);
+    RC_CHECK(rep != NULL && rep->type != REDIS_REPLY_ERROR);
+    if (rep)
+        freeReplyObject(rep);
+}
+
+static long long get_int(rc_redis *r, const char *fmt, const char *a, const char *b)
+{
+    redisReply *rep = rc_redis_cmd(r, fmt, a, b);
+    long long v = rep && rep->type == REDIS_REPLY_STRING    ? strtoll(rep->str, NULL, 10)
+                  : rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer
+                                                            : -1;
+    if (rep)
+        freeReplyObject(rep);
+    return v;
+}
+
+/* A running job J with three URLs leased by w1 (on host h, lease members "h<TAB>record"), w1
+ * registered, and host h2 ready for w1 with one URL queued. */
+static void seed(rc_redis *r)
+{
+    cmd(r, "HSET rc:job:J state running pending 4 bloom %s spiderid %s%s", "sbf:1024:1e-06:1", "link", "");
+    cmd(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
+    const char *leased[] = {"J 0 1 0 http://h/a", "J 0 1 0 http://h/c"};
+    for (size_t i = 0; i < 2; i++) {
+        char lm[64];
+        snprintf(lm, sizeof lm, "h\t%s", leased[i]);
+        cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", lm, "", "");
+    }
+    cmd(r, "ZADD rc:ready:w1 0 %s%s%s", "h2", "", "");
+    cmd(r, "ZADD rc:hjobs:h2 0 %s%s%s", "J", "", "");
+    cmd(r, "ZADD rc:q:J:h2 1 %s%s%s", "J 1 1 0 http://h2/x", "", "");
+}
+
+/* complete.lua's vector for lease "h<TAB>record" with n links (each K hash values). */
+static void complete_args(rc_argv *a, const char *record, int n_links, int salt)
+{
+    char lm[64];
+    snprintf(lm, sizeof lm, "h\t%s", record);
+    rc_argv_init(a);
+    rc_argv_set(a, RC_COMPLETE_WORKER, "w1");
+    rc_argv_set(a, RC_COMPLETE_LEASE, lm);
+    rc_argv_set(a, RC_COMPLETE_HOST, "h");
+    rc_argv_setu(a, RC_COMPLETE_NEXT_MS, 1000);
+    rc_argv_set(a, RC_COMPLETE_OUTCOME, "done");
+    rc_argv_set(a, RC_COMPLETE_REASON, "");
+    rc_argv_seti(a, RC_COMPLETE_STATUS, 200);
+    rc_argv_seti(a, RC_COMPLETE_ITEMS, 0);
+    rc_argv_seti(a, RC_COMPLETE_ITEMS_DROPPED, 0);
+    rc_argv_seti(a, RC_COMPLETE_REFRESH_AT, 0);
+    rc_argv_set(a, RC_COMPLETE_REVISIT, "");
+    rc_argv_seti(a, RC_COMPLETE_K, K);
+    rc_argv_seti(a, RC_COMPLETE_N, n_links);
+    for (int l = 0; l < n_links; l++) {
+        char link[64];
+        snprintf(link, sizeof link, "J 1 1 0 http://h/%d-%d", salt, l);
+        rc_argv_add(a, link);
+        for (int j = 0; j < K; j++)
+            rc_argv_addu(a, (uint64_t)(salt * 100003 + l * 7919 + j * 104729 + 17));
+    }
+}
+
+static void check_complete(const redisReply *c, long long ok, long long added, long long pending)
+{
+    RC_CHECK_INT_EQ(c->element[0]->integer, ok);
+    RC_CHECK_INT_EQ(c->element[1]->integer, added);
+    if (ok == 1)
+        RC_CHECK_INT_EQ(c->element[2]->integer, pending);
+}
+
+/* One call: a beat, a (two links), b (never leased: lost), c (no links), then a take. */
+static void test_batch(rc_redis *r)
+{
+    seed(r);
+    rc_step s;
+    rc_step_init(&s, "w1");
+    const char *fields[] = {"inflight", "5", "fetched", "7"};
+    rc_step_beat(&s, "beat", fields, 4);
+    rc_argv a, b, c;
+    complete_args(&a, "J 0 1 0 http://h/a", 2, 1);
+    complete_args(&b, "J 0 1 0 http://h/b", 3, 2);
+    complete_args(&c, "J 0 1 0 http://h/c", 0, 3);
+    rc_step_add(&s, &a);
+    rc_step_add(&s, &b);
+    rc_step_add(&s, &c);
+    rc_step_take(&s, 4, 60000, "127.0.0.1");
+    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 5000, &s.args);
+    RC_CHECK(rep != NULL);
+    if (rep && rep->type == REDIS_REPLY_ERROR)
+        fprintf(stderr, "  step.lua: %s\n", rep->str);
+    RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
+    if (rep && rc_step_reply_check(&s, rep) == 0) {
+        RC_CHECK_INT_EQ(rc_step_reply_beat(rep), 1);
+        check_complete(rc_step_reply_complete(rep, 0), 1, 2, 5); /* 4 + 2 links - a */
+        check_complete(rc_step_reply_complete(rep, 1), -1, 0, 0);
+        check_complete(rc_step_reply_complete(rep, 2), 1, 0, 4); /* the lost one changed nothing */
+        const redisReply *t = rc_step_reply_take(rep);
+        RC_CHECK(t != NULL && t->element[0]->elements == 1);
+        if (t && t->element[0]->elements == 1)
+            RC_CHECK_STR_EQ(t->element[0]->element[0]->str, "h2\tJ 1 1 0 http://h2/x");
+    }
+    if (rep)
+        freeReplyObject(rep);
+    /* What the parts did in Redis: the heartbeat's fields, the leases acked, the links queued
+     * (b's three links never reached the bloom), the take's lease. */
+    RC_CHECK_INT_EQ(get_int(r, "HGET rc:worker:%s %s", "w1", "fetched"), 7);
+    RC_CHECK_INT_EQ(get_int(r, "ZSCORE rc:workers %s%s", "w1", ""), 5000);
+    RC_CHECK_INT_EQ(get_int(r, "ZCARD rc:seeds:%s%s", "J", ""), 2);
+    RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "fetched"), 2);
+    RC_CHECK_INT_EQ(get_int(r, "ZCARD rc:lease:%s%s", "w1", ""), 1); /* h2's, from the take */
+    RC_CHECK_INT_EQ(get_int(r, "SISMEMBER rc:busy:w1 %s%s", "h2", ""), 1);
+
+    /* The same completes again (an ack whose reply was lost, resent): every lease is gone, so
+     * each is {-1} and nothing changes; no heartbeat, no take: {-1, [...], []}. */
+    rc_step again;
+    rc_step_init(&again, "w1");
+    rc_step_add(&again, &a);
+    rc_step_add(&again, &c);
+    rep = rc_redis_eval(r, RC_LUA_STEP, 6000, &again.args);
+    RC_CHECK_INT_EQ(rc_step_reply_check(&again, rep), 0);
+    if (rep && rc_step_reply_check(&again, rep) == 0) {
+        RC_CHECK_INT_EQ(rc_step_reply_beat(rep), -1);
+        check_complete(rc_step_reply_complete(rep, 0), -1, 0, 0);
+        check_complete(rc_step_reply_complete(rep, 1), -1, 0, 0);
+        RC_CHECK(rc_step_reply_take(rep) == NULL);
+    }
+    if (rep)
+        freeReplyObject(rep);
+    RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "pending"), 4);
+    RC_CHECK_INT_EQ(get_int(r, "ZCARD rc:seeds:%s%s", "J", ""), 2);
+    rc_step_release(&again);
+    rc_step_release(&s);
+    rc_argv_release(&a);
+    rc_argv_release(&b);
+    rc_argv_release(&c);
+}
+
+/* A reaped worker's beat is refused: its take is skipped (it must register again first). */
+static void test_reaped(rc_redis *r)
+{
+    cmd(r, "ZADD rc:ready:w9 0 %s%s%s", "h2", "", "");
+    rc_step s;
+    rc_step_init(&s, "w9");
+    rc_step_beat(&s, "beat", NULL, 0);
+    rc_step_take(&s, 4, 60000, "127.0.0.1");
+    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 7000, &s.args);
+    RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
+    if (rep && rc_step_reply_check(&s, rep) == 0) {
+        RC_CHECK_INT_EQ(rc_step_reply_beat(rep), 0);
+        const redisReply *t = rc_step_reply_take(rep);
+        RC_CHECK(t != NULL && t->element[0]->elements == 0);
+    }
+    if (rep)
+        freeReplyObject(rep);
+    RC_CHECK_INT_EQ(get_int(r, "ZSCORE rc:workers %s%s", "w9", ""), -1);
+    rc_step_release(&s);
+}
+
+/* The same page through complete.lua and through a one-complete step: the same answer. */
+static void test_same_as_complete(rc_redis *r)
+{
+    cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/d", "", "");
+    cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/e", "", "");
+    cmd(r, "HINCRBY rc:job:J pending %s%s%s", "2", "", "");
+    rc_argv d, e;
+    complete_args(&d, "J 0 1 0 http://h/d", 2, 4);
+    complete_args(&e, "J 0 1 0 http://h/e", 2, 5);
+    redisReply *one = rc_redis_eval(r, RC_LUA_COMPLETE, 8000, &d);
+    rc_step s;
+    rc_step_init(&s, "w1");
+    rc_step_add(&s, &e);
+    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 8000, &s.args);
+    RC_CHECK(one && one->type == REDIS_REPLY_ARRAY && one->elements == 3);
+    RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
+    if (one && one->elements == 3 && rep && rc_step_reply_check(&s, rep) == 0) {
+        const redisReply *c = rc_step_reply_complete(rep, 0);
+        RC_CHECK_INT_EQ(one->element[0]->integer, 1);
+        RC_CHECK_INT_EQ(c->element[0]->integer, 1);
+        RC_CHECK_INT_EQ(c->element[1]->integer, one->element[1]->integer);
+        /* e's links counted, then e done */
+        RC_CHECK_INT_EQ(c->element[2]->integer, one->element[2]->integer + c->element[1]->integer - 1);
+    }
+    if (one)
+        freeReplyObject(one);
+    if (rep)
+        freeReplyObject(rep);
+    rc_step_release(&s);
+    rc_argv_release(&d);
+    rc_argv_release(&e);
+}
+
+/* A full batch: RC_STEP_MAX completes with links in one call. */
+static void test_full_batch(rc_redis *r)
+{
+    rc_step s;
+    rc_step_init(&s, "w2");
+    cmd(r, "HINCRBY rc:job:J pending %s%s%s", "64", "", "");
+    for (int i = 0; i < RC_STEP_MAX; i++) {
+        char rec[64], lm[80];
+        snprintf(rec, sizeof rec, "J 0 1 0 http://h/f%d", i);
+        snprintf(lm, sizeof lm, "h\t%s", rec);
+        cmd(r, "ZADD rc:lease:w2 9999999999999 %s%s%s", lm, "", "");
+        rc_argv a;
+        complete_args(&a, rec, 3, 10 + i);
+        rc_argv_set(&a, RC_COMPLETE_WORKER, "w2");
+        rc_step_add(&s, &a);
+        rc_argv_release(&a);
+    }
+    long long before = get_int(r, "ZCARD rc:seeds:%s%s", "J", "");
+    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 9000, &s.args);
+    RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
+    int acked = 0;
+    long long added = 0;
+    for (int i = 0; rep && rc_step_reply_check(&s, rep) == 0 && i < RC_STEP_MAX; i++) {
+        acked += rc_step_reply_complete(rep, i)->element[0]->integer == 1;
+        added += rc_step_reply_complete(rep, i)->element[1]->integer;
+    }
+    RC_CHECK_INT_EQ(acked, RC_STEP_MAX);
+    RC_CHECK_INT_EQ(added, 3 * RC_STEP_MAX);
+    RC_CHECK_INT_EQ(get_int(r, "ZCARD rc:seeds:%s%s", "J", "") - before, 3 * RC_STEP_MAX);
+    RC_CHECK_INT_EQ(get_int(r, "ZCARD rc:lease:%s%s", "w2", ""), 0);
+    if (rep)
+        freeReplyObject(rep);
+    rc_step_release(&s);
+}
+
+int main(void)
+{
+    if (rc_test_redis_start(&redis, "step") < 0) {
+        fprintf(stderr, "test_step: cannot start redis-server\n");
+        rc_test_redis_cleanup(&redis);
+        return 1;
+    }
+    char err[256];
+    rc_redis *r = rc_redis_new(redis.url, "rc:", err, sizeof err);
+    RC_CHECK(r != NULL);
+    if (r) {
+        test_batch(r);
+        test_reaped(r);
+        test_same_as_complete(r);
+        test_full_batch(r);
+        rc_redis_free(r);
+    }
+    rc_test_redis_cleanup(&redis);
+    return rc_test_done("test_step");
+}
