@@ -3,15 +3,9 @@
  * stopped by pid): a batch of completes with links, a lost lease in the middle of it, a
  * heartbeat and a take riding along, and the reply's shape, each part what the single script
  * (complete.lua, take.lua, hb.lua) answers. */
-#include <errno.h>
 #include <hiredis/hiredis.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "argv.h"
 #include "rc_test.h"
