@@ -232,7 +232,8 @@ def overlaps(rows):
 
 
 def sanitizer_reports(tmp):
-    """Daemons built with ASan/UBSan report into their logs; any report fails the test."""
+    """Daemons built with ASan/UBSan (or TSan: meson setup -Db_sanitize=thread) report into their
+    logs; any report fails the test."""
     found = []
     for root, _, files in os.walk(tmp):
         for name in files:
@@ -240,7 +241,8 @@ def sanitizer_reports(tmp):
                 path = os.path.join(root, name)
                 with open(path, errors="replace") as f:
                     text = f.read()
-                for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+                for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                               "WARNING: ThreadSanitizer", "ERROR: ThreadSanitizer"):
                     if marker in text:
                         found.append("%s: %s" % (path, marker))
     return found
