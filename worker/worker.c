@@ -63,7 +63,9 @@ typedef struct job_entry {
     task *waiting;  /* tasks parked until the spec arrives */
 } job_entry;
 
-/* One leased URL from take to the ack of its complete. */
+/* One leased URL from take to the ack of its complete. Threads: the loop's, but between
+ * rc_offload_submit and on_parsed, when one parse thread has it: that thread writes page and
+ * pctx and reads res, rec, job, sitemaps and worker_id, and the loop touches none of the task. */
 struct task {
     rc_worker *w;
     task *next;
