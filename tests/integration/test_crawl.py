@@ -67,6 +67,11 @@ def test_exact_page_set_unlimited_depth(tmp, procs):
     bad = overlaps(read_requests(log))
     check(not bad, "overlapping requests to one host: %s" % bad[:2])
     check("finished" in r.stdout and "pages" in r.stdout, "no summary printed: %s" % r.stdout)
+    # The two workers share the machine's CPUs for parsing.
+    threads = max(1, len(os.sched_getaffinity(0)) // 2)
+    for i in (1, 2):
+        log_text = open(os.path.join(out, "logs", "worker-%d.log" % i)).read()
+        check("parse_threads=%d " % threads in log_text, "worker %d: want %d parse threads" % (i, threads))
 
 
 def test_link_only_crawl_matches_tree_crawl(tmp, procs):
