@@ -21,6 +21,9 @@ REDCRAWL = os.path.join(BUILD, "cli", "redcrawl")
 WORKER = os.path.join(BUILD, "worker", "redcrawl-worker")
 SCHEDULER = os.path.join(BUILD, "scheduler", "redcrawl-scheduler")
 TESTWEB = os.path.join(BUILD, "tests", "testweb")
+# A ThreadSanitizer build's daemons read this (what it ignores, and why, is in the file).
+os.environ.setdefault("TSAN_OPTIONS", "suppressions=" + os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", "tsan.supp")))
 
 
 class Failure(Exception):
