@@ -21,6 +21,7 @@
 #include "job.h"
 #include "log.h"
 #include "netguard.h"
+#include "page.h"
 #include "proc.h"
 #include "redis.h"
 #include "progress.h"
@@ -30,6 +31,7 @@
 
 typedef struct crawl_conf {
     int64_t workers;
+    int64_t parse_threads;
     int64_t max_pages;
     int64_t maxdepth;
     int64_t concurrency;
@@ -80,6 +82,9 @@ typedef struct crawl_conf {
 
 static const rc_conf_row rows[] = {
     {"workers", RC_CONF_INT, offsetof(crawl_conf, workers), "2", 1, 256, NULL, "worker processes"},
+    {"parse-threads", RC_CONF_INT, offsetof(crawl_conf, parse_threads), "-1", -1, RC_PAGE_THREADS_MAX, NULL,
+     "threads parsing pages in each worker (-1 = the CPUs shared by the workers: CPUs / --workers, at least 1; 0 = "
+     "on each worker's event loop)"},
     {"max-pages", RC_CONF_INT, offsetof(crawl_conf, max_pages), "0", JOB_CHECKS, NULL,
      "stop after this many pages (0 = no limit)"},
     {"maxdepth", RC_CONF_INT, offsetof(crawl_conf, maxdepth), "5", JOB_CHECKS, NULL,
@@ -320,6 +325,11 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     add_arg(&run->wargv, &n, num);
     add_arg(&run->wargv, &n, "--concurrency");
     snprintf(num, sizeof num, "%lld", (long long)c->concurrency);
+    add_arg(&run->wargv, &n, num);
+    /* The workers share this machine: together they parse on every core, not each on all. */
+    add_arg(&run->wargv, &n, "--parse-threads");
+    snprintf(num, sizeof num, "%lld",
+             c->parse_threads >= 0 ? (long long)c->parse_threads : (long long)RC_MAX(1, rc_cpus() / c->workers));
     add_arg(&run->wargv, &n, num);
     /* Crawl-local workers heartbeat often so a dead one is noticed quickly. */
     add_arg(&run->wargv, &n, "--heartbeat");

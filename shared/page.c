@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <libxml/parser.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -825,6 +826,9 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
 int rc_page_job_init(rc_page_job *pj, const char *spec, size_t len, const char *bloom, char *err, size_t cap)
 {
     memset(pj, 0, sizeof *pj);
+    /* libxml2 2.9 sets its globals up lazily, racily when two threads come first at once: done
+     * here, on the thread that loads a job, before any page of it can reach a parse thread. */
+    xmlInitParser();
     if (rc_job_parse(spec, len, &pj->job, err, cap) < 0)
         return -EINVAL;
     rc_urlfilter_conf fc;
@@ -855,11 +859,26 @@ fail:
     return -EINVAL;
 }
 
+const rc_rules *rc_page_job_rules(rc_page_job *pj, int thread)
+{
+    if (!pj->rules || thread <= 0 || thread >= RC_PAGE_THREADS_MAX)
+        return pj->rules;
+    if (!pj->thread_rules[thread]) {
+        char err[400];
+        pj->thread_rules[thread] = rc_rules_parse(pj->job.rules, strlen(pj->job.rules), err, sizeof err);
+        if (!pj->thread_rules[thread])
+            rc_error(MOD, "the rules of job %s do not compile again: %s", pj->job.crawlid, err);
+    }
+    return pj->thread_rules[thread];
+}
+
 void rc_page_job_release(rc_page_job *pj)
 {
     rc_job_release(&pj->job);
     rc_urlfilter_free(pj->filter);
     rc_rules_free(pj->rules);
+    for (int i = 0; i < RC_PAGE_THREADS_MAX; i++)
+        rc_rules_free(pj->thread_rules[i]);
     memset(pj, 0, sizeof *pj);
 }
 

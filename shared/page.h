@@ -4,8 +4,9 @@
  * its bloom hash values). A job with no rules, no stored text and no content dedup needs no tree:
  * its pages go through the streaming tokenizer (htmltok.h), which gives the same title,
  * metadata, robots flags, <base> and links. Pure: no I/O, so it is tested without servers. Runs
- * on the worker's parse thread: everything in the context is only read, by this thread alone
- * (the urlfilter's match data included) or by atomics (the seen-cache). */
+ * on the worker's parse threads, several pages at once: everything in the context is only read
+ * (the job, its filter: urlfilter.h), by atomics (the seen-cache), or is the calling thread's
+ * own (its copy of the rules, rc_page_job_rules; the record and response of its page). */
 #ifndef RC_PAGE_H
 #define RC_PAGE_H
 
@@ -25,20 +26,35 @@ struct rc_record;
 struct rc_fetch_result;
 struct rc_maintext_opts;
 
+/* Parse threads a job's pages may be processed on at once (the worker's --parse-threads). */
+#define RC_PAGE_THREADS_MAX 64
+
 /* A job as the pipeline needs it: the spec parsed, its URL filter built and its rules compiled
- * once, kept together for every page of the job (worker and `redcrawl extract` alike). */
+ * once, kept together for every page of the job (worker and `redcrawl extract` alike).
+ * Threads: built by one thread (the worker's loop), then read by the parse threads; the spec,
+ * filter and bloom parameters are never written again. The compiled rules are the exception:
+ * libxml2 (2.9 to 2.13) writes into a compiled XPath while it evaluates it (a union's branches
+ * are swapped in place, function lookups cached), so each parse thread evaluates a copy of its
+ * own: thread 0 RULES, thread i THREAD_RULES[i], compiled by thread i on its first page and
+ * touched by no other thread (rc_page_job_rules). */
 typedef struct rc_page_job {
     rc_job job;
     struct rc_urlfilter *filter;
-    struct rc_rules *rules; /* NULL = no extraction */
+    struct rc_rules *rules; /* NULL = no extraction; parse thread 0's copy */
     rc_sbloom_params bp;
+    struct rc_rules *thread_rules[RC_PAGE_THREADS_MAX]; /* [i]: parse thread i's copy (i >= 1) */
 } rc_page_job;
 
 /* Parses the spec (JSON), builds the filter and compiles the rules; bloom is the job's bloom
  * parameters as stored in Redis (NULL: a small bloom, for offline use). -EINVAL with a message
  * naming what is wrong; nothing to release then. */
 int rc_page_job_init(rc_page_job *pj, const char *spec, size_t len, const char *bloom, char *err, size_t cap);
+/* After every thread that used pj is done with it. */
 void rc_page_job_release(rc_page_job *pj);
+/* The compiled rules parse thread THREAD (0 .. RC_PAGE_THREADS_MAX - 1) evaluates: called by that
+ * thread only, it compiles the thread's copy on the first call. NULL when the job has no rules
+ * (or, which cannot happen with rules that compiled once, when the copy fails: logged). */
+const struct rc_rules *rc_page_job_rules(rc_page_job *pj, int thread);
 typedef struct rc_page_ctx { /* all borrowed */
     const struct rc_job *job;
     const struct rc_rules *rules; /* NULL = no extraction */

@@ -20,9 +20,13 @@
  * `restrict_xpaths` that do not select nodes, `second_page` without `second_page_url`, a
  * second-page field that is also a list field, and a link `callback` that names no field set.
  *
- * The compiled rules are read-only after rc_rules_parse() and may be shared by threads (each
- * evaluation uses its own libxml2 context and PCRE2 match data). extract.h evaluates them; the
- * structs below are visible for it and for the crawler (continue, link callbacks). */
+ * Threads: one thread at a time evaluates a compiled rule set. Each evaluation has its own
+ * libxml2 context and PCRE2 match data, but libxml2 (2.9 to 2.13) writes into the compiled XPath
+ * itself as it evaluates (xmlXPathCompSwap reorders a union's branches, a function's lookup is
+ * cached in its step): two threads on one copy can evaluate one branch twice and skip the other,
+ * and can leave both branches the same for good. So a thread evaluates its own copy (page.h,
+ * rc_page_job_rules). The PCRE2 codes and match context are only read. extract.h evaluates the
+ * rules; the structs below are visible for it and for the crawler (continue, link callbacks). */
 #ifndef RC_RULES_H
 #define RC_RULES_H
 

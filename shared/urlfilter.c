@@ -31,9 +31,8 @@ struct rc_urlfilter {
     rc_urlfilter_conf c;
     char **ext;
     size_t n_ext;
-    pcre2_code **allow, **deny, **data, **jump;
+    pcre2_code **allow, **deny, **data, **jump; /* JIT-compiled: PCRE2 lets threads share them */
     size_t n_allow, n_deny, n_data, n_jump;
-    pcre2_match_data *md;
     int this_year;
 };
 
@@ -91,7 +90,6 @@ rc_urlfilter *rc_urlfilter_new(const rc_urlfilter_conf *c, char *err, size_t cap
         rc_urlfilter_free(f);
         return NULL;
     }
-    f->md = pcre2_match_data_create(4, NULL);
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
@@ -118,13 +116,26 @@ void rc_urlfilter_free(rc_urlfilter *f)
     free(f->allow);
     free(f->deny);
     free(f->data);
-    pcre2_match_data_free(f->md);
     free(f);
 }
 
-static int matches(const rc_urlfilter *f, pcre2_code *re, const char *url)
+/* Whether one of N regexes matches URL. The match data is the call's own: a match writes into it
+ * (offsets, the interpreter's backtracking frames) and a filter is used by several parse threads
+ * at once. One small allocation per URL checked, next to the regexes' own work. */
+static int any_match(pcre2_code *const *re, size_t n, const char *url)
 {
-    return pcre2_match(re, (PCRE2_SPTR)url, PCRE2_ZERO_TERMINATED, 0, 0, f->md, NULL) >= 0;
+    if (n == 0)
+        return 0;
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    if (!md) {
+        fprintf(stderr, "redcrawl: out of memory in PCRE2\n");
+        abort();
+    }
+    int hit = 0;
+    for (size_t i = 0; !hit && i < n; i++)
+        hit = pcre2_match(re[i], (PCRE2_SPTR)url, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) >= 0;
+    pcre2_match_data_free(md);
+    return hit;
 }
 
 /* The path of a normalised absolute URL: from the first '/' after "scheme://". */
@@ -221,32 +232,21 @@ const char *rc_urlfilter_check(const rc_urlfilter *f, const char *url)
         return "calendar";
     if (bad_extension(f, path, plen))
         return "extension";
-    for (size_t i = 0; i < f->n_deny; i++)
-        if (matches(f, f->deny[i], url))
-            return "denied";
-    if (f->n_allow) {
-        for (size_t i = 0; i < f->n_allow; i++)
-            if (matches(f, f->allow[i], url))
-                return NULL;
+    if (any_match(f->deny, f->n_deny, url))
+        return "denied";
+    if (f->n_allow && !any_match(f->allow, f->n_allow, url))
         return "not-allowed";
-    }
     return NULL;
 }
 
 int rc_urlfilter_is_data(const rc_urlfilter *f, const char *url)
 {
-    for (size_t i = 0; f && i < f->n_data; i++)
-        if (matches(f, f->data[i], url))
-            return 1;
-    return 0;
+    return f && any_match(f->data, f->n_data, url);
 }
 
 int rc_urlfilter_is_jump(const rc_urlfilter *f, const char *url)
 {
-    for (size_t i = 0; i < f->n_jump; i++)
-        if (matches(f, f->jump[i], url))
-            return 1;
-    return 0;
+    return any_match(f->jump, f->n_jump, url);
 }
 
 static int is_session_param(const char *name, size_t len)

@@ -1,7 +1,9 @@
 /* urlfilter.h - which discovered URLs a job follows: allow/deny regexes (PCRE2), unwanted
  * extensions, and crawler-trap guards (URL length, path depth, repeated path segments,
  * query-parameter explosion, calendars running into the far past or future), plus removal of
- * session-id parameters, which would otherwise make every visit's links new. */
+ * session-id parameters, which would otherwise make every visit's links new. Threads: a filter is
+ * read-only once built, so any number of threads may check URLs with it at once (each match
+ * has its own PCRE2 match data). */
 #ifndef RC_URLFILTER_H
 #define RC_URLFILTER_H
 

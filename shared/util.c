@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +269,15 @@ char *rc_secret_env(const char *name)
     }
     const char *v = getenv(name);
     return v ? rc_xstrdup(v) : NULL;
+}
+
+int rc_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
 }
 
 void rc_process_id(char *buf, size_t cap)

@@ -47,6 +47,9 @@ char *rc_buf_steal(rc_buf *b);
 /* Wall clock in ms / µs since the epoch, and a monotonic clock in ms. */
 uint64_t rc_now_ms(void);
 uint64_t rc_now_us(void);
+/* The CPUs this process may run on: its affinity mask (taskset, a container's cpuset), else
+ * sysconf's online count; at least 1. */
+int rc_cpus(void);
 /* This process's default id, HOST-PID-hhhh (hhhh: 4 hex digits from the clock, so a restarted process with a
  * recycled pid gets another): workers, schedulers and monitors name themselves with it. */
 void rc_process_id(char *buf, size_t cap);

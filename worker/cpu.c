@@ -2,7 +2,6 @@
 #include "cpu.h"
 
 #include <math.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 
@@ -27,8 +26,7 @@ static uint64_t cpu_us(void)
 
 static double usable_cores(int threads)
 {
-    cpu_set_t set;
-    int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    int n = rc_cpus();
     if (threads > 0 && n > threads)
         n = threads;
     return n > 0 ? n : 1;

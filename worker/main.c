@@ -10,7 +10,9 @@
 #include "config.h"
 #include "log.h"
 #include "netguard.h"
+#include "page.h"
 #include "redis.h"
+#include "util.h"
 #include "worker.h"
 
 static const rc_conf_row rows[] = {
@@ -67,9 +69,10 @@ static const rc_conf_row rows[] = {
      "links taken from one page"},
     {"seen-cache", RC_CONF_INT, offsetof(rc_worker_conf, seen_cache), "1000000", 1024, 1000000000, NULL,
      "URLs remembered locally in front of the Redis bloom"},
-    {"parse-threads", RC_CONF_INT, offsetof(rc_worker_conf, parse_threads), "1", 0, 1, "REDCRAWL_PARSE_THREADS",
-     "parse pages on a thread of their own, so a huge page never stalls transfers and heartbeats (0 = on the event "
-     "loop)"},
+    {"parse-threads", RC_CONF_INT, offsetof(rc_worker_conf, parse_threads), "-1", -1, RC_PAGE_THREADS_MAX,
+     "REDCRAWL_PARSE_THREADS",
+     "threads that parse pages, several at once, off the event loop so a huge page never stalls transfers and "
+     "heartbeats (-1 = one per CPU it may run on, 0 = on the event loop)"},
     {"max-attempts", RC_CONF_INT, offsetof(rc_worker_conf, max_attempts), "3", 1, 100, NULL,
      "fetch attempts before a URL fails"},
     {"delay", RC_CONF_DOUBLE, offsetof(rc_worker_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY",
@@ -171,6 +174,8 @@ int main(int argc, char **argv)
             goto out;
         }
     }
+    if (conf.parse_threads < 0) /* every core parses; more threads than that would only wait */
+        conf.parse_threads = RC_MIN(rc_cpus(), RC_PAGE_THREADS_MAX);
     signal(SIGPIPE, SIG_IGN);
     struct ev_loop *loop = EV_DEFAULT;
     the_worker = rc_worker_new(loop, &conf, err, sizeof err);

@@ -13,14 +13,21 @@
 
 typedef struct job {
     struct job *next;
-    rc_offload_fn work, done;
+    rc_offload_work_fn work;
+    rc_offload_fn done;
     void *arg;
 } job;
+
+/* What one thread starts with: the shared queue and its index (its work's state slot). */
+typedef struct thread_arg {
+    struct rc_offload *o;
+    int index;
+} thread_arg;
 
 struct rc_offload {
     struct ev_loop *loop;
     ev_async wake;      /* loop thread */
-    pthread_mutex_t mu; /* guards everything below */
+    pthread_mutex_t mu; /* guards cv, waiting, finished and stopping */
     pthread_cond_t cv;
     job *waiting, *waiting_tail; /* FIFO: oldest first */
     job *finished;               /* done() still to run on the loop (any order) */
@@ -28,11 +35,13 @@ struct rc_offload {
     long pending; /* submitted, done() not yet run: read and written on the loop only */
     int n_threads;
     pthread_t *threads;
+    thread_arg *args; /* [i]: thread i's, read by it alone */
 };
 
 static void *thread_main(void *p)
 {
-    rc_offload *o = p;
+    const thread_arg *ta = p;
+    rc_offload *o = ta->o;
     pthread_mutex_lock(&o->mu);
     for (;;) {
         while (!o->waiting && !o->stopping)
@@ -44,7 +53,7 @@ static void *thread_main(void *p)
         if (!o->waiting)
             o->waiting_tail = NULL;
         pthread_mutex_unlock(&o->mu);
-        j->work(j->arg);
+        j->work(j->arg, ta->index);
         pthread_mutex_lock(&o->mu);
         j->next = o->finished;
         o->finished = j;
@@ -82,8 +91,10 @@ rc_offload *rc_offload_new(struct ev_loop *loop, int threads, char *err, size_t 
     o->wake.data = o;
     ev_async_start(loop, &o->wake);
     o->threads = threads > 0 ? rc_xcalloc((size_t)threads, sizeof(pthread_t)) : NULL;
+    o->args = threads > 0 ? rc_xcalloc((size_t)threads, sizeof(thread_arg)) : NULL;
     for (int i = 0; i < threads; i++) {
-        int rc = pthread_create(&o->threads[i], NULL, thread_main, o);
+        o->args[i] = (thread_arg){.o = o, .index = i};
+        int rc = pthread_create(&o->threads[i], NULL, thread_main, &o->args[i]);
         if (rc) {
             snprintf(err, cap, "cannot start a parse thread: %s", strerror(rc));
             rc_offload_free(o);
@@ -94,10 +105,10 @@ rc_offload *rc_offload_new(struct ev_loop *loop, int threads, char *err, size_t 
     return o;
 }
 
-void rc_offload_submit(rc_offload *o, rc_offload_fn work, rc_offload_fn done, void *arg)
+void rc_offload_submit(rc_offload *o, rc_offload_work_fn work, rc_offload_fn done, void *arg)
 {
     if (o->n_threads == 0) {
-        work(arg);
+        work(arg, 0);
         done(arg);
         return;
     }
@@ -119,6 +130,11 @@ void rc_offload_submit(rc_offload *o, rc_offload_fn work, rc_offload_fn done, vo
 long rc_offload_pending(const rc_offload *o)
 {
     return o->pending;
+}
+
+int rc_offload_threads(const rc_offload *o)
+{
+    return o->n_threads;
 }
 
 static void free_list(job *j)
@@ -146,5 +162,6 @@ void rc_offload_free(rc_offload *o)
     pthread_mutex_destroy(&o->mu);
     pthread_cond_destroy(&o->cv);
     free(o->threads);
+    free(o->args);
     free(o);
 }

@@ -1,10 +1,13 @@
 /* offload.h - work that may take long (parsing a page) done off the event loop.
  *
  * One rc_offload owns its threads and an ev_async on the caller's loop. submit() hands a job to
- * the threads; work(arg) runs on one of them, then done(arg) runs back on the loop thread. Jobs
- * finish in any order. Threading: submit() and free() from the loop thread only; work() must
- * touch nothing the loop changes meanwhile (it gets its own copy of what it reads, or data the
- * loop only reads). With threads == 0 the work runs inline inside submit() (then done() too). */
+ * the threads; work(arg, thread) runs on one of them, then done(arg) runs back on the loop
+ * thread. THREAD is the index of the thread that runs it (0 .. threads - 1; 0 inline), so work
+ * can use state that thread alone owns. Jobs start in submission order but finish in any order
+ * with more than one thread. Threading: submit() and free() from the loop thread only; work()
+ * must touch nothing the loop or another job changes meanwhile (it gets its own copy of what it
+ * reads, data the loop only reads, or its thread's own). With threads == 0 the work runs inline
+ * inside submit() (then done() too). */
 #ifndef RC_OFFLOAD_H
 #define RC_OFFLOAD_H
 
@@ -13,11 +16,14 @@
 struct ev_loop;
 
 typedef struct rc_offload rc_offload;
+typedef void (*rc_offload_work_fn)(void *arg, int thread);
 typedef void (*rc_offload_fn)(void *arg);
 
 /* NULL with a message in err when a thread cannot be started. */
 rc_offload *rc_offload_new(struct ev_loop *loop, int threads, char *err, size_t cap);
-void rc_offload_submit(rc_offload *o, rc_offload_fn work, rc_offload_fn done, void *arg);
+void rc_offload_submit(rc_offload *o, rc_offload_work_fn work, rc_offload_fn done, void *arg);
+/* Threads that run work (0 = inline). */
+int rc_offload_threads(const rc_offload *o);
 /* Jobs submitted and whose done() has not run yet. */
 long rc_offload_pending(const rc_offload *o);
 /* Waits for the job running now on each thread, then stops them; queued jobs and finished jobs

@@ -58,13 +58,18 @@ enum job_state { JOB_LOADING, JOB_READY, JOB_MISSING };
 
 typedef struct task task;
 
+/* Built and freed on the loop. Once READY, the parse threads read pj (page.h says what each
+ * thread owns in it: its compiled rules); the loop never changes it again, and it lives until
+ * rc_worker_free, after the threads stopped. */
 typedef struct job_entry {
     enum job_state state;
     rc_page_job pj; /* parsed, filter built and rules compiled once per worker (when READY) */
     task *waiting;  /* tasks parked until the spec arrives */
 } job_entry;
 
-/* One leased URL from take to the ack of its complete. */
+/* One leased URL from take to the ack of its complete. Threads: the loop's, but between
+ * rc_offload_submit and on_parsed, when one parse thread has it: that thread writes page and
+ * pctx and reads res, rec, job, sitemaps and worker_id, and the loop touches none of the task. */
 struct task {
     rc_worker *w;
     task *next;
@@ -78,6 +83,8 @@ struct task {
     rc_page_result *page;       /* between processing and storing */
     rc_fetch_result *res;       /* owned copy while the parse thread works on it */
     rc_page_ctx pctx;           /* what the parse thread reads (job entry and seen-cache borrowed) */
+    char *worker_id;            /* w->id when the fetch ended, for the parse thread: reregister()
+                                   rewrites w->id on the loop meanwhile */
     uint64_t delay_ms, park_ms; /* the host's next delay, decided when the fetch ended */
     int sink_waits;             /* sinks still to answer */
     int sink_status;            /* first failure: -EINVAL for good, else transient */
@@ -118,9 +125,9 @@ struct rc_worker {
                            but a later retry */
     size_t n_stores;
     rc_warc_sink *warc; /* WARC files, for the jobs that ask (written on the loop) */
-    rc_seen *seen;
-    rc_offload *parse; /* pages are parsed there, so the loop never waits on a big page */
-    rc_strmap *jobs;   /* crawlid -> job_entry */
+    rc_seen *seen;      /* the loop adds; the parse threads look up (atomics, seen.h) */
+    rc_offload *parse;  /* pages are parsed there, so the loop never waits on a big page */
+    rc_strmap *jobs;    /* crawlid -> job_entry */
     rc_robots_cache *robots;
     rc_strmap *health; /* host -> host_health */
     rc_strmap *held;   /* lease member -> its task, for every task alive (adopt_orphans) */
@@ -450,6 +457,7 @@ static void connect_redis(rc_worker *w)
 static void task_free(task *t)
 {
     free(t->dup_of);
+    free(t->worker_id);
     rc_fetch_result_free(t->res);
     rc_strv_free(t->sitemaps);
     free(t->revisit);
@@ -869,11 +877,13 @@ static uint64_t jitter(rc_worker *w, uint64_t back_ms)
     return back_ms / 2 + (back_ms > 1 ? w->rng % (back_ms / 2 + 1) : 0);
 }
 
-/* On the parse thread: reads the task's copy of the response, its record and job, writes only
- * t->page. */
-static void parse_task(void *arg)
+/* On parse thread THREAD (several run at once, each on its own task): reads the task's copy of
+ * the response, its record, its job (read-only but for the thread's own compiled rules) and the
+ * seen-cache (atomics); writes only t->page and t->pctx. */
+static void parse_task(void *arg, int thread)
 {
     task *t = arg;
+    t->pctx.rules = rc_page_job_rules(&t->job->pj, thread);
     rc_page_process(&t->pctx, t->res, t->page);
 }
 
@@ -1044,13 +1054,14 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
      * of it. The fetch result is borrowed only during this callback: the parse gets a copy. */
     t->delay_ms = delay_ms;
     t->park_ms = park_ms;
+    free(t->worker_id);
+    t->worker_id = rc_xstrdup(w->id);
     t->pctx = (rc_page_ctx){.job = &t->job->pj.job,
-                            .rules = t->job->pj.rules,
                             .filter = t->job->pj.filter,
                             .bp = &t->job->pj.bp,
                             .seen = w->seen,
                             .rec = &t->rec,
-                            .worker_id = w->id,
+                            .worker_id = t->worker_id,
                             .max_links = (size_t)conf->max_links,
                             .now_ms = now};
     if (t->job->pj.job.sitemaps && t->rec.depth == 0 && !t->rec.sitemap) {
@@ -2031,8 +2042,9 @@ fail:
 
 void rc_worker_start(rc_worker *w)
 {
-    rc_info(MOD, "started id=%s redis=%s concurrency=%lld delay=%.3fs out=%s", w->id, rc_redis_url(w->sync),
-            (long long)w->conf->concurrency, w->conf->delay, w->conf->out);
+    rc_info(MOD, "started id=%s redis=%s concurrency=%lld parse_threads=%d delay=%.3fs out=%s", w->id,
+            rc_redis_url(w->sync), (long long)w->conf->concurrency, rc_offload_threads(w->parse), w->conf->delay,
+            w->conf->out);
     if (w->metrics)
         rc_info(MOD, "metrics on http://%s:%d/metrics", w->conf->metrics_addr, rc_worker_metrics_port(w->metrics));
     connect_redis(w); /* registers (the first heartbeat) once connected */

@@ -39,7 +39,7 @@ typedef struct rc_worker_conf {
     int64_t max_body;
     int64_t max_links;
     int64_t seen_cache;
-    int64_t parse_threads; /* pages parsed off the loop (0 = on it) */
+    int64_t parse_threads; /* threads parsing pages, 0 = on the loop (main.c turns -1 into the CPUs) */
     int64_t max_attempts;
     double delay;
     double connect_timeout;

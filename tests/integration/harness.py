@@ -21,6 +21,9 @@ REDCRAWL = os.path.join(BUILD, "cli", "redcrawl")
 WORKER = os.path.join(BUILD, "worker", "redcrawl-worker")
 SCHEDULER = os.path.join(BUILD, "scheduler", "redcrawl-scheduler")
 TESTWEB = os.path.join(BUILD, "tests", "testweb")
+# A ThreadSanitizer build's daemons read this (what it ignores, and why, is in the file).
+os.environ.setdefault("TSAN_OPTIONS", "suppressions=" + os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", "tsan.supp")))
 
 
 class Failure(Exception):
@@ -232,7 +235,8 @@ def overlaps(rows):
 
 
 def sanitizer_reports(tmp):
-    """Daemons built with ASan/UBSan report into their logs; any report fails the test."""
+    """Daemons built with ASan/UBSan (or TSan: meson setup -Db_sanitize=thread) report into their
+    logs; any report fails the test."""
     found = []
     for root, _, files in os.walk(tmp):
         for name in files:
@@ -240,7 +244,8 @@ def sanitizer_reports(tmp):
                 path = os.path.join(root, name)
                 with open(path, errors="replace") as f:
                     text = f.read()
-                for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+                for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                               "WARNING: ThreadSanitizer", "ERROR: ThreadSanitizer"):
                     if marker in text:
                         found.append("%s: %s" % (path, marker))
     return found

@@ -67,6 +67,11 @@ def test_exact_page_set_unlimited_depth(tmp, procs):
     bad = overlaps(read_requests(log))
     check(not bad, "overlapping requests to one host: %s" % bad[:2])
     check("finished" in r.stdout and "pages" in r.stdout, "no summary printed: %s" % r.stdout)
+    # The two workers share the machine's CPUs for parsing.
+    threads = max(1, len(os.sched_getaffinity(0)) // 2)
+    for i in (1, 2):
+        log_text = open(os.path.join(out, "logs", "worker-%d.log" % i)).read()
+        check("parse_threads=%d " % threads in log_text, "worker %d: want %d parse threads" % (i, threads))
 
 
 def test_link_only_crawl_matches_tree_crawl(tmp, procs):
@@ -543,6 +548,39 @@ def test_bloom_grows_with_the_job(tmp, procs):
         redis_cmd(redis_port, "MEMORY", "USAGE", "rc:bloom:one:0"), urls, nf, used))
 
 
+def test_parse_threads(tmp, procs):
+    """One worker parsing on four threads (--parse-threads 4): the exact page set, every page
+    once, and every HTML page's item exactly as the rules say. The rules hold a union under [1],
+    which libxml2 2.9 rewrites inside the compiled XPath as it evaluates it (so each thread has its
+    own copy), and --data-pages is a regex of the URL filter all threads match with."""
+    args = ["--sites", "4", "--pages", "60"]
+    port, log, _ = start_web(procs, tmp, *args)
+    g = graph(*args)
+    want = expected_pages(g, ["http://s0.site.test/"], -1, ["site.test"])
+    rules = os.path.join(tmp, "rules.json")
+    with open(rules, "w") as f:
+        json.dump({"fields": {"title": "//title", "first": "(//nav//a | //h1)[1]",
+                              "links": "count(//a[@href])"}}, f)
+    out, _ = crawl(tmp, port, ["http://s0.site.test/"], "--maxdepth", "-1", "--delay", "0", "--workers", "1",
+                   "--parse-threads", "4", "--rules", rules, "--data-pages", "/p/[0-9]*5$", "--text")
+    log_text = open(os.path.join(out, "logs", "worker-1.log")).read()
+    check("parse_threads=4" in log_text, "the worker did not start 4 parse threads")
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check_page_set(pages, want, "--parse-threads 4")
+    html = {p["url"]: p for p in pages if p["status_code"] == 200 and "html" in (p.get("content_type") or "")}
+    items = [json.loads(line) for line in open(os.path.join(out, "items.jsonl"))]
+    by_url = collections.Counter(i["url"] for i in items)
+    check(set(by_url) == set(html) and set(by_url.values()) == {1},
+          "want one item per HTML page (%d): %d items over %d pages" % (len(html), len(items), len(by_url)))
+    for i in items:
+        p = html[i["url"]]
+        check(i["title"] == p["title"] and i["first"] == p["title"],
+              "%s: item %s, page title %r" % (i["url"], i, p["title"]))
+        check(int(i["links"]) >= p["links"] > 0, "%s: %s links in the item, %d in the record" %
+              (i["url"], i["links"], p["links"]))
+    check(len(html) > 150, "too few HTML pages to show anything: %d" % len(html))
+
+
 if __name__ == "__main__":
     run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_allowed_domains,
@@ -550,4 +588,4 @@ if __name__ == "__main__":
                test_kill_with_batch_in_flight,
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
-               test_bloom_grows_with_the_job])
+               test_bloom_grows_with_the_job, test_parse_threads])

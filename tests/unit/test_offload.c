@@ -1,0 +1,113 @@
+/* test_offload.c - the worker's offload (worker/offload.c): work runs on the threads with the
+ * index of the thread running it, never two jobs on one index at once, and every job's done()
+ * runs back on the loop; with no threads, work and done run inline with index 0. */
+#include "offload.h"
+
+#include <ev.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "rc_test.h"
+
+#define THREADS 4
+#define JOBS 400
+
+typedef struct state {
+    atomic_int busy[THREADS]; /* jobs running on each index now */
+    atomic_int used[THREADS]; /* jobs each index ran */
+    atomic_int shared;        /* times an index ran two jobs at once, or was out of range */
+    int done;                 /* loop thread only */
+    struct ev_loop *loop;
+} state;
+
+static state st;
+
+static void work(void *arg, int thread)
+{
+    (void)arg;
+    if (thread < 0 || thread >= THREADS) {
+        atomic_fetch_add(&st.shared, 1);
+        return;
+    }
+    if (atomic_fetch_add(&st.busy[thread], 1) != 0)
+        atomic_fetch_add(&st.shared, 1);
+    struct timespec ts = {0, 200000}; /* long enough for the others to take jobs meanwhile */
+    nanosleep(&ts, NULL);
+    atomic_fetch_add(&st.used[thread], 1);
+    atomic_fetch_sub(&st.busy[thread], 1);
+}
+
+static void done(void *arg)
+{
+    (void)arg;
+    if (++st.done == JOBS)
+        ev_break(st.loop, EVBREAK_ALL);
+}
+
+static void on_timeout(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    (void)t;
+    (void)revents;
+    ev_break(loop, EVBREAK_ALL);
+}
+
+static void test_threads(void)
+{
+    char err[200];
+    st.loop = ev_loop_new(0);
+    rc_offload *o = rc_offload_new(st.loop, THREADS, err, sizeof err);
+    RC_CHECK(o != NULL);
+    RC_CHECK_INT_EQ(rc_offload_threads(o), THREADS);
+    for (int i = 0; i < JOBS; i++)
+        rc_offload_submit(o, work, done, NULL);
+    ev_timer guard;
+    ev_timer_init(&guard, on_timeout, 60, 0);
+    ev_timer_start(st.loop, &guard);
+    ev_run(st.loop, 0);
+    RC_CHECK_INT_EQ(st.done, JOBS);
+    RC_CHECK_INT_EQ(rc_offload_pending(o), 0);
+    RC_CHECK_INT_EQ(atomic_load(&st.shared), 0);
+    int total = 0, indexes = 0;
+    for (int i = 0; i < THREADS; i++) {
+        total += atomic_load(&st.used[i]);
+        indexes += atomic_load(&st.used[i]) > 0;
+    }
+    RC_CHECK_INT_EQ(total, JOBS);
+    RC_CHECK(indexes >= 2); /* the jobs did spread over the threads */
+    rc_offload_free(o);
+    ev_loop_destroy(st.loop);
+}
+
+static int inline_thread = -1, inline_done;
+
+static void inline_work(void *arg, int thread)
+{
+    (void)arg;
+    inline_thread = thread;
+}
+
+static void inline_fin(void *arg)
+{
+    (void)arg;
+    inline_done++;
+}
+
+static void test_inline(void)
+{
+    char err[200];
+    struct ev_loop *loop = ev_loop_new(0);
+    rc_offload *o = rc_offload_new(loop, 0, err, sizeof err);
+    RC_CHECK_INT_EQ(rc_offload_threads(o), 0);
+    rc_offload_submit(o, inline_work, inline_fin, NULL);
+    RC_CHECK_INT_EQ(inline_thread, 0);
+    RC_CHECK_INT_EQ(inline_done, 1); /* done() ran inside submit() */
+    rc_offload_free(o);
+    ev_loop_destroy(loop);
+}
+
+int main(void)
+{
+    test_threads();
+    test_inline();
+    return rc_test_done("test_offload");
+}
