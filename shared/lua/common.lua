@@ -265,6 +265,23 @@ local function bloom_close()
   end
 end
 
+-- The n records at ARGV[i..], each followed by its k bloom hash values, that the job's bloom
+-- finds new go into its frontier, scored by score_of(record); then the bloom is written back.
+-- Returns how many went in. submit (seeds) and complete (a page's links) both push this way.
+local function frontier_push_new(crawlid, i, n, k, score_of)
+  local added = 0
+  for _ = 1, n do
+    local member = ARGV[i]
+    if bloom_add(crawlid, i + 1, k) then
+      redis.call('ZADD', K('seeds', crawlid), score_of(member), member)
+      added = added + 1
+    end
+    i = i + 1 + k
+  end
+  bloom_close()
+  return added
+end
+
 -- A URL whose fetch was lost (lease expired, worker died or was reaped) goes back to the
 -- frontier marked redeliver (a sink may hold it already: the next store looks its _id up).
 -- A lost lease is the worker's misfortune, not the URL's, so it does not use one of the URL's

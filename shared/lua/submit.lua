@@ -20,18 +20,10 @@ if not state then
   redis.call('HSET', jk, 'spiderid', spec_t.spiderid or 'link', 'appid', spec_t.appid or '',
     'domain_max_pages', tonumber(spec_t.domain_max_pages) or 0)
 end
-local added = 0
-local i = A_REST
-for _ = 1, n do
-  local member = ARGV[i]
-  if bloom_add(crawlid, i + 1, k) then
-    local rec = rec_decode(member)
-    redis.call('ZADD', K('seeds', crawlid), seed_score(crawlid, rec.priority, rec.depth), member)
-    added = added + 1
-  end
-  i = i + 1 + k
-end
-bloom_close()
+local added = frontier_push_new(crawlid, A_REST, n, k, function(member)
+  local rec = rec_decode(member)
+  return seed_score(crawlid, rec.priority, rec.depth)
+end)
 if added > 0 then
   frontier_note(crawlid)
   redis.call('HINCRBY', jk, 'pending', added)

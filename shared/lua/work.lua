@@ -55,16 +55,10 @@ local function complete_page(w, a, rest)
   redis.call('ZADD', K('ready', w), next_ms, host)
   local added = 0
   if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
-    local i = rest
     local child_depth = (tonumber(rec.depth) or 0) + 1
-    for _ = 1, n do
-      if bloom_add(crawlid, i + 1, k) then
-        redis.call('ZADD', K('seeds', crawlid), seed_score(crawlid, rec.priority, child_depth), ARGV[i])
-        added = added + 1
-      end
-      i = i + 1 + k
-    end
-    bloom_close()
+    added = frontier_push_new(crawlid, rest, n, k, function()
+      return seed_score(crawlid, rec.priority, child_depth)
+    end)
     -- Count the new links before the page itself leaves, so pending never touches 0 early.
     if added > 0 then
       frontier_note(crawlid)

@@ -71,3 +71,19 @@ void rc_test_redis_cleanup(rc_test_redis *t)
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", t->dir);
 }
+
+rc_redis *rc_test_redis_open(rc_test_redis *t, const char *name)
+{
+    char err[256];
+    if (rc_test_redis_start(t, name) < 0) {
+        fprintf(stderr, "test_%s: cannot start redis-server\n", name);
+        rc_test_redis_cleanup(t);
+        return NULL;
+    }
+    rc_redis *r = rc_redis_new(t->url, "rc:", err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "test_%s: cannot connect to the test redis-server: %s\n", name, err);
+        rc_test_redis_cleanup(t);
+    }
+    return r;
+}

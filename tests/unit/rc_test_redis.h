@@ -15,6 +15,12 @@ typedef struct rc_test_redis {
  * answers. 0, or -1 with the server stopped (the dir is left for rc_test_redis_cleanup). */
 int rc_test_redis_start(rc_test_redis *t, const char *name);
 
+struct rc_redis;
+
+/* rc_test_redis_start, then a client of it with prefix "rc:": NULL, after saying why on stderr
+ * and cleaning up, when either fails (the test then exits 1). */
+struct rc_redis *rc_test_redis_open(rc_test_redis *t, const char *name);
+
 /* Stops the server by its pid and waits for it; again is a no-op. A test may call it early to
  * see what an outage does. */
 void rc_test_redis_stop(rc_test_redis *t);

@@ -246,22 +246,15 @@ static void test_failures(rc_redis *r)
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* writes to the stopped redis-server must fail, not kill us */
-    if (rc_test_redis_start(&redis, "control") < 0) {
-        fprintf(stderr, "test_control: cannot start redis-server\n");
-        rc_test_redis_cleanup(&redis);
+    rc_redis *r = rc_test_redis_open(&redis, "control");
+    if (!r)
         return 1;
-    }
-    char err[256];
-    rc_redis *r = rc_redis_new(redis.url, "rc:", err, sizeof err);
-    RC_CHECK(r != NULL);
-    if (r) {
-        test_crawl_info_stop(r);
-        test_stats_windows(r);
-        test_domain_and_rejects(r);
-        test_expire(r);
-        test_failures(r);
-        rc_redis_free(r);
-    }
+    test_crawl_info_stop(r);
+    test_stats_windows(r);
+    test_domain_and_rejects(r);
+    test_expire(r);
+    test_failures(r);
+    rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
     return rc_test_done("test_control");
 }

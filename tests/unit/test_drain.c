@@ -130,18 +130,11 @@ static void test_apply(rc_redis *r)
 int main(void)
 {
     test_parse();
-    if (rc_test_redis_start(&redis, "drain") < 0) {
-        fprintf(stderr, "test_drain: cannot start redis-server\n");
-        rc_test_redis_cleanup(&redis);
+    rc_redis *r = rc_test_redis_open(&redis, "drain");
+    if (!r)
         return 1;
-    }
-    char err[256];
-    rc_redis *r = rc_redis_new(redis.url, "rc:", err, sizeof err);
-    RC_CHECK(r != NULL);
-    if (r) {
-        test_apply(r);
-        rc_redis_free(r);
-    }
+    test_apply(r);
+    rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
     return rc_test_done("test_drain");
 }

@@ -250,21 +250,14 @@ static void test_full_batch(rc_redis *r)
 
 int main(void)
 {
-    if (rc_test_redis_start(&redis, "step") < 0) {
-        fprintf(stderr, "test_step: cannot start redis-server\n");
-        rc_test_redis_cleanup(&redis);
+    rc_redis *r = rc_test_redis_open(&redis, "step");
+    if (!r)
         return 1;
-    }
-    char err[256];
-    rc_redis *r = rc_redis_new(redis.url, "rc:", err, sizeof err);
-    RC_CHECK(r != NULL);
-    if (r) {
-        test_batch(r);
-        test_reaped(r);
-        test_same_as_complete(r);
-        test_full_batch(r);
-        rc_redis_free(r);
-    }
+    test_batch(r);
+    test_reaped(r);
+    test_same_as_complete(r);
+    test_full_batch(r);
+    rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
     return rc_test_done("test_step");
 }
