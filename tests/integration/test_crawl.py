@@ -150,6 +150,21 @@ def test_two_workers_share_load(tmp, procs):
     check(not overlaps(read_requests(log)), "overlapping requests to one host")
 
 
+def workers_once_stored(out, n):
+    """The pids of a `redcrawl crawl --workers 2 --out OUT`'s workers once OUT holds n pages (at
+    most 30 s)."""
+    pages_path = os.path.join(out, "pages.jsonl")
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        if os.path.exists(pages_path) and len(open(pages_path).readlines()) >= n:
+            break
+        time.sleep(0.02)
+    workers = subprocess.run(["pgrep", "-f", "redcrawl-worker.*%s" % out], capture_output=True,
+                             text=True).stdout.split()
+    check(len(workers) == 2, "want 2 worker processes, found %s" % workers)
+    return workers
+
+
 def test_worker_sigkill_mid_crawl(tmp, procs):
     """A worker killed with SIGKILL mid-crawl: its queued and in-flight URLs are recovered and
     the crawl still ends with the full page set, each page once."""
@@ -162,15 +177,7 @@ def test_worker_sigkill_mid_crawl(tmp, procs):
            "--maxdepth", "-1", "--delay", "0.02", "--workers", "2", "http://s0.site.test/"]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        pages_path = os.path.join(out, "pages.jsonl")
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            if os.path.exists(pages_path) and len(open(pages_path).readlines()) >= 20:
-                break
-            time.sleep(0.05)
-        workers = subprocess.run(["pgrep", "-f", "redcrawl-worker.*%s" % out], capture_output=True,
-                                 text=True).stdout.split()
-        check(len(workers) == 2, "want 2 worker processes, found %s" % workers)
+        workers = workers_once_stored(out, 20)
         os.kill(int(workers[0]), signal.SIGKILL)
         stdout, stderr = p.communicate(timeout=120)
     finally:
@@ -204,15 +211,7 @@ def test_kill_with_batch_in_flight(tmp, procs):
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                          env=env)
     try:
-        pages_path = os.path.join(out, "pages.jsonl")
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            if os.path.exists(pages_path) and len(open(pages_path).readlines()) >= 60:
-                break
-            time.sleep(0.02)
-        workers = subprocess.run(["pgrep", "-f", "redcrawl-worker.*%s" % out], capture_output=True,
-                                 text=True).stdout.split()
-        check(len(workers) == 2, "want 2 worker processes, found %s" % workers)
+        workers = workers_once_stored(out, 60)
         victim = int(workers[0])
         ids = [i for i in redis_cmd(redis_port, "ZRANGE", "rc:workers", "0", "-1")
                if redis_cmd(redis_port, "HGET", "rc:worker:%s" % i, "pid") == str(victim)]
