@@ -59,6 +59,14 @@ static const char *attr(const GumboNode *n, const char *name)
     return a ? a->value : NULL;
 }
 
+/* Gumbo has no tag number for <dialog>: its name as written ("<dialog ...>"). */
+static int is_dialog(const GumboNode *n)
+{
+    GumboStringPiece name = n->v.element.original_tag;
+    gumbo_tag_from_original_text(&name);
+    return name.length == 6 && strncasecmp(name.data, "dialog", 6) == 0;
+}
+
 /* Elements whose content is never text of the page. */
 static int dropped(const GumboNode *n, int depth)
 {
@@ -91,6 +99,13 @@ static int dropped(const GumboNode *n, int depth)
     default:
         break;
     }
+    /* A <dialog> without "open", or any element marked aria-modal, is shown over the page on
+     * demand (cookie notices, sign-up forms, a shop's privacy policy, an image zoom). */
+    if (n->v.element.tag == GUMBO_TAG_UNKNOWN && is_dialog(n) && !attr(n, "open"))
+        return 1;
+    const char *modal = attr(n, "aria-modal");
+    if (modal && !strcasecmp(modal, "true"))
+        return 1;
     /* React's streaming server rendering (Next.js) sends the page's content in <div hidden
      * id="S:0"> and a script moves it into place: shown, not hidden. */
     const char *id = attr(n, "id");

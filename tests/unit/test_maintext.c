@@ -492,6 +492,30 @@ static void test_article(void)
     RC_CHECK_INT_EQ(rc_maintext_method_parse("best", &used), -EINVAL);
 }
 
+/* The article method's cues found on WCXB's dev split (issue 15). */
+static void test_article_cues(void)
+{
+    char *t;
+    rc_buf b;
+    /* A closed <dialog> and an aria-modal overlay are not shown: their long legal text does not
+     * beat the article; an open <dialog> is shown. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=text><p>" PARA "</p><p>" PARA "</p></div><dialog><p>DIALOG");
+    for (int i = 0; i < 8; i++)
+        rc_buf_puts(&b, " " PARA);
+    rc_buf_puts(&b, "</p></dialog><div role=dialog aria-modal=true><div class=text><p>MODAL");
+    for (int i = 0; i < 8; i++)
+        rc_buf_puts(&b, ", " PARA);
+    rc_buf_puts(&b, "</p></div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA "\n\n" PARA);
+    free(t);
+    rc_buf_release(&b);
+    t = text_of("<body><dialog open><div class=text><p>OPEN " PARA "</p></div></dialog></body>", RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, "OPEN " PARA);
+    free(t);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -500,6 +524,7 @@ int main(int argc, char **argv)
     test_meta();
     test_extract();
     test_article();
+    test_article_cues();
     test_corpus();
     return rc_test_done("test_maintext");
 }
