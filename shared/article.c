@@ -1049,7 +1049,10 @@ static void emit_best(art *a, out *o)
         return;
     }
     a->scope = nonlink(&a->v[best]);
-    first_post(a, best);
+    /* A named article body holds no replies: sections of class "post-section" in it are the
+     * article's (a forum's replies are outside its first post's body). */
+    if (named == SIZE_MAX)
+        first_post(a, best);
     if (named != SIZE_MAX) {
         emit_lead(a, named, o);
         emit(a, named, o, depth_of(a, named));

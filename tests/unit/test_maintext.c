@@ -514,6 +514,19 @@ static void test_article_cues(void)
     t = text_of("<body><dialog open><div class=text><p>OPEN " PARA "</p></div></dialog></body>", RC_MAINTEXT_ARTICLE);
     RC_CHECK_STR_EQ(t, "OPEN " PARA);
     free(t);
+
+    /* A blog post whose named body is cut in sections of class "post-section" is one article,
+     * not a thread whose first post is the article. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=article__content>");
+    for (int i = 0; i < 4; i++)
+        rc_buf_printf(&b, "<section class=post-section><div><h2>Part %d</h2><p>SECTION %d " PARA "</p></div></section>",
+                      i, i);
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SECTION 0 ") && strstr(t, "SECTION 3 "));
+    free(t);
+    rc_buf_release(&b);
 }
 
 int main(int argc, char **argv)
