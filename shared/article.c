@@ -771,6 +771,10 @@ static int cut(const art *a, size_t i)
     GumboTag t = s->node->v.element.tag;
     if (!is_block(t) || t == GUMBO_TAG_TD || t == GUMBO_TAG_TH)
         return 0;
+    /* The list was judged as a whole (cut when mostly links): an entry of a list kept in the
+     * article stays when it is mostly a link ("see <a>the longer guide</a>"). */
+    if ((t == GUMBO_TAG_LI || t == GUMBO_TAG_DT || t == GUMBO_TAG_DD) && s->parent != SIZE_MAX)
+        return 0;
     return s->text && s->link * 2 > s->text;
 }
 

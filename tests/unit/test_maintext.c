@@ -527,6 +527,13 @@ static void test_article_cues(void)
     RC_CHECK(strstr(t, "SECTION 0 ") && strstr(t, "SECTION 3 "));
     free(t);
     rc_buf_release(&b);
+
+    /* An entry of a list kept in the article stays when it is mostly a link. */
+    t = text_of("<body><div class=entry-content><p>" PARA "</p><ul><li>" PARA "</li><li>see <a href=/x>the "
+                "longer linked entry of the list</a></li></ul><p>" PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA "\n\n" PARA "\n\nsee the longer linked entry of the list\n\n" PARA);
+    free(t);
 }
 
 int main(int argc, char **argv)
