@@ -17,6 +17,8 @@
 #define LEAD_LEVELS 6        /* <h1> and article at most this far below their ancestor */
 #define LEAD_MAX 3000        /* more text than this between them is not a lead */
 #define POST_LEVELS 6        /* a chosen element this far inside a post is that post */
+#define NAMED_PART 100       /* a named part of an article body holds this much text */
+#define NAMED_LEVELS 6       /* parts of an article body at most this far below it */
 #define SCORE_LEVELS 5       /* ancestors a paragraph's score reaches */
 
 typedef struct node_stat {
@@ -1026,6 +1028,40 @@ static unsigned visible_chars(const char *s)
     return n;
 }
 
+/* Text outside links of the named bodies in P that are in no other named body. */
+static unsigned named_text(const art *a, size_t p)
+{
+    unsigned sum = 0;
+    for (size_t j = p + 1; j < a->v[p].end;) {
+        const node_stat *s = &a->v[j];
+        if (s->boiler || s->comments) {
+            j = s->end;
+        } else if (s->body_class && nonlink(s) >= NAMED_PART) {
+            sum += nonlink(s);
+            j = s->end;
+        } else {
+            j++;
+        }
+    }
+    return sum;
+}
+
+/* An article whose body the page marks in parts (a "rich-text" block per section): the nearest
+ * ancestor of the largest part NAMED (at most NAMED_LEVELS up, below <body>) whose parts hold
+ * twice its text. */
+static size_t named_whole(const art *a, size_t named)
+{
+    unsigned own = nonlink(&a->v[named]);
+    size_t p = a->v[named].parent;
+    for (int level = 0; level < NAMED_LEVELS && p != SIZE_MAX; level++, p = a->v[p].parent) {
+        if (a->v[p].node->v.element.tag == GUMBO_TAG_BODY || a->v[p].boiler || a->v[p].in_boiler)
+            break;
+        if (named_text(a, p) >= own * 2)
+            return p;
+    }
+    return named;
+}
+
 /* Which element holds the article, and emits it. */
 static void emit_best(art *a, out *o)
 {
@@ -1041,6 +1077,8 @@ static void emit_best(art *a, out *o)
         best = named;
     else
         named = SIZE_MAX;
+    if (named != SIZE_MAX)
+        best = named = named_whole(a, named);
     if (best == SIZE_MAX)
         return;
     /* One post of a thread was chosen: the thread (two up: the posts' list, its parent). */

@@ -534,6 +534,26 @@ static void test_article_cues(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK_STR_EQ(t, PARA "\n\n" PARA "\n\nsee the longer linked entry of the list\n\n" PARA);
     free(t);
+
+    /* A body the page marks in parts (one "news-detail" block per section, each deep in its own
+     * wrapper, out of reach of the paragraph scores): all the parts, not the largest. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><nav><a href=/>Home</a></nav><article><div class=block><div class=news-detail><p>INTRO " PARA
+                    "</p>");
+    for (int i = 0; i < 4; i++)
+        rc_buf_puts(&b, "<p>" PARA "</p>");
+    rc_buf_puts(&b, "</div></div>");
+    for (int i = 0; i < 10; i++)
+        rc_buf_printf(&b,
+                      "<section><div class=row><div class=layout><h3>Brand %d</h3><div class=layout__wrap><div "
+                      "class=\"layout__inner news-detail\"><p>PART %d " PARA "</p></div></div></div></div></section>",
+                      i, i);
+    rc_buf_puts(&b, "</article><footer>Footer of the site</footer></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "INTRO ") && strstr(t, "PART 0 ") && strstr(t, "PART 9 "));
+    RC_CHECK(strstr(t, "Footer") == NULL);
+    free(t);
+    rc_buf_release(&b);
 }
 
 int main(int argc, char **argv)
