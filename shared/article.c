@@ -777,6 +777,10 @@ static int cut(const art *a, size_t i)
      * article stays when it is mostly a link ("see <a>the longer guide</a>"). */
     if ((t == GUMBO_TAG_LI || t == GUMBO_TAG_DT || t == GUMBO_TAG_DD) && s->parent != SIZE_MAX)
         return 0;
+    /* A block of links that holds most of the article's own text is the article (a post that
+     * is a list of links, each with a line of comment). */
+    if (nonlink(s) * 2 > a->scope)
+        return 0;
     return s->text && s->link * 2 > s->text;
 }
 

@@ -554,6 +554,22 @@ static void test_article_cues(void)
     RC_CHECK(strstr(t, "Footer") == NULL);
     free(t);
     rc_buf_release(&b);
+
+    /* A post that is a list of links, each with a line of comment: the list is the article. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><nav><a href=/>Home</a> <a href=/about>About</a></nav><div class=post><h1>Links</h1>"
+                    "<div class=entry-content><p>What I read today, with a line on each.</p><ul>");
+    for (int i = 0; i < 6; i++)
+        rc_buf_printf(&b,
+                      "<li><a href=/l%d>A long title of the linked article number %d about the press</a> - via "
+                      "example.org, worth it</li>",
+                      i, i);
+    rc_buf_puts(&b, "</ul></div></div><footer>Footer</footer></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "number 0 about the press - via example.org") && strstr(t, "number 5 about"));
+    RC_CHECK(strstr(t, "Home") == NULL && strstr(t, "Footer") == NULL);
+    free(t);
+    rc_buf_release(&b);
 }
 
 int main(int argc, char **argv)
