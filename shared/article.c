@@ -17,6 +17,8 @@
 #define LEAD_LEVELS 6        /* <h1> and article at most this far below their ancestor */
 #define LEAD_MAX 3000        /* more text than this between them is not a lead */
 #define POST_LEVELS 6        /* a chosen element this far inside a post is that post */
+#define NAMED_PART 100       /* a named part of an article body holds this much text */
+#define NAMED_LEVELS 6       /* parts of an article body at most this far below it */
 #define SCORE_LEVELS 5       /* ancestors a paragraph's score reaches */
 
 typedef struct node_stat {
@@ -59,6 +61,14 @@ static const char *attr(const GumboNode *n, const char *name)
     return a ? a->value : NULL;
 }
 
+/* Gumbo has no tag number for <dialog>: its name as written ("<dialog ...>"). */
+static int is_dialog(const GumboNode *n)
+{
+    GumboStringPiece name = n->v.element.original_tag;
+    gumbo_tag_from_original_text(&name);
+    return name.length == 6 && strncasecmp(name.data, "dialog", 6) == 0;
+}
+
 /* Elements whose content is never text of the page. */
 static int dropped(const GumboNode *n, int depth)
 {
@@ -91,6 +101,13 @@ static int dropped(const GumboNode *n, int depth)
     default:
         break;
     }
+    /* A <dialog> without "open", or any element marked aria-modal, is shown over the page on
+     * demand (cookie notices, sign-up forms, a shop's privacy policy, an image zoom). */
+    if (n->v.element.tag == GUMBO_TAG_UNKNOWN && is_dialog(n) && !attr(n, "open"))
+        return 1;
+    const char *modal = attr(n, "aria-modal");
+    if (modal && !strcasecmp(modal, "true"))
+        return 1;
     /* React's streaming server rendering (Next.js) sends the page's content in <div hidden
      * id="S:0"> and a script moves it into place: shown, not hidden. */
     const char *id = attr(n, "id");
@@ -756,6 +773,14 @@ static int cut(const art *a, size_t i)
     GumboTag t = s->node->v.element.tag;
     if (!is_block(t) || t == GUMBO_TAG_TD || t == GUMBO_TAG_TH)
         return 0;
+    /* The list was judged as a whole (cut when mostly links): an entry of a list kept in the
+     * article stays when it is mostly a link ("see <a>the longer guide</a>"). */
+    if ((t == GUMBO_TAG_LI || t == GUMBO_TAG_DT || t == GUMBO_TAG_DD) && s->parent != SIZE_MAX)
+        return 0;
+    /* A block of links that holds most of the article's own text is the article (a post that
+     * is a list of links, each with a line of comment). */
+    if (nonlink(s) * 2 > a->scope)
+        return 0;
     return s->text && s->link * 2 > s->text;
 }
 
@@ -1007,6 +1032,40 @@ static unsigned visible_chars(const char *s)
     return n;
 }
 
+/* Text outside links of the named bodies in P that are in no other named body. */
+static unsigned named_text(const art *a, size_t p)
+{
+    unsigned sum = 0;
+    for (size_t j = p + 1; j < a->v[p].end;) {
+        const node_stat *s = &a->v[j];
+        if (s->boiler || s->comments) {
+            j = s->end;
+        } else if (s->body_class && nonlink(s) >= NAMED_PART) {
+            sum += nonlink(s);
+            j = s->end;
+        } else {
+            j++;
+        }
+    }
+    return sum;
+}
+
+/* An article whose body the page marks in parts (a "rich-text" block per section): the nearest
+ * ancestor of the largest part NAMED (at most NAMED_LEVELS up, below <body>) whose parts hold
+ * twice its text. */
+static size_t named_whole(const art *a, size_t named)
+{
+    unsigned own = nonlink(&a->v[named]);
+    size_t p = a->v[named].parent;
+    for (int level = 0; level < NAMED_LEVELS && p != SIZE_MAX; level++, p = a->v[p].parent) {
+        if (a->v[p].node->v.element.tag == GUMBO_TAG_BODY || a->v[p].boiler || a->v[p].in_boiler)
+            break;
+        if (named_text(a, p) >= own * 2)
+            return p;
+    }
+    return named;
+}
+
 /* Which element holds the article, and emits it. */
 static void emit_best(art *a, out *o)
 {
@@ -1022,6 +1081,8 @@ static void emit_best(art *a, out *o)
         best = named;
     else
         named = SIZE_MAX;
+    if (named != SIZE_MAX)
+        best = named = named_whole(a, named);
     if (best == SIZE_MAX)
         return;
     /* One post of a thread was chosen: the thread (two up: the posts' list, its parent). */
@@ -1034,7 +1095,10 @@ static void emit_best(art *a, out *o)
         return;
     }
     a->scope = nonlink(&a->v[best]);
-    first_post(a, best);
+    /* A named article body holds no replies: sections of class "post-section" in it are the
+     * article's (a forum's replies are outside its first post's body). */
+    if (named == SIZE_MAX)
+        first_post(a, best);
     if (named != SIZE_MAX) {
         emit_lead(a, named, o);
         emit(a, named, o, depth_of(a, named));

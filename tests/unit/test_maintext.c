@@ -492,6 +492,86 @@ static void test_article(void)
     RC_CHECK_INT_EQ(rc_maintext_method_parse("best", &used), -EINVAL);
 }
 
+/* The article method's cues found on WCXB's dev split (issue 15). */
+static void test_article_cues(void)
+{
+    char *t;
+    rc_buf b;
+    /* A closed <dialog> and an aria-modal overlay are not shown: their long legal text does not
+     * beat the article; an open <dialog> is shown. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=text><p>" PARA "</p><p>" PARA "</p></div><dialog><p>DIALOG");
+    for (int i = 0; i < 8; i++)
+        rc_buf_puts(&b, " " PARA);
+    rc_buf_puts(&b, "</p></dialog><div role=dialog aria-modal=true><div class=text><p>MODAL");
+    for (int i = 0; i < 8; i++)
+        rc_buf_puts(&b, ", " PARA);
+    rc_buf_puts(&b, "</p></div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA "\n\n" PARA);
+    free(t);
+    rc_buf_release(&b);
+    t = text_of("<body><dialog open><div class=text><p>OPEN " PARA "</p></div></dialog></body>", RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, "OPEN " PARA);
+    free(t);
+
+    /* A blog post whose named body is cut in sections of class "post-section" is one article,
+     * not a thread whose first post is the article. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=article__content>");
+    for (int i = 0; i < 4; i++)
+        rc_buf_printf(&b, "<section class=post-section><div><h2>Part %d</h2><p>SECTION %d " PARA "</p></div></section>",
+                      i, i);
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SECTION 0 ") && strstr(t, "SECTION 3 "));
+    free(t);
+    rc_buf_release(&b);
+
+    /* An entry of a list kept in the article stays when it is mostly a link. */
+    t = text_of("<body><div class=entry-content><p>" PARA "</p><ul><li>" PARA "</li><li>see <a href=/x>the "
+                "longer linked entry of the list</a></li></ul><p>" PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA "\n\n" PARA "\n\nsee the longer linked entry of the list\n\n" PARA);
+    free(t);
+
+    /* A body the page marks in parts (one "news-detail" block per section, each deep in its own
+     * wrapper, out of reach of the paragraph scores): all the parts, not the largest. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><nav><a href=/>Home</a></nav><article><div class=block><div class=news-detail><p>INTRO " PARA
+                    "</p>");
+    for (int i = 0; i < 4; i++)
+        rc_buf_puts(&b, "<p>" PARA "</p>");
+    rc_buf_puts(&b, "</div></div>");
+    for (int i = 0; i < 10; i++)
+        rc_buf_printf(&b,
+                      "<section><div class=row><div class=layout><h3>Brand %d</h3><div class=layout__wrap><div "
+                      "class=\"layout__inner news-detail\"><p>PART %d " PARA "</p></div></div></div></div></section>",
+                      i, i);
+    rc_buf_puts(&b, "</article><footer>Footer of the site</footer></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "INTRO ") && strstr(t, "PART 0 ") && strstr(t, "PART 9 "));
+    RC_CHECK(strstr(t, "Footer") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* A post that is a list of links, each with a line of comment: the list is the article. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><nav><a href=/>Home</a> <a href=/about>About</a></nav><div class=post><h1>Links</h1>"
+                    "<div class=entry-content><p>What I read today, with a line on each.</p><ul>");
+    for (int i = 0; i < 6; i++)
+        rc_buf_printf(&b,
+                      "<li><a href=/l%d>A long title of the linked article number %d about the press</a> - via "
+                      "example.org, worth it</li>",
+                      i, i);
+    rc_buf_puts(&b, "</ul></div></div><footer>Footer</footer></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "number 0 about the press - via example.org") && strstr(t, "number 5 about"));
+    RC_CHECK(strstr(t, "Home") == NULL && strstr(t, "Footer") == NULL);
+    free(t);
+    rc_buf_release(&b);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -500,6 +580,7 @@ int main(int argc, char **argv)
     test_meta();
     test_extract();
     test_article();
+    test_article_cues();
     test_corpus();
     return rc_test_done("test_maintext");
 }
