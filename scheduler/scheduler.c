@@ -43,6 +43,7 @@ typedef struct worker_info {
     double rate;       /* pages/s lately: an average over the last refreshes (half-life 1 s) */
     int idx;           /* its number in the current assign.lua call */
     double cpu_free;   /* its CPU headroom, 0..1, from its heartbeat; -1 = not reported */
+    int64_t weight;    /* its weight in the rotation (worker_weight) */
 } worker_info;
 
 typedef struct job_info {
@@ -284,6 +285,17 @@ static int64_t worker_weight(const worker_info *w)
     return wt >= 1 ? (int64_t)wt : 1;
 }
 
+/* A worker's weight in the rotation, said (debug) when it changes: what dispatch follows. */
+static void set_weight(rc_scheduler *s, worker_info *w)
+{
+    w->weight = worker_weight(w);
+    const worker_info *prev = rc_strmap_get(s->workers, w->id);
+    if (!prev || prev->weight != w->weight)
+        rc_debug(MOD, "weight worker=%s weight=%lld slots=%lld domains=%lld cpu_free=%.2f", w->id, (long long)w->weight,
+                 (long long)w->slots, (long long)w->domains, w->cpu_free);
+    rc_wrr_set(s->wrr, w->id, w->weight);
+}
+
 /* The worker's recent pages/s from its heartbeat's `fetched`, smoothed with the last value, so
  * that a change of speed shows within seconds (completions per minute take minutes). */
 static void follow_rate(worker_info *w, const worker_info *prev)
@@ -373,7 +385,7 @@ static void refresh_workers(rc_scheduler *s)
         w->budget = (int64_t)cap - w->queued;
         if (set_aside_draining(s, drain_ids, drained, w))
             continue;
-        rc_wrr_set(s->wrr, wid, worker_weight(w));
+        set_weight(s, w);
         if (rc_strmap_get(s->draining, wid))
             rc_info(MOD, "worker resumed: takes hosts again worker=%s", wid);
         else if (!rc_strmap_get(s->workers, wid))

@@ -6,6 +6,7 @@ take turns on them by priority (a new job's first page is not stuck behind anoth
 on the same host) without breaking the hosts' politeness."""
 import collections
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -171,8 +172,20 @@ def test_slowed_worker_loses_hosts(tmp, procs):
     check(not twice, "pages fetched twice across the moves: %s" % twice[:3])
 
 
+def last_weights(sched_log):
+    """worker -> (weight, cpu_free) from the scheduler's latest debug line "weight worker=..."
+    for each worker."""
+    out = {}
+    with open(sched_log, errors="replace") as f:
+        for line in f:
+            m = re.search(r"weight worker=(\S+) weight=(\d+) .*cpu_free=(-?[\d.]+)", line)
+            if m:
+                out[m.group(1)] = (int(m.group(2)), float(m.group(3)))
+    return out
+
+
 def test_cpu_bound_worker_gets_fewer_hosts(tmp, procs):
-    """Two workers with 8 transfer slots each; one may use 0.002 of a core (less than its own idle loop takes) (--cpu-cores: it takes
+    """Two workers with 8 transfer slots each; one may use 0.0001 of a core (less than its own idle loop takes) (--cpu-cores: it takes
     nothing new while it used more over the last second), so its CPU, not its slots, is what
     it lacks. Once its heartbeat shows its CPU used up (cpu_free), a job with 32 new hosts
     arrives: the weights follow the CPU headroom, and the CPU-bound worker gets few of them
@@ -180,8 +193,9 @@ def test_cpu_bound_worker_gets_fewer_hosts(tmp, procs):
     web_port, log, _ = start_web(procs, tmp, "--sites", "40", "--pages", "40", "--latency-ms", "20")
     redis_port, _ = start_redis(procs, tmp)
     env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
-    procs.start([SCHEDULER, "--worker-timeout", "5"], os.path.join(tmp, "scheduler.log"), env=env)
-    for wid, extra in (("free", []), ("cpu", ["--cpu-cores", "0.002"])):
+    sched_log = os.path.join(tmp, "scheduler.log")
+    procs.start([SCHEDULER, "--worker-timeout", "5", "--log-level", "debug"], sched_log, env=env)
+    for wid, extra in (("free", []), ("cpu", ["--cpu-cores", "0.0001"])):
         procs.start([WORKER, "--id", wid, "--out", os.path.join(tmp, "out"), "--heartbeat", "0.5",
                      "--concurrency", "8", "--delay", "0", "--delay-factor", "0",
                      "--connect-to", "::127.0.0.1:%d" % web_port] + extra, os.path.join(tmp, wid + ".log"), env=env)
@@ -198,7 +212,21 @@ def test_cpu_bound_worker_gets_fewer_hosts(tmp, procs):
             break
         time.sleep(0.2)
     check(free_cpu.get("cpu", 1) < 0.3, "the capped worker never ran out of CPU: %s" % free_cpu)
-    time.sleep(1.2)  # the scheduler read that heartbeat
+    # The scheduler's own view, from its log: the weights it dispatches by, once they show the
+    # capped worker out of CPU and the other not (a heartbeat the test read may be one the
+    # scheduler has not read yet, and the free worker is busy with the warm job at first).
+    weights = {}
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        weights = last_weights(sched_log)
+        drained = int(redis_cmd(redis_port, "SCARD", "rc:wdoms:free") or 0) <= 3  # as the weight says
+        if drained and "cpu" in weights and "free" in weights and weights["cpu"][1] < 0.1 and weights["free"][0] >= 500:
+            break
+        time.sleep(0.1)
+    # A weight is free slots x CPU headroom (x100): the free worker has 5 or more slots free
+    # (its warm hosts drained) and the capped one's CPU is gone, whatever its slots.
+    check(weights.get("cpu", (0, 1))[1] < 0.1 and weights.get("free", (0, 0))[0] >= 500,
+          "the scheduler never weighed the capped worker as out of CPU and the other as free: %s" % weights)
     before = {w: int(redis_cmd(redis_port, "HGET", "rc:worker:" + w, "dispatched") or 0) for w in ("free", "cpu")}
     held = {w: int(redis_cmd(redis_port, "SCARD", "rc:wdoms:" + w) or 0) for w in ("free", "cpu")}
     submit(env, "new", ["http://s%d.site.test/" % h for h in range(8, 40)])
@@ -207,8 +235,8 @@ def test_cpu_bound_worker_gets_fewer_hosts(tmp, procs):
         time.sleep(0.05)
     got = {w: int(redis_cmd(redis_port, "HGET", "rc:worker:" + w, "dispatched") or 0) - before[w]
            for w in ("free", "cpu")}
-    print("  CPU headroom when the new job came: %s; hosts held then %s; of its 32 new hosts: %s"
-          % (free_cpu, held, got))
+    print("  CPU headroom when the new job came: %s; scheduler's weights (weight, cpu_free) %s; hosts held "
+          "then %s; of its 32 new hosts: %s" % (free_cpu, weights, held, got))
     check(sum(got.values()) == 32, "the new job's hosts were not all dispatched: %s" % got)
     check(got["cpu"] <= 8, "the CPU-bound worker got %d of 32 new hosts" % got["cpu"])
     bad = overlaps(read_requests(log))
