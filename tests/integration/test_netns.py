@@ -37,6 +37,14 @@ class Fleet:
         self.tmp, self.procs = tmp, procs
         self.kafka_dir = None
         self.net = Net(["core", "web", "client"] + WORKERS)
+        try:
+            self.start(web_args, worker_args)
+        except BaseException:
+            self.close()  # the caller's finally never sees a half-made fleet: its namespaces go here
+            raise
+
+    def start(self, web_args, worker_args):
+        tmp, procs = self.tmp, self.procs
         core = self.net.addr["core"]
         self.redis_url = "redis://%s:%d" % (core, REDIS_PORT)
         procs.start(self.net.cmd("core", ["redis-server", "--bind", core, "127.0.0.1", "--port", str(REDIS_PORT),
