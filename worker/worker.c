@@ -598,6 +598,16 @@ static void add_complete_head(task *t, uint64_t next_ms, const char *outcome, co
     rc_argv_set(a, RC_COMPLETE_REVISIT, t->revisit ? t->revisit : "");
 }
 
+/* A complete that carries no links (k is then unread: 1) and goes at once. */
+static void complete_no_links(rc_worker *w, task *t, uint64_t next_ms, const char *outcome, const char *reason,
+                              long status)
+{
+    add_complete_head(t, next_ms, outcome, reason, status, 0, 0, 0);
+    rc_argv_setu(&t->complete, RC_COMPLETE_K, 1);
+    rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
+    send_complete(w, t);
+}
+
 static void origin_of(const char *url, const char *host, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%s://%s", strncmp(url, "https:", 6) == 0 ? "https" : "http", host);
@@ -742,13 +752,9 @@ static void finish_store(rc_worker *w, task *t)
         if (w->metrics)
             rc_metric_add(w->metrics->errors, "store", 1);
         if (permanent)
-            add_complete_head(t, t->next_ms, "fail", t->sink_err, t->status, 0, 0, 0);
+            complete_no_links(w, t, t->next_ms, "fail", t->sink_err, t->status);
         else
-            add_complete_head(t, rc_now_ms() + 1000, t->stored_somewhere ? "requeue" : "release", t->sink_err, 0, 0, 0,
-                              0);
-        rc_argv_setu(&t->complete, RC_COMPLETE_K, rc_sbloom_nhash(&t->job->pj.bp));
-        rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
-        send_complete(w, t);
+            complete_no_links(w, t, rc_now_ms() + 1000, t->stored_somewhere ? "requeue" : "release", t->sink_err, 0);
         return;
     }
     w->fetched++;
@@ -1038,10 +1044,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         back = RC_MAX(RC_MIN(back, (uint64_t)(conf->max_delay * 1000)), park_ms);
         rc_info(MOD, "retrying url=%s attempt=%d status=%ld error=%s backoff_ms=%llu", t->rec.url, t->rec.attempt + 1,
                 res->status, res->error ? res->error : "-", (unsigned long long)back);
-        add_complete_head(t, now + back, "retry", res->error ? res->error : "http status", res->status, 0, 0, 0);
-        rc_argv_setu(&t->complete, RC_COMPLETE_K, rc_sbloom_nhash(&t->job->pj.bp));
-        rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
-        send_complete(w, t);
+        complete_no_links(w, t, now + back, "retry", res->error ? res->error : "http status", res->status);
         return;
     }
 
@@ -1084,10 +1087,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
 /* The URL goes back to its host's queue as it was: this worker could not try it (yet). */
 static void release_task_at(rc_worker *w, task *t, uint64_t next_ms, const char *why)
 {
-    add_complete_head(t, next_ms, "release", why, 0, 0, 0, 0);
-    rc_argv_setu(&t->complete, RC_COMPLETE_K, 1);
-    rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
-    send_complete(w, t);
+    complete_no_links(w, t, next_ms, "release", why, 0);
 }
 
 static void release_task(rc_worker *w, task *t, const char *why)
@@ -1134,10 +1134,7 @@ static void deny_task(rc_worker *w, task *t)
     if (w->metrics)
         rc_metric_add(w->metrics->robots_denied, NULL, 1);
     rc_debug(MOD, "disallowed by robots.txt url=%s", t->rec.url);
-    add_complete_head(t, rc_now_ms(), "denied", "robots.txt", 0, 0, 0, 0);
-    rc_argv_setu(&t->complete, RC_COMPLETE_K, 1);
-    rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
-    send_complete(w, t);
+    complete_no_links(w, t, rc_now_ms(), "denied", "robots.txt", 0);
 }
 
 /* The robots.txt verdict for a task whose rules had to be loaded. */
@@ -1218,10 +1215,7 @@ static void mark_recent(rc_worker *w, const char *url)
 static void skip_task(rc_worker *w, task *t)
 {
     rc_debug(MOD, "fetched recently, skipped url=%s", t->rec.url);
-    add_complete_head(t, rc_now_ms(), "skipped", "fetched recently", 0, 0, 0, 0);
-    rc_argv_setu(&t->complete, RC_COMPLETE_K, 1);
-    rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
-    send_complete(w, t);
+    complete_no_links(w, t, rc_now_ms(), "skipped", "fetched recently", 0);
 }
 
 static void on_recent_reply(redisAsyncContext *ac, void *reply, void *privdata)
@@ -1245,10 +1239,7 @@ static void fetch_task(rc_worker *w, task *t)
 {
     if (t->job->state != JOB_READY) {
         /* The job is gone: complete without fetching so the frontier stays consistent. */
-        add_complete_head(t, rc_now_ms(), "fail", "job not found", 0, 0, 0, 0);
-        rc_argv_setu(&t->complete, RC_COMPLETE_K, 1);
-        rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
-        send_complete(w, t);
+        complete_no_links(w, t, rc_now_ms(), "fail", "job not found", 0);
         return;
     }
     const rc_job *j = &t->job->pj.job;
