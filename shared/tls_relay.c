@@ -44,7 +44,7 @@ struct rc_tls_relay {
     int ready[2]; /* the thread writes once the handshake has ended */
     int started;
     pthread_t thread;
-    char dir[80];
+    char dir[100]; /* + "/s" within sun_path's 108 */
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     int removed; /* the socket and its directory are gone */
     char local_ip[64];
@@ -401,21 +401,43 @@ static int make_ctx(rc_tls_relay *t, const rc_tls_opts *o, char *err, size_t cap
     return 0;
 }
 
-#define DIR_PREFIX "redcrawl-tls-" /* then the creator's pid, '-' and mkdtemp's six characters */
+#define DIR_PREFIX "redcrawl-tls-" /* then NS-PID-XXXXXX: pid namespace, creator's pid, mkdtemp's */
 
-/* The pid in the name of a relay directory (redcrawl-tls-PID-XXXXXX), 0 when the name is not
- * one of ours. */
-static pid_t relay_dir_pid(const char *name)
+/* The pid namespace this process lives in (the inode of /proc/self/ns/pid; 0 without /proc):
+ * a pid means a process only within its namespace, and containers sharing one /tmp as the
+ * same user would otherwise take each other's live relays for dead ones. */
+static unsigned long long pid_namespace(void)
 {
-    size_t n = strlen(DIR_PREFIX);
-    if (strncmp(name, DIR_PREFIX, n) != 0 || !isdigit((unsigned char)name[n]))
-        return 0;
+    struct stat sb;
+    return stat("/proc/self/ns/pid", &sb) == 0 ? (unsigned long long)sb.st_ino : 0;
+}
+
+/* One decimal number of name at *p, followed by '-'; advances past the '-'. -1 when absent. */
+static long long dir_number(const char **p)
+{
+    if (!isdigit((unsigned char)**p))
+        return -1;
     char *end;
     errno = 0;
-    long pid = strtol(name + n, &end, 10);
-    if (errno || pid <= 0 || pid != (pid_t)pid || *end != '-' || strlen(end + 1) != 6)
+    long long v = strtoll(*p, &end, 10);
+    if (errno || *end != '-')
+        return -1;
+    *p = end + 1;
+    return v;
+}
+
+/* The pid in the name of a relay directory (redcrawl-tls-NS-PID-XXXXXX) made in pid namespace
+ * ns, 0 when the name is not one of ours or was made in another namespace. */
+static pid_t relay_dir_pid(const char *name, unsigned long long ns)
+{
+    size_t n = strlen(DIR_PREFIX);
+    if (strncmp(name, DIR_PREFIX, n) != 0)
         return 0;
-    for (const char *p = end + 1; *p; p++)
+    const char *p = name + n;
+    long long dir_ns = dir_number(&p), pid = dir_number(&p);
+    if (dir_ns < 0 || (unsigned long long)dir_ns != ns || pid <= 0 || pid != (pid_t)pid || strlen(p) != 6)
+        return 0;
+    for (; *p; p++)
         if (!isalnum((unsigned char)*p))
             return 0;
     return (pid_t)pid;
@@ -449,15 +471,16 @@ static void remove_if_only_socket(int basefd, const char *name)
 
 /* A process killed between making its relay directory and its client's connection leaves the
  * directory behind (the relay removes it only after the accept): the next relay made in base
- * removes those of this user whose creator is dead. */
+ * removes those of this user whose creator, in this pid namespace, is dead. */
 static void sweep_stale_dirs(const char *base)
 {
     DIR *d = opendir(base);
     if (!d)
         return;
+    unsigned long long ns = pid_namespace();
     const struct dirent *e;
     while ((e = readdir(d))) {
-        pid_t pid = relay_dir_pid(e->d_name);
+        pid_t pid = relay_dir_pid(e->d_name, ns);
         struct stat sb;
         if (pid == 0 || pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
             continue; /* not ours, or its process lives (EPERM: another user's, alive) */
@@ -469,15 +492,15 @@ static void sweep_stale_dirs(const char *base)
 }
 
 /* A fresh 0700 directory holding the socket: only this user can reach it, and the relay then
- * still checks that the peer is this process. Its name carries our pid, so that a later relay
- * can tell when it was left behind. */
+ * still checks that the peer is this process. Its name carries our pid namespace and pid, so
+ * that a later relay can tell when it was left behind. */
 static int make_socket(rc_tls_relay *t, char *err, size_t cap)
 {
     const char *base = getenv("TMPDIR");
-    if (!base || !base[0] || strlen(base) + 40 > sizeof t->dir)
+    if (!base || !base[0] || strlen(base) + 60 > sizeof t->dir)
         base = "/tmp";
     sweep_stale_dirs(base);
-    snprintf(t->dir, sizeof t->dir, "%s/" DIR_PREFIX "%ld-XXXXXX", base, (long)getpid());
+    snprintf(t->dir, sizeof t->dir, "%s/" DIR_PREFIX "%llu-%ld-XXXXXX", base, pid_namespace(), (long)getpid());
     if (!mkdtemp(t->dir)) {
         snprintf(err, cap, "TLS relay: cannot make a directory in %s: %s", base, strerror(errno));
         t->dir[0] = '\0';

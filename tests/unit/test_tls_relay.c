@@ -342,9 +342,10 @@ static void remove_dir(const char *base, const char *name)
     rmdir(path);
 }
 
-/* A relay made in $TMPDIR names its directory after its pid and removes the directories of
- * dead processes that hold nothing or only their socket; live processes' directories, other
- * names and directories holding anything else stay. */
+/* A relay made in $TMPDIR names its directory after its pid namespace and pid and removes the
+ * directories of dead processes of its namespace that hold nothing or only their socket; live
+ * processes' directories, another namespace's (its pid means nothing here), other names and
+ * directories holding anything else stay. */
 static void test_stale_dirs(void)
 {
     char base[64];
@@ -357,7 +358,9 @@ static void test_stale_dirs(void)
     if (dead == 0)
         _exit(0);
     waitpid(dead, NULL, 0);
-    enum { DEAD, LIVE, SELF };
+    enum { DEAD, LIVE, SELF, OTHER_NS, NO_NS };
+    struct stat nsb;
+    unsigned long long ns = stat("/proc/self/ns/pid", &nsb) == 0 ? (unsigned long long)nsb.st_ino : 0;
     struct {
         const char *prefix;
         int whose;
@@ -368,13 +371,18 @@ static void test_stale_dirs(void)
         {"redcrawl-tls-", DEAD, "-kept01", "file:other", 1}, {"redcrawl-tls-", DEAD, "-kept02", "file:s", 1},
         {"redcrawl-tlsx-", DEAD, "-kept03", "", 1},          {"redcrawl-tls-", DEAD, "-kept4", "", 1},
         {"redcrawl-tls-", LIVE, "-live01", "", 1},           {"redcrawl-tls-", SELF, "-self01", "", 1},
+        {"redcrawl-tls-", OTHER_NS, "-other1", "", 1},       {"redcrawl-tls-", NO_NS, "-oldfm1", "", 1},
     };
     enum { N = sizeof cases / sizeof *cases };
     char names[N][64];
     size_t n = N;
     for (size_t i = 0; i < n; i++) {
         long pid = cases[i].whose == LIVE ? (long)getppid() : cases[i].whose == SELF ? (long)getpid() : (long)dead;
-        snprintf(names[i], sizeof names[i], "%s%ld%s", cases[i].prefix, pid, cases[i].suffix);
+        if (cases[i].whose == NO_NS) /* the name of before namespaces: not taken for ours */
+            snprintf(names[i], sizeof names[i], "%s%ld%s", cases[i].prefix, pid, cases[i].suffix);
+        else
+            snprintf(names[i], sizeof names[i], "%s%llu-%ld%s", cases[i].prefix,
+                     cases[i].whose == OTHER_NS ? ns + 1 : ns, pid, cases[i].suffix);
         make_dir(base, names[i], cases[i].what);
     }
     setenv("TMPDIR", base, 1);
@@ -383,7 +391,7 @@ static void test_stale_dirs(void)
     rc_tls_relay *t = NULL;
     RC_CHECK_INT_EQ(rc_tls_relay_new(&o, &t, err, sizeof err), 0);
     unsetenv("TMPDIR");
-    snprintf(want, sizeof want, "%s/redcrawl-tls-%ld-", base, (long)getpid());
+    snprintf(want, sizeof want, "%s/redcrawl-tls-%llu-%ld-", base, ns, (long)getpid());
     RC_CHECK(t && strncmp(rc_tls_relay_path(t), want, strlen(want)) == 0);
     rc_tls_relay_free(t);
     int right = 0;
