@@ -337,6 +337,66 @@ static int set_aside_draining(rc_scheduler *s, const rc_strmap *ids, rc_strmap *
     return 1;
 }
 
+/* What the worker's hash says of it (queue, slots, rate, CPU headroom) and its budget of
+ * queued URLs. */
+static worker_info *read_worker(rc_scheduler *s, const char *wid, uint64_t now)
+{
+    char key[256];
+    redisReply *h = rc_redis_cmd(s->r, "HMGET %s queued started_ms slots fetched cpu_free",
+                                 rc_redis_key(s->r, key, sizeof key, "worker:%s", wid));
+    worker_info *w = rc_xcalloc(1, sizeof *w);
+    w->id = rc_xstrdup(wid);
+    redisReply *d = rc_redis_cmd(s->r, "SCARD %s", rc_redis_key(s->r, key, sizeof key, "wdoms:%s", wid));
+    w->domains = rc_reply_int(d, 0);
+    if (d)
+        freeReplyObject(d);
+    w->cpu_free = -1;
+    if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 5) {
+        w->queued = rc_reply_int(h->element[0], 0);
+        if (h->element[4]->type == REDIS_REPLY_STRING)
+            w->cpu_free = strtod(h->element[4]->str, NULL);
+        w->per_minute = worker_rate(s, wid, now, (uint64_t)rc_reply_int(h->element[1], 0));
+        w->slots = rc_reply_int(h->element[2], 0);
+        w->fetched = rc_reply_int(h->element[3], 0);
+        w->seen_ms = now;
+        follow_rate(w, rc_strmap_get(s->workers, wid));
+    }
+    if (h)
+        freeReplyObject(h);
+    double cap = w->per_minute * s->conf->backlog_seconds / 60.0;
+    if (cap < (double)s->conf->backlog_floor)
+        cap = (double)s->conf->backlog_floor;
+    w->budget = (int64_t)cap - w->queued;
+    return w;
+}
+
+/* Workers that left the table (deregistered or reaped) leave the rotation. */
+static void forget_gone(rc_scheduler *s, const rc_strmap *fresh, const rc_strmap *drained)
+{
+    size_t it = 0;
+    const char *wid;
+    while (rc_strmap_next(s->workers, &it, &wid, NULL)) {
+        if (!rc_strmap_get(fresh, wid) && !rc_strmap_get(drained, wid)) {
+            rc_info(MOD, "worker left worker=%s", wid);
+            rc_wrr_remove(s->wrr, wid);
+        }
+    }
+}
+
+/* The blacklist is small and changes rarely: reloaded with the worker table. */
+static void reload_blacklist(rc_scheduler *s)
+{
+    char key[128];
+    rc_strmap_free(s->blacklist, NULL);
+    s->blacklist = rc_strmap_new();
+    redisReply *rep = rc_redis_cmd(s->r, "SMEMBERS %s", rc_redis_key(s->r, key, sizeof key, "blacklist"));
+    if (rep && rep->type == REDIS_REPLY_ARRAY)
+        for (size_t i = 0; i < rep->elements; i++)
+            rc_strmap_put(s->blacklist, rep->element[i]->str, (void *)1);
+    if (rep)
+        freeReplyObject(rep);
+}
+
 static void refresh_workers(rc_scheduler *s)
 {
     char key[256];
@@ -358,31 +418,7 @@ static void refresh_workers(rc_scheduler *s)
             continue;
         }
         expire_leases(s, wid);
-        redisReply *h = rc_redis_cmd(s->r, "HMGET %s queued started_ms slots fetched cpu_free",
-                                     rc_redis_key(s->r, key, sizeof key, "worker:%s", wid));
-        worker_info *w = rc_xcalloc(1, sizeof *w);
-        w->id = rc_xstrdup(wid);
-        redisReply *d = rc_redis_cmd(s->r, "SCARD %s", rc_redis_key(s->r, key, sizeof key, "wdoms:%s", wid));
-        w->domains = rc_reply_int(d, 0);
-        if (d)
-            freeReplyObject(d);
-        w->cpu_free = -1;
-        if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 5) {
-            w->queued = rc_reply_int(h->element[0], 0);
-            if (h->element[4]->type == REDIS_REPLY_STRING)
-                w->cpu_free = strtod(h->element[4]->str, NULL);
-            w->per_minute = worker_rate(s, wid, now, (uint64_t)rc_reply_int(h->element[1], 0));
-            w->slots = rc_reply_int(h->element[2], 0);
-            w->fetched = rc_reply_int(h->element[3], 0);
-            w->seen_ms = now;
-            follow_rate(w, rc_strmap_get(s->workers, wid));
-        }
-        if (h)
-            freeReplyObject(h);
-        double cap = w->per_minute * s->conf->backlog_seconds / 60.0;
-        if (cap < (double)s->conf->backlog_floor)
-            cap = (double)s->conf->backlog_floor;
-        w->budget = (int64_t)cap - w->queued;
+        worker_info *w = read_worker(s, wid, now);
         if (set_aside_draining(s, drain_ids, drained, w))
             continue;
         set_weight(s, w);
@@ -393,30 +429,13 @@ static void refresh_workers(rc_scheduler *s)
         rc_strmap_put(fresh, wid, w);
     }
     freeReplyObject(rep);
-    /* Workers that left the table (deregistered or reaped) leave the rotation. */
-    size_t it = 0;
-    const char *wid;
-    while (rc_strmap_next(s->workers, &it, &wid, NULL)) {
-        if (!rc_strmap_get(fresh, wid) && !rc_strmap_get(drained, wid)) {
-            rc_info(MOD, "worker left worker=%s", wid);
-            rc_wrr_remove(s->wrr, wid);
-        }
-    }
+    forget_gone(s, fresh, drained);
     rc_strmap_free(s->workers, free_worker);
     s->workers = fresh;
     rc_strmap_free(drain_ids, NULL);
     rc_strmap_free(s->draining, free_worker);
     s->draining = drained;
-
-    /* The blacklist is small and changes rarely: reload it with the worker table. */
-    rc_strmap_free(s->blacklist, NULL);
-    s->blacklist = rc_strmap_new();
-    rep = rc_redis_cmd(s->r, "SMEMBERS %s", rc_redis_key(s->r, key, sizeof key, "blacklist"));
-    if (rep && rep->type == REDIS_REPLY_ARRAY)
-        for (size_t i = 0; i < rep->elements; i++)
-            rc_strmap_put(s->blacklist, rep->element[i]->str, (void *)1);
-    if (rep)
-        freeReplyObject(rep);
+    reload_blacklist(s);
     s->last_refresh_ms = now;
 }
 
