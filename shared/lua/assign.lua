@@ -139,7 +139,7 @@ end
 
 -- Takes what matched off each bucket's head, but for the records left unhandled (their host's
 -- worker is gone), which go back in front, in order. A bucket left empty leaves the index.
-local function unmatch(crawlid, members, place, taken, handled)
+local function take_matched(crawlid, members, taken, handled)
   local c = 1
   for _, t in ipairs(taken) do
     local b, m = t[1], t[2]
@@ -209,7 +209,7 @@ for _ = 1, nj do
       end
     end
   end
-  unmatch(crawlid, members, place, taken, handled)
+  take_matched(crawlid, members, taken, handled)
   if jdropped > 0 then
     for why, c in pairs(reasons) do
       redis.call('HINCRBY', K('stats', 'dropped'), why, c)
