@@ -107,11 +107,11 @@ end
 -- same order, unless a stop purged them (nothing matches) or another scheduler took them
 -- first (its successor is at the head). A bucket may have grown at its tail, and a new bucket
 -- may have come in front (a lost URL requeued, a new seed): neither matches, and the next bucket
--- is tried from the same record. Returns per record its place {bucket, host-queue score}
--- (nil: no longer in the frontier, skipped), and per bucket how many of its head matched.
+-- is tried from the same record. Returns per record its bucket and host-queue score (nil: no
+-- longer in the frontier, skipped), and per bucket how many of its head matched.
 local function match(crawlid, members)
   local n, c = #members, 1
-  local place, taken = {}, {}
+  local from, score, taken = {}, {}, {}
   for _, b in ipairs(n > 0 and frontier_buckets(crawlid) or {}) do
     if c > n then
       break
@@ -120,7 +120,8 @@ local function match(crawlid, members)
     local step = b[2] and 1 or 2
     local m = 0
     while c <= n and got[m * step + 1] == members[c] do
-      place[c] = {b, step == 2 and got[m * 2 + 2] or nil}
+      from[c] = b
+      score[c] = step == 2 and got[m * 2 + 2] or nil
       m = m + 1
       c = c + 1
     end
@@ -129,12 +130,11 @@ local function match(crawlid, members)
   -- A list's records enter their host queue with the job's next sequence numbers, in order.
   local seq = c > 1 and seq_take(crawlid, c - 1) or 0
   for r = 1, c - 1 do
-    local pl = place[r]
-    if not pl[2] then
-      pl[2] = pl[1][3] + ((seq + r - 1) % DEPTH_SCALE)
+    if not score[r] then
+      score[r] = from[r][3] + ((seq + r - 1) % DEPTH_SCALE)
     end
   end
-  return place, taken
+  return from, score, taken
 end
 
 -- Takes what matched off each bucket's head, but for the records left unhandled (their host's
@@ -180,15 +180,15 @@ for _ = 1, nj do
   for r = 1, n do
     members[r] = ARGV[i + 3 * (r - 1)]
   end
-  local place, taken = match(crawlid, members)
+  local from, score, taken = match(crawlid, members)
   local handled = {}
   local reasons = {}
   local jdropped = 0
   for r = 1, n do
     local member, host, code = ARGV[i], ARGV[i + 1], ARGV[i + 2]
     i = i + 3
-    local pl = place[r]
-    if pl then
+    local b = from[r]
+    if b then
       local wi = tonumber(code)
       if wi then
         local o, new = owner_of(host, workers[wi])
@@ -196,7 +196,8 @@ for _ = 1, nj do
           if new then
             claim(host, o)
           end
-          push(crawlid, host, pl[2], frontier_full(crawlid, member), o, new)
+          -- a list's member is without its crawlid; the legacy zset's (no bucket name) has it
+          push(crawlid, host, score[r], b[2] and frontier_full(crawlid, member) or member, o, new)
           queued[o] = (queued[o] or 0) + 1
           dispatched[o] = (dispatched[o] or 0) + 1
           assigned = assigned + 1

@@ -218,6 +218,23 @@ static void test_legacy(rc_redis *r)
     RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:frontier %s%s", "L", ""), 0);
 }
 
+/* A compact record of another job (never, in practice) is kept as JSON, with its crawlid. */
+static void test_other_job(rc_redis *r)
+{
+    const char *recs[] = {"Other 0 1 0 http://m/1"};
+    RC_CHECK_INT_EQ(submit(r, "M", recs, 1, 5), 1);
+    redisReply *rep = rc_redis_cmd(r, "LRANGE rc:seeds:M:1:0 0 -1");
+    RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1);
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1)
+        RC_CHECK(rep->element[0]->str[0] == '{' && strstr(rep->element[0]->str, "\"crawlid\":\"Other\"") != NULL);
+    if (rep)
+        freeReplyObject(rep);
+    redisReply *win = window(r, "M", 5);
+    RC_CHECK_INT_EQ(assign(r, "M", win->element[0], "m", NULL), 1);
+    freeReplyObject(win);
+    RC_CHECK_INT_EQ(cmd_int(r, "ZCARD rc:q:M:%s%s", "m", ""), 1);
+}
+
 /* A stop deletes every bucket, the index and a legacy zset, and counts them all. */
 static void test_stop(rc_redis *r)
 {
@@ -252,6 +269,7 @@ int main(void)
     test_order(r);
     test_assign(r);
     test_legacy(r);
+    test_other_job(r);
     test_stop(r);
     rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
