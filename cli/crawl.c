@@ -27,6 +27,7 @@
 #include "progress.h"
 #include "rules.h"
 #include "seedlist.h"
+#include "seeds.h"
 #include "util.h"
 
 typedef struct crawl_conf {
@@ -248,10 +249,9 @@ static int read_stats(crawl_run *run, const char *crawlid, job_stats *st)
     }
     if (rep)
         freeReplyObject(rep);
-    rep = rc_redis_cmd(run->r, "ZCARD %s", rc_redis_key(run->r, key, sizeof key, "seeds:%s", crawlid));
-    st->seeds = rc_reply_int(rep, 0);
-    if (rep)
-        freeReplyObject(rep);
+    st->seeds = rc_seeds_count(run->r, crawlid);
+    if (st->seeds < 0)
+        st->seeds = 0;
     /* Queued in workers' domain queues: their `queued` counters, kept by the Lua scripts. */
     rep = rc_redis_cmd(run->r, "ZRANGE %s 0 -1", rc_redis_key(run->r, key, sizeof key, "workers"));
     if (rep && rep->type == REDIS_REPLY_ARRAY) {

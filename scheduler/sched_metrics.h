@@ -18,7 +18,7 @@ typedef struct rc_sched_metrics {
     struct rc_metrics_http *http;
     struct rc_metric *leader;        /* gauge: 1 while this process holds the leader lock */
     struct rc_metric *workers;       /* gauge: live workers */
-    struct rc_metric *frontier;      /* gauge: URLs in rc:seeds, not yet dispatched */
+    struct rc_metric *frontier;      /* gauge: URLs in the frontier, not yet dispatched */
     struct rc_metric *queued;        /* gauge{worker}: URLs queued on a worker */
     struct rc_metric *domains;       /* gauge{worker}: hosts a worker owns */
     struct rc_metric *rate;          /* gauge{worker}: pages/s lately */

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Scheduler dispatch throughput: URLs per second moved from the frontier (rc:seeds:{crawlid}) into the
-# workers' per-host queues by one redcrawl-scheduler (release build), with N fake workers that
+# Scheduler dispatch throughput: URLs per second moved from the frontier (a job's lists
+# rc:seeds:{crawlid}:{priority}:{depth}, shared/lua/common.lua) into the workers' per-host queues by one redcrawl-scheduler (release build), with N fake workers that
 # only heartbeat (nothing is fetched), H hosts and U URLs. A private redis-server on a unix
 # socket; everything stopped by pid.
 #   scripts/bench_scheduler.sh [URLS [HOSTS [WORKERS]]]     (default 200000 10000 8)
 # Records are written as the code writes them (the compact form, shared/record.h);
-# BENCH_RECORD=json writes the JSON form instead (what they were before), for comparison.
+# BENCH_RECORD=json writes the JSON form instead (what they were before), for comparison;
+# BENCH_FRONTIER=zset writes the frontier as one zset per job (rc:seeds:{crawlid}, what it was
+# before: the scripts drain it first), for comparison.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh --release >/dev/null
@@ -34,10 +36,10 @@ used_memory() { redis-cli -s "$SOCK" info memory | awk -F: '/^used_memory:/ { pr
 
 # One job (its hash makes the scheduler's checks pass), then the frontier written in bulk.
 build/cli/redcrawl submit --crawlid bench --maxdepth -1 http://h0.bench.test/ >/dev/null
-python3 - "$URLS" "$HOSTS" "$WORKERS" "${BENCH_RECORD:-compact}" >"$WORK/load.resp" <<'PY'
+python3 - "$URLS" "$HOSTS" "$WORKERS" "${BENCH_RECORD:-compact}" "${BENCH_FRONTIER:-lists}" >"$WORK/load.resp" <<'PY'
 import json, sys, time
 urls, hosts, workers = map(int, sys.argv[1:4])
-form = sys.argv[4]
+form, frontier = sys.argv[4:6]
 out = sys.stdout
 def cmd(*a):
     out.write("*%d\r\n" % len(a) + "".join("$%d\r\n%s\r\n" % (len(x.encode()), x) for x in map(str, a)))
@@ -45,20 +47,35 @@ now = int(time.time() * 1000)
 for w in range(workers):  # fake workers: a heartbeat and the fields the scheduler reads
     cmd("ZADD", "rc:workers", now, "fw%d" % w)
     cmd("HSET", "rc:worker:fw%d" % w, "hb", now, "started_ms", now, "slots", 64)
+batch = []
 for i in range(urls):
     url = "http://h%d.bench.test/p/%d" % (i % hosts, i)
     if form == "json":
         rec = json.dumps({"url": url, "crawlid": "bench", "depth": 0, "priority": 1, "attempt": 0},
                          separators=(",", ":"))
-    else:
+    elif frontier == "zset":
         rec = "bench 0 1 0 " + url
-    cmd("ZADD", "rc:seeds:bench", 1000000000 + i, rec)
+    else:
+        rec = "0 1 0 " + url  # in its job's lists the crawlid is implied (shared/record.h)
+    if frontier == "zset":
+        cmd("ZADD", "rc:seeds:bench", 1000000000 + i, rec)
+        continue
+    batch.append(rec)
+    if len(batch) == 1000 or i == urls - 1:
+        cmd("RPUSH", "rc:seeds:bench:1:0", *batch)
+        batch = []
+if frontier != "zset":
+    cmd("ZADD", "rc:seedb:bench", 999 * 2 ** 40, "1:0")
 cmd("SADD", "rc:frontier", "bench")
 PY
 mem0=$(used_memory)
 redis-cli -s "$SOCK" --pipe <"$WORK/load.resp" >/dev/null
 redis-cli -s "$SOCK" hincrby rc:job:bench pending "$URLS" >/dev/null
-queued0=$(redis-cli -s "$SOCK" zcard rc:seeds:bench)
+# URLs left in the frontier: the zset, or the list (one bucket: priority 1, depth 0).
+frontier_left() {
+  echo $(($(redis-cli -s "$SOCK" zcard rc:seeds:bench) + $(redis-cli -s "$SOCK" llen rc:seeds:bench:1:0)))
+}
+queued0=$(frontier_left)
 echo "bench: $queued0 URLs over $HOSTS hosts in the frontier, $WORKERS fake workers"
 
 # Heartbeats for the fake workers while the scheduler runs (it reaps silent ones).
@@ -81,7 +98,7 @@ deadline=$(($(date +%s) + 120))
 left=$queued0
 while ((left > 0 && $(date +%s) < deadline)); do
   sleep 0.1
-  left=$(redis-cli -s "$SOCK" zcard rc:seeds:bench)
+  left=$(frontier_left)
 done
 t1=$(date +%s.%N)
 scpu=$(cpu_s "$sched_pid")
@@ -91,7 +108,7 @@ queues=$(redis-cli -s "$SOCK" --scan --pattern 'rc:q:*' | wc -l)
 # urls_per_s is wall time: on a loaded machine it counts the waits for a core. urls_per_cpu_s
 # divides by the CPU the two spent (they work in turn, one round trip at a time): the rate with
 # a core free for each. Bytes per pending URL: Redis' used_memory growth over the URLs, in the
-# frontier (seeds:{crawlid}) and then in the host queues (q:{crawlid}:{host}).
+# frontier (its lists, or zset) and then in the host queues (q:{crawlid}:{host}).
 python3 - "$queued0" "$left" "$t0" "$t1" "$queues" "$scpu" "$rcpu0" "$rcpu1" "$mem0" "$mem1" "$mem2" <<'PY'
 import json, sys
 n, left, queues = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[5])

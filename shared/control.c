@@ -313,10 +313,12 @@ static int64_t job_priority(struct ctx *c, struct scan *s, const char *crawlid, 
     return prio;
 }
 
-static void count_record(struct ctx *c, struct scan *s, const char *member, size_t len, const char *host)
+/* CRAWLID: the job whose key held the record (its frontier's compact records leave it out). */
+static void count_record(struct ctx *c, struct scan *s, const char *member, size_t len, const char *crawlid_in,
+                         const char *host)
 {
     rc_record rec;
-    if (rc_record_parse(member, len, &rec) < 0)
+    if (rc_record_parse_in(member, len, crawlid_in, &rec) < 0)
         return;
     const char *crawlid = rec.crawlid;
     char hbuf[RC_MSG_HOST_BUF + 8];
@@ -348,9 +350,9 @@ out:
     rc_record_release(&rec);
 }
 
-/* ZSCANs one queue (a zset of frontier records). HOST: the queue's host, NULL to take it from
- * each record's URL (the unassigned frontier). */
-static int scan_queue(struct ctx *c, struct scan *s, const char *k, const char *host)
+/* ZSCANs one queue (a zset of frontier records) of job CRAWLID. HOST: the queue's host, NULL to
+ * take it from each record's URL (the unassigned frontier). */
+static int scan_queue(struct ctx *c, struct scan *s, const char *k, const char *crawlid, const char *host)
 {
     char cursor[32] = "0";
     do {
@@ -366,9 +368,47 @@ static int scan_queue(struct ctx *c, struct scan *s, const char *k, const char *
         const redisReply *items = rep->element[1];
         for (size_t i = 0; items->type == REDIS_REPLY_ARRAY && i + 1 < items->elements; i += 2)
             if (items->element[i]->type == REDIS_REPLY_STRING)
-                count_record(c, s, items->element[i]->str, items->element[i]->len, host);
+                count_record(c, s, items->element[i]->str, items->element[i]->len, crawlid, host);
         freeReplyObject(rep);
     } while (strcmp(cursor, "0") != 0 && !c->failed);
+    return c->failed ? -EIO : 0;
+}
+
+/* A list of frontier records of job CRAWLID, read by pages. */
+static int scan_list(struct ctx *c, struct scan *s, const char *k, const char *crawlid)
+{
+    long step = strtol(SCAN_COUNT, NULL, 10);
+    for (long at = 0; !c->failed; at += step) {
+        char from[24], to[24];
+        snprintf(from, sizeof from, "%ld", at);
+        snprintf(to, sizeof to, "%ld", at + step - 1);
+        redisReply *rep = q(c, "LRANGE", k, from, to, NULL);
+        if (!rep)
+            return -EIO;
+        size_t n = rep->type == REDIS_REPLY_ARRAY ? rep->elements : 0;
+        for (size_t i = 0; i < n; i++)
+            if (rep->element[i]->type == REDIS_REPLY_STRING)
+                count_record(c, s, rep->element[i]->str, rep->element[i]->len, crawlid, NULL);
+        freeReplyObject(rep);
+        if ((long)n < step)
+            break;
+    }
+    return c->failed ? -EIO : 0;
+}
+
+/* A job's frontier (common.lua): the zset an older version kept, then a list per bucket, listed
+ * in seedb:{crawlid}. */
+static int scan_frontier(struct ctx *c, struct scan *s, const char *crawlid)
+{
+    char k[KEY_MAX];
+    if (scan_queue(c, s, key(c, k, "seeds:%s", crawlid), crawlid, NULL) < 0)
+        return -EIO;
+    redisReply *bs = q(c, "ZRANGE", key(c, k, "seedb:%s", crawlid), "0", "-1", NULL);
+    if (!bs)
+        return -EIO;
+    for (size_t i = 0; bs->type == REDIS_REPLY_ARRAY && i < bs->elements && !c->failed; i++)
+        scan_list(c, s, key(c, k, "seeds:%s:%s", crawlid, bs->element[i]->str), crawlid);
+    freeReplyObject(bs);
     return c->failed ? -EIO : 0;
 }
 
@@ -381,7 +421,7 @@ static int scan_job(struct ctx *c, struct scan *s, const char *crawlid)
         return -EIO;
     for (size_t j = 0; hosts->type == REDIS_REPLY_ARRAY && j < hosts->elements && !c->failed; j++) {
         const char *h = hosts->element[j]->str;
-        scan_queue(c, s, key(c, k, "q:%s:%s", crawlid, h), h);
+        scan_queue(c, s, key(c, k, "q:%s:%s", crawlid, h), crawlid, h);
     }
     freeReplyObject(hosts);
     return c->failed ? -EIO : 0;
@@ -393,7 +433,7 @@ static int scan_all(struct ctx *c, struct scan *s)
 {
     char k[KEY_MAX];
     if (s->only) {
-        if (scan_queue(c, s, key(c, k, "seeds:%s", s->only), NULL) < 0)
+        if (scan_frontier(c, s, s->only) < 0)
             return -EIO;
         return scan_job(c, s, s->only);
     }
@@ -401,7 +441,7 @@ static int scan_all(struct ctx *c, struct scan *s)
     if (!fr)
         return -EIO;
     for (size_t i = 0; fr->type == REDIS_REPLY_ARRAY && i < fr->elements && !c->failed; i++)
-        scan_queue(c, s, key(c, k, "seeds:%s", fr->element[i]->str), NULL);
+        scan_frontier(c, s, fr->element[i]->str);
     freeReplyObject(fr);
     if (c->failed)
         return -EIO;

@@ -12,35 +12,61 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-/* A plain record in the compact form: "crawlid depth priority attempt url". */
-static int parse_compact(const char *s, size_t len, rc_record *ret)
+/* Whether s..e is a decimal integer (an optional minus, then digits). */
+static int is_int(const char *s, const char *e)
+{
+    if (s < e && *s == '-')
+        s++;
+    if (s >= e || e - s > 10)
+        return 0;
+    for (; s < e; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+/* A plain record in the compact form: "crawlid depth priority attempt url", or, stored under its
+ * job's own key, "depth priority attempt url" (crawlid given by the caller). The two differ by
+ * their fourth field: an integer (attempt) or the URL, which starts with its scheme. */
+static int parse_compact(const char *s, size_t len, const char *crawlid, rc_record *ret)
 {
     const char *e = s + len, *p = s;
     const char *f[4];
     size_t flen[4];
-    for (int i = 0; i < 4; i++) {
+    int nf = 0;
+    while (nf < 4) {
         const char *sp = memchr(p, ' ', (size_t)(e - p));
         if (!sp || sp == p)
-            return -EINVAL;
-        f[i] = p;
-        flen[i] = (size_t)(sp - p);
+            break;
+        f[nf] = p;
+        flen[nf++] = (size_t)(sp - p);
         p = sp + 1;
     }
+    if (nf < 3)
+        return -EINVAL;
+    const char *const *num = f + 1;
+    const size_t *nlen = flen + 1;
+    if (nf < 4 || !is_int(f[3], f[3] + flen[3])) { /* no crawlid: the URL starts at the 4th field */
+        if (!crawlid || !*crawlid)
+            return -EINVAL;
+        num = f;
+        nlen = flen;
+        if (nf == 4)
+            p = f[3];
+    }
     long v[3];
-    for (int i = 1; i < 4; i++) {
-        char num[16], *end;
-        if (flen[i] >= sizeof num)
+    for (int i = 0; i < 3; i++) {
+        char buf[16], *end;
+        if (nlen[i] >= sizeof buf || !is_int(num[i], num[i] + nlen[i]))
             return -EINVAL;
-        memcpy(num, f[i], flen[i]);
-        num[flen[i]] = '\0';
-        v[i - 1] = strtol(num, &end, 10);
-        if (*end)
-            return -EINVAL;
+        memcpy(buf, num[i], nlen[i]);
+        buf[nlen[i]] = '\0';
+        v[i] = strtol(buf, &end, 10);
     }
     if (p >= e || memchr(p, '\0', (size_t)(e - p)))
         return -EINVAL;
     memset(ret, 0, sizeof *ret);
-    ret->crawlid = rc_xstrndup(f[0], flen[0]);
+    ret->crawlid = num == f ? rc_xstrdup(crawlid) : rc_xstrndup(f[0], flen[0]);
     ret->depth = (int)v[0];
     ret->priority = (int)v[1];
     ret->attempt = (int)v[2];
@@ -50,21 +76,28 @@ static int parse_compact(const char *s, size_t len, rc_record *ret)
 
 int rc_record_parse(const char *json, size_t len, rc_record *ret)
 {
+    return rc_record_parse_in(json, len, NULL, ret);
+}
+
+int rc_record_parse_in(const char *json, size_t len, const char *crawlid, rc_record *ret)
+{
     if (len > RC_RECORD_MAX || len == 0)
         return -EINVAL;
     if (json[0] != '{')
-        return parse_compact(json, len, ret);
+        return parse_compact(json, len, crawlid, ret);
     json_t *root = json_loadb(json, len, 0, NULL);
     if (!root)
         return -EINVAL;
     int r = -EINVAL;
     const char *url = json_string_value(json_object_get(root, "url"));
-    const char *crawlid = json_string_value(json_object_get(root, "crawlid"));
+    const char *cid = json_string_value(json_object_get(root, "crawlid"));
+    if (!cid)
+        cid = crawlid && *crawlid ? crawlid : NULL;
     json_t *depth = json_object_get(root, "depth");
-    if (!url || !crawlid || !json_is_integer(depth))
+    if (!url || !cid || !json_is_integer(depth))
         goto out;
     ret->url = rc_xstrdup(url);
-    ret->crawlid = rc_xstrdup(crawlid);
+    ret->crawlid = rc_xstrdup(cid);
     ret->depth = (int)json_integer_value(depth);
     ret->priority = (int)json_integer_value(json_object_get(root, "priority"));
     ret->attempt = (int)json_integer_value(json_object_get(root, "attempt"));

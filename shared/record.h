@@ -2,7 +2,10 @@
  * A plain record (a link or a seed: url, crawlid, depth, priority, attempt) is the compact line
  * "crawlid depth priority attempt url" (a crawlid holds no space, the URL comes last): about 40
  * bytes less than its JSON per pending URL, and under Redis' 64-byte limit for small zsets kept
- * as listpacks. A record with anything more (a callback, an item, a redirect chain, refresh
+ * as listpacks. In its job's frontier (seeds:{crawlid}:{priority}:{depth}) the crawlid, implied
+ * by the key, is left out: "depth priority attempt url" (told apart by the fourth field, an
+ * integer in the long form, the URL in the short one); the scripts put it back before a record
+ * moves on to a host queue. A record with anything more (a callback, an item, a redirect chain, refresh
  * validators, a lost lease...) is compact JSON. Both read readably in redis-cli; the Lua
  * scripts read both (common.lua's rec_decode). */
 #ifndef RC_RECORD_H
@@ -39,6 +42,9 @@ typedef struct rc_record {
 /* Parses a record, either form; on success fills *ret with malloc'd strings
  * (rc_record_release them). -EINVAL when it is not a record. */
 int rc_record_parse(const char *json, size_t len, rc_record *ret);
+/* The same for a record read from its job's frontier (seeds:{crawlid}:*), where a compact record
+ * omits its crawlid ("depth priority attempt url"): such a record gets CRAWLID. */
+int rc_record_parse_in(const char *json, size_t len, const char *crawlid, rc_record *ret);
 /* Encodes in the compact form when plain, else as compact JSON; malloc'd. */
 char *rc_record_encode(const rc_record *r);
 void rc_record_release(rc_record *r);

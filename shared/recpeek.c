@@ -87,18 +87,41 @@ static int parse_int(const char *p, const char *e, int *ret)
     return 0;
 }
 
-/* The compact form: "crawlid depth priority attempt url". */
+/* Whether p..e is a decimal integer. */
+static int all_int(const char *p, const char *e)
+{
+    int d;
+    if (parse_int(p, e, &d) < 0)
+        return 0;
+    for (p += *p == '-'; p < e; p++)
+        if (*p < '0' || *p > '9')
+            return 0;
+    return 1;
+}
+
+/* The compact form: "crawlid depth priority attempt url", or "depth priority attempt url" in its
+ * job's frontier (record.h): the fourth field is an integer in the first, the URL in the other. */
 static int peek_compact(const char *p, const char *e, char *url, size_t cap, int *depth)
 {
     const char *field[4];
-    for (int i = 0; i < 4; i++) {
+    int nf = 0;
+    while (nf < 4) {
         const char *sp = memchr(p, ' ', (size_t)(e - p));
         if (!sp || sp == p)
-            return -EINVAL;
-        field[i] = p;
+            break;
+        field[nf++] = p;
         p = sp + 1;
     }
-    if (parse_int(field[1], field[2] - 1, depth) < 0 || p >= e)
+    if (nf < 3)
+        return -EINVAL;
+    const char *d = field[1], *d_end = field[2] - 1;
+    if (nf < 4 || !all_int(field[3], p - 1)) { /* no crawlid */
+        d = field[0];
+        d_end = field[1] - 1;
+        if (nf == 4)
+            p = field[3];
+    }
+    if (parse_int(d, d_end, depth) < 0 || p >= e)
         return -EINVAL;
     if ((size_t)(e - p) >= cap)
         return -ENOSPC;

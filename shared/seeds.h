@@ -1,5 +1,6 @@
-/* seeds.h - the frontier's size. The frontier is per job (rc:seeds:{crawlid}, the jobs listed in
- * rc:frontier), so its total is a sum, read in one call (frontier.lua). */
+/* seeds.h - the frontier's size. The frontier is per job, a list per priority and depth
+ * (rc:seeds:{crawlid}:{priority}:{depth}, the jobs listed in rc:frontier), so its total is a
+ * sum, read in one call (frontier.lua). */
 #ifndef RC_SEEDS_H
 #define RC_SEEDS_H
 

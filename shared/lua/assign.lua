@@ -1,17 +1,16 @@
 #!lua
 --- args: ...
--- assign: the scheduler's dispatch step. Moves records from the jobs' frontiers (seeds:{crawlid})
--- into their job's queue on their host (q:{crawlid}:{host}), gives orphaned hosts (their owner
--- was reaped) a new owner, and drops the records it refused, atomically, so nothing is lost if
--- the scheduler dies.
+-- assign: the scheduler's dispatch step. Moves records from the jobs' frontiers (common.lua:
+-- a list per bucket, seeds:{crawlid}:{priority}:{depth}) into their job's queue on their host
+-- (q:{crawlid}:{host}), with their crawlid back, gives orphaned hosts (their owner was reaped) a
+-- new owner, and drops the records it refused, atomically, so nothing is lost if the scheduler
+-- dies.
 -- Arguments: nw, nw x worker, nj, then per job: crawlid, n, n x (record, host, code),
 --       then no, no x (host, worker index).
 -- code: the index (1..nw) of the worker the scheduler picked for a host with no owner, or the
 -- reason the record is dropped. A job's n records are the head of its frontier as the
--- scheduler read it (window.lua), in order; when they still are, their scores come from one
--- ZRANGE and they leave in one ZREMRANGEBYRANK, else each is looked up (new records may have
--- come in front meanwhile). A record no longer in its frontier (already handled), or whose host
--- would go to a worker that is gone, is skipped.
+-- scheduler read it (window.lua), in order; match finds which still are. A record no longer
+-- there (already handled), or whose host would go to a worker that is gone, is skipped.
 -- A host keeps its recorded owner while that worker lives (its politeness state is there).
 -- Per worker, `queued` (its backlog) and `dispatched` (all URLs ever handed to it) grow by what
 -- it got, once per worker rather than once per URL, and each such worker is nudged on
@@ -103,28 +102,93 @@ local function push(crawlid, host, score, member, o, new)
   end
 end
 
+-- Matches a job's records as window.lua read them (members, in order) with its frontier's head
+-- now, bucket by bucket: nothing but assign takes from a head, so they are still there in the
+-- same order, unless a stop purged them (nothing matches) or another scheduler took them
+-- first (its successor is at the head). A bucket may have grown at its tail, and a new bucket
+-- may have come in front (a lost URL requeued, a new seed): neither matches, and the next bucket
+-- is tried from the same record. Returns per record its bucket and host-queue score (nil: no
+-- longer in the frontier, skipped), and per bucket how many of its head matched.
+local function match(crawlid, members)
+  local n, c = #members, 1
+  local from, score, taken = {}, {}, {}
+  for _, b in ipairs(n > 0 and frontier_buckets(crawlid) or {}) do
+    if c > n then
+      break
+    end
+    local got = b[2] and redis.call('LRANGE', b[1], 0, n - c) or redis.call('ZRANGE', b[1], 0, n - c, 'WITHSCORES')
+    local step = b[2] and 1 or 2
+    local m = 0
+    while c <= n and got[m * step + 1] == members[c] do
+      from[c] = b
+      score[c] = step == 2 and got[m * 2 + 2] or nil
+      m = m + 1
+      c = c + 1
+    end
+    taken[#taken + 1] = {b, m}
+  end
+  -- A list's records enter their host queue with the job's next sequence numbers, in order.
+  local seq = c > 1 and seq_take(crawlid, c - 1) or 0
+  for r = 1, c - 1 do
+    if not score[r] then
+      score[r] = from[r][3] + ((seq + r - 1) % DEPTH_SCALE)
+    end
+  end
+  return from, score, taken
+end
+
+-- Takes what matched off each bucket's head, but for the records left unhandled (their host's
+-- worker is gone), which go back in front, in order. A bucket left empty leaves the index.
+local function take_matched(crawlid, members, taken, handled)
+  local c = 1
+  for _, t in ipairs(taken) do
+    local b, m = t[1], t[2]
+    if m > 0 and not b[2] then -- the legacy zset: by member
+      local gone = {}
+      for r = c, c + m - 1 do
+        if handled[r] then
+          gone[#gone + 1] = members[r]
+        end
+      end
+      for s = 1, #gone, 1000 do
+        redis.call('ZREM', b[1], unpack(gone, s, math.min(s + 999, #gone)))
+      end
+    elseif m > 0 then
+      redis.call('LTRIM', b[1], m, -1)
+      local back = {}
+      for r = c + m - 1, c, -1 do
+        if not handled[r] then
+          back[#back + 1] = members[r]
+        end
+      end
+      if #back > 0 then
+        redis.call('LPUSH', b[1], unpack(back))
+      elseif redis.call('EXISTS', b[1]) == 0 then
+        redis.call('ZREM', K('seedb', crawlid), b[2])
+      end
+    end
+    c = c + m
+  end
+end
+
 local nj = tonumber(ARGV[i])
 i = i + 1
 for _ = 1, nj do
   local crawlid, n = ARGV[i], tonumber(ARGV[i + 1])
   i = i + 2
-  local seeds = K('seeds', crawlid)
-  local head = n > 0 and redis.call('ZRANGE', seeds, 0, n - 1, 'WITHSCORES') or {}
-  local in_order = true
+  local members = {}
+  for r = 1, n do
+    members[r] = ARGV[i + 3 * (r - 1)]
+  end
+  local from, score, taken = match(crawlid, members)
   local handled = {}
   local reasons = {}
   local jdropped = 0
   for r = 1, n do
     local member, host, code = ARGV[i], ARGV[i + 1], ARGV[i + 2]
     i = i + 3
-    local score
-    if in_order and head[2 * r - 1] == member then
-      score = head[2 * r]
-    else
-      in_order = false
-      score = redis.call('ZSCORE', seeds, member)
-    end
-    if score then
+    local b = from[r]
+    if b then
       local wi = tonumber(code)
       if wi then
         local o, new = owner_of(host, workers[wi])
@@ -132,28 +196,21 @@ for _ = 1, nj do
           if new then
             claim(host, o)
           end
-          push(crawlid, host, score, member, o, new)
+          -- a list's member is without its crawlid; the legacy zset's (no bucket name) has it
+          push(crawlid, host, score[r], b[2] and frontier_full(crawlid, member) or member, o, new)
           queued[o] = (queued[o] or 0) + 1
           dispatched[o] = (dispatched[o] or 0) + 1
           assigned = assigned + 1
-          handled[#handled + 1] = member
+          handled[r] = true
         end
       else
         reasons[code] = (reasons[code] or 0) + 1
         jdropped = jdropped + 1
-        handled[#handled + 1] = member
+        handled[r] = true
       end
     end
   end
-  if in_order and #handled == n then
-    if n > 0 then
-      redis.call('ZREMRANGEBYRANK', seeds, 0, n - 1)
-    end
-  else
-    for s = 1, #handled, 1000 do
-      redis.call('ZREM', seeds, unpack(handled, s, math.min(s + 999, #handled)))
-    end
-  end
+  take_matched(crawlid, members, taken, handled)
   if jdropped > 0 then
     for why, c in pairs(reasons) do
       redis.call('HINCRBY', K('stats', 'dropped'), why, c)
@@ -164,7 +221,7 @@ for _ = 1, nj do
     end
     dropped = dropped + jdropped
   end
-  if redis.call('EXISTS', seeds) == 0 then
+  if redis.call('EXISTS', K('seedb', crawlid)) == 0 and redis.call('EXISTS', K('seeds', crawlid)) == 0 then
     redis.call('SREM', K('frontier'), crawlid)
   end
 end

@@ -7,33 +7,55 @@ local function K(...)
 end
 
 -- Frontier order: higher priority first, then shallower first (breadth-first, so a page is
--- usually reached by its shortest path), then FIFO within the job: the job's own sequence
--- (its hash's `seq`, mod 2^32), so that jobs of one priority and depth interleave and a new
--- job's first URLs do not wait behind another job's whole backlog in the frontier.
--- 1000 priorities x 2^40 stays inside a double's 53 bits.
+-- usually reached by its shortest path), then FIFO within the job. In the frontier the first two
+-- are the bucket a record is in (below) and FIFO is the order of its list; in a host queue the
+-- score says all three: the bucket's base plus the job's own sequence (its hash's `seq`, mod
+-- 2^32, taken when the record enters the queue), so that jobs of one priority and depth
+-- interleave there. 1000 priorities x 2^40 stays inside a double's 53 bits.
 local PRIO_SCALE = 1099511627776 -- 2^40
 local DEPTH_SCALE = 4294967296 -- 2^32
-local function seed_score(crawlid, priority, depth)
+
+-- The bucket of (priority, depth), clamped: its name "priority:depth" and its base score.
+local function seed_bucket(priority, depth)
   local p = tonumber(priority) or 0
   if p < 0 then p = 0 elseif p > 1000 then p = 1000 end
   local d = tonumber(depth) or 0
   if d < 0 then d = 0 elseif d > 255 then d = 255 end
+  return p .. ':' .. d, (1000 - p) * PRIO_SCALE + d * DEPTH_SCALE
+end
+
+-- n numbers of the job's sequence; returns the first. A job hash that vanished (Redis lost its
+-- data) is not brought back by a counter.
+local function seq_take(crawlid, n)
   local jk = K('job', crawlid)
-  -- A job hash that vanished (Redis lost its data) is not brought back by a counter.
-  local seq = redis.call('EXISTS', jk) == 1 and redis.call('HINCRBY', jk, 'seq', 1) or redis.call('INCR', K('seq'))
-  return (1000 - p) * PRIO_SCALE + d * DEPTH_SCALE + (seq % DEPTH_SCALE)
+  local last = redis.call('EXISTS', jk) == 1 and redis.call('HINCRBY', jk, 'seq', n) or redis.call('INCRBY', K('seq'), n)
+  return last - n + 1
+end
+
+local function seed_score(crawlid, priority, depth)
+  local _, base = seed_bucket(priority, depth)
+  return base + (seq_take(crawlid, 1) % DEPTH_SCALE)
 end
 
 -- Frontier records (shared/record.h): a plain one is "crawlid depth priority attempt url", one
 -- with anything more is JSON. rec_decode reads both into a table with the JSON's fields;
 -- rec_encode writes the compact form when the table holds nothing more.
 local REC_PLAIN = {url = true, crawlid = true, depth = true, priority = true, attempt = true}
-local function rec_decode(m)
+-- A record read from its job's frontier may omit its crawlid (record.h): crawlid fills it in.
+local function rec_decode(m, crawlid)
   if string.byte(m, 1) == 123 then -- '{'
-    return cjson.decode(m)
+    local rec = cjson.decode(m)
+    if rec.crawlid == nil then
+      rec.crawlid = crawlid
+    end
+    return rec
   end
   local c, d, p, a, u = string.match(m, '^(%S+) (%-?%d+) (%-?%d+) (%-?%d+) (.+)$')
-  if not c then
+  if not c and crawlid then
+    c = crawlid
+    d, p, a, u = string.match(m, '^(%-?%d+) (%-?%d+) (%-?%d+) (.+)$')
+  end
+  if not u then
     error('not a frontier record: ' .. string.sub(m, 1, 80))
   end
   return {crawlid = c, depth = tonumber(d), priority = tonumber(p), attempt = tonumber(a), url = u}
@@ -49,17 +71,122 @@ local function rec_encode(rec)
     tonumber(rec.attempt) or 0, rec.url)
 end
 
--- The frontier is per job: seeds:{crawlid} (score: seed_score), and `frontier` lists the jobs
--- whose seeds:{crawlid} holds anything, so that the scheduler reads a window of each job and
--- no job's backlog sits in front of another's. A script that adds to a job's frontier calls
--- frontier_note once (assign and stop take the job out again when its frontier empties).
+-- The frontier is per job, and within a job per bucket (priority, depth): the list
+-- seeds:{crawlid}:{priority}:{depth}, FIFO, and the zset seedb:{crawlid} of its non-empty
+-- buckets scored by their base (seed_bucket), so the job's order is its buckets in score order,
+-- each from its head. A list costs about its members' bytes (a zset per job cost a skiplist node
+-- and a dict entry more per URL), and a compact member leaves out the crawlid its key implies
+-- (record.h); frontier_full puts it back. seeds:{crawlid} itself is the zset of an older
+-- version (score: seed_score, members with their crawlid): nothing writes it any more, and it
+-- is read first, as the job's front bucket, until it has drained. `frontier` lists the jobs
+-- whose frontier holds anything, so that the scheduler reads a window of each job and no job's
+-- backlog sits in front of another's. A script that adds to a job's frontier calls
+-- frontier_note once (assign and stop take the job out again when its frontier empties); it
+-- returns 1 when the job's frontier was empty.
 local function frontier_note(crawlid)
-  redis.call('SADD', K('frontier'), crawlid)
+  return redis.call('SADD', K('frontier'), crawlid)
 end
 
-local function frontier_add(crawlid, score, member)
-  redis.call('ZADD', K('seeds', crawlid), score, member)
+-- A full record (one with its crawlid) as stored in its job's frontier: compact without it, or
+-- JSON, so that a list holds nothing else and frontier_full needs no pattern (a third of
+-- assign's time per record). A compact record of another job (never, in practice) becomes
+-- JSON, which keeps its crawlid.
+local function frontier_member(crawlid, m)
+  if string.byte(m, 1) == 123 then
+    return m
+  end
+  local n = #crawlid
+  if string.byte(m, n + 1) == 32 and string.sub(m, 1, n) == crawlid then
+    return string.sub(m, n + 2)
+  end
+  local ok, rec = pcall(rec_decode, m)
+  return ok and cjson.encode(rec) or m
+end
+
+-- A member read from one of the job's lists, whole again: what goes to a host queue.
+local function frontier_full(crawlid, m)
+  if string.byte(m, 1) == 123 then
+    return m
+  end
+  return crawlid .. ' ' .. m
+end
+
+-- Appends full records (a table) to the bucket (priority, depth) of the job's frontier.
+local function frontier_append(crawlid, priority, depth, records)
+  local b, base = seed_bucket(priority, depth)
+  local key = K('seeds', crawlid, b)
+  local len = 0
+  for s = 1, #records, 1000 do
+    local part = {}
+    for j = s, math.min(s + 999, #records) do
+      part[#part + 1] = frontier_member(crawlid, records[j])
+    end
+    len = redis.call('RPUSH', key, unpack(part))
+  end
+  if len > 0 and len == #records then -- the bucket was empty: list it
+    redis.call('ZADD', K('seedb', crawlid), base, b)
+  end
+end
+
+local function frontier_add(crawlid, priority, depth, record)
+  frontier_append(crawlid, priority, depth, {record})
   frontier_note(crawlid)
+end
+
+-- The job's frontier keys: the legacy zset, then each bucket's list in order, with their
+-- bucket names and base scores ({key, name, base}; the legacy one has none).
+local function frontier_buckets(crawlid)
+  local out = {}
+  local legacy = K('seeds', crawlid)
+  if redis.call('EXISTS', legacy) == 1 then
+    out[1] = {legacy}
+  end
+  local bs = redis.call('ZRANGE', K('seedb', crawlid), 0, -1, 'WITHSCORES')
+  for j = 1, #bs, 2 do
+    out[#out + 1] = {K('seeds', crawlid, bs[j]), bs[j], tonumber(bs[j + 1])}
+  end
+  return out
+end
+
+-- The first n members of the job's frontier, in order.
+local function frontier_head(crawlid, n)
+  local out = {}
+  if n <= 0 then
+    return out
+  end
+  for _, b in ipairs(frontier_buckets(crawlid)) do
+    local got = b[2] and redis.call('LRANGE', b[1], 0, n - #out - 1) or redis.call('ZRANGE', b[1], 0, n - #out - 1)
+    for _, m in ipairs(got) do
+      out[#out + 1] = m
+    end
+    if #out >= n then
+      break
+    end
+  end
+  return out
+end
+
+-- How many records wait in the job's frontier.
+local function frontier_count(crawlid)
+  local n = 0
+  for _, b in ipairs(frontier_buckets(crawlid)) do
+    n = n + (b[2] and redis.call('LLEN', b[1]) or redis.call('ZCARD', b[1]))
+  end
+  return n
+end
+
+-- Deletes the job's frontier; returns how many records it held.
+local function frontier_clear(crawlid)
+  local n = 0
+  local keys = {K('seedb', crawlid)}
+  for _, b in ipairs(frontier_buckets(crawlid)) do
+    n = n + (b[2] and redis.call('LLEN', b[1]) or redis.call('ZCARD', b[1]))
+    keys[#keys + 1] = b[1]
+  end
+  for s = 1, #keys, 1000 do
+    redis.call('DEL', unpack(keys, s, math.min(s + 999, #keys)))
+  end
+  return n
 end
 
 -- Queues are per job and per host: q:{crawlid}:{host} (score: seed_score). The host's
@@ -266,17 +393,31 @@ local function bloom_close()
 end
 
 -- The n records at ARGV[i..], each followed by its k bloom hash values, that the job's bloom
--- finds new go into its frontier, scored by score_of(record); then the bloom is written back.
--- Returns how many went in. submit (seeds) and complete (a page's links) both push this way.
-local function frontier_push_new(crawlid, i, n, k, score_of)
+-- finds new go into its frontier, in the bucket bucket_of(record) returns (priority, depth),
+-- one RPUSH per bucket; then the bloom is written back. Returns how many went in. submit
+-- (seeds) and complete (a page's links) both push this way.
+local function frontier_push_new(crawlid, i, n, k, bucket_of)
   local added = 0
+  local order, lists = {}, {}
   for _ = 1, n do
     local member = ARGV[i]
     if bloom_add(crawlid, i + 1, k) then
-      redis.call('ZADD', K('seeds', crawlid), score_of(member), member)
+      local p, d = bucket_of(member)
+      local b = seed_bucket(p, d)
+      local l = lists[b]
+      if not l then
+        l = {p = p, d = d}
+        lists[b] = l
+        order[#order + 1] = b
+      end
+      l[#l + 1] = member
       added = added + 1
     end
     i = i + 1 + k
+  end
+  for _, b in ipairs(order) do
+    local l = lists[b]
+    frontier_append(crawlid, l.p, l.d, l)
   end
   bloom_close()
   return added
@@ -299,7 +440,7 @@ local function requeue_or_fail(member, max_attempts, reason)
     job_pending(rec.crawlid, -1)
     return 0
   end
-  frontier_add(rec.crawlid, seed_score(rec.crawlid, rec.priority, rec.depth), rec_encode(rec))
+  frontier_add(rec.crawlid, rec.priority, rec.depth, rec_encode(rec))
   return 1
 end
 

@@ -10,7 +10,7 @@ for _, member in ipairs(due) do
   local rec = rec_decode(member)
   local jk = K('job', rec.crawlid)
   if redis.call('HGET', jk, 'state') == 'running' then
-    frontier_add(rec.crawlid, seed_score(rec.crawlid, rec.priority, rec.depth), member)
+    frontier_add(rec.crawlid, rec.priority, rec.depth, member)
     redis.call('HINCRBY', jk, 'refreshed', 1)
     moved = moved + 1
   else

@@ -14,9 +14,8 @@ local function mine(member)
   local ok, rec = pcall(rec_decode, member)
   return ok and type(rec) == 'table' and rec.crawlid == crawlid
 end
--- Its frontier is its own key: gone in one step, whatever its size.
-local purged = redis.call('ZCARD', K('seeds', crawlid))
-redis.call('DEL', K('seeds', crawlid))
+-- Its frontier is its own keys (a list per bucket): gone in a few steps, whatever its size.
+local purged = frontier_clear(crawlid)
 redis.call('SREM', K('frontier'), crawlid)
 -- Its queues: one per host it has work on (jq:{crawlid}), each counted off its host's owner.
 for _, host in ipairs(redis.call('SMEMBERS', K('jq', crawlid))) do

@@ -22,7 +22,7 @@ if not state then
 end
 local added = frontier_push_new(crawlid, A_REST, n, k, function(member)
   local rec = rec_decode(member)
-  return seed_score(crawlid, rec.priority, rec.depth)
+  return rec.priority, rec.depth
 end)
 if added > 0 then
   frontier_note(crawlid)

@@ -57,14 +57,13 @@ local function complete_page(w, a, rest)
   if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
     local child_depth = (tonumber(rec.depth) or 0) + 1
     added = frontier_push_new(crawlid, rest, n, k, function()
-      return seed_score(crawlid, rec.priority, child_depth)
+      return rec.priority, child_depth
     end)
     -- Count the new links before the page itself leaves, so pending never touches 0 early.
     if added > 0 then
-      frontier_note(crawlid)
       redis.call('HINCRBY', jk, 'pending', added)
       -- The job's frontier was empty, so the scheduler may be asleep until its tick: nudge it.
-      if redis.call('ZCARD', K('seeds', crawlid)) == added then
+      if frontier_note(crawlid) == 1 then
         redis.pcall('PUBLISH', K('wake', 'sched'), '1')
       end
     end

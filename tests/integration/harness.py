@@ -99,6 +99,24 @@ def redis_cmd(port, *args):
         return None
 
 
+def frontier_records(port, crawlid):
+    """A job's frontier in order, as stored (shared/lua/common.lua): the zset an older version
+    kept (rc:seeds:{crawlid}), then a list per bucket (rc:seeds:{crawlid}:{priority}:{depth}),
+    the buckets in rc:seedb:{crawlid}'s order. Compact records there leave out the crawlid."""
+    out = list(redis_cmd(port, "ZRANGE", "rc:seeds:" + crawlid, "0", "-1") or [])
+    for b in redis_cmd(port, "ZRANGE", "rc:seedb:" + crawlid, "0", "-1") or []:
+        out += redis_cmd(port, "LRANGE", "rc:seeds:%s:%s" % (crawlid, b), "0", "-1") or []
+    return out
+
+
+def frontier_len(port, crawlid):
+    """How many URLs wait in a job's frontier (frontier_records, counted)."""
+    n = redis_cmd(port, "ZCARD", "rc:seeds:" + crawlid) or 0
+    for b in redis_cmd(port, "ZRANGE", "rc:seedb:" + crawlid, "0", "-1") or []:
+        n += redis_cmd(port, "LLEN", "rc:seeds:%s:%s" % (crawlid, b)) or 0
+    return n
+
+
 def _read_reply(f):
     line = f.readline().rstrip(b"\r\n")
     kind, rest = line[:1], line[1:]

@@ -13,7 +13,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, expected_pages, graph, overlaps,  # noqa: E402
-                     read_pages, read_requests, redis_cmd, run_tests, sbloom_filter, start_redis, start_web)
+                     frontier_len, read_pages, read_requests, redis_cmd, run_tests, sbloom_filter, start_redis,
+                     start_web)
 from webapi import call, start_webapp  # noqa: E402
 
 
@@ -408,7 +409,7 @@ def test_fleet_by_hand(tmp, procs):
     pages = read_pages(os.path.join(out, "pages.jsonl"))
     check_page_set(pages, want, "fleet by hand")
     check(doc["fetched"] == len(want) and doc["pending"] == 0, "info disagrees: %s" % doc)
-    check(redis_cmd(redis_port, "ZCARD", "rc:seeds:hand") == 0 and redis_cmd(redis_port, "SCARD", "rc:frontier") == 0,
+    check(frontier_len(redis_port, "hand") == 0 and redis_cmd(redis_port, "SCARD", "rc:frontier") == 0,
           "frontier not empty")
     # Idle hosts are let go: ownership does not grow with every host ever seen.
     deadline = time.time() + 10

@@ -14,8 +14,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (REDCRAWL, SCHEDULER, WORKER, check, expected_pages, graph, overlaps,  # noqa: E402
-                     read_pages, read_requests, redis_cmd, run_tests, start_redis, start_web)
+from harness import (REDCRAWL, SCHEDULER, WORKER, check, expected_pages, frontier_len, graph,  # noqa: E402
+                     overlaps, read_pages, read_requests, redis_cmd, run_tests, start_redis, start_web)
 
 
 def fleet(procs, tmp, web_port, n_workers, *wargs):
@@ -231,7 +231,7 @@ def test_cpu_bound_worker_gets_fewer_hosts(tmp, procs):
     held = {w: int(redis_cmd(redis_port, "SCARD", "rc:wdoms:" + w) or 0) for w in ("free", "cpu")}
     submit(env, "new", ["http://s%d.site.test/" % h for h in range(8, 40)])
     deadline = time.time() + 20
-    while time.time() < deadline and redis_cmd(redis_port, "EXISTS", "rc:seeds:new") != 0:
+    while time.time() < deadline and redis_cmd(redis_port, "EXISTS", "rc:seedb:new") != 0:
         time.sleep(0.05)
     got = {w: int(redis_cmd(redis_port, "HGET", "rc:worker:" + w, "dispatched") or 0) - before[w]
            for w in ("free", "cpu")}
@@ -292,21 +292,20 @@ def resp(*args):
 
 
 def load_frontier(port, crawlid, urls, listed=True):
-    """Writes frontier records straight into the job's rc:seeds:{crawlid}, listed in rc:frontier
-    (as scripts/bench_scheduler.sh does: a
-    backlog of this size takes minutes through the CLI under the sanitizers), scored as
-    submit.lua scores them (priority 1, depth 0, the job's own sequence), and counts them in
-    the job's pending and sequence. listed=False leaves the job out of rc:frontier (the
-    scheduler does not see it until the caller adds it)."""
+    """Writes frontier records straight into the job's frontier, listed in rc:frontier (as
+    scripts/bench_scheduler.sh does: a backlog of this size takes minutes through the CLI under
+    the sanitizers), as submit.lua stores them (shared/lua/common.lua: priority 1, depth 0, the
+    list rc:seeds:{crawlid}:1:0 listed in rc:seedb:{crawlid}, the compact records without their
+    crawlid), and counts them in the job's pending. listed=False leaves the job out of
+    rc:frontier (the scheduler does not see it until the caller adds it)."""
     # Counted first, before the records are even built: the job must not finish (pending 0,
     # its seed fetched) while they arrive.
     check(redis_cmd(port, "HINCRBY", "rc:job:" + crawlid, "pending", len(urls)) >= len(urls), "pending not counted")
-    cmds = [resp("ZADD", "rc:seeds:" + crawlid, 999 * 2 ** 40 + 1000 + i,
-                  '{"url":"%s","crawlid":"%s","depth":0,"priority":1,"attempt":0}' % (url, crawlid))
-             for i, url in enumerate(urls)]
+    cmds = [resp("RPUSH", "rc:seeds:%s:1:0" % crawlid, *("0 1 0 " + url for url in urls[i:i + 1000]))
+            for i in range(0, len(urls), 1000)]
+    cmds.append(resp("ZADD", "rc:seedb:" + crawlid, 999 * 2 ** 40, "1:0"))
     if listed:
         cmds.append(resp("SADD", "rc:frontier", crawlid))
-    cmds.append(resp("HINCRBY", "rc:job:" + crawlid, "seq", 1000 + len(urls)))
     with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
         s.sendall("".join(cmds).encode())
         f = s.makefile("rb")
@@ -330,7 +329,7 @@ def test_frontier_windows_by_priority(tmp, procs):
     moved = None
     deadline = time.time() + 120
     while time.time() < deadline:
-        lo, hi = (redis_cmd(redis_port, "ZCARD", "rc:seeds:" + c) for c in ("lo", "hi"))
+        lo, hi = (frontier_len(redis_port, c) for c in ("lo", "hi"))
         if hi == 0:
             moved = {"lo": n - lo, "hi": n}
             break
@@ -366,19 +365,19 @@ def test_new_job_not_behind_backlog_on_same_host(tmp, procs):
     submit(env, "big", ["http://s0.site.test/"])
     t0 = time.time()
     load_frontier(redis_port, "big", ["http://s0.site.test/big/%d" % i for i in range(n_big)])
-    in_frontier = redis_cmd(redis_port, "ZCARD", "rc:seeds:big")
+    in_frontier = frontier_len(redis_port, "big")
     a = first_request(env, log, "new1", "/p/7")
     print("  new job's first page requested %s s after its submit, %s URLs of the other job in the frontier"
           % ("%.2f" % a if a is not None else "never (30 s)", in_frontier))
     check(a is not None and a < 5.0, "the new job waited behind the backlog in the frontier: %s" % a)
     deadline = time.time() + 120
-    while time.time() < deadline and redis_cmd(redis_port, "ZCARD", "rc:seeds:big") != 0:
+    while time.time() < deadline and frontier_len(redis_port, "big") != 0:
         time.sleep(0.1)
     queued = redis_cmd(redis_port, "ZCARD", "rc:q:big:s0.site.test")
     print("  %d URLs loaded and dispatched into rc:q:big:s0.site.test in %.1f s; %s queued there"
           % (n_big, time.time() - t0, queued))
     check(redis_cmd(redis_port, "HGET", "rc:job:big", "state") == "running", "the big job is not running")
-    check(redis_cmd(redis_port, "ZCARD", "rc:seeds:big") == 0, "the frontier did not drain in 120 s")
+    check(frontier_len(redis_port, "big") == 0, "the frontier did not drain in 120 s")
     check(queued is not None and queued > n_big - 1000, "the backlog is not queued on the host: %s" % queued)
     b = first_request(env, log, "new2", "/p/8")
     print("  new job's first page requested %s s after its submit, %s URLs of the other job queued on the host"

@@ -20,7 +20,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (BUILD, REDCRAWL, SCHEDULER, WORKER, Failure, check, expected_pages, graph,  # noqa: E402
-                     read_pages, read_requests, redis_cmd, run_tests, start_redis, start_web)
+                     frontier_len, frontier_records, read_pages, read_requests, redis_cmd, run_tests,
+                     start_redis, start_web)
 
 MONITOR = os.path.join(BUILD, "scheduler", "redcrawl-monitor")
 SOURCE = os.environ.get("REDCRAWL_SOURCE") or os.path.join(os.path.dirname(__file__), "..", "..")
@@ -385,10 +386,10 @@ def test_stop_and_expired(tmp, procs, broker):
     kenv = env_for(broker)
     for i in range(3):
         cli(kenv, "submit", "--crawlid", "tostop", "--appid", "stopper", "http://h%d.test/" % i)
-    check(redis_cmd(redis_port, "ZCARD", "rc:seeds:tostop") == 3, "3 seeds expected")
+    check(frontier_len(redis_port, "tostop") == 3, "3 seeds expected")
     a = cli_json(kenv, "stop", "--appid", "stopper", "--uuid", "u-stop-cli", "tostop")[0]
     check(a["uuid"] == "u-stop-cli" and a["total_purged"] == 3 and a["appid"] == "stopper", "stop: %s" % a)
-    check(redis_cmd(redis_port, "ZCARD", "rc:seeds:tostop") == 0, "seeds not purged")
+    check(frontier_len(redis_port, "tostop") == 0, "seeds not purged")
     check(redis_cmd(redis_port, "SISMEMBER", "rc:frontier", "tostop") == 0, "stopped job still in rc:frontier")
     check(redis_cmd(redis_port, "HGET", "rc:job:tostop", "state") == "stopped", "state")
     a = cli_json(kenv, "stop", "tostop")[0]  # again, with nothing left to purge
@@ -412,7 +413,7 @@ def test_stop_and_expired(tmp, procs, broker):
           and expires <= t_note <= expires + 3, "expired notification: %s" % note)
     check(expired(read_topic(broker, "redcrawl.outbound_expapp")), "no notification on the app topic")
     check(redis_cmd(redis_port, "HGET", "rc:job:shortlived", "state") == "expired", "state not expired")
-    check(redis_cmd(redis_port, "ZCARD", "rc:seeds:shortlived") == 0, "expired job's URL still queued")
+    check(frontier_len(redis_port, "shortlived") == 0, "expired job's URL still queued")
     check(redis_cmd(redis_port, "ZCARD", "rc:expires") == 0, "expiry still listed")
     time.sleep(1.5)
     check(len([m for m in read_topic(broker, "redcrawl.outbound_firehose") if m.get("action") == "expired"]) == 1,
@@ -569,7 +570,7 @@ def test_redis_outage(tmp, procs, broker):
                  "no", "--dir", tmp], os.path.join(tmp, "redis2.log"))
     msgs = wait_answers(broker, "redcrawl.outbound_firehose", ["o0", "o1", "o2"], timeout=30)
     check([m["uuid"] for m in msgs] == ["o0", "o1", "o2"], "answers: %s" % [m["uuid"] for m in msgs])
-    check(sum(redis_cmd(redis_port, "ZCARD", "rc:seeds:o%d" % i) for i in range(3)) == 3, "seeds after the outage")
+    check(sum(frontier_len(redis_port, "o%d" % i) for i in range(3)) == 3, "seeds after the outage")
     with open(log) as f:
         text = f.read()
     check("retrying every 1 s" in text and "after" in text, "the outage is not in the log")
@@ -612,10 +613,9 @@ def test_broker_restart(tmp, procs, broker):
         check(added[0] == 1 and all(x == 0 for x in added[1:]), "%s answered %s" % (u, added))
     for i in range(20):
         check(redis_cmd(redis_port, "HGET", "rc:job:job%02d" % i, "pending") == "1", "job%02d pending" % i)
-    seeds = [m for c in sorted(redis_cmd(redis_port, "SMEMBERS", "rc:frontier"))
-             for m in redis_cmd(redis_port, "ZRANGE", "rc:seeds:" + c, "0", "-1")]
-    # plain records are "crawlid depth priority attempt url" (shared/record.h)
-    check(sorted(s.split(" ")[0] for s in seeds) == ["job%02d" % i for i in range(20)],
+    seeds = [c for c in sorted(redis_cmd(redis_port, "SMEMBERS", "rc:frontier"))
+             for _ in frontier_records(redis_port, c)]
+    check(seeds == ["job%02d" % i for i in range(20)],
           "seeds not added exactly once: %d" % len(seeds))
     # the CLI works through the restarted broker too, and nothing more is redelivered later
     a = cli_json(env_for(broker), "info", "job19")[0]

@@ -64,6 +64,33 @@ int main(void)
     const char *badc[] = {"c 1 2 http://a.test/", "c x 2 0 http://a.test/", "c 1 2 0 ", " 1 2 0 http://a.test/"};
     for (size_t i = 0; i < sizeof badc / sizeof badc[0]; i++)
         RC_CHECK_INT_EQ(rc_record_parse(badc[i], strlen(badc[i]), &p), -EINVAL);
+    /* In its job's frontier the crawlid is left out and given back by the reader; a long
+     * record there still reads as itself (a numeric crawlid included). */
+    const char *sh = "3 7 1 http://a.test/y";
+    RC_CHECK_INT_EQ(rc_record_parse(sh, strlen(sh), &p), -EINVAL);
+    RC_CHECK_INT_EQ(rc_record_parse_in(sh, strlen(sh), "c", &p), 0);
+    RC_CHECK_STR_EQ(p.crawlid, "c");
+    RC_CHECK_STR_EQ(p.url, "http://a.test/y");
+    RC_CHECK(p.depth == 3 && p.priority == 7 && p.attempt == 1);
+    rc_record_release(&p);
+    sh = "3 7 1 http://a.test/a b";
+    RC_CHECK_INT_EQ(rc_record_parse_in(sh, strlen(sh), "c", &p), 0);
+    RC_CHECK_STR_EQ(p.url, "http://a.test/a b");
+    RC_CHECK(p.depth == 3 && p.priority == 7 && p.attempt == 1);
+    rc_record_release(&p);
+    sh = "42 3 7 1 http://a.test/y";
+    RC_CHECK_INT_EQ(rc_record_parse_in(sh, strlen(sh), "c", &p), 0);
+    RC_CHECK_STR_EQ(p.crawlid, "42");
+    RC_CHECK(p.depth == 3 && p.priority == 7 && p.attempt == 1);
+    rc_record_release(&p);
+    const char *jsn = "{\"url\":\"http://a.test/y\",\"depth\":3,\"cb\":\"x\"}";
+    RC_CHECK_INT_EQ(rc_record_parse(jsn, strlen(jsn), &p), -EINVAL);
+    RC_CHECK_INT_EQ(rc_record_parse_in(jsn, strlen(jsn), "c", &p), 0);
+    RC_CHECK_STR_EQ(p.crawlid, "c");
+    rc_record_release(&p);
+    const char *bads[] = {"3 7 http://a.test/", "x 7 1 http://a.test/", "3 7 1 ", "3 7 1"};
+    for (size_t i = 0; i < sizeof bads / sizeof bads[0]; i++)
+        RC_CHECK_INT_EQ(rc_record_parse_in(bads[i], strlen(bads[i]), "c", &p), -EINVAL);
 
     /* The peek: url and depth, nested values skipped, Lua's \/ unescaped, else refused. */
     char u[64];
@@ -80,6 +107,18 @@ int main(void)
     rec = "big 4 1 0 http://h1.test/p/2";
     RC_CHECK_INT_EQ(rc_record_peek(rec, strlen(rec), u, sizeof u, &d), 0);
     RC_CHECK_STR_EQ(u, "http://h1.test/p/2");
+    RC_CHECK_INT_EQ(d, 4);
+    rec = "5 1 0 http://h1.test/p/3";
+    RC_CHECK_INT_EQ(rc_record_peek(rec, strlen(rec), u, sizeof u, &d), 0);
+    RC_CHECK_STR_EQ(u, "http://h1.test/p/3");
+    RC_CHECK_INT_EQ(d, 5);
+    rec = "6 1 0 http://h1.test/a b";
+    RC_CHECK_INT_EQ(rc_record_peek(rec, strlen(rec), u, sizeof u, &d), 0);
+    RC_CHECK_STR_EQ(u, "http://h1.test/a b");
+    RC_CHECK_INT_EQ(d, 6);
+    rec = "7 4 1 0 http://h1.test/p/4";
+    RC_CHECK_INT_EQ(rc_record_peek(rec, strlen(rec), u, sizeof u, &d), 0);
+    RC_CHECK_STR_EQ(u, "http://h1.test/p/4");
     RC_CHECK_INT_EQ(d, 4);
     rec = "{\"url\":\"http://a.test/\\u00e9\",\"depth\":1}";
     RC_CHECK_INT_EQ(rc_record_peek(rec, strlen(rec), u, sizeof u, &d), -EAGAIN);

@@ -11,6 +11,7 @@
 #include "rc_test.h"
 #include "redis.h"
 #include "scripts.h"
+#include "seeds.h"
 #include "rc_test_redis.h"
 #include "step.h"
 #include "util.h"
@@ -129,7 +130,7 @@ static void test_batch(rc_redis *r)
      * (b's three links never reached the bloom), the take's lease. */
     RC_CHECK_INT_EQ(get_int(r, "HGET rc:worker:%s %s", "w1", "fetched"), 7);
     RC_CHECK_INT_EQ(get_int(r, "ZSCORE rc:workers %s%s", "w1", ""), 5000);
-    RC_CHECK_INT_EQ(get_int(r, "ZCARD rc:seeds:%s%s", "J", ""), 2);
+    RC_CHECK_INT_EQ(rc_seeds_count(r, "J"), 2);
     RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "fetched"), 2);
     RC_CHECK_INT_EQ(get_int(r, "ZCARD rc:lease:%s%s", "w1", ""), 1); /* h2's, from the take */
     RC_CHECK_INT_EQ(get_int(r, "SISMEMBER rc:busy:w1 %s%s", "h2", ""), 1);
@@ -151,7 +152,7 @@ static void test_batch(rc_redis *r)
     if (rep)
         freeReplyObject(rep);
     RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "pending"), 4);
-    RC_CHECK_INT_EQ(get_int(r, "ZCARD rc:seeds:%s%s", "J", ""), 2);
+    RC_CHECK_INT_EQ(rc_seeds_count(r, "J"), 2);
     rc_step_release(&again);
     rc_step_release(&s);
     rc_argv_release(&a);
@@ -230,7 +231,7 @@ static void test_full_batch(rc_redis *r)
         rc_step_add(&s, &a);
         rc_argv_release(&a);
     }
-    long long before = get_int(r, "ZCARD rc:seeds:%s%s", "J", "");
+    long long before = rc_seeds_count(r, "J");
     redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 9000, &s.args);
     RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
     int acked = 0;
@@ -241,7 +242,7 @@ static void test_full_batch(rc_redis *r)
     }
     RC_CHECK_INT_EQ(acked, RC_STEP_MAX);
     RC_CHECK_INT_EQ(added, 3 * RC_STEP_MAX);
-    RC_CHECK_INT_EQ(get_int(r, "ZCARD rc:seeds:%s%s", "J", "") - before, 3 * RC_STEP_MAX);
+    RC_CHECK_INT_EQ(rc_seeds_count(r, "J") - before, 3 * RC_STEP_MAX);
     RC_CHECK_INT_EQ(get_int(r, "ZCARD rc:lease:%s%s", "w2", ""), 0);
     if (rep)
         freeReplyObject(rep);

@@ -1,0 +1,277 @@
+/* test_frontier.c - the job frontier in Redis (common.lua: a list per bucket of priority and
+ * depth, indexed by seedb:{crawlid}), through the scripts that use it against a real
+ * redis-server (a unix socket in a temp dir, stopped by pid): submit.lua fills it, window.lua
+ * reads it in order, assign.lua moves what it read to the host queues with the crawlid put back
+ * (and moves nothing another scheduler took first), stop.lua deletes it, and the zset an older
+ * version kept is drained first. */
+#include <hiredis/hiredis.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "argv.h"
+#include "rc_test.h"
+#include "rc_test_redis.h"
+#include "redis.h"
+#include "scripts.h"
+#include "seeds.h"
+#include "util.h"
+
+#define K 16 /* bloom hash values per record (one group) */
+#define NOW 5000
+
+static rc_test_redis redis;
+
+static long long cmd_int(rc_redis *r, const char *fmt, const char *a, const char *b)
+{
+    redisReply *rep = rc_redis_cmd(r, fmt, a, b);
+    long long v = rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer : -1;
+    if (rep)
+        freeReplyObject(rep);
+    return v;
+}
+
+static void cmd(rc_redis *r, const char *fmt, const char *a, const char *b)
+{
+    redisReply *rep = rc_redis_cmd(r, fmt, a, b);
+    RC_CHECK(rep != NULL && rep->type != REDIS_REPLY_ERROR);
+    if (rep)
+        freeReplyObject(rep);
+}
+
+/* submit.lua with the records recs[0..n) (their bloom values made from salt and index). */
+static long long submit(rc_redis *r, const char *crawlid, const char *const *recs, int n, int salt)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_set(&a, RC_SUBMIT_CRAWLID, crawlid);
+    rc_argv_set(&a, RC_SUBMIT_SPEC, "{}");
+    rc_argv_seti(&a, RC_SUBMIT_MAX_PAGES, 0);
+    rc_argv_set(&a, RC_SUBMIT_BLOOM, "sbf:1024:1e-06:1");
+    rc_argv_seti(&a, RC_SUBMIT_K, K);
+    rc_argv_seti(&a, RC_SUBMIT_N, n);
+    for (int i = 0; i < n; i++) {
+        rc_argv_add(&a, recs[i]);
+        for (int j = 0; j < K; j++)
+            rc_argv_addu(&a, (uint64_t)(salt * 100003 + i * 7919 + j * 104729 + 17));
+    }
+    redisReply *rep = rc_redis_eval(r, RC_LUA_SUBMIT, NOW, &a);
+    rc_argv_release(&a);
+    long long added = rep && rep->type == REDIS_REPLY_ARRAY ? rep->element[0]->integer : -1;
+    if (rep && rep->type == REDIS_REPLY_ERROR)
+        fprintf(stderr, "  submit.lua: %s\n", rep->str);
+    if (rep)
+        freeReplyObject(rep);
+    return added;
+}
+
+/* window.lua for one job: its first n records. */
+static redisReply *window(rc_redis *r, const char *crawlid, int n)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, crawlid);
+    rc_argv_addi(&a, n);
+    redisReply *rep = rc_redis_eval(r, RC_LUA_WINDOW, NOW, &a);
+    rc_argv_release(&a);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1);
+    return rep;
+}
+
+static void check_window(rc_redis *r, const char *crawlid, const char *const *want, size_t n)
+{
+    redisReply *rep = window(r, crawlid, 100);
+    const redisReply *w = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1 ? rep->element[0] : NULL;
+    RC_CHECK(w != NULL && w->elements == n);
+    for (size_t i = 0; w && i < n && i < w->elements; i++)
+        RC_CHECK_STR_EQ(w->element[i]->str, want[i]);
+    if (rep)
+        freeReplyObject(rep);
+}
+
+/* assign.lua with the window win of one job, every record to host h and worker index code
+ * (codes[i] when codes is given) of workers {w1, w9}. Returns how many were assigned. */
+static long long assign(rc_redis *r, const char *crawlid, const redisReply *win, const char *host,
+                        const char *const *codes)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_addi(&a, 2);
+    rc_argv_add(&a, "w1");
+    rc_argv_add(&a, "w9");
+    rc_argv_addi(&a, 1);
+    rc_argv_add(&a, crawlid);
+    rc_argv_addu(&a, win->elements);
+    for (size_t i = 0; i < win->elements; i++) {
+        rc_argv_addn(&a, win->element[i]->str, win->element[i]->len);
+        rc_argv_add(&a, host);
+        rc_argv_add(&a, codes ? codes[i] : "1");
+    }
+    rc_argv_addi(&a, 0);
+    redisReply *rep = rc_redis_eval(r, RC_LUA_ASSIGN, NOW, &a);
+    rc_argv_release(&a);
+    long long got = rep && rep->type == REDIS_REPLY_ARRAY ? rep->element[0]->integer : -1;
+    if (rep && rep->type == REDIS_REPLY_ERROR)
+        fprintf(stderr, "  assign.lua: %s\n", rep->str);
+    if (rep)
+        freeReplyObject(rep);
+    return got;
+}
+
+/* The host queue q:{crawlid}:{host} in its order. */
+static void check_queue(rc_redis *r, const char *crawlid, const char *host, const char *const *want, size_t n)
+{
+    redisReply *rep = rc_redis_cmd(r, "ZRANGE rc:q:%s:%s 0 -1", crawlid, host);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == n);
+    for (size_t i = 0; rep && rep->type == REDIS_REPLY_ARRAY && i < n && i < rep->elements; i++)
+        RC_CHECK_STR_EQ(rep->element[i]->str, want[i]);
+    if (rep)
+        freeReplyObject(rep);
+}
+
+/* Priority first, then depth, then FIFO, across buckets; stored without the crawlid. */
+static void test_order(rc_redis *r)
+{
+    const char *recs[] = {"J 1 5 0 http://a/d1p5-1", "J 0 5 0 http://a/d0p5-1", "J 0 9 0 http://a/d0p9-1",
+                          "J 1 5 0 http://a/d1p5-2", "J 0 5 0 http://a/d0p5-2", "J 2 9 0 http://a/d2p9-1"};
+    RC_CHECK_INT_EQ(submit(r, "J", recs, 6, 1), 6);
+    const char *want[] = {"0 9 0 http://a/d0p9-1", "2 9 0 http://a/d2p9-1", "0 5 0 http://a/d0p5-1",
+                          "0 5 0 http://a/d0p5-2", "1 5 0 http://a/d1p5-1", "1 5 0 http://a/d1p5-2"};
+    check_window(r, "J", want, 6);
+    RC_CHECK_INT_EQ(rc_seeds_count(r, "J"), 6);
+    RC_CHECK_INT_EQ(rc_seeds_count(r, NULL), 6);
+    RC_CHECK_INT_EQ(cmd_int(r, "ZCARD rc:seedb:%s%s", "J", ""), 4);
+    RC_CHECK_INT_EQ(cmd_int(r, "LLEN rc:seeds:%s%s", "J", ":5:0"), 2);
+    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:frontier %s%s", "J", ""), 1);
+}
+
+/* What assign moves gets its crawlid back and leaves the frontier; a stale window moves
+ * nothing; a bucket that came in front meanwhile does not stop the rest; a record whose worker
+ * is gone stays at the head. */
+static void test_assign(rc_redis *r)
+{
+    cmd(r, "ZADD rc:workers 1 %s%s", "w1", "");
+    redisReply *win = window(r, "J", 3);
+    RC_CHECK_INT_EQ(assign(r, "J", win->element[0], "a", NULL), 3);
+    const char *queued[] = {"J 0 9 0 http://a/d0p9-1", "J 2 9 0 http://a/d2p9-1", "J 0 5 0 http://a/d0p5-1"};
+    check_queue(r, "J", "a", queued, 3);
+    const char *left[] = {"0 5 0 http://a/d0p5-2", "1 5 0 http://a/d1p5-1", "1 5 0 http://a/d1p5-2"};
+    check_window(r, "J", left, 3);
+    RC_CHECK_INT_EQ(cmd_int(r, "ZCARD rc:seedb:%s%s", "J", ""), 2); /* the 9:* buckets emptied */
+    RC_CHECK_INT_EQ(cmd_int(r, "EXISTS rc:seeds:%s%s", "J", ":9:0"), 0);
+    /* the same window again (another scheduler's, say): all of it already gone */
+    RC_CHECK_INT_EQ(assign(r, "J", win->element[0], "a", NULL), 0);
+    RC_CHECK_INT_EQ(rc_seeds_count(r, "J"), 3);
+    freeReplyObject(win);
+
+    win = window(r, "J", 2);
+    const char *front[] = {"J 0 9 0 http://a/new"};
+    RC_CHECK_INT_EQ(submit(r, "J", front, 1, 2), 1);
+    RC_CHECK_INT_EQ(assign(r, "J", win->element[0], "a", NULL), 2);
+    freeReplyObject(win);
+    const char *left2[] = {"0 9 0 http://a/new", "1 5 0 http://a/d1p5-2"};
+    check_window(r, "J", left2, 2);
+
+    win = window(r, "J", 2);
+    const char *codes[] = {"2", "1"}; /* w9 is not a live worker: host b gets no owner */
+    RC_CHECK_INT_EQ(assign(r, "J", win->element[0], "b", codes), 1);
+    freeReplyObject(win);
+    const char *left3[] = {"0 9 0 http://a/new"};
+    check_window(r, "J", left3, 1);
+    const char *qb[] = {"J 1 5 0 http://a/d1p5-2"};
+    check_queue(r, "J", "b", qb, 1);
+    win = window(r, "J", 5);
+    RC_CHECK_INT_EQ(assign(r, "J", win->element[0], "a", NULL), 1);
+    freeReplyObject(win);
+    RC_CHECK_INT_EQ(rc_seeds_count(r, "J"), 0);
+    RC_CHECK_INT_EQ(cmd_int(r, "EXISTS rc:seedb:%s%s", "J", ""), 0);
+    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:frontier %s%s", "J", ""), 0);
+    /* host a's queue in frontier order, the new one (priority 9) first */
+    RC_CHECK_INT_EQ(cmd_int(r, "ZCARD rc:q:J:%s%s", "a", ""), 6);
+    redisReply *q = rc_redis_cmd(r, "ZRANGE rc:q:J:a 0 0");
+    RC_CHECK(q && q->type == REDIS_REPLY_ARRAY && q->elements == 1);
+    if (q && q->type == REDIS_REPLY_ARRAY && q->elements == 1)
+        RC_CHECK_STR_EQ(q->element[0]->str, "J 0 9 0 http://a/d0p9-1");
+    if (q)
+        freeReplyObject(q);
+}
+
+/* A frontier kept by an older version (one zset, members with their crawlid) drains first,
+ * then the buckets. */
+static void test_legacy(rc_redis *r)
+{
+    const char *recs[] = {"L 0 1 0 http://l/3"};
+    RC_CHECK_INT_EQ(submit(r, "L", recs, 1, 3), 1);
+    cmd(r, "ZADD rc:seeds:L 1 %s 2 %s", "L 0 1 0 http://l/1", "L 0 1 0 http://l/2");
+    const char *want[] = {"L 0 1 0 http://l/1", "L 0 1 0 http://l/2", "0 1 0 http://l/3"};
+    check_window(r, "L", want, 3);
+    RC_CHECK_INT_EQ(rc_seeds_count(r, "L"), 3);
+    redisReply *win = window(r, "L", 2);
+    RC_CHECK_INT_EQ(assign(r, "L", win->element[0], "l", NULL), 2);
+    freeReplyObject(win);
+    RC_CHECK_INT_EQ(cmd_int(r, "EXISTS rc:seeds:%s%s", "L", ""), 0);
+    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:frontier %s%s", "L", ""), 1);
+    win = window(r, "L", 10);
+    RC_CHECK_INT_EQ(assign(r, "L", win->element[0], "l", NULL), 1);
+    freeReplyObject(win);
+    const char *queued[] = {"L 0 1 0 http://l/1", "L 0 1 0 http://l/2", "L 0 1 0 http://l/3"};
+    check_queue(r, "L", "l", queued, 3);
+    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:frontier %s%s", "L", ""), 0);
+}
+
+/* A compact record of another job (never, in practice) is kept as JSON, with its crawlid. */
+static void test_other_job(rc_redis *r)
+{
+    const char *recs[] = {"Other 0 1 0 http://m/1"};
+    RC_CHECK_INT_EQ(submit(r, "M", recs, 1, 5), 1);
+    redisReply *rep = rc_redis_cmd(r, "LRANGE rc:seeds:M:1:0 0 -1");
+    RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1);
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1)
+        RC_CHECK(rep->element[0]->str[0] == '{' && strstr(rep->element[0]->str, "\"crawlid\":\"Other\"") != NULL);
+    if (rep)
+        freeReplyObject(rep);
+    redisReply *win = window(r, "M", 5);
+    RC_CHECK_INT_EQ(assign(r, "M", win->element[0], "m", NULL), 1);
+    freeReplyObject(win);
+    RC_CHECK_INT_EQ(cmd_int(r, "ZCARD rc:q:M:%s%s", "m", ""), 1);
+}
+
+/* A stop deletes every bucket, the index and a legacy zset, and counts them all. */
+static void test_stop(rc_redis *r)
+{
+    const char *recs[] = {"S 0 1 0 http://s/1", "S 1 1 0 http://s/2", "S 0 7 0 http://s/3", "S 0 1 0 http://s/4"};
+    RC_CHECK_INT_EQ(submit(r, "S", recs, 4, 4), 4);
+    cmd(r, "ZADD rc:seeds:S 1 %s%s", "S 0 1 0 http://s/0", "");
+    RC_CHECK_INT_EQ(rc_seeds_count(r, "S"), 5);
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_set(&a, RC_STOP_CRAWLID, "S");
+    rc_argv_set(&a, RC_STOP_STATE, "stopped");
+    redisReply *rep = rc_redis_eval(r, RC_LUA_STOP, NOW, &a);
+    rc_argv_release(&a);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2);
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2)
+        RC_CHECK_INT_EQ(rep->element[0]->integer, 5);
+    if (rep)
+        freeReplyObject(rep);
+    rep = rc_redis_cmd(r, "KEYS rc:seed*:S*");
+    RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 0);
+    if (rep)
+        freeReplyObject(rep);
+    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:frontier %s%s", "S", ""), 0);
+    RC_CHECK_INT_EQ(rc_seeds_count(r, NULL), 0);
+}
+
+int main(void)
+{
+    rc_redis *r = rc_test_redis_open(&redis, "frontier");
+    if (!r)
+        return 1;
+    test_order(r);
+    test_assign(r);
+    test_legacy(r);
+    test_other_job(r);
+    test_stop(r);
+    rc_redis_free(r);
+    rc_test_redis_cleanup(&redis);
+    return rc_test_done("test_frontier");
+}
