@@ -77,6 +77,9 @@ static const rc_conf_row rows[] = {
      "fetch attempts before a URL fails"},
     {"delay", RC_CONF_DOUBLE, offsetof(rc_worker_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY",
      "seconds between hits on one domain"},
+    {"robots-delay", RC_CONF_DOUBLE, offsetof(rc_worker_conf, robots_delay), NULL, 0, 3600, "REDCRAWL_ROBOTS_DELAY",
+     "seconds from a host's robots.txt fetch to its first page, when shorter than the host's delay (default: the "
+     "host's delay, as between pages; Crawl-delay still spaces the pages)"},
     {"connect-timeout", RC_CONF_DOUBLE, offsetof(rc_worker_conf, connect_timeout), "10", 0.1, 600, NULL,
      "connect timeout, seconds"},
     {"timeout", RC_CONF_DOUBLE, offsetof(rc_worker_conf, timeout), "30", 0.1, 3600, NULL,
@@ -144,6 +147,7 @@ int main(int argc, char **argv)
     char err[512];
     int optind = 0, rc;
     memset(&conf, 0, sizeof conf);
+    conf.robots_delay = -1; /* unset: the host's own delay; the table only accepts 0 and up */
     if (rc_conf_cmdline(
             rows, NROWS, &conf, argc, argv, "redcrawl-worker",
             "usage: redcrawl-worker [options]\n\nFetches, parses and stores pages from its Redis queues.\n\n", &optind,

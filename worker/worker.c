@@ -631,6 +631,17 @@ static uint64_t host_delay_ms(rc_worker *w, const task *t, double fetch_ms)
     return (uint64_t)d;
 }
 
+/* The wait between a host's robots.txt fetch and its first page: its delay, or --robots-delay
+ * when that is shorter (a request's latency on a new host is mostly this wait). Only this one
+ * gap: the page's own fetch sets the next one by host_delay_ms, Crawl-delay included. */
+static uint64_t robots_gap_ms(rc_worker *w, const task *t)
+{
+    uint64_t d = host_delay_ms(w, t, 0);
+    if (w->conf->robots_delay < 0)
+        return d;
+    return RC_MIN(d, (uint64_t)(w->conf->robots_delay * 1000));
+}
+
 /* A host that refuses connections again and again is parked: its next fetch waits
  * delay x 2^fails (capped by max_delay). Returns the back-off in ms, 0 when healthy. */
 static uint64_t host_failed(rc_worker *w, const char *host, int failed)
@@ -1148,7 +1159,7 @@ static void on_robots(void *ud, const rc_robots *rules, int just_fetched)
         deny_task(w, t);
     else if (just_fetched)
         /* Fetching robots.txt was a hit on the host: the page waits for the next slot. */
-        release_task_at(w, t, rc_now_ms() + host_delay_ms(w, t, 0), "after robots.txt");
+        release_task_at(w, t, rc_now_ms() + robots_gap_ms(w, t), "after robots.txt");
     else
         fetch_task(w, t);
 }
@@ -2033,9 +2044,12 @@ fail:
 
 void rc_worker_start(rc_worker *w)
 {
-    rc_info(MOD, "started id=%s redis=%s concurrency=%lld parse_threads=%d delay=%.3fs out=%s", w->id,
+    char robots_delay[32] = "delay";
+    if (w->conf->robots_delay >= 0)
+        snprintf(robots_delay, sizeof robots_delay, "%.3fs", w->conf->robots_delay);
+    rc_info(MOD, "started id=%s redis=%s concurrency=%lld parse_threads=%d delay=%.3fs robots_delay=%s out=%s", w->id,
             rc_redis_url(w->sync), (long long)w->conf->concurrency, rc_offload_threads(w->parse), w->conf->delay,
-            w->conf->out);
+            robots_delay, w->conf->out);
     if (w->metrics)
         rc_info(MOD, "metrics on http://%s:%d/metrics", w->conf->metrics_addr, rc_worker_metrics_port(w->metrics));
     connect_redis(w); /* registers (the first heartbeat) once connected */

@@ -7,6 +7,8 @@ started by hand (one redis-server, the scheduler, 4 workers) and jobs sent with 
   whole fleet (shared through Redis), disallowed paths never requested, the exact page set;
 - a rate set with a domain config request mid-crawl takes effect at once, and removing it too;
 - 503 + Retry-After: 1 leaves the host alone for a second, and the page set is still complete;
+- a host's first page waits --delay after its robots.txt, or --robots-delay when given (shorter),
+  and its later pages are --delay apart either way;
 - a site full of crawler traps (infinite calendar, session ids, repeating path segments, query
   explosion) is crawled to the end with a bounded number of fetches; a per-domain page cap holds.
 """
@@ -429,7 +431,67 @@ def test_backoff_capped_and_jittered(tmp, procs):
     check(max(firsts) - min(firsts) > 0.02, "first back-offs all alike, no jitter: %s" % firsts)
 
 
+def robots_then_pages(tmp, procs, worker_args):
+    """4 hosts of 5 pages crawled by 2 workers with worker_args: per host, the gap from the end of
+    its robots.txt response to its first page request, and every gap after that (page to page)."""
+    args = ["--sites", "4", "--pages", "5", "--latency-ms", "2"]
+    web_port, log, _ = start_web(procs, tmp, *(args + ["--robots"]))
+    fleet = Fleet(tmp, procs, web_port, 2, worker_args)
+    seeds = ["http://s%d.site.test/" % i for i in range(4)]
+    fleet.submit("rdelay", seeds)
+    fleet.wait_state("rdelay", ("done",), 120)
+    rows = read_requests(log)
+    check(not overlaps(rows), "overlapping requests to one host: %s" % overlaps(rows)[:2])
+    first, later = {}, []
+    for host, rs in by_host(rows).items():
+        check(rs[0][3] == "/robots.txt" and len(rs) > 2, "%s: want robots.txt first, then pages: %s" % (host, rs[:3]))
+        first[host] = rs[1][0] - rs[0][1]
+        later += [(b[0] - a[1], host, a[3], b[3]) for a, b in zip(rs[1:], rs[2:])]
+    check(len(first) == 4, "want 4 hosts in the request log, got %s" % sorted(first))
+    check_page_set(fleet.pages("rdelay"), expected_pages(graph(*args), seeds, -1, ["site.test"], skip=is_private),
+                   "robots delay")
+    print("  robots.txt -> first page (ms): %s; page -> page: min %.1f ms over %d gaps" %
+          (sorted(round(g / 1000, 1) for g in first.values()), min(later)[0] / 1000, len(later)))
+    return first, later
+
+
+def test_robots_delay_shortens_first_gap(tmp, procs):
+    """--robots-delay 0.05 with --delay 0.5: a host's first page follows its robots.txt after
+    50 ms (not 500), and the pages after it are still 500 ms apart."""
+    first, later = robots_then_pages(tmp, procs, ["--delay", "0.5", "--robots-delay", "0.05"])
+    # The worker's next allowed time is in whole ms: 1 ms of it is the clock's, not the crawler's.
+    early = {h: g for h, g in first.items() if g < 50000 - 1000}
+    check(not early, "robots.txt -> first page under 50 ms: %s" % early)
+    late = {h: g for h, g in first.items() if g >= 500000}
+    check(not late, "robots.txt -> first page not shortened (>= the 500 ms delay): %s" % late)
+    short = [g for g in later if g[0] < 500000 - SLACK_US]
+    check(not short, "%d page gaps under the 500 ms delay, e.g. %s" % (len(short), short[:2]))
+
+
+def test_robots_delay_default_is_delay(tmp, procs):
+    """Without --robots-delay, a host's robots.txt fetch counts as a hit: its first page waits the
+    whole --delay, as between pages."""
+    first, later = robots_then_pages(tmp, procs, ["--delay", "0.5"])
+    short = {h: g for h, g in first.items() if g < 500000 - SLACK_US}
+    check(not short, "robots.txt -> first page under the 500 ms delay: %s" % short)
+    short = [g for g in later if g[0] < 500000 - SLACK_US]
+    check(not short, "%d page gaps under the 500 ms delay, e.g. %s" % (len(short), short[:2]))
+
+
+def test_robots_delay_rejects_bad_values(tmp, procs):
+    """A negative or non-numeric --robots-delay stops the worker and `redcrawl crawl` at once,
+    naming the option."""
+    for bad in ("-0.5", "soon", ""):
+        for argv in ([WORKER, "--redis", "redis://127.0.0.1:1", "--robots-delay", bad],
+                     [REDCRAWL, "crawl", "--robots-delay", bad, "http://s0.site.test/"]):
+            r = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+            check(r.returncode == 2 and "--robots-delay: '%s' is not a number" % bad in r.stderr,
+                  "%s --robots-delay '%s': exit %d, stderr %r" % (os.path.basename(argv[0]), bad, r.returncode,
+                                                                  r.stderr))
+
+
 if __name__ == "__main__":
     run_tests([test_backoff_capped_and_jittered, test_unreachable_host_is_parked, test_politeness_4_workers_20_hosts, test_rate_change_mid_crawl,
                test_retry_after_503,
-               test_traps_bounded])
+               test_traps_bounded, test_robots_delay_shortens_first_gap, test_robots_delay_default_is_delay,
+               test_robots_delay_rejects_bad_values])
