@@ -94,8 +94,8 @@ static const rc_conf_row rows[] = {
      "completes sent together in one Redis call (step.lua, with the take and the heartbeat; at most 4 such calls in "
      "flight); 1 = one complete.lua call per page, take.lua and hb.lua on their own"},
     {"step-wait", RC_CONF_DOUBLE, offsetof(rc_worker_conf, step_wait), "0.005", 0, 0.1, "REDCRAWL_STEP_WAIT",
-     "seconds a busy worker's finished pages and take wait for others to share their Redis call (an idle worker's "
-     "take goes at once)"},
+     "seconds a busy worker's finished pages and take wait for others to share their Redis call (a worker with "
+     "nothing else being fetched or parsed sends at once)"},
     {"heartbeat", RC_CONF_DOUBLE, offsetof(rc_worker_conf, heartbeat), "1", 0.1, 60, NULL, "heartbeat period, seconds"},
     {"fsync", RC_CONF_STR, offsetof(rc_worker_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC",
      "JSON Lines: fdatasync none, per batch (a page and its items) or per record"},

@@ -140,6 +140,7 @@ struct rc_worker {
     task *batch, *batch_last;
     int batch_n;
     int steps_out;     /* step calls in flight */
+    int64_t in_steps;  /* tasks whose completes ride in those calls */
     int hb_want;       /* a heartbeat waits for the next step */
     int64_t take_want; /* a take of this many URLs waits for the next step, 0 = none */
     ev_timer batch_timer;
@@ -1743,6 +1744,7 @@ static void on_step_reply(rc_worker *w, redisReply *rep, void *ud)
         step_failed(w, q, rep);
     else
         step_done(w, q, rep);
+    w->in_steps -= q->shape.n; /* after its tasks went on: none of them is working meanwhile */
     free(q->tasks);
     free(q);
     if (w->batch_n >= w->conf->step_batch)
@@ -1798,6 +1800,7 @@ static void send_step(rc_worker *w)
     q->shape.n = s.n;
     q->shape.take = s.take;
     w->steps_out++;
+    w->in_steps += s.n;
     if (async_eval(w, RC_LUA_STEP, &s.args, on_step_reply, q) < 0)
         on_step_reply(w, NULL, q);
     rc_step_release(&s);
@@ -1832,13 +1835,22 @@ static void send_steps(rc_worker *w)
         ev_timer_stop(w->loop, &w->batch_timer);
 }
 
+/* Tasks being fetched, parsed or stored, whose completes are still to come; the others wait in
+ * the batch or ride in a step. Completes held for a resend count as working (their own timer
+ * sends them). */
+static int64_t working(const rc_worker *w)
+{
+    return w->active - w->batch_n - w->in_steps;
+}
+
 /* What waits goes together: a busy worker's completes and take wait up to --step-wait for more
  * to join them (at its page rate a few ms gather many pages, and the take then comes after
- * their completes, so it finds their hosts free again); an idle worker's take waits for
- * nobody. */
+ * their completes, so it finds their hosts free again). A worker with nothing working sends at
+ * once: no complete can join within the wait, which would only hold its hosts busy and its
+ * take back (a single request's page, a host's robots.txt release). */
 static void step_soon(rc_worker *w)
 {
-    if (w->active == 0 && w->steps_out == 0)
+    if (working(w) <= 0)
         send_steps(w);
     else if ((w->batch || w->take_want) && !ev_is_active(&w->batch_timer)) {
         ev_timer_set(&w->batch_timer, w->conf->step_wait, 0);
