@@ -157,6 +157,7 @@ struct rc_worker {
     double lag_last; /* ev_time() of the last lag probe */
     double lag_max;  /* worst stall of the loop seen, seconds */
     int take_outstanding;
+    int woken;             /* a nudge came while a take was out: that take may have missed the new hosts */
     uint64_t take_sent_ms; /* monotonic, for the local view of lease deadlines */
     uint64_t hb_sent_ms;
     int draining;
@@ -1404,7 +1405,9 @@ static void adopt_orphans(rc_worker *w)
 
 static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
 {
+    int woken = w->woken;
     w->take_outstanding = 0;
+    w->woken = 0;
     if (rep && rep->type == REDIS_REPLY_ERROR && rc_redis_refusal(rep->str)) {
         note_refusal(w, rep->str); /* take.lua refused whole: asked again in a second */
         schedule_pump(w, 1.0);
@@ -1431,6 +1434,10 @@ static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
         after = got ? 0 : 0.005;
     else if (due > now)
         after = RC_MIN(0.1, (double)(due - now) / 1000.0);
+    if (woken) { /* hosts were assigned while it ran: it may have run before they were */
+        rc_debug(MOD, "take with a nudge behind it got %zu: taking again", got);
+        after = 0;
+    }
     schedule_pump(w, after);
 }
 
@@ -1500,7 +1507,10 @@ static void on_pump_timer(struct ev_loop *loop, ev_timer *t, int revents)
 static void on_wake(void *ud)
 {
     rc_worker *w = ud;
-    if (!w->take_outstanding && ev_timer_remaining(w->loop, &w->pump_timer) > 0.001)
+    if (w->take_outstanding) {
+        rc_debug(MOD, "nudged while a take is out: taking again on its reply");
+        w->woken = 1; /* its reply takes again at once, not at the next poll */
+    } else if (ev_timer_remaining(w->loop, &w->pump_timer) > 0.001)
         schedule_pump(w, 0);
 }
 
