@@ -490,8 +490,25 @@ def test_robots_delay_rejects_bad_values(tmp, procs):
                                                                   r.stderr))
 
 
+def test_crawl_passes_robots_delay(tmp, procs):
+    """`redcrawl crawl --robots-delay 0.05 --delay 0.5` hands both to its workers: each host's first
+    page 50 ms after its robots.txt, the next pages 500 ms apart."""
+    web_port, log, _ = start_web(procs, tmp, "--sites", "2", "--pages", "3", "--robots")
+    r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "out"), "--quiet", "--connect-to",
+                        "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8", "--maxdepth", "-1", "--delay",
+                        "0.5", "--robots-delay", "0.05", "http://s0.site.test/", "http://s1.site.test/"],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, "redcrawl crawl exited %d: %s" % (r.returncode, r.stderr[-2000:]))
+    for host, rs in by_host(read_requests(log)).items():
+        gaps = [b[0] - a[1] for a, b in zip(rs, rs[1:])]
+        print("  %s: %s, gaps %s ms" % (host, [x[3] for x in rs], [round(g / 1000, 1) for g in gaps]))
+        check(rs[0][3] == "/robots.txt" and len(gaps) >= 2, "%s: want robots.txt then pages: %s" % (host, rs))
+        check(50000 - 1000 <= gaps[0] < 500000, "%s: robots.txt -> first page %.1f ms" % (host, gaps[0] / 1000))
+        check(min(gaps[1:]) >= 500000 - SLACK_US, "%s: page gaps under 500 ms: %s" % (host, gaps[1:]))
+
+
 if __name__ == "__main__":
     run_tests([test_backoff_capped_and_jittered, test_unreachable_host_is_parked, test_politeness_4_workers_20_hosts, test_rate_change_mid_crawl,
                test_retry_after_503,
                test_traps_bounded, test_robots_delay_shortens_first_gap, test_robots_delay_default_is_delay,
-               test_robots_delay_rejects_bad_values])
+               test_robots_delay_rejects_bad_values, test_crawl_passes_robots_delay])
