@@ -8,7 +8,7 @@ started by hand (one redis-server, the scheduler, 4 workers) and jobs sent with 
 - a rate set with a domain config request mid-crawl takes effect at once, and removing it too;
 - 503 + Retry-After: 1 leaves the host alone for a second, and the page set is still complete;
 - a host's first page waits --delay after its robots.txt, or --robots-delay when given (shorter),
-  and its later pages are --delay apart either way;
+  and its later pages are --delay (or Crawl-delay) apart either way;
 - a site full of crawler traps (infinite calendar, session ids, repeating path segments, query
   explosion) is crawled to the end with a bounded number of fetches; a per-domain page cap holds.
 """
@@ -507,8 +507,47 @@ def test_crawl_passes_robots_delay(tmp, procs):
         check(min(gaps[1:]) >= 500000 - SLACK_US, "%s: page gaps under 500 ms: %s" % (host, gaps[1:]))
 
 
+def test_robots_delay_keeps_crawl_delay(tmp, procs):
+    """A site whose robots.txt says Crawl-delay: 1, crawled at --delay 0.1 --robots-delay 0.05:
+    its first page follows robots.txt after 50 ms, and Crawl-delay still spaces the pages."""
+    from webfiles import StaticWeb  # noqa: E402
+    files = {"/robots.txt": ("User-agent: *\nCrawl-delay: 1\n", "text/plain")}
+    for i in range(4):
+        link = '<a href="/p%d">next</a>' % (i + 1) if i < 3 else ""
+        files["/" if i == 0 else "/p%d" % i] = ("<html><title>p%d</title>%s</html>" % (i, link), "text/html")
+    routes = {}
+    for path, (body, ctype) in files.items():
+        name = os.path.join(tmp, "f%d" % len(routes))
+        with open(name, "w") as f:
+            f.write(body)
+        routes["http://cd.test" + path] = (name, ctype)
+    with StaticWeb(routes) as web:
+        redis_port, _ = start_redis(procs, tmp)
+        env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
+        procs.start([SCHEDULER], os.path.join(tmp, "scheduler.log"), env=env)
+        procs.start([WORKER, "--out", os.path.join(tmp, "out"), "--delay", "0.1", "--robots-delay", "0.05",
+                     "--connect-to", "::127.0.0.1:%d" % web.port], os.path.join(tmp, "worker.log"), env=env)
+        r = subprocess.run([REDCRAWL, "submit", "--crawlid", "cdelay", "--maxdepth", "-1", "http://cd.test/"],
+                           capture_output=True, text=True, env=env, timeout=30)
+        check(r.returncode == 0, "submit failed: %s" % r.stderr)
+        deadline = time.time() + 60
+        while time.time() < deadline and redis_cmd(redis_port, "HGET", "rc:job:cdelay", "state") != "done":
+            time.sleep(0.1)
+        check(redis_cmd(redis_port, "HGET", "rc:job:cdelay", "state") == "done", "job not done in 60 s")
+        times = sorted(web.times)
+    paths = [u.split("cd.test", 1)[1] for _, u in times]
+    gaps = [b[0] - a[0] for a, b in zip(times, times[1:])]
+    print("  %s, gaps start to start %s s" % (paths, [round(g, 3) for g in gaps]))
+    check(paths == ["/robots.txt", "/", "/p1", "/p2", "/p3"], "want robots.txt, then the 4 pages once: %s" % paths)
+    # Start to start, so each gap holds a response too; 1 ms of slack is the next allowed time's ms.
+    check(0.05 - 0.001 <= gaps[0] < 1.0, "robots.txt -> first page %.3f s, want 50 ms (not Crawl-delay's 1 s)" %
+          gaps[0])
+    check(min(gaps[1:]) >= 1.0 - SLACK_US / 1e6, "pages closer than Crawl-delay: 1: %s" % gaps[1:])
+
+
 if __name__ == "__main__":
     run_tests([test_backoff_capped_and_jittered, test_unreachable_host_is_parked, test_politeness_4_workers_20_hosts, test_rate_change_mid_crawl,
                test_retry_after_503,
                test_traps_bounded, test_robots_delay_shortens_first_gap, test_robots_delay_default_is_delay,
-               test_robots_delay_rejects_bad_values, test_crawl_passes_robots_delay])
+               test_robots_delay_rejects_bad_values, test_crawl_passes_robots_delay,
+               test_robots_delay_keeps_crawl_delay])
