@@ -38,6 +38,7 @@ typedef struct crawl_conf {
     int64_t concurrency;
     int64_t priority;
     double delay;
+    double robots_delay; /* < 0: unset, the workers' default (the host's delay) */
     double timeout;
     char *out;
     char *redis;
@@ -96,6 +97,8 @@ static const rc_conf_row rows[] = {
      "job priority, 1-100 as for submit"},
     {"delay", RC_CONF_DOUBLE, offsetof(crawl_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY",
      "seconds between hits on one domain"},
+    {"robots-delay", RC_CONF_DOUBLE, offsetof(crawl_conf, robots_delay), NULL, 0, 3600, "REDCRAWL_ROBOTS_DELAY",
+     "seconds from a host's robots.txt fetch to its first page, when shorter than --delay (default: --delay)"},
     {"timeout", RC_CONF_DOUBLE, offsetof(crawl_conf, timeout), "30", 0.1, 3600, NULL,
      "whole-transfer timeout, seconds"},
     {"out", RC_CONF_STR, offsetof(crawl_conf, out), NULL, 0, 0, NULL,
@@ -289,6 +292,20 @@ static void free_args(char **v)
     free(v);
 }
 
+/* The workers' --delay, and --robots-delay only when given: unset, they wait the delay. */
+static void add_politeness(crawl_run *run, size_t *n)
+{
+    char num[64];
+    add_arg(&run->wargv, n, "--delay");
+    snprintf(num, sizeof num, "%.6f", run->c->delay);
+    add_arg(&run->wargv, n, num);
+    if (run->c->robots_delay >= 0) {
+        add_arg(&run->wargv, n, "--robots-delay");
+        snprintf(num, sizeof num, "%.6f", run->c->robots_delay);
+        add_arg(&run->wargv, n, num);
+    }
+}
+
 static void build_argv(crawl_run *run, const char *redis_url, const char *outdir)
 {
     crawl_conf *c = run->c;
@@ -317,9 +334,7 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     add_arg(&run->wargv, &n, "--warc-size");
     snprintf(num, sizeof num, "%lld", (long long)c->warc_size);
     add_arg(&run->wargv, &n, num);
-    add_arg(&run->wargv, &n, "--delay");
-    snprintf(num, sizeof num, "%.6f", c->delay);
-    add_arg(&run->wargv, &n, num);
+    add_politeness(run, &n);
     add_arg(&run->wargv, &n, "--timeout");
     snprintf(num, sizeof num, "%.3f", c->timeout);
     add_arg(&run->wargv, &n, num);
@@ -978,6 +993,7 @@ int rc_cli_crawl(int argc, char **argv)
     crawl_conf c;
     int optind = 0, rc = 1;
     memset(&c, 0, sizeof c);
+    c.robots_delay = -1; /* unset: the table only accepts 0 and up */
     if (rc_conf_cmdline(rows, NROWS, &c, argc, argv, "redcrawl crawl",
                         "usage: redcrawl crawl [options] URL...\n\nCrawls from the URLs on this machine: a "
                         "private Redis, a scheduler and N workers;\npage records go to OUT/pages.jsonl.\n\n",

@@ -4,8 +4,10 @@
 # record in the JSON Lines output; monitor, scheduler and workers of the release build, all on
 # loopback, stopped by pid. Runs twice in one go, with pub/sub nudges (the default) and with
 # --poll-only, and prints one JSON line per run: all requests, those to a host already seen
-# (host_known) and each host's first (host_first: robots.txt, then the politeness delay).
+# (host_known) and each host's first (host_first: robots.txt, then the politeness delay, or the
+# workers' --robots-delay when given).
 #   scripts/bench_latency.sh [--requests N] [--rate PER_S] [--hosts H] [--workers W] [--delay S]
+#                            [--robots-delay S]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh --release >/dev/null

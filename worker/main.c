@@ -77,6 +77,9 @@ static const rc_conf_row rows[] = {
      "fetch attempts before a URL fails"},
     {"delay", RC_CONF_DOUBLE, offsetof(rc_worker_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY",
      "seconds between hits on one domain"},
+    {"robots-delay", RC_CONF_DOUBLE, offsetof(rc_worker_conf, robots_delay), NULL, 0, 3600, "REDCRAWL_ROBOTS_DELAY",
+     "seconds from a host's robots.txt fetch to its first page, when shorter than the host's delay (default: the "
+     "host's delay, as between pages; Crawl-delay still spaces the pages)"},
     {"connect-timeout", RC_CONF_DOUBLE, offsetof(rc_worker_conf, connect_timeout), "10", 0.1, 600, NULL,
      "connect timeout, seconds"},
     {"timeout", RC_CONF_DOUBLE, offsetof(rc_worker_conf, timeout), "30", 0.1, 3600, NULL,
@@ -91,8 +94,8 @@ static const rc_conf_row rows[] = {
      "completes sent together in one Redis call (step.lua, with the take and the heartbeat; at most 4 such calls in "
      "flight); 1 = one complete.lua call per page, take.lua and hb.lua on their own"},
     {"step-wait", RC_CONF_DOUBLE, offsetof(rc_worker_conf, step_wait), "0.005", 0, 0.1, "REDCRAWL_STEP_WAIT",
-     "seconds a busy worker's finished pages and take wait for others to share their Redis call (an idle worker's "
-     "take goes at once)"},
+     "seconds a busy worker's finished pages and take wait for others to share their Redis call (a worker with "
+     "nothing else being fetched or parsed sends at once)"},
     {"heartbeat", RC_CONF_DOUBLE, offsetof(rc_worker_conf, heartbeat), "1", 0.1, 60, NULL, "heartbeat period, seconds"},
     {"fsync", RC_CONF_STR, offsetof(rc_worker_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC",
      "JSON Lines: fdatasync none, per batch (a page and its items) or per record"},
@@ -144,6 +147,7 @@ int main(int argc, char **argv)
     char err[512];
     int optind = 0, rc;
     memset(&conf, 0, sizeof conf);
+    conf.robots_delay = -1; /* unset: the host's own delay; the table only accepts 0 and up */
     if (rc_conf_cmdline(
             rows, NROWS, &conf, argc, argv, "redcrawl-worker",
             "usage: redcrawl-worker [options]\n\nFetches, parses and stores pages from its Redis queues.\n\n", &optind,

@@ -140,6 +140,7 @@ struct rc_worker {
     task *batch, *batch_last;
     int batch_n;
     int steps_out;     /* step calls in flight */
+    int64_t in_steps;  /* tasks whose completes ride in those calls */
     int hb_want;       /* a heartbeat waits for the next step */
     int64_t take_want; /* a take of this many URLs waits for the next step, 0 = none */
     ev_timer batch_timer;
@@ -156,6 +157,7 @@ struct rc_worker {
     double lag_last; /* ev_time() of the last lag probe */
     double lag_max;  /* worst stall of the loop seen, seconds */
     int take_outstanding;
+    int woken;             /* a nudge came while a take was out: that take may have missed the new hosts */
     uint64_t take_sent_ms; /* monotonic, for the local view of lease deadlines */
     uint64_t hb_sent_ms;
     int draining;
@@ -629,6 +631,17 @@ static uint64_t host_delay_ms(rc_worker *w, const task *t, double fetch_ms)
     }
     d = RC_MAX(d, RC_MIN(conf->delay_factor * fetch_ms, conf->max_delay * 1000));
     return (uint64_t)d;
+}
+
+/* The wait between a host's robots.txt fetch and its first page: its delay, or --robots-delay
+ * when that is shorter (a request's latency on a new host is mostly this wait). Only this one
+ * gap: the page's own fetch sets the next one by host_delay_ms, Crawl-delay included. */
+static uint64_t robots_gap_ms(rc_worker *w, const task *t)
+{
+    uint64_t d = host_delay_ms(w, t, 0);
+    if (w->conf->robots_delay < 0)
+        return d;
+    return RC_MIN(d, (uint64_t)(w->conf->robots_delay * 1000));
 }
 
 /* A host that refuses connections again and again is parked: its next fetch waits
@@ -1148,7 +1161,7 @@ static void on_robots(void *ud, const rc_robots *rules, int just_fetched)
         deny_task(w, t);
     else if (just_fetched)
         /* Fetching robots.txt was a hit on the host: the page waits for the next slot. */
-        release_task_at(w, t, rc_now_ms() + host_delay_ms(w, t, 0), "after robots.txt");
+        release_task_at(w, t, rc_now_ms() + robots_gap_ms(w, t), "after robots.txt");
     else
         fetch_task(w, t);
 }
@@ -1392,7 +1405,9 @@ static void adopt_orphans(rc_worker *w)
 
 static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
 {
+    int woken = w->woken;
     w->take_outstanding = 0;
+    w->woken = 0;
     if (rep && rep->type == REDIS_REPLY_ERROR && rc_redis_refusal(rep->str)) {
         note_refusal(w, rep->str); /* take.lua refused whole: asked again in a second */
         schedule_pump(w, 1.0);
@@ -1419,6 +1434,10 @@ static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
         after = got ? 0 : 0.005;
     else if (due > now)
         after = RC_MIN(0.1, (double)(due - now) / 1000.0);
+    if (woken) { /* hosts were assigned while it ran: it may have run before they were */
+        rc_debug(MOD, "take with a nudge behind it got %zu: taking again", got);
+        after = 0;
+    }
     schedule_pump(w, after);
 }
 
@@ -1488,7 +1507,10 @@ static void on_pump_timer(struct ev_loop *loop, ev_timer *t, int revents)
 static void on_wake(void *ud)
 {
     rc_worker *w = ud;
-    if (!w->take_outstanding && ev_timer_remaining(w->loop, &w->pump_timer) > 0.001)
+    if (w->take_outstanding) {
+        rc_debug(MOD, "nudged while a take is out: taking again on its reply");
+        w->woken = 1; /* its reply takes again at once, not at the next poll */
+    } else if (ev_timer_remaining(w->loop, &w->pump_timer) > 0.001)
         schedule_pump(w, 0);
 }
 
@@ -1732,6 +1754,7 @@ static void on_step_reply(rc_worker *w, redisReply *rep, void *ud)
         step_failed(w, q, rep);
     else
         step_done(w, q, rep);
+    w->in_steps -= q->shape.n; /* after its tasks went on: none of them is working meanwhile */
     free(q->tasks);
     free(q);
     if (w->batch_n >= w->conf->step_batch)
@@ -1787,6 +1810,7 @@ static void send_step(rc_worker *w)
     q->shape.n = s.n;
     q->shape.take = s.take;
     w->steps_out++;
+    w->in_steps += s.n;
     if (async_eval(w, RC_LUA_STEP, &s.args, on_step_reply, q) < 0)
         on_step_reply(w, NULL, q);
     rc_step_release(&s);
@@ -1821,13 +1845,22 @@ static void send_steps(rc_worker *w)
         ev_timer_stop(w->loop, &w->batch_timer);
 }
 
+/* Tasks being fetched, parsed or stored, whose completes are still to come; the others wait in
+ * the batch or ride in a step. Completes held for a resend count as working (their own timer
+ * sends them). */
+static int64_t working(const rc_worker *w)
+{
+    return w->active - w->batch_n - w->in_steps;
+}
+
 /* What waits goes together: a busy worker's completes and take wait up to --step-wait for more
  * to join them (at its page rate a few ms gather many pages, and the take then comes after
- * their completes, so it finds their hosts free again); an idle worker's take waits for
- * nobody. */
+ * their completes, so it finds their hosts free again). A worker with nothing working sends at
+ * once: no complete can join within the wait, which would only hold its hosts busy and its
+ * take back (a single request's page, a host's robots.txt release). */
 static void step_soon(rc_worker *w)
 {
-    if (w->active == 0 && w->steps_out == 0)
+    if (working(w) <= 0)
         send_steps(w);
     else if ((w->batch || w->take_want) && !ev_is_active(&w->batch_timer)) {
         ev_timer_set(&w->batch_timer, w->conf->step_wait, 0);
@@ -2033,9 +2066,12 @@ fail:
 
 void rc_worker_start(rc_worker *w)
 {
-    rc_info(MOD, "started id=%s redis=%s concurrency=%lld parse_threads=%d delay=%.3fs out=%s", w->id,
+    char robots_delay[32] = "delay";
+    if (w->conf->robots_delay >= 0)
+        snprintf(robots_delay, sizeof robots_delay, "%.3fs", w->conf->robots_delay);
+    rc_info(MOD, "started id=%s redis=%s concurrency=%lld parse_threads=%d delay=%.3fs robots_delay=%s out=%s", w->id,
             rc_redis_url(w->sync), (long long)w->conf->concurrency, rc_offload_threads(w->parse), w->conf->delay,
-            w->conf->out);
+            robots_delay, w->conf->out);
     if (w->metrics)
         rc_info(MOD, "metrics on http://%s:%d/metrics", w->conf->metrics_addr, rc_worker_metrics_port(w->metrics));
     connect_redis(w); /* registers (the first heartbeat) once connected */

@@ -42,6 +42,8 @@ typedef struct rc_worker_conf {
     int64_t parse_threads; /* threads parsing pages, 0 = on the loop (main.c turns -1 into the CPUs) */
     int64_t max_attempts;
     double delay;
+    double robots_delay; /* seconds from a host's robots.txt fetch to its first page, at most its
+                            delay; < 0 (unset) = the host's delay, as between pages */
     double connect_timeout;
     double timeout;
     int64_t low_speed_limit; /* bytes/s under which ... */

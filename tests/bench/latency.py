@@ -5,7 +5,8 @@ request's time from the moment the producer is handed the message to the moment 
 JSON Lines file. Prints one JSON line per run and the median / p90 / p99 / max.
 
 Everything is on loopback: a real Kafka broker (scripts/services.sh), redis-server, the test web.
-    tests/bench/latency.py [--requests N] [--rate PER_S] [--hosts H] [--workers W]
+    tests/bench/latency.py [--requests N] [--rate PER_S] [--hosts H] [--workers W] [--delay S]
+                           [--robots-delay S]
 """
 import argparse
 import json
@@ -78,9 +79,10 @@ def run(args, tmp, procs):
         env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
         procs.start([SCHEDULER] + LOGLEVEL + POLL, os.path.join(tmp, "scheduler.log"), env=env)
         out = os.path.join(tmp, "out")
+        robots_delay = [] if args.robots_delay is None else ["--robots-delay", str(args.robots_delay)]
         for i in range(args.workers):
             procs.start([WORKER, "--out", out, "--delay", str(args.delay), "--connect-to", "::127.0.0.1:%d" % web_port, "--allow-net",
-                         "127.0.0.0/8"] + LOGLEVEL + POLL, os.path.join(tmp, "worker%d.log" % i), env=env)
+                         "127.0.0.0/8"] + robots_delay + LOGLEVEL + POLL, os.path.join(tmp, "worker%d.log" % i), env=env)
         tail = Tail(os.path.join(out, "pages.jsonl"))
         tail.start()
         producer = confluent_kafka.Producer({"bootstrap.servers": broker, "linger.ms": 0})
@@ -109,11 +111,13 @@ def run(args, tmp, procs):
         lat = {c: (tail.seen[c] - sent[c]) * 1000.0 for c in sent}
         missing = sorted(set(sent) - set(tail.seen), key=lambda c: int(c[3:]))
         check(not missing, "%d of %d requests were not stored within 60 s: %s" % (len(missing), args.requests, missing[:20]))
-        # A host's first request waits for its robots.txt and then the politeness delay.
+        # A host's first request waits for its robots.txt and then the politeness delay (or the
+        # --robots-delay).
         first = [lat["lat%d" % i] for i in range(min(args.hosts, args.requests))]
         known = [lat["lat%d" % i] for i in range(args.hosts, args.requests)]
         return {"requests": args.requests, "rate_per_s": args.rate, "hosts": args.hosts,
-                "workers": args.workers, "nudges": not args.poll_only, "delay_s": args.delay, "all": summary(list(lat.values())),
+                "workers": args.workers, "nudges": not args.poll_only, "delay_s": args.delay,
+                "robots_delay_s": args.robots_delay, "all": summary(list(lat.values())),
                 "host_known": summary(known), "host_first": summary(first)}
     finally:
         procs.stop_all()
@@ -127,6 +131,7 @@ def main():
     ap.add_argument("--hosts", type=int, default=50)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--delay", type=float, default=1.0, help="the workers' --delay (politeness), s")
+    ap.add_argument("--robots-delay", type=float, help="the workers' --robots-delay, s (default: theirs, the delay)")
     ap.add_argument("--poll-only", action="store_true", help="scheduler and workers without nudges")
     ap.add_argument("--keep", metavar="DIR", help="keep the logs in DIR (a new directory)")
     args = ap.parse_args()

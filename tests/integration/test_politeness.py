@@ -7,6 +7,8 @@ started by hand (one redis-server, the scheduler, 4 workers) and jobs sent with 
   whole fleet (shared through Redis), disallowed paths never requested, the exact page set;
 - a rate set with a domain config request mid-crawl takes effect at once, and removing it too;
 - 503 + Retry-After: 1 leaves the host alone for a second, and the page set is still complete;
+- a host's first page waits --delay after its robots.txt, or --robots-delay when given (shorter),
+  and its later pages are --delay (or Crawl-delay) apart either way;
 - a site full of crawler traps (infinite calendar, session ids, repeating path segments, query
   explosion) is crawled to the end with a bounded number of fetches; a per-domain page cap holds.
 """
@@ -429,7 +431,123 @@ def test_backoff_capped_and_jittered(tmp, procs):
     check(max(firsts) - min(firsts) > 0.02, "first back-offs all alike, no jitter: %s" % firsts)
 
 
+def robots_then_pages(tmp, procs, worker_args):
+    """4 hosts of 5 pages crawled by 2 workers with worker_args: per host, the gap from the end of
+    its robots.txt response to its first page request, and every gap after that (page to page)."""
+    args = ["--sites", "4", "--pages", "5", "--latency-ms", "2"]
+    web_port, log, _ = start_web(procs, tmp, *(args + ["--robots"]))
+    fleet = Fleet(tmp, procs, web_port, 2, worker_args)
+    seeds = ["http://s%d.site.test/" % i for i in range(4)]
+    fleet.submit("rdelay", seeds)
+    fleet.wait_state("rdelay", ("done",), 120)
+    rows = read_requests(log)
+    check(not overlaps(rows), "overlapping requests to one host: %s" % overlaps(rows)[:2])
+    first, later = {}, []
+    for host, rs in by_host(rows).items():
+        check(rs[0][3] == "/robots.txt" and len(rs) > 2, "%s: want robots.txt first, then pages: %s" % (host, rs[:3]))
+        first[host] = rs[1][0] - rs[0][1]
+        later += [(b[0] - a[1], host, a[3], b[3]) for a, b in zip(rs[1:], rs[2:])]
+    check(len(first) == 4, "want 4 hosts in the request log, got %s" % sorted(first))
+    check_page_set(fleet.pages("rdelay"), expected_pages(graph(*args), seeds, -1, ["site.test"], skip=is_private),
+                   "robots delay")
+    print("  robots.txt -> first page (ms): %s; page -> page: min %.1f ms over %d gaps" %
+          (sorted(round(g / 1000, 1) for g in first.values()), min(later)[0] / 1000, len(later)))
+    return first, later
+
+
+def test_robots_delay_shortens_first_gap(tmp, procs):
+    """--robots-delay 0.05 with --delay 0.5: a host's first page follows its robots.txt after
+    50 ms (not 500), and the pages after it are still 500 ms apart."""
+    first, later = robots_then_pages(tmp, procs, ["--delay", "0.5", "--robots-delay", "0.05"])
+    # The worker's next allowed time is in whole ms: 1 ms of it is the clock's, not the crawler's.
+    early = {h: g for h, g in first.items() if g < 50000 - 1000}
+    check(not early, "robots.txt -> first page under 50 ms: %s" % early)
+    late = {h: g for h, g in first.items() if g >= 500000}
+    check(not late, "robots.txt -> first page not shortened (>= the 500 ms delay): %s" % late)
+    short = [g for g in later if g[0] < 500000 - SLACK_US]
+    check(not short, "%d page gaps under the 500 ms delay, e.g. %s" % (len(short), short[:2]))
+
+
+def test_robots_delay_default_is_delay(tmp, procs):
+    """Without --robots-delay, a host's robots.txt fetch counts as a hit: its first page waits the
+    whole --delay, as between pages."""
+    first, later = robots_then_pages(tmp, procs, ["--delay", "0.5"])
+    short = {h: g for h, g in first.items() if g < 500000 - SLACK_US}
+    check(not short, "robots.txt -> first page under the 500 ms delay: %s" % short)
+    short = [g for g in later if g[0] < 500000 - SLACK_US]
+    check(not short, "%d page gaps under the 500 ms delay, e.g. %s" % (len(short), short[:2]))
+
+
+def test_robots_delay_rejects_bad_values(tmp, procs):
+    """A negative or non-numeric --robots-delay stops the worker and `redcrawl crawl` at once,
+    naming the option."""
+    for bad in ("-0.5", "soon", ""):
+        for argv in ([WORKER, "--redis", "redis://127.0.0.1:1", "--robots-delay", bad],
+                     [REDCRAWL, "crawl", "--robots-delay", bad, "http://s0.site.test/"]):
+            r = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+            check(r.returncode == 2 and "--robots-delay: '%s' is not a number" % bad in r.stderr,
+                  "%s --robots-delay '%s': exit %d, stderr %r" % (os.path.basename(argv[0]), bad, r.returncode,
+                                                                  r.stderr))
+
+
+def test_crawl_passes_robots_delay(tmp, procs):
+    """`redcrawl crawl --robots-delay 0.05 --delay 0.5` hands both to its workers: each host's first
+    page 50 ms after its robots.txt, the next pages 500 ms apart."""
+    web_port, log, _ = start_web(procs, tmp, "--sites", "2", "--pages", "3", "--robots")
+    r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "out"), "--quiet", "--connect-to",
+                        "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8", "--maxdepth", "-1", "--delay",
+                        "0.5", "--robots-delay", "0.05", "http://s0.site.test/", "http://s1.site.test/"],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, "redcrawl crawl exited %d: %s" % (r.returncode, r.stderr[-2000:]))
+    for host, rs in by_host(read_requests(log)).items():
+        gaps = [b[0] - a[1] for a, b in zip(rs, rs[1:])]
+        print("  %s: %s, gaps %s ms" % (host, [x[3] for x in rs], [round(g / 1000, 1) for g in gaps]))
+        check(rs[0][3] == "/robots.txt" and len(gaps) >= 2, "%s: want robots.txt then pages: %s" % (host, rs))
+        check(50000 - 1000 <= gaps[0] < 500000, "%s: robots.txt -> first page %.1f ms" % (host, gaps[0] / 1000))
+        check(min(gaps[1:]) >= 500000 - SLACK_US, "%s: page gaps under 500 ms: %s" % (host, gaps[1:]))
+
+
+def test_robots_delay_keeps_crawl_delay(tmp, procs):
+    """A site whose robots.txt says Crawl-delay: 1, crawled at --delay 0.1 --robots-delay 0.05:
+    its first page follows robots.txt after 50 ms, and Crawl-delay still spaces the pages."""
+    from webfiles import StaticWeb  # noqa: E402
+    files = {"/robots.txt": ("User-agent: *\nCrawl-delay: 1\n", "text/plain")}
+    for i in range(4):
+        link = '<a href="/p%d">next</a>' % (i + 1) if i < 3 else ""
+        files["/" if i == 0 else "/p%d" % i] = ("<html><title>p%d</title>%s</html>" % (i, link), "text/html")
+    routes = {}
+    for path, (body, ctype) in files.items():
+        name = os.path.join(tmp, "f%d" % len(routes))
+        with open(name, "w") as f:
+            f.write(body)
+        routes["http://cd.test" + path] = (name, ctype)
+    with StaticWeb(routes) as web:
+        redis_port, _ = start_redis(procs, tmp)
+        env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
+        procs.start([SCHEDULER], os.path.join(tmp, "scheduler.log"), env=env)
+        procs.start([WORKER, "--out", os.path.join(tmp, "out"), "--delay", "0.1", "--robots-delay", "0.05",
+                     "--connect-to", "::127.0.0.1:%d" % web.port], os.path.join(tmp, "worker.log"), env=env)
+        r = subprocess.run([REDCRAWL, "submit", "--crawlid", "cdelay", "--maxdepth", "-1", "http://cd.test/"],
+                           capture_output=True, text=True, env=env, timeout=30)
+        check(r.returncode == 0, "submit failed: %s" % r.stderr)
+        deadline = time.time() + 60
+        while time.time() < deadline and redis_cmd(redis_port, "HGET", "rc:job:cdelay", "state") != "done":
+            time.sleep(0.1)
+        check(redis_cmd(redis_port, "HGET", "rc:job:cdelay", "state") == "done", "job not done in 60 s")
+        times = sorted(web.times)
+    paths = [u.split("cd.test", 1)[1] for _, u in times]
+    gaps = [b[0] - a[0] for a, b in zip(times, times[1:])]
+    print("  %s, gaps start to start %s s" % (paths, [round(g, 3) for g in gaps]))
+    check(paths == ["/robots.txt", "/", "/p1", "/p2", "/p3"], "want robots.txt, then the 4 pages once: %s" % paths)
+    # Start to start, so each gap holds a response too; 1 ms of slack is the next allowed time's ms.
+    check(0.05 - 0.001 <= gaps[0] < 1.0, "robots.txt -> first page %.3f s, want 50 ms (not Crawl-delay's 1 s)" %
+          gaps[0])
+    check(min(gaps[1:]) >= 1.0 - SLACK_US / 1e6, "pages closer than Crawl-delay: 1: %s" % gaps[1:])
+
+
 if __name__ == "__main__":
     run_tests([test_backoff_capped_and_jittered, test_unreachable_host_is_parked, test_politeness_4_workers_20_hosts, test_rate_change_mid_crawl,
                test_retry_after_503,
-               test_traps_bounded])
+               test_traps_bounded, test_robots_delay_shortens_first_gap, test_robots_delay_default_is_delay,
+               test_robots_delay_rejects_bad_values, test_crawl_passes_robots_delay,
+               test_robots_delay_keeps_crawl_delay])

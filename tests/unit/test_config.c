@@ -76,11 +76,40 @@ static void test_cmdline(void)
     RC_CHECK(c.redis == NULL && c.connect_to.n == 0 && c.connect_to.v == NULL);
 }
 
+/* A number without a default (the worker's --robots-delay: unset means "the host's delay") keeps
+ * the caller's out-of-range sentinel until given; given, it must be in range and numeric. */
+static void test_no_default(void)
+{
+    typedef struct {
+        double robots_delay;
+    } rconf;
+    static const rc_conf_row rrows[] = {
+        {"robots-delay", RC_CONF_DOUBLE, offsetof(rconf, robots_delay), NULL, 0, 3600, NULL, "seconds"},
+    };
+    rconf r = {-1};
+    char err[256];
+    int optind = 0;
+    RC_CHECK_INT_EQ(rc_conf_init(rrows, 1, &r, err, sizeof err), 0);
+    RC_CHECK(r.robots_delay == -1);
+    const char *zero_[] = {"prog", "--robots-delay", "0"};
+    RC_CHECK_INT_EQ(rc_conf_argv(rrows, 1, &r, 3, mkargv(zero_, 3), &optind, err, sizeof err), 0);
+    RC_CHECK(r.robots_delay == 0);
+    const char *bad[] = {"-0.05", "-1", "soon", "0.05s", "", "nan"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *args_[] = {"prog", "--robots-delay", bad[i]};
+        err[0] = '\0';
+        RC_CHECK_INT_EQ(rc_conf_argv(rrows, 1, &r, 3, mkargv(args_, 3), &optind, err, sizeof err), -22);
+        RC_CHECK(strstr(err, "--robots-delay") != NULL && strstr(err, "is not a number") != NULL);
+        RC_CHECK(r.robots_delay == 0); /* a refused value changes nothing */
+    }
+}
+
 int main(void)
 {
     conf c;
     char err[256];
     test_cmdline();
+    test_no_default();
     memset(&c, 0, sizeof c);
     setenv("TEST_RC_DELAY", "0.25", 1);
     setenv("TEST_RC_REDIS", "redis://127.0.0.1:1/", 1);
