@@ -228,8 +228,10 @@ def test_rate_change_mid_crawl(tmp, procs):
     during = rate(t_set + 0.5, t_del)
     after = rate(t_del + 1.5, t_end)
     # 2 hits per sliding 1 s window, recorded when the URL is taken; the request reaches the server
-    # a moment later, so the window is shortened by a little jitter (the take in flight).
-    worst = rate_windows(starts, t_set + 0.5, t_del - 1.0, 1.0 - 0.05)
+    # a moment later, so the window is shortened by the jitter between take and request: on the
+    # shared 2-core machine the ASan worker was seen descheduled 150-216 ms there (the take on
+    # time, the request late). Unthrottled, the host gets 10+ requests a second.
+    worst = rate_windows(starts, t_set + 0.5, t_del - 1.0, 1.0 - 0.25)
     print("  requests/s: before %.1f, with hits=2/window=1 %.2f (worst 1 s window %d), after HDEL %.1f; "
           "total %d (+%d redirect hops, %d of them while throttled)" %
           (before, during, worst, after, len(starts), len(hops),
