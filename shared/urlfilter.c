@@ -150,6 +150,11 @@ static const char *path_of(const char *url)
     return p ? p : "/";
 }
 
+static char tolower_ascii(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
 static int bad_extension(const rc_urlfilter *f, const char *path, size_t plen)
 {
     const char *last = path;
@@ -162,7 +167,10 @@ static int bad_extension(const rc_urlfilter *f, const char *path, size_t plen)
         return 0;
     for (size_t i = 0; i < f->n_ext; i++) {
         size_t el = f->ext_len[i];
-        if (llen > el + 1 && last[llen - el - 1] == '.' && strncasecmp(last + llen - el, f->ext[i], el) == 0)
+        /* the first letter first: a page's ".html" has the dot where every 4-letter one wants it */
+        if (llen > el + 1 && last[llen - el - 1] == '.' &&
+            (el == 0 || tolower_ascii(last[llen - el]) == f->ext[i][0]) &&
+            strncasecmp(last + llen - el, f->ext[i], el) == 0)
             return 1;
     }
     return 0;
@@ -268,7 +276,8 @@ char *rc_urlfilter_strip_session(const rc_urlfilter *f, const char *url)
 {
     if (!f->c.strip_session_ids)
         return NULL;
-    const char *semi = strcasestr(url, ";jsessionid=");
+    /* strcasestr sets up its search on every call: most URLs have no ';' to look at */
+    const char *semi = strchr(url, ';') ? strcasestr(url, ";jsessionid=") : NULL;
     const char *q = strchr(url, '?');
     if (!semi && !q)
         return NULL;
