@@ -14,6 +14,9 @@
 #                reported with the pages it got (ok false)
 #   --systems    any of scrapy,scrapy-redis,colly,spider-rs,redcrawl-links,redcrawl-full
 #   NO_BUILD=1   use build/ and the built peers as they are
+#   a system "redcrawl-links~X" (or -full~X) runs REDCRAWL_BIN_X (default build/cli/redcrawl)
+#                with the options in REDCRAWL_ARGS_X and the variables in REDCRAWL_ENV_X ("K=V ..."):
+#                before/after runs in one session
 #   KEEP_WORK=1  keep the work directory (each run's output and logs, nginx's access log)
 #
 # The web: tests/bench/peers/benchweb.py writes ~31 KB pages with 170-245 links each (nested

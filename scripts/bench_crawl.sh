@@ -10,6 +10,7 @@
 #                                   link-only (no rules, no text, no digest: the tokenizer path)
 #   PERF=1                          also profile the crawl tree with perf (Debian's linux-perf)
 #                                   and print the top symbols (the timing then includes perf)
+#   PERF_OUT=FILE                   keep perf's data there (for perf report -i FILE)
 #   NO_BUILD=1                      use build/ as it is (to compare builds of other commits)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -59,6 +60,7 @@ if [ -n "${PERF:-}" ]; then
     grep -v '^$' | sed 's/ *- *- *$//' | head -20
   echo "by process:"
   perf report -q -i "$WORK/perf.data" --no-children --sort comm --stdio 2>/dev/null | grep -v '^$' | sed 's/ *- *- *$//' | head -6
+  [ -z "${PERF_OUT:-}" ] || cp "$WORK/perf.data" "$PERF_OUT"
 fi
 if [ -d "$WORK/out/warc" ]; then
   echo "warc         $(du -sb "$WORK/out/warc" | cut -f1) bytes in $(ls "$WORK/out/warc" | wc -l) file(s); pages.jsonl $(stat -c %s "$WORK/out/pages.jsonl") bytes"

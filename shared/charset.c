@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <iconv.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -224,18 +225,48 @@ static size_t utf8_seq(const unsigned char *s, size_t n, size_t *ret_bad, int *r
     return need + 1;
 }
 
+/* The length of a common valid sequence at S (2 bytes, or 3 outside E0's and ED's narrower
+ * second bytes), else 0: CJK text is mostly these, checked inline; utf8_seq does the rest. */
+static inline size_t utf8_common(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (c >= 0xC2 && c <= 0xDF)
+        return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE1 && c <= 0xEF && c != 0xED)
+        return n >= 3 && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80 ? 3 : 0;
+    return 0;
+}
+
+/* How many of S's first bytes are ASCII, eight at a time: markup is, and every page is read
+ * whole two or three times (the label's check, the copy) before it is parsed. */
+static size_t ascii_run(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t v;
+        memcpy(&v, s + i, 8);
+        if (v & 0x8080808080808080ULL)
+            break;
+    }
+    while (i < len && s[i] < 0x80)
+        i++;
+    return i;
+}
+
 size_t rc_charset_utf8_valid_prefix(const char *str, size_t len)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
     while (i < len) {
         if (s[i] < 0x80) {
-            i++;
+            i += ascii_run(s + i, len - i);
             continue;
         }
         size_t bad;
         int trunc;
-        size_t n = utf8_seq(s + i, len - i, &bad, &trunc);
+        size_t n = utf8_common(s + i, len - i);
+        if (n == 0)
+            n = utf8_seq(s + i, len - i, &bad, &trunc);
         if (n == 0)
             return i;
         i += n;
@@ -313,12 +344,14 @@ static int utf8_plausible(const unsigned char *s, size_t len)
     size_t good = 0, bad = 0, i = 0;
     while (i < len) {
         if (s[i] < 0x80) {
-            i++;
+            i += ascii_run(s + i, len - i);
             continue;
         }
         size_t bad_len;
         int trunc;
-        size_t n = utf8_seq(s + i, len - i, &bad_len, &trunc);
+        size_t n = utf8_common(s + i, len - i);
+        if (n == 0)
+            n = utf8_seq(s + i, len - i, &bad_len, &trunc);
         if (n == 0) {
             if (trunc)
                 break;
@@ -623,10 +656,7 @@ static void strip_markup(rc_buf *out, const unsigned char *s, size_t len, size_t
 
 static int has_non_ascii(const unsigned char *s, size_t len)
 {
-    for (size_t i = 0; i < len; i++)
-        if (s[i] >= 0x80)
-            return 1;
-    return 0;
+    return ascii_run(s, len) < len;
 }
 
 /* Names uchardet reports that are not WHATWG labels. */

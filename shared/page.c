@@ -188,26 +188,27 @@ void rc_page_item_id(const char *crawlid, const char *url, long pos, char out[33
  * boilerplate and whitespace changes do not make a page look new. */
 static void text_digest(const char *text, char out[33])
 {
-    rc_buf b;
-    rc_buf_init(&b);
+    /* The words never outgrow the text: one allocation, written a byte at a time unchecked. */
+    char *w = rc_xmalloc(strlen(text) + 1);
+    size_t len = 0;
     int space = 0;
     for (const char *p = text; *p; p++) {
         unsigned char ch = (unsigned char)*p;
         if (ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r') {
-            space = b.len > 0;
+            space = len > 0;
             continue;
         }
         if (space)
-            rc_buf_putc(&b, ' ');
+            w[len++] = ' ';
         space = 0;
-        rc_buf_putc(&b, (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch));
+        w[len++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
     }
     out[0] = '\0';
-    if (b.len >= 20) { /* a handful of characters is not an article */
-        XXH128_hash_t h = XXH3_128bits(b.ptr, b.len);
+    if (len >= 20) { /* a handful of characters is not an article */
+        XXH128_hash_t h = XXH3_128bits(w, len);
         snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
     }
-    rc_buf_release(&b);
+    free(w);
 }
 
 /* Items from the rules: a second page merges into the list item it carries; otherwise the

@@ -30,6 +30,7 @@ static const char *const session_params[] = {
 struct rc_urlfilter {
     rc_urlfilter_conf c;
     char **ext;
+    size_t *ext_len; /* strlen of each: checked for every link of every page */
     size_t n_ext;
     pcre2_code **allow, **deny, **data, **jump; /* JIT-compiled: PCRE2 lets threads share them */
     size_t n_allow, n_deny, n_data, n_jump;
@@ -73,10 +74,12 @@ rc_urlfilter *rc_urlfilter_new(const rc_urlfilter_conf *c, char *err, size_t cap
     const char *const *ext = c->deny_ext ? c->deny_ext : default_ext;
     size_t n_ext = c->deny_ext ? c->n_deny_ext : RC_ARRAY_LEN(default_ext);
     f->ext = rc_xcalloc(n_ext ? n_ext : 1, sizeof(char *));
+    f->ext_len = rc_xcalloc(n_ext ? n_ext : 1, sizeof(size_t));
     for (size_t i = 0; i < n_ext; i++) {
         const char *e = ext[i][0] == '.' ? ext[i] + 1 : ext[i];
         f->ext[f->n_ext] = rc_xstrdup(e);
-        rc_ascii_lower(f->ext[f->n_ext], strlen(e));
+        f->ext_len[f->n_ext] = strlen(e);
+        rc_ascii_lower(f->ext[f->n_ext], f->ext_len[f->n_ext]);
         f->n_ext++;
     }
     f->n_allow = c->n_allow_re;
@@ -104,6 +107,7 @@ void rc_urlfilter_free(rc_urlfilter *f)
     for (size_t i = 0; i < f->n_ext; i++)
         free(f->ext[i]);
     free(f->ext);
+    free(f->ext_len);
     for (size_t i = 0; f->allow && i < f->n_allow; i++)
         pcre2_code_free(f->allow[i]);
     for (size_t i = 0; f->deny && i < f->n_deny; i++)
@@ -146,6 +150,11 @@ static const char *path_of(const char *url)
     return p ? p : "/";
 }
 
+static char tolower_ascii(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
 static int bad_extension(const rc_urlfilter *f, const char *path, size_t plen)
 {
     const char *last = path;
@@ -153,9 +162,15 @@ static int bad_extension(const rc_urlfilter *f, const char *path, size_t plen)
         if (path[i] == '/')
             last = path + i + 1;
     size_t llen = plen - (size_t)(last - path);
+    /* An extension follows a dot inside the last segment: most links' have none to compare. */
+    if (llen < 2 || !memchr(last + 1, '.', llen - 1))
+        return 0;
     for (size_t i = 0; i < f->n_ext; i++) {
-        size_t el = strlen(f->ext[i]);
-        if (llen > el + 1 && last[llen - el - 1] == '.' && strncasecmp(last + llen - el, f->ext[i], el) == 0)
+        size_t el = f->ext_len[i];
+        /* the first letter first: a page's ".html" has the dot where every 4-letter one wants it */
+        if (llen > el + 1 && last[llen - el - 1] == '.' &&
+            (el == 0 || tolower_ascii(last[llen - el]) == f->ext[i][0]) &&
+            strncasecmp(last + llen - el, f->ext[i], el) == 0)
             return 1;
     }
     return 0;
@@ -261,7 +276,8 @@ char *rc_urlfilter_strip_session(const rc_urlfilter *f, const char *url)
 {
     if (!f->c.strip_session_ids)
         return NULL;
-    const char *semi = strcasestr(url, ";jsessionid=");
+    /* strcasestr sets up its search on every call: most URLs have no ';' to look at */
+    const char *semi = strchr(url, ';') ? strcasestr(url, ";jsessionid=") : NULL;
     const char *q = strchr(url, '?');
     if (!semi && !q)
         return NULL;

@@ -3,4 +3,6 @@
 -- complete: one call per fetched page (work.lua complete_page says what it does and returns).
 -- Arguments: worker, then the page's (lease member, host, next_ms, outcome, ..., k, n), then
 -- n x (link record, k bloom hash values). step.lua sends many of these in one call.
-return complete_page(A.worker, A, A_REST)
+local r = complete_page(A.worker, A, A_REST)
+tally_flush()
+return r

@@ -154,13 +154,25 @@ def commands(system, a, seeds, seedfile, rundir):
     if system == "spider-rs":
         return [os.path.join(peers, "spider-bench")] + seeds
     if system.startswith("redcrawl"):
-        cmd = [os.path.join(a.src, "build/cli/redcrawl"), "crawl", "--quiet", "--delay", "0", "--maxdepth", "-1",
+        # "redcrawl-links~X": a variant for before/after runs, its program and extra options
+        # from REDCRAWL_BIN_X and REDCRAWL_ARGS_X
+        system, _, tag = system.partition("~")
+        prog = os.environ.get("REDCRAWL_BIN_" + tag, os.path.join(a.src, "build/cli/redcrawl"))
+        extra = os.environ.get("REDCRAWL_ARGS_" + tag, "").split() if tag else []
+        cmd = [prog, "crawl", "--quiet", "--delay", "0", "--maxdepth", "-1",
                "--workers", str(a.workers), "--out", os.path.join(rundir, "out"), "--connect-to",
                "::127.0.0.1:%d" % a.port, "--allow-net", "127.0.0.0/8"]
         if system == "redcrawl-links":
             cmd.append("--dedup-content=0")
-        return cmd + seeds
+        return cmd + extra + seeds
     raise SystemExit("unknown system " + system)
+
+
+def variant_env(system, env):
+    """A variant "redcrawl-...~X" runs with the variables of REDCRAWL_ENV_X ("K=V K=V") added."""
+    tag = system.partition("~")[2]
+    pairs = os.environ.get("REDCRAWL_ENV_" + tag, "").split() if tag else []
+    return dict(env, **dict(p.split("=", 1) for p in pairs))
 
 
 def main():
@@ -202,7 +214,7 @@ def main():
                     off = f.tell()
                 load = os.getloadavg()[0]
                 srv0 = nginx_cpu(a.nginx_pid)
-                rc, wall, cpu, peak, t0 = run_measured(commands(system, a, seeds, seedfile, rundir), env, a.timeout,
+                rc, wall, cpu, peak, t0 = run_measured(commands(system, a, seeds, seedfile, rundir), variant_env(system, env), a.timeout,
                                                             rundir)
                 time.sleep(0.3)  # responses the crawler already read are logged by now
                 srv1 = nginx_cpu(a.nginx_pid)
