@@ -36,7 +36,7 @@ typedef struct node_stat {
     unsigned has_h1 : 1;      /* holds the first <h1> */
     unsigned body_class : 1;  /* class/id/itemprop/role names the article body */
     unsigned small_junk : 1;  /* class/id names a byline, date, caption, tag list ... */
-    unsigned reply : 1;       /* a reply of a forum or Q&A page (see first_post) */
+    unsigned reply : 1;       /* a comment under the article (see cut_comments) */
     unsigned itemprop : 1;    /* itemprop=articleBody */
     unsigned comments : 1;    /* class/id says comments, or inside such an element */
     unsigned article : 1;     /* <article>, or itemtype schema.org Article/NewsArticle/BlogPosting */
@@ -897,11 +897,12 @@ static void signature(const GumboNode *n, char *buf, size_t cap)
 
 static const char *const post_words[] = {"post", "reply", "answer", "message", "comment", NULL};
 
-/* Forum and Q&A pages: when most of the container C is a run of sibling posts (same tag and
- * class, named post/reply/answer/message/comment), the first post is the article and the others
- * are replies; when a question precedes the run (100+ characters of text before it), the whole
- * run is replies. Marks the replies to be cut. */
-static void first_post(art *a, size_t c)
+/* Forum and Q&A pages give the whole thread in order, the question or first post, then the
+ * replies (what readers and both third-party sets take as the page's text). Comments are not a
+ * thread: when most of the container C is a run of sibling blocks of the same tag and class
+ * named like comments, the first is the article when nothing precedes the run (100+ characters
+ * of text), and the others are cut. */
+static void cut_comments(art *a, size_t c)
 {
     char sig[256], sig2[256];
     for (size_t j = c + 1; j < a->v[c].end; j++) {
@@ -922,6 +923,8 @@ static void first_post(art *a, size_t c)
         }
         if (members < 2 || group * 5 < nonlink(&a->v[c]) * 2)
             continue;
+        if (!any_in(sig, comment_words))
+            return; /* a thread: all of it */
         unsigned before = 0;
         for (size_t i = c; i < j;) {
             if (i != c && (cut(a, i) || a->v[i].node->v.element.tag == GUMBO_TAG_H1)) {
@@ -1090,7 +1093,7 @@ static void emit_best(art *a, out *o)
     if (post != SIZE_MAX && a->v[post].parent != SIZE_MAX && a->v[a->v[post].parent].parent != SIZE_MAX) {
         size_t thread = a->v[a->v[post].parent].parent;
         a->scope = nonlink(&a->v[thread]);
-        first_post(a, thread);
+        cut_comments(a, thread);
         emit(a, thread, o, depth_of(a, thread));
         return;
     }
@@ -1098,7 +1101,7 @@ static void emit_best(art *a, out *o)
     /* A named article body holds no replies: sections of class "post-section" in it are the
      * article's (a forum's replies are outside its first post's body). */
     if (named == SIZE_MAX)
-        first_post(a, best);
+        cut_comments(a, best);
     if (named != SIZE_MAX) {
         emit_lead(a, named, o);
         emit(a, named, o, depth_of(a, named));

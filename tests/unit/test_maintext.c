@@ -4,8 +4,9 @@
  * (scripts/bench_maintext.sh prints the full tables, also on third-party sets).
  *
  * Measured (17 pages, K = 3, threshold = 86): line-block as published micro F1 0.824, macro 0.788;
- * line-block + density micro F1 0.939, macro 0.926; article micro F1 0.95. The floors below sit
- * about 0.04 under. */
+ * line-block + density micro F1 0.939, macro 0.926; article micro F1 0.95, 0.894 (macro 0.881)
+ * since forum threads are given whole (issue 15), where the corpus labels the first post of its
+ * two threads. The floors below sit about 0.03-0.04 under. */
 #include "html.h"
 #include "maintext.h"
 #include "rc_test.h"
@@ -21,8 +22,8 @@
 #define FLOOR_LINEBLOCK_MACRO 0.75
 #define FLOOR_DENSITY_MICRO 0.90
 #define FLOOR_DENSITY_MACRO 0.88
-#define FLOOR_ARTICLE_MICRO 0.91
-#define FLOOR_ARTICLE_MACRO 0.88
+#define FLOOR_ARTICLE_MICRO 0.86
+#define FLOOR_ARTICLE_MACRO 0.85
 
 static const char *data_dir = "tests/data";
 
@@ -462,7 +463,8 @@ static void test_article(void)
     RC_CHECK_STR_EQ(t, PARA " " PARA);
     free(t);
 
-    /* A forum thread: the first post, not the longest reply. */
+    /* A forum thread: the whole thread in order, the first post first, not the longest reply
+     * alone. */
     rc_buf_init(&b);
     rc_buf_puts(&b, "<body><h1>Thread title</h1><div id=posts><div class=post><div class=author>"
                     "<a href=/u/1>alice</a></div><div class=body><p>FIRST " PARA "</p></div></div>");
@@ -473,8 +475,25 @@ static void test_article(void)
                       i + 2, i);
     rc_buf_puts(&b, "</div></body>");
     t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
-    RC_CHECK(strstr(t, "FIRST " PARA) != NULL);
-    RC_CHECK(strstr(t, "REPLY") == NULL);
+    const char *first = strstr(t, "FIRST " PARA), *r0 = strstr(t, "REPLY 0"), *r2 = strstr(t, "REPLY 2");
+    RC_CHECK(first != NULL && r0 != NULL && r2 != NULL);
+    RC_CHECK(first < r0 && r0 < r2);
+    free(t);
+    rc_buf_release(&b);
+
+    /* Comments under a post, longer than it, are not a thread: the post without them. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h1>Post title</h1><div id=main><div class=text><p>POST " PARA "</p><p>" PARA
+                    "</p></div><div class=comments-list>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b,
+                      "<div class=comment-content><div class=by><a href=/u/%d>bob</a></div><div class=said>"
+                      "<p>COMMENT %d " PARA " " PARA " " PARA "</p><p>" PARA "</p></div></div>",
+                      i, i);
+    rc_buf_puts(&b, "</div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "POST " PARA) != NULL);
+    RC_CHECK(strstr(t, "COMMENT") == NULL);
     free(t);
     rc_buf_release(&b);
 
