@@ -34,6 +34,7 @@ typedef struct node_stat {
     unsigned in_boiler : 1;   /* some ancestor is boilerplate */
     unsigned has_block : 1;   /* a block element among the children */
     unsigned has_h1 : 1;      /* holds the first <h1> */
+    unsigned has_heading : 1; /* holds an <h2> to <h6> */
     unsigned body_class : 1;  /* class/id/itemprop/role names the article body */
     unsigned small_junk : 1;  /* class/id names a byline, date, caption, tag list ... */
     unsigned reply : 1;       /* a comment under the article (see cut_comments) */
@@ -509,6 +510,9 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
         s->commas += cs->commas;
         if (is_block(k->v.element.tag))
             s->has_block = 1;
+        GumboTag kt = k->v.element.tag;
+        if ((kt >= GUMBO_TAG_H2 && kt <= GUMBO_TAG_H6) || cs->has_heading)
+            s->has_heading = 1;
     }
     a->v[id].end = a->n;
     return id;
@@ -972,6 +976,45 @@ static size_t post_of(const art *a, size_t c)
     return SIZE_MAX;
 }
 
+/* A listing, collection or shop page: the element C chosen (or an ancestor of it at most
+ * ENTRY_LEVELS up) is one of ENTRY_MIN or more sibling entries of the same tag and class, which
+ * together hold ENTRY_SHARE times its text: the page is the list, not one entry. Returns the
+ * entries' parent, or SIZE_MAX. */
+#define ENTRY_LEVELS 3
+#define ENTRY_MIN 3
+#define ENTRY_SHARE 2
+static size_t entries_of(const art *a, size_t c)
+{
+    char sig[256], sig2[256];
+    size_t x = c;
+    for (int level = 0; level <= ENTRY_LEVELS && x != SIZE_MAX; level++, x = a->v[x].parent) {
+        const node_stat *s = &a->v[x];
+        size_t p = s->parent;
+        if (p == SIZE_MAX || !is_block(s->node->v.element.tag) || a->v[p].node->v.element.tag == GUMBO_TAG_BODY)
+            break;
+        signature(s->node, sig, sizeof sig);
+        if (!sig[0])
+            continue;
+        unsigned members = 0, group = 0;
+        for (size_t k = p + 1; k < a->v[p].end; k = a->v[k].end) {
+            if (a->v[k].node->v.element.tag != s->node->v.element.tag || a->v[k].boiler)
+                continue;
+            /* the same text again is a copy for another screen size, not another entry */
+            unsigned t = nonlink(&a->v[k]), own = nonlink(s);
+            if (k != x && (t > own ? t - own : own - t) * 100 <= own)
+                continue;
+            signature(a->v[k].node, sig2, sizeof sig2);
+            if (!strcmp(sig, sig2)) {
+                members++;
+                group += t;
+            }
+        }
+        if (members >= ENTRY_MIN && group >= ENTRY_SHARE * nonlink(&a->v[c]))
+            return p;
+    }
+    return SIZE_MAX;
+}
+
 static void emit_article(art *a, size_t best, out *o)
 {
     size_t parent = a->v[best].parent;
@@ -1095,6 +1138,13 @@ static void emit_best(art *a, out *o)
         a->scope = nonlink(&a->v[thread]);
         cut_comments(a, thread);
         emit(a, thread, o, depth_of(a, thread));
+        return;
+    }
+    size_t list = named == SIZE_MAX ? entries_of(a, best) : SIZE_MAX;
+    if (list != SIZE_MAX) {
+        a->scope = nonlink(&a->v[list]);
+        emit_lead(a, list, o);
+        emit(a, list, o, depth_of(a, list));
         return;
     }
     a->scope = nonlink(&a->v[best]);

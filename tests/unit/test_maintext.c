@@ -589,6 +589,36 @@ static void test_article_cues(void)
     RC_CHECK(strstr(t, "Home") == NULL && strstr(t, "Footer") == NULL);
     free(t);
     rc_buf_release(&b);
+
+    /* A listing whose longest entry scores best: all the entries, in order, not that one. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><nav><a href=/>Home</a> <a href=/about>About</a></nav><h1>Podcasts</h1><div class=grid>");
+    for (int i = 0; i < 7; i++)
+        rc_buf_printf(&b,
+                      "<div class=card><h3><a href=/p%d>Show %d</a></h3><div class=desc><p>CARD %d " PARA
+                      "</p>%s</div></div>",
+                      i, i, i, i == 0 ? "<p>" PARA "</p><p>" PARA "</p><p>" PARA "</p><p>" PARA "</p>" : "");
+    rc_buf_puts(&b, "</div><footer>Footer</footer></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    const char *c0 = strstr(t, "CARD 0 "), *c6 = strstr(t, "CARD 6 ");
+    RC_CHECK(c0 != NULL && c6 != NULL && c0 < c6);
+    RC_CHECK(strstr(t, "Home") == NULL && strstr(t, "Footer") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* The same article once per screen size (blocks of one class, hidden by CSS) is not a list:
+     * one copy. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h1>Guide</h1><div class=page>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_puts(&b, "<div class=\"variant v-screen\"><div class=text><p>COPY " PARA "</p><p>" PARA "</p><p>" PARA
+                        "</p></div></div>");
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    c0 = strstr(t, "COPY ");
+    RC_CHECK(c0 != NULL && strstr(c0 + 1, "COPY ") == NULL);
+    free(t);
+    rc_buf_release(&b);
 }
 
 int main(int argc, char **argv)
