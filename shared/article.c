@@ -34,7 +34,6 @@ typedef struct node_stat {
     unsigned in_boiler : 1;   /* some ancestor is boilerplate */
     unsigned has_block : 1;   /* a block element among the children */
     unsigned has_h1 : 1;      /* holds the first <h1> */
-    unsigned has_heading : 1; /* holds an <h2> to <h6> */
     unsigned body_class : 1;  /* class/id/itemprop/role names the article body */
     unsigned small_junk : 1;  /* class/id names a byline, date, caption, tag list ... */
     unsigned reply : 1;       /* a comment under the article (see cut_comments) */
@@ -510,9 +509,6 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
         s->commas += cs->commas;
         if (is_block(k->v.element.tag))
             s->has_block = 1;
-        GumboTag kt = k->v.element.tag;
-        if ((kt >= GUMBO_TAG_H2 && kt <= GUMBO_TAG_H6) || cs->has_heading)
-            s->has_heading = 1;
     }
     a->v[id].end = a->n;
     return id;
