@@ -270,9 +270,10 @@ static const char *const body_words[] = {
     "single-content", "text-content",    "article-detail",  "news-detail",       "news_detail",      "page-content",
     "rich-text",      "richtext",        "td-post-content", "field--name-body",  "field-name-body",  NULL};
 /* Inside the article: small blocks that are not its text. */
-static const char *const junk_words[] = {"byline",  "author",     "dateline", "date",    "time",   "meta",
-                                         "caption", "credit",     "tags",     "share",   "social", "print",
-                                         "rating",  "breadcrumb", "toolbar",  "subline", NULL};
+static const char *const junk_words[] = {"byline",   "author",     "dateline", "date",    "time",    "meta",
+                                         "caption",  "credit",     "tags",     "share",   "social",  "print",
+                                         "rating",   "breadcrumb", "toolbar",  "subline", "profile", "signature",
+                                         "userinfo", "user-info",  NULL};
 
 static const char *const comment_words[] = {"comment", "disqus", NULL};
 
