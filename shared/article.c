@@ -49,6 +49,7 @@ typedef struct art {
     int h1_seen;
     const char *jsonld_body; /* borrowed from jsonld */
     unsigned scope;          /* text outside links of the container being emitted */
+    double scope_ld;         /* its link density */
     json_t *jsonld;
     const struct matcher *match; /* the class/id word lists */
 } art;
@@ -760,6 +761,10 @@ static void put_text(out *o, const char *text)
     }
 }
 
+/* A container with this share of its text in links is a listing (papers, podcasts, products):
+ * there the entries are links, not links around an article. */
+#define SCOPE_LD 0.5
+
 /* Whether the element at I is left out of the article's text. */
 static int cut(const art *a, size_t i)
 {
@@ -781,6 +786,8 @@ static int cut(const art *a, size_t i)
     /* A block of links that holds most of the article's own text is the article (a post that
      * is a list of links, each with a line of comment). */
     if (nonlink(s) * 2 > a->scope)
+        return 0;
+    if (a->scope_ld >= SCOPE_LD)
         return 0;
     return s->text && s->link * 2 > s->text;
 }
@@ -1133,6 +1140,7 @@ static void emit_best(art *a, out *o)
     if (post != SIZE_MAX && a->v[post].parent != SIZE_MAX && a->v[a->v[post].parent].parent != SIZE_MAX) {
         size_t thread = a->v[a->v[post].parent].parent;
         a->scope = nonlink(&a->v[thread]);
+        a->scope_ld = link_density(&a->v[thread]);
         cut_comments(a, thread);
         emit(a, thread, o, depth_of(a, thread));
         return;
@@ -1140,11 +1148,13 @@ static void emit_best(art *a, out *o)
     size_t list = named == SIZE_MAX ? entries_of(a, best) : SIZE_MAX;
     if (list != SIZE_MAX) {
         a->scope = nonlink(&a->v[list]);
+        a->scope_ld = link_density(&a->v[list]);
         emit_lead(a, list, o);
         emit(a, list, o, depth_of(a, list));
         return;
     }
     a->scope = nonlink(&a->v[best]);
+    a->scope_ld = link_density(&a->v[best]);
     /* A named article body holds no replies: sections of class "post-section" in it are the
      * article's (a forum's replies are outside its first post's body). */
     if (named == SIZE_MAX)

@@ -622,6 +622,22 @@ static void test_article_cues(void)
     free(t);
     rc_buf_release(&b);
 
+    /* A listing mostly of links: its entries' titles are its text, the site's menu is not. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b,
+                "<body><nav><a href=/>Home</a> <a href=/about>About</a></nav><h1>Recent papers</h1><div class=row>");
+    for (int i = 0; i < 8; i++)
+        rc_buf_printf(&b,
+                      "<div class=entry><h3><a href=/p%d>A long title of listing entry %d about many things</a></h3>"
+                      "<p>Submitted on day %d, with two, notes.</p></div>",
+                      i, i, i);
+    rc_buf_puts(&b, "</div><footer>Footer</footer></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "listing entry 0 about") && strstr(t, "listing entry 7 about"));
+    RC_CHECK(strstr(t, "Home") == NULL && strstr(t, "Footer") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
     /* The same article once per screen size (blocks of one class, hidden by CSS) is not a list:
      * one copy. */
     rc_buf_init(&b);
