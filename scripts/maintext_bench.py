@@ -63,11 +63,14 @@ def load_set(path):
                 continue
             pid = name[:-5]
             with open(os.path.join(path, "ground-truth", name), encoding="utf-8") as f:
-                gt = json.load(f)["ground_truth"]
+                doc = json.load(f)
+            gt = doc["ground_truth"]
+            # WCXB's page type (article, forum, product, listing ...), for --by-type
+            ptype = ((doc.get("_internal") or {}).get("page_type") or {}).get("primary") or "?"
             if gt.get("main_content") is None:
                 continue  # a few pages carry no main content to score against
             with gzip.open(os.path.join(path, "html", pid + ".html.gz"), "rb") as f:
-                pages.append((pid, f.read(), {"text": gt["main_content"]}))
+                pages.append((pid, f.read(), {"text": gt["main_content"], "type": ptype}))
         return "tokens", pages
     if os.path.exists(os.path.join(path, "evaldata.json")):
         with open(os.path.join(path, "evaldata.json"), encoding="utf-8") as f:
@@ -128,6 +131,22 @@ class Score:
         p = self.tp / self.got if self.got else 0.0
         r = self.tp / self.expect if self.expect else 0.0
         return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def by_type(kind, pages, results):
+    """P/R/F1 per page type (micro over the pages of the type) of each extractor in RESULTS."""
+    types = sorted(collections.Counter(t.get("type", "?") for _, _, t in pages).items(), key=lambda x: -x[1])
+    print("\n| page type | pages | " + " | ".join("%s P/R/F1" % r[0] for r in results) + " |")
+    print("|---|---|" + "---|" * len(results))
+    for ty, count in types:
+        cells = []
+        for r in results:
+            s = Score()
+            for (_, _, truth), text in zip(pages, r[1]):
+                if truth.get("type", "?") == ty:
+                    s.add(kind, truth, text)
+            cells.append("%.3f / %.3f / **%.3f**" % s.prf())
+        print("| %s | %d | %s |" % (ty, count, " | ".join(cells)))
 
 
 def page_f1(kind, truth, text):
@@ -215,6 +234,8 @@ def main():
     ap.add_argument("--methods", default="article,density,lineblock")
     ap.add_argument("--redcrawl-only", action="store_true", help="skip the Python extractors")
     ap.add_argument("--worst", type=int, default=0, help="list the N worst pages of the first method")
+    ap.add_argument("--by-type", action="store_true",
+                    help="F1 per page type (WCXB) of the first method and trafilatura")
     ap.add_argument("sets", nargs="+")
     a = ap.parse_args()
     others = [] if a.redcrawl_only else python_extractors()
@@ -237,13 +258,16 @@ def main():
                 s.add(kind, truth, text)
             p, r, f = s.prf()
             print("| %s | %.3f | %.3f | %.3f | %d | %.2f | %s |" % (name, p, r, f, s.empty, ms, text_ms))
+        if a.by_type and any("type" in t for _, _, t in pages):
+            by_type(kind, pages, [r for r in results if r[0].startswith(("redcrawl article", "trafilatura"))])
         if a.worst:
             name, texts = results[0][:2]
             rows = sorted(((page_f1(kind, t, x), pid) for (pid, _, t), x in zip(pages, texts)),
                           key=lambda r: r[0][2])
             print("\nworst pages of %s:" % name)
+            types = {pid: t.get("type") for pid, _, t in pages}
             for (p, r, f), pid in rows[:a.worst]:
-                print("  %s P %.2f R %.2f F1 %.2f" % (pid, p, r, f))
+                print("  %s P %.2f R %.2f F1 %.2f%s" % (pid, p, r, f, "  " + types[pid] if types[pid] else ""))
         sys.stdout.flush()
 
 

@@ -36,7 +36,7 @@ typedef struct node_stat {
     unsigned has_h1 : 1;      /* holds the first <h1> */
     unsigned body_class : 1;  /* class/id/itemprop/role names the article body */
     unsigned small_junk : 1;  /* class/id names a byline, date, caption, tag list ... */
-    unsigned reply : 1;       /* a reply of a forum or Q&A page (see first_post) */
+    unsigned reply : 1;       /* a comment under the article (see cut_comments) */
     unsigned itemprop : 1;    /* itemprop=articleBody */
     unsigned comments : 1;    /* class/id says comments, or inside such an element */
     unsigned article : 1;     /* <article>, or itemtype schema.org Article/NewsArticle/BlogPosting */
@@ -49,6 +49,7 @@ typedef struct art {
     int h1_seen;
     const char *jsonld_body; /* borrowed from jsonld */
     unsigned scope;          /* text outside links of the container being emitted */
+    double scope_ld;         /* its link density */
     json_t *jsonld;
     const struct matcher *match; /* the class/id word lists */
 } art;
@@ -270,9 +271,10 @@ static const char *const body_words[] = {
     "single-content", "text-content",    "article-detail",  "news-detail",       "news_detail",      "page-content",
     "rich-text",      "richtext",        "td-post-content", "field--name-body",  "field-name-body",  NULL};
 /* Inside the article: small blocks that are not its text. */
-static const char *const junk_words[] = {"byline",  "author",     "dateline", "date",    "time",   "meta",
-                                         "caption", "credit",     "tags",     "share",   "social", "print",
-                                         "rating",  "breadcrumb", "toolbar",  "subline", NULL};
+static const char *const junk_words[] = {"byline",   "author",     "dateline", "date",    "time",    "meta",
+                                         "caption",  "credit",     "tags",     "share",   "social",  "print",
+                                         "rating",   "breadcrumb", "toolbar",  "subline", "profile", "signature",
+                                         "userinfo", "user-info",  NULL};
 
 static const char *const comment_words[] = {"comment", "disqus", NULL};
 
@@ -759,6 +761,10 @@ static void put_text(out *o, const char *text)
     }
 }
 
+/* A container with this share of its text in links is a listing (papers, podcasts, products):
+ * there the entries are links, not links around an article. */
+#define SCOPE_LD 0.5
+
 /* Whether the element at I is left out of the article's text. */
 static int cut(const art *a, size_t i)
 {
@@ -780,6 +786,8 @@ static int cut(const art *a, size_t i)
     /* A block of links that holds most of the article's own text is the article (a post that
      * is a list of links, each with a line of comment). */
     if (nonlink(s) * 2 > a->scope)
+        return 0;
+    if (a->scope_ld >= SCOPE_LD)
         return 0;
     return s->text && s->link * 2 > s->text;
 }
@@ -897,11 +905,12 @@ static void signature(const GumboNode *n, char *buf, size_t cap)
 
 static const char *const post_words[] = {"post", "reply", "answer", "message", "comment", NULL};
 
-/* Forum and Q&A pages: when most of the container C is a run of sibling posts (same tag and
- * class, named post/reply/answer/message/comment), the first post is the article and the others
- * are replies; when a question precedes the run (100+ characters of text before it), the whole
- * run is replies. Marks the replies to be cut. */
-static void first_post(art *a, size_t c)
+/* Forum and Q&A pages give the whole thread in order, the question or first post, then the
+ * replies (what readers and both third-party sets take as the page's text). Comments are not a
+ * thread: when most of the container C is a run of sibling blocks of the same tag and class
+ * named like comments, the first is the article when nothing precedes the run (100+ characters
+ * of text), and the others are cut. */
+static void cut_comments(art *a, size_t c)
 {
     char sig[256], sig2[256];
     for (size_t j = c + 1; j < a->v[c].end; j++) {
@@ -922,6 +931,8 @@ static void first_post(art *a, size_t c)
         }
         if (members < 2 || group * 5 < nonlink(&a->v[c]) * 2)
             continue;
+        if (!any_in(sig, comment_words))
+            return; /* a thread: all of it */
         unsigned before = 0;
         for (size_t i = c; i < j;) {
             if (i != c && (cut(a, i) || a->v[i].node->v.element.tag == GUMBO_TAG_H1)) {
@@ -965,6 +976,45 @@ static size_t post_of(const art *a, size_t c)
             if (!strcmp(sig, sig2))
                 return x;
         }
+    }
+    return SIZE_MAX;
+}
+
+/* A listing, collection or shop page: the element C chosen (or an ancestor of it at most
+ * ENTRY_LEVELS up) is one of ENTRY_MIN or more sibling entries of the same tag and class, which
+ * together hold ENTRY_SHARE times its text: the page is the list, not one entry. Returns the
+ * entries' parent, or SIZE_MAX. */
+#define ENTRY_LEVELS 3
+#define ENTRY_MIN 3
+#define ENTRY_SHARE 2
+static size_t entries_of(const art *a, size_t c)
+{
+    char sig[256], sig2[256];
+    size_t x = c;
+    for (int level = 0; level <= ENTRY_LEVELS && x != SIZE_MAX; level++, x = a->v[x].parent) {
+        const node_stat *s = &a->v[x];
+        size_t p = s->parent;
+        if (p == SIZE_MAX || !is_block(s->node->v.element.tag) || a->v[p].node->v.element.tag == GUMBO_TAG_BODY)
+            break;
+        signature(s->node, sig, sizeof sig);
+        if (!sig[0])
+            continue;
+        unsigned members = 0, group = 0;
+        for (size_t k = p + 1; k < a->v[p].end; k = a->v[k].end) {
+            if (a->v[k].node->v.element.tag != s->node->v.element.tag || a->v[k].boiler)
+                continue;
+            /* the same text again is a copy for another screen size, not another entry */
+            unsigned t = nonlink(&a->v[k]), own = nonlink(s);
+            if (k != x && (t > own ? t - own : own - t) * 100 <= own)
+                continue;
+            signature(a->v[k].node, sig2, sizeof sig2);
+            if (!strcmp(sig, sig2)) {
+                members++;
+                group += t;
+            }
+        }
+        if (members >= ENTRY_MIN && group >= ENTRY_SHARE * nonlink(&a->v[c]))
+            return p;
     }
     return SIZE_MAX;
 }
@@ -1090,15 +1140,25 @@ static void emit_best(art *a, out *o)
     if (post != SIZE_MAX && a->v[post].parent != SIZE_MAX && a->v[a->v[post].parent].parent != SIZE_MAX) {
         size_t thread = a->v[a->v[post].parent].parent;
         a->scope = nonlink(&a->v[thread]);
-        first_post(a, thread);
+        a->scope_ld = link_density(&a->v[thread]);
+        cut_comments(a, thread);
         emit(a, thread, o, depth_of(a, thread));
         return;
     }
+    size_t list = named == SIZE_MAX ? entries_of(a, best) : SIZE_MAX;
+    if (list != SIZE_MAX) {
+        a->scope = nonlink(&a->v[list]);
+        a->scope_ld = link_density(&a->v[list]);
+        emit_lead(a, list, o);
+        emit(a, list, o, depth_of(a, list));
+        return;
+    }
     a->scope = nonlink(&a->v[best]);
+    a->scope_ld = link_density(&a->v[best]);
     /* A named article body holds no replies: sections of class "post-section" in it are the
      * article's (a forum's replies are outside its first post's body). */
     if (named == SIZE_MAX)
-        first_post(a, best);
+        cut_comments(a, best);
     if (named != SIZE_MAX) {
         emit_lead(a, named, o);
         emit(a, named, o, depth_of(a, named));

@@ -4,8 +4,9 @@
  * (scripts/bench_maintext.sh prints the full tables, also on third-party sets).
  *
  * Measured (17 pages, K = 3, threshold = 86): line-block as published micro F1 0.824, macro 0.788;
- * line-block + density micro F1 0.939, macro 0.926; article micro F1 0.95. The floors below sit
- * about 0.04 under. */
+ * line-block + density micro F1 0.939, macro 0.926; article micro F1 0.95, 0.894 (macro 0.881)
+ * since forum threads are given whole (issue 15), where the corpus labels the first post of its
+ * two threads. The floors below sit about 0.03-0.04 under. */
 #include "html.h"
 #include "maintext.h"
 #include "rc_test.h"
@@ -21,8 +22,8 @@
 #define FLOOR_LINEBLOCK_MACRO 0.75
 #define FLOOR_DENSITY_MICRO 0.90
 #define FLOOR_DENSITY_MACRO 0.88
-#define FLOOR_ARTICLE_MICRO 0.91
-#define FLOOR_ARTICLE_MACRO 0.88
+#define FLOOR_ARTICLE_MICRO 0.86
+#define FLOOR_ARTICLE_MACRO 0.85
 
 static const char *data_dir = "tests/data";
 
@@ -462,7 +463,8 @@ static void test_article(void)
     RC_CHECK_STR_EQ(t, PARA " " PARA);
     free(t);
 
-    /* A forum thread: the first post, not the longest reply. */
+    /* A forum thread: the whole thread in order, the first post first, not the longest reply
+     * alone. */
     rc_buf_init(&b);
     rc_buf_puts(&b, "<body><h1>Thread title</h1><div id=posts><div class=post><div class=author>"
                     "<a href=/u/1>alice</a></div><div class=body><p>FIRST " PARA "</p></div></div>");
@@ -473,8 +475,41 @@ static void test_article(void)
                       i + 2, i);
     rc_buf_puts(&b, "</div></body>");
     t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
-    RC_CHECK(strstr(t, "FIRST " PARA) != NULL);
-    RC_CHECK(strstr(t, "REPLY") == NULL);
+    const char *first = strstr(t, "FIRST " PARA), *r0 = strstr(t, "REPLY 0"), *r2 = strstr(t, "REPLY 2");
+    RC_CHECK(first != NULL && r0 != NULL && r2 != NULL);
+    RC_CHECK(first < r0 && r0 < r2);
+    free(t);
+    rc_buf_release(&b);
+
+    /* A thread's poster profiles and signatures are not its text. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h1>Thread title</h1><div id=posts>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b,
+                      "<div class=post><dl class=postprofile><dt>alice</dt><dd>Posts: 40%d</dd><dd>Founded: Dec "
+                      "11</dd></dl><div class=content><p>POST %d " PARA "</p></div><div class=signature>"
+                      "Proud owner of a cat</div></div>",
+                      i, i);
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "POST 0 ") != NULL && strstr(t, "POST 2 ") != NULL);
+    RC_CHECK(strstr(t, "Posts: ") == NULL && strstr(t, "Proud owner") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* Comments under a post, longer than it, are not a thread: the post without them. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h1>Post title</h1><div id=main><div class=text><p>POST " PARA "</p><p>" PARA
+                    "</p></div><div class=comments-list>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b,
+                      "<div class=comment-content><div class=by><a href=/u/%d>bob</a></div><div class=said>"
+                      "<p>COMMENT %d " PARA " " PARA " " PARA "</p><p>" PARA "</p></div></div>",
+                      i, i);
+    rc_buf_puts(&b, "</div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "POST " PARA) != NULL);
+    RC_CHECK(strstr(t, "COMMENT") == NULL);
     free(t);
     rc_buf_release(&b);
 
@@ -568,6 +603,52 @@ static void test_article_cues(void)
     t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "number 0 about the press - via example.org") && strstr(t, "number 5 about"));
     RC_CHECK(strstr(t, "Home") == NULL && strstr(t, "Footer") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* A listing whose longest entry scores best: all the entries, in order, not that one. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><nav><a href=/>Home</a> <a href=/about>About</a></nav><h1>Podcasts</h1><div class=grid>");
+    for (int i = 0; i < 7; i++)
+        rc_buf_printf(&b,
+                      "<div class=card><h3><a href=/p%d>Show %d</a></h3><div class=desc><p>CARD %d " PARA
+                      "</p>%s</div></div>",
+                      i, i, i, i == 0 ? "<p>" PARA "</p><p>" PARA "</p><p>" PARA "</p><p>" PARA "</p>" : "");
+    rc_buf_puts(&b, "</div><footer>Footer</footer></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    const char *c0 = strstr(t, "CARD 0 "), *c6 = strstr(t, "CARD 6 ");
+    RC_CHECK(c0 != NULL && c6 != NULL && c0 < c6);
+    RC_CHECK(strstr(t, "Home") == NULL && strstr(t, "Footer") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* A listing mostly of links: its entries' titles are its text, the site's menu is not. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b,
+                "<body><nav><a href=/>Home</a> <a href=/about>About</a></nav><h1>Recent papers</h1><div class=row>");
+    for (int i = 0; i < 8; i++)
+        rc_buf_printf(&b,
+                      "<div class=entry><h3><a href=/p%d>A long title of listing entry %d about many things</a></h3>"
+                      "<p>Submitted on day %d, with two, notes.</p></div>",
+                      i, i, i);
+    rc_buf_puts(&b, "</div><footer>Footer</footer></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "listing entry 0 about") && strstr(t, "listing entry 7 about"));
+    RC_CHECK(strstr(t, "Home") == NULL && strstr(t, "Footer") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* The same article once per screen size (blocks of one class, hidden by CSS) is not a list:
+     * one copy. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h1>Guide</h1><div class=page>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_puts(&b, "<div class=\"variant v-screen\"><div class=text><p>COPY " PARA "</p><p>" PARA "</p><p>" PARA
+                        "</p></div></div>");
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    c0 = strstr(t, "COPY ");
+    RC_CHECK(c0 != NULL && strstr(c0 + 1, "COPY ") == NULL);
     free(t);
     rc_buf_release(&b);
 }
