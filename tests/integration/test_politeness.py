@@ -177,6 +177,45 @@ def test_politeness_4_workers_20_hosts(tmp, procs):
     check(not problems, "; ".join(problems))
 
 
+def test_page_follows_robots_txt_without_delay(tmp, procs):
+    """With no delay due (--delay 0, no Crawl-delay) a new host's first page is fetched right
+    after its robots.txt, under the same lease and over the same connection, not sent back to
+    its queue to be taken again: robots.txt still comes first, once per host, and is obeyed."""
+    args = ["--sites", "30", "--pages", "10"]
+    web_port, log, _ = start_web(procs, tmp, *(args + ["--robots"]))
+    fleet = Fleet(tmp, procs, web_port, 2, ["--delay", "0"])
+    seeds = ["http://s%d.site.test/" % i for i in range(30)]
+    fleet.submit("nodelay", seeds)
+    fleet.wait_state("nodelay", ("done",), 120)
+    conns = {}
+    with open(log) as f:
+        for line in f:
+            p = line.rstrip("\n").split("\t")
+            if len(p) >= 7:
+                conns[(int(p[0]), p[2].split(":")[0].lower(), p[3])] = p[6]
+    hosts = by_host(read_requests(log))
+    check(len(hosts) == 30, "want requests to 30 hosts, got %d" % len(hosts))
+    robots = collections.Counter(r[2] for rs in hosts.values() for r in rs if r[3] == "/robots.txt")
+    check(set(robots.values()) == {1} and len(robots) == 30, "robots.txt once per host: %s" % dict(robots))
+    reused = 0
+    for host, rs in hosts.items():
+        check(rs[0][3] == "/robots.txt", "%s: %s requested before robots.txt" % (host, rs[0][3]))
+        a, b = rs[0], rs[1]
+        reused += conns[(a[0], host, a[3])] == conns[(b[0], host, b[3])]
+    print("  %d of 30 hosts: the first page on robots.txt's connection" % reused)
+    check(reused == 30, "only %d of 30 hosts had their first page follow robots.txt on its connection" % reused)
+    # Every complete (a release too) counts in its worker's per-minute wstat: none but the pages'.
+    completes = sum(int(v) for w in ("w0", "w1") for v in redis_cmd(fleet.redis_port, "HVALS", "rc:wstat:" + w) or [])
+    done = int(fleet.job("nodelay", "fetched") or 0) + int(fleet.job("nodelay", "robots_denied") or 0)
+    print("  %d completes for %d pages fetched or denied" % (completes, done))
+    check(completes == done, "%d completes for %d pages: pages went back to their queue" % (completes, done))
+    private = [r for rs in hosts.values() for r in rs if r[3].startswith("/private/")]
+    check(not private, "robots.txt disallows /private/ but it was requested: %s" % private[:3])
+    check(int(fleet.job("nodelay", "robots_denied") or 0) > 0, "no /private/ link denied: the test tests less")
+    want = expected_pages(graph(*args), seeds, -1, ["site.test"], skip=is_private)
+    check_page_set(fleet.pages("nodelay"), want, "2 workers, 30 hosts, delay 0")
+
+
 def rate_windows(starts, t_from, t_to, width):
     """The largest number of request starts in any window [t, t + width) with t in [t_from, t_to]."""
     starts = sorted(starts)
@@ -552,4 +591,4 @@ if __name__ == "__main__":
                test_retry_after_503,
                test_traps_bounded, test_robots_delay_shortens_first_gap, test_robots_delay_default_is_delay,
                test_robots_delay_rejects_bad_values, test_crawl_passes_robots_delay,
-               test_robots_delay_keeps_crawl_delay])
+               test_robots_delay_keeps_crawl_delay, test_page_follows_robots_txt_without_delay])
