@@ -1190,14 +1190,43 @@ static int is_credit(const char *p, size_t len)
     return 0;
 }
 
-/* Removes the credit paragraphs from TEXT, in place. */
+/* A paragraph that is only the lead-in of related articles ("Read more:", "Mehr zum Thema") heads
+ * links that were cut. */
+static const char *const RELATED_LEADS[] = {"Mehr zum Thema",
+                                            "Mehr Themen",
+                                            "Das könnte dich auch interessieren",
+                                            "Das könnte Sie auch interessieren",
+                                            "Das Thema könnte dich auch interessieren",
+                                            "Auch interessant",
+                                            "Lesen Sie auch",
+                                            "Weitere Artikel zum Thema",
+                                            "Schon gelesen",
+                                            "Zum Weiterlesen",
+                                            "Related articles",
+                                            "Related posts",
+                                            "You may also like",
+                                            "Read more",
+                                            "Read also",
+                                            NULL};
+
+static int is_related_lead(const char *p, size_t len)
+{
+    while (len && (p[len - 1] == ':' || p[len - 1] == '?' || p[len - 1] == ' '))
+        len--;
+    for (const char *const *l = RELATED_LEADS; *l; l++)
+        if (strlen(*l) == len && strncasecmp(p, *l, len) == 0)
+            return 1;
+    return 0;
+}
+
+/* Removes the credit paragraphs and related-article lead-ins from TEXT, in place. */
 static void drop_credits(char *text)
 {
     char *w = text;
     for (const char *p = text; *p;) {
         const char *e = strstr(p, "\n\n");
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (!is_credit(p, len)) {
+        if (!is_credit(p, len) && !is_related_lead(p, len)) {
             if (w != text) {
                 memcpy(w, "\n\n", 2);
                 w += 2;
