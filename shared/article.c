@@ -1167,6 +1167,80 @@ static void emit_best(art *a, out *o)
     }
 }
 
+/* A short paragraph that only credits a picture or a source ("Titelbild: ...", "Quelle: ...")
+ * is a caption or a footer line, not the article's text. */
+static const char *const CREDIT_LABELS[] = {
+    "Titelbild", "Beitragsbild",   "Bildquelle", "Bild",  "Fotos", "Foto",   "Quelle", "Credits",
+    "Credit",    "Crédits photos", "Źródło",     "Photo", "Image", "Source", "Fuente", NULL};
+#define CREDIT_MAX 120
+
+static int is_credit(const char *p, size_t len)
+{
+    if (len >= CREDIT_MAX)
+        return 0;
+    for (const char *const *l = CREDIT_LABELS; *l; l++) {
+        size_t n = strlen(*l);
+        if (n >= len || strncmp(p, *l, n) != 0)
+            continue;
+        while (n < len && p[n] == ' ')
+            n++;
+        if (n < len && p[n] == ':')
+            return 1;
+    }
+    return 0;
+}
+
+/* A paragraph that is only the lead-in of related articles ("Read more:", "Mehr zum Thema") heads
+ * links that were cut. */
+static const char *const RELATED_LEADS[] = {"Mehr zum Thema",
+                                            "Mehr Themen",
+                                            "Das könnte dich auch interessieren",
+                                            "Das könnte Sie auch interessieren",
+                                            "Das Thema könnte dich auch interessieren",
+                                            "Auch interessant",
+                                            "Lesen Sie auch",
+                                            "Weitere Artikel zum Thema",
+                                            "Schon gelesen",
+                                            "Zum Weiterlesen",
+                                            "Related articles",
+                                            "Related posts",
+                                            "You may also like",
+                                            "Read more",
+                                            "Read also",
+                                            NULL};
+
+static int is_related_lead(const char *p, size_t len)
+{
+    while (len && (p[len - 1] == ':' || p[len - 1] == '?' || p[len - 1] == ' '))
+        len--;
+    for (const char *const *l = RELATED_LEADS; *l; l++)
+        if (strlen(*l) == len && strncasecmp(p, *l, len) == 0)
+            return 1;
+    return 0;
+}
+
+/* Removes the credit paragraphs and related-article lead-ins from TEXT, in place. */
+static void drop_credits(char *text)
+{
+    char *w = text;
+    for (const char *p = text; *p;) {
+        const char *e = strstr(p, "\n\n");
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (!is_credit(p, len) && !is_related_lead(p, len)) {
+            if (w != text) {
+                memcpy(w, "\n\n", 2);
+                w += 2;
+            }
+            memmove(w, p, len);
+            w += len;
+        }
+        p += len;
+        if (e)
+            p += 2;
+    }
+    *w = '\0';
+}
+
 char *rc_article_text(const GumboNode *root)
 {
     matcher match;
@@ -1187,6 +1261,7 @@ char *rc_article_text(const GumboNode *root)
         emit_best(&a, &o);
     }
     char *text = rc_buf_steal(&o.b);
+    drop_credits(text);
     if (a.jsonld_body && !strchr(a.jsonld_body, '<') && visible_chars(a.jsonld_body) > visible_chars(text) * 13 / 10) {
         free(text);
         text = rc_xstrdup(a.jsonld_body);

@@ -651,6 +651,26 @@ static void test_article_cues(void)
     RC_CHECK(c0 != NULL && strstr(c0 + 1, "COPY ") == NULL);
     free(t);
     rc_buf_release(&b);
+
+    /* A short line that only credits the picture or the source is not the article's text; a
+     * paragraph that starts with the same word is, and so is a long one after the label. */
+    t = text_of("<body><div class=text><p>" PARA "</p><p>Titelbild: Name Surname/Agency</p><p>Quelle : Ministry</p>"
+                "<p>Quellen of the river: " PARA "</p><p>Photo: " PARA " " PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA "\n\nQuellen of the river: " PARA "\n\nPhoto: " PARA " " PARA);
+    free(t);
+    /* A paragraph that only leads in to related articles whose links were cut goes too; a
+     * sentence that starts like one stays. */
+    t = text_of("<body><div class=text><p>" PARA "</p><p>Read more: the report says so.</p><p><strong>Mehr zum "
+                "Thema:</strong></p><ul><li><a href=/a>Another article</a></li></ul><p>" PARA "</p>"
+                "<p>Related Articles</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA "\n\nRead more: the report says so.\n\n" PARA);
+    free(t);
+    t = text_of("<body><div class=text><p>Credit: Name</p><p>" PARA "</p><p>" PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA "\n\n" PARA);
+    free(t);
 }
 
 int main(int argc, char **argv)
