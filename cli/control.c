@@ -228,6 +228,8 @@ static void req_init(struct req *r, json_t *doc, const ctl_conf *c, int index)
 
 static void reqs_free(struct req *rs, int n)
 {
+    if (!rs)
+        return;
     for (int i = 0; i < n; i++) {
         free(rs[i].json);
         free(rs[i].answer);
@@ -871,7 +873,7 @@ int rc_cli_stats(int argc, char **argv)
     json_decref(o);
     rc = run(&c, "stats", rs, 1);
 out:
-    reqs_free(rs, rs ? 1 : 0);
+    reqs_free(rs, 1);
     rc_conf_release(cmd.rows, cmd.nrows, &c);
     return rc;
 }
@@ -920,7 +922,7 @@ int rc_cli_domain(int argc, char **argv)
     json_decref(o);
     rc = run(&c, "domain", rs, 1);
 out:
-    reqs_free(rs, rs ? 1 : 0);
+    reqs_free(rs, 1);
     rc_conf_release(cmd.rows, cmd.nrows, &c);
     return rc;
 }

@@ -1676,7 +1676,7 @@ static void heartbeat(rc_worker *w)
         send_steps(w);
         return;
     }
-    hb_fields f;
+    hb_fields f = {0};
     hb_fields_fill(w, &f);
     rc_argv a;
     rc_argv_init(&a);
@@ -1803,7 +1803,7 @@ static void send_step(rc_worker *w)
     step_req *q = rc_xcalloc(1, sizeof *q);
     q->tasks = rc_xcalloc((size_t)w->conf->step_batch, sizeof *q->tasks);
     if (w->hb_want) {
-        hb_fields f;
+        hb_fields f = {0};
         hb_fields_fill(w, &f);
         rc_step_beat(&s, w->registered ? "beat" : "register", f.v, sizeof f.v / sizeof f.v[0]);
         q->hb = 1;
