@@ -48,6 +48,7 @@ struct rc_robots {
     double delay;
     char **sitemaps;
     size_t nsitemaps;
+    char *unreachable; /* why robots.txt could not be read (disallow all), or NULL */
 };
 
 struct parser {
@@ -473,10 +474,24 @@ rc_robots *rc_robots_disallow_all(void)
     return r;
 }
 
+rc_robots *rc_robots_unreachable(const char *why)
+{
+    rc_robots *r = rc_robots_disallow_all();
+    const char *s = why && *why ? why : "unreachable";
+    r->unreachable = rc_xstrndup(s, strcspn(s, "\r\n")); /* one line of the serialisation */
+    return r;
+}
+
+const char *rc_robots_unreachable_why(const rc_robots *r)
+{
+    return r->unreachable;
+}
+
 void rc_robots_free(rc_robots *r)
 {
     if (!r)
         return;
+    free(r->unreachable);
     for (size_t i = 0; i < r->nsitemaps; i++)
         free(r->sitemaps[i]);
     free(r->sitemaps);
@@ -554,8 +569,8 @@ static void put_double(rc_buf *b, double d)
 
 /* Format: "R1 <rules> <sitemaps>\n", then "c<delay>\n" if any, a rule per line as "a<pattern>\n"
  * or "d<pattern>\n" (pattern in robots.txt syntax: canonical, '*' wildcard, "%2A" "%24" literal
- * '*' '$', final '$' anchor), then "s<url>\n" per sitemap. Every line ends in '\n', so a cut
- * copy is detected. */
+ * '*' '$', final '$' anchor), then "s<url>\n" per sitemap, then "u<why>\n" when robots.txt
+ * was unreachable. Every line ends in '\n', so a cut copy is detected. */
 char *rc_robots_serialize(const rc_robots *r)
 {
     rc_buf b;
@@ -585,6 +600,11 @@ char *rc_robots_serialize(const rc_robots *r)
     for (size_t i = 0; i < r->nsitemaps; i++) {
         rc_buf_puts(&b, "s");
         rc_buf_puts(&b, r->sitemaps[i]);
+        rc_buf_puts(&b, "\n");
+    }
+    if (r->unreachable) {
+        rc_buf_puts(&b, "u");
+        rc_buf_puts(&b, r->unreachable);
         rc_buf_puts(&b, "\n");
     }
     return rc_buf_steal(&b);
@@ -643,6 +663,11 @@ rc_robots *rc_robots_deserialize(const char *s, size_t len)
                 goto fail;
             break;
         }
+        case 'u':
+            if (r->unreachable || vn == 0)
+                goto fail;
+            r->unreachable = rc_xstrndup(v, vn);
+            break;
         default:
             goto fail;
         }

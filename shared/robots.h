@@ -36,6 +36,11 @@ rc_robots *rc_robots_parse(const char *body, size_t len, const char *agent);
 rc_robots *rc_robots_allow_all(void);
 /* Everything but /robots.txt disallowed: 5xx / unreachable (RFC 9309 2.3.1.4). */
 rc_robots *rc_robots_disallow_all(void);
+/* The same, remembering why (e.g. "robots.txt answered 503", copied; a newline ends it), so a
+ * URL it denies can be reported as "robots.txt could not be read" rather than "disallowed". */
+rc_robots *rc_robots_unreachable(const char *why);
+/* That reason, or NULL for rules read from a robots.txt (or allow/disallow all). Borrowed. */
+const char *rc_robots_unreachable_why(const rc_robots *r);
 /* Accepts NULL. */
 void rc_robots_free(rc_robots *r);
 
@@ -56,7 +61,7 @@ double rc_robots_crawl_delay(const rc_robots *r);
  * written (possibly relative). *ret is borrowed from r and lives as long as r; returns the count. */
 size_t rc_robots_sitemaps(const rc_robots *r, const char *const **ret);
 
-/* Serialises the chosen rules, crawl-delay and sitemaps compactly (a few bytes per rule; text,
+/* Serialises the chosen rules, crawl-delay, sitemaps and unreachable reason compactly (a few bytes per rule; text,
  * one item per line) into a malloc'd NUL-terminated string for caching (e.g. in Redis). */
 char *rc_robots_serialize(const rc_robots *r);
 

@@ -359,9 +359,28 @@ static void test_fixed(void)
     rc_robots_free(d2);
     free(sa);
     free(sd);
+    RC_CHECK(rc_robots_unreachable_why(a) == NULL && rc_robots_unreachable_why(d) == NULL);
     rc_robots_free(a);
     rc_robots_free(d);
     rc_robots_free(NULL);
+
+    /* Unreachable: disallow all plus the reason, kept through Redis, one line only. */
+    rc_robots *u = rc_robots_unreachable("robots.txt unreachable: Connection refused\nX");
+    RC_CHECK_STR_EQ(rc_robots_unreachable_why(u), "robots.txt unreachable: Connection refused");
+    RC_CHECK_INT_EQ(rc_robots_allowed(u, "/x"), 0);
+    RC_CHECK_INT_EQ(rc_robots_allowed(u, "/robots.txt"), 1);
+    char *su = rc_robots_serialize(u);
+    RC_CHECK_STR_EQ(su, "R1 1 0\nd/\nurobots.txt unreachable: Connection refused\n");
+    rc_robots *u2 = rc_robots_deserialize(su, strlen(su));
+    RC_CHECK(u2 != NULL);
+    if (u2) {
+        RC_CHECK_STR_EQ(rc_robots_unreachable_why(u2), "robots.txt unreachable: Connection refused");
+        RC_CHECK_INT_EQ(rc_robots_allowed(u2, "/x"), 0);
+    }
+    RC_CHECK(rc_robots_deserialize("R1 1 0\nd/\nua\nub\n", 16) == NULL); /* twice: garbage */
+    rc_robots_free(u2);
+    free(su);
+    rc_robots_free(u);
 
     /* NULL body and agent are fine. */
     rc_robots *n = rc_robots_parse(NULL, 0, NULL);
