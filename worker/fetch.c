@@ -406,6 +406,20 @@ static void dns_learn(fetch_xfer *x, const char *ip, long redirects)
         rc_dnscache_del(c, x->dns_key);
 }
 
+/* curl's "Couldn't connect to server" does not say why: the socket's error does ("Connection
+ * refused" is a site that is down or a wrong port, a timeout a filtered one). */
+static void add_os_error(CURL *e, char *buf, size_t cap)
+{
+    long err = 0;
+    size_t n = strlen(buf);
+    if (curl_easy_getinfo(e, CURLINFO_OS_ERRNO, &err) != CURLE_OK || err <= 0)
+        return;
+    if (n == 0)
+        n = (size_t)snprintf(buf, cap, "%s", curl_easy_strerror(CURLE_COULDNT_CONNECT));
+    if (n + 4 < cap)
+        snprintf(buf + n, cap - n, " (%s)", strerror((int)err));
+}
+
 static void xfer_deliver(fetch_xfer *x)
 {
     rc_fetch_result r;
@@ -477,6 +491,8 @@ static void xfer_deliver(fetch_xfer *x)
             snprintf(x->errbuf, sizeof(x->errbuf), "a response header line exceeds 100 KB");
         else if (r.blocked)
             snprintf(x->errbuf, sizeof(x->errbuf), "blocked: %s", r.blocked);
+        else if (x->code == CURLE_COULDNT_CONNECT)
+            add_os_error(e, x->errbuf, sizeof x->errbuf);
         r.error = x->errbuf[0] ? x->errbuf : curl_easy_strerror(x->code);
     }
     x->cb(x->ud, &r);
