@@ -164,13 +164,13 @@ static json_t *snap_jobs(rc_redis *r)
     for (size_t i = 0; rep && i < rep->elements; i++) {
         const char *cid = rep->element[i]->str;
         json_t *h = hash_object(r, rc_redis_key(r, key, sizeof key, "job:%s", cid));
-        json_t *j =
-            json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "crawlid", cid, "appid",
-                      jstr(h, "appid", "?"), "state", jstr(h, "state", "?"), "pending", (json_int_t)jint(h, "pending"),
-                      "fetched", (json_int_t)jint(h, "fetched"), "items", (json_int_t)jint(h, "items"), "errors",
-                      (json_int_t)jint(h, "errors"), "failed", (json_int_t)jint(h, "failed"), "robots_denied",
-                      (json_int_t)jint(h, "robots_denied"), "created_ms", (json_int_t)jint(h, "created_ms"),
-                      "finished_ms", (json_int_t)jint(h, "finished_ms"));
+        json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "crawlid", cid, "appid",
+                              jstr(h, "appid", "?"), "state", jstr(h, "state", "?"), "pending",
+                              (json_int_t)jint(h, "pending"), "fetched", (json_int_t)jint(h, "fetched"), "items",
+                              (json_int_t)jint(h, "items"), "errors", (json_int_t)jint(h, "errors"), "failed",
+                              (json_int_t)jint(h, "failed"), "robots_denied", (json_int_t)jint(h, "robots_denied"),
+                              "robots_unreachable", (json_int_t)jint(h, "robots_unreachable"), "created_ms",
+                              (json_int_t)jint(h, "created_ms"), "finished_ms", (json_int_t)jint(h, "finished_ms"));
         json_object_set_new(j, "bloom", snap_bloom(r, cid, h));
         json_array_append_new(arr, j);
         json_decref(h);

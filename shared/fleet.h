@@ -5,9 +5,9 @@
  * A snapshot: {"time_ms", "scheduler" (lock holder or null), "workers": [{id, host, ip, pid,
  * weight, slots, domains, queued, inflight, fetched, errors, pages_per_s, per_minute,
  * heartbeat_age_s, draining (drain.h; weight 0 then)}], "jobs": [{crawlid, appid, state, pending, fetched, items,
- * errors, failed, robots_denied, created_ms, finished_ms, bloom: {bits, bits_set, filters, k, groups, urls, fill,
- * est_fp} or null}], "hosts": {examined, total_backlog, top: [{host, worker, backlog, state, due_in_s, rate}]}
- * (hosts.lua), "redis": {used_memory, peak_memory, maxmemory, frontier}, "statuses":
+ * errors, failed, robots_denied, robots_unreachable, created_ms, finished_ms, bloom: {bits, bits_set, filters, k,
+ * groups, urls, fill, est_fp} or null}], "hosts": {examined, total_backlog, top: [{host, worker, backlog, state,
+ * due_in_s, rate}]} (hosts.lua), "redis": {used_memory, peak_memory, maxmemory, frontier}, "statuses":
  * {"1m"|"1h"|"1d"|"total": {status: pages}}}. */
 #ifndef RC_FLEET_H
 #define RC_FLEET_H

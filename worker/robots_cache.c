@@ -129,7 +129,14 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     else if ((res->ok && res->status >= 400 && res->status < 500) || res->curl_code == CURLE_TOO_MANY_REDIRECTS)
         rules = rc_robots_allow_all();
     else {
-        rules = rc_robots_disallow_all();
+        /* The reason travels with the rules: a URL denied for it is reported as such, not as
+         * "disallowed" (the site may well allow us; it just could not be asked). */
+        char why[300];
+        if (res->ok)
+            snprintf(why, sizeof why, "robots.txt answered %ld", res->status);
+        else
+            snprintf(why, sizeof why, "robots.txt unreachable: %s", res->error ? res->error : "fetch failed");
+        rules = rc_robots_unreachable(why);
         ttl_ms = RC_MIN(ttl_ms, UNREACHABLE_MS);
         rc_warn(MOD, "robots.txt unreachable, the site is off limits for %llu s origin=%s status=%ld error=%s",
                 (unsigned long long)(ttl_ms / 1000), e->origin, res->status, res->error ? res->error : "-");

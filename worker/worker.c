@@ -1140,14 +1140,17 @@ static void start_task(rc_worker *w, task *t)
     fetch_task(w, t);
 }
 
-/* A page robots.txt forbids is never requested; the host had no hit, so it is due at once. */
-static void deny_task(rc_worker *w, task *t)
+/* A page robots.txt forbids is never requested; the host had no hit, so it is due at once. The
+ * reason is "robots.txt" (its rules), or why robots.txt could not be read (work.lua counts those
+ * apart, by host, for the summary). */
+static void deny_task(rc_worker *w, task *t, const rc_robots *rules)
 {
+    const char *unreachable = rc_robots_unreachable_why(rules);
     w->denied++;
     if (w->metrics)
         rc_metric_add(w->metrics->robots_denied, NULL, 1);
-    rc_debug(MOD, "disallowed by robots.txt url=%s", t->rec.url);
-    complete_no_links(w, t, rc_now_ms(), "denied", "robots.txt", 0);
+    rc_debug(MOD, "not fetched url=%s reason=%s", t->rec.url, unreachable ? unreachable : "disallowed by robots.txt");
+    complete_no_links(w, t, rc_now_ms(), "denied", unreachable ? unreachable : "robots.txt", 0);
 }
 
 /* Fetching robots.txt was a hit on the host: the page waits for the next slot (robots_gap_ms).
@@ -1171,7 +1174,7 @@ static void on_robots(void *ud, const rc_robots *rules, int just_fetched)
     if (!rules)
         release_task(w, t, "robots.txt not loaded");
     else if (!rc_robots_allowed_url(rules, t->rec.url))
-        deny_task(w, t);
+        deny_task(w, t, rules);
     else if (just_fetched)
         after_robots_fetch(w, t);
     else

@@ -221,13 +221,14 @@ local function host_backlog(host)
   return n
 end
 
--- A finished job's working keys (bloom, digests, navigation times, host counters) expire after
+-- A finished job's working keys (bloom, digests, navigation times, host counters, hosts whose
+-- robots.txt could not be read) expire after
 -- the retention: conf:retention seconds (default a day; 0 keeps them). The job hash stays, for
 -- reports. submit.lua persists them
 -- again when a finished job is extended.
 local function job_keys(crawlid)
   local filters = tonumber(redis.call('HGET', K('job', crawlid), 'bloom_filters')) or 1
-  local keys = {K('digest', crawlid), K('jobhosts', crawlid)}
+  local keys = {K('digest', crawlid), K('jobhosts', crawlid), K('robotsdown', crawlid)}
   for s = 0, filters - 1 do
     keys[#keys + 1] = K('bloom', crawlid, s)
   end

@@ -52,7 +52,8 @@ end
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
 -- the job's queue on the host with one more attempt), release (back untouched: the worker could not try),
 -- requeue (like release, but a sink may already hold it: marked redeliver so the next store
--- looks for its _id first), denied (robots.txt forbids it: never fetched, not stored), skipped
+-- looks for its _id first), denied (robots.txt forbids it: never fetched, not stored; reason
+-- "robots.txt", else why robots.txt could not be read, counted in robots_unreachable), skipped
 -- (some job fetched it within the job's skip_recent_hours: not fetched, not stored).
 -- Returns {1, links added, pending} or {-1} when the lease was lost (reaped): then nothing
 -- changes and the caller drops its result, the URL having gone back to the frontier.
@@ -119,6 +120,12 @@ local function complete_page(w, a, rest)
   local left
   if back then
     left = tonumber(redis.call('HGET', jk, 'pending'))
+  elseif outcome == 'denied' and reason ~= 'robots.txt' then
+    -- robots.txt could not be read (unreachable, 5xx): the site is off limits for a while
+    -- (RFC 9309), which the user must not mistake for "disallowed"; the reason is kept by host.
+    redis.call('HINCRBY', jk, 'robots_unreachable', 1)
+    redis.call('HSET', K('robotsdown', crawlid), host, reason)
+    left = job_pending(crawlid, -1)
   elseif outcome == 'denied' then
     redis.call('HINCRBY', jk, 'robots_denied', 1)
     left = job_pending(crawlid, -1)
