@@ -227,6 +227,7 @@ typedef struct job_stats {
     char state[16];
     int64_t pending, started, fetched, errors, failed, dropped, retries, denied, items, items_dropped, duplicates,
         unchanged, recent_skipped, seeds, queued;
+    int64_t unreachable; /* URLs not fetched because their host's robots.txt could not be read */
     int64_t store_errors, store_failed;
 } job_stats;
 
@@ -238,12 +239,13 @@ static int read_stats(crawl_run *run, const char *crawlid, job_stats *st)
     redisReply *rep = rc_redis_cmd(run->r,
                                    "HMGET %s state pending started fetched errors failed dropped retries "
                                    "robots_denied items items_dropped duplicates store_errors store_failed unchanged "
-                                   "recent_skipped",
+                                   "recent_skipped robots_unreachable",
                                    rc_redis_key(run->r, key, sizeof key, "job:%s", crawlid));
     int r = rep && rep->type == REDIS_REPLY_ARRAY ? 0 : -EIO;
-    int64_t *f[] = {&st->pending,    &st->started,      &st->fetched,      &st->errors,    &st->failed,
-                    &st->dropped,    &st->retries,      &st->denied,       &st->items,     &st->items_dropped,
-                    &st->duplicates, &st->store_errors, &st->store_failed, &st->unchanged, &st->recent_skipped};
+    int64_t *f[] = {&st->pending,      &st->started,       &st->fetched,        &st->errors,
+                    &st->failed,       &st->dropped,       &st->retries,        &st->denied,
+                    &st->items,        &st->items_dropped, &st->duplicates,     &st->store_errors,
+                    &st->store_failed, &st->unchanged,     &st->recent_skipped, &st->unreachable};
     if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 1 + RC_ARRAY_LEN(f)) {
         if (rep->element[0]->type == REDIS_REPLY_STRING)
             snprintf(st->state, sizeof st->state, "%s", rep->element[0]->str);
@@ -928,6 +930,28 @@ static void stop_children(crawl_run *run)
         rc_proc_stop(run->web, SIGTERM, 5000);
 }
 
+/* The URLs not fetched because robots.txt could not be read, and why, for a few hosts: RFC 9309
+ * keeps us off such a site, which must not read as "the site disallows us". */
+static void print_unreachable(const crawl_run *run, const char *crawlid, int64_t urls)
+{
+    char key[200];
+    redisReply *rep =
+        rc_redis_cmd(run->r, "HGETALL %s", rc_redis_key(run->r, key, sizeof key, "robotsdown:%s", crawlid));
+    size_t hosts = rep && rep->type == REDIS_REPLY_ARRAY ? rep->elements / 2 : 0;
+    printf("  robots.txt %lld URL(s) not fetched: robots.txt unreachable for %zu host(s) (", (long long)urls, hosts);
+    for (size_t i = 0; i < hosts && i < 3; i++) {
+        const char *why = rep->element[2 * i + 1]->str;
+        if (strncmp(why, "robots.txt unreachable: ", 24) == 0)
+            why += 24;
+        printf("%s%s: %s", i ? "; " : "", rep->element[2 * i]->str, why);
+    }
+    printf("%s); a site whose robots.txt cannot be read is not crawled (RFC 9309): check that the site is up "
+           "and the address right\n",
+           hosts > 3 ? "; ..." : "");
+    if (rep)
+        freeReplyObject(rep);
+}
+
 static void print_summary(const crawl_run *run, const rc_job *job, const crawl_end *end, const char *outdir,
                           double secs)
 {
@@ -946,7 +970,10 @@ static void print_summary(const crawl_run *run, const rc_job *job, const crawl_e
     printf("  statuses   %s\n", statuses.len ? statuses.ptr : "-");
     printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st->errors,
            (long long)st->retries, (long long)st->dropped);
-    printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st->denied);
+    if (st->denied || !st->unreachable)
+        printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st->denied);
+    if (st->unreachable)
+        print_unreachable(run, job->crawlid, st->unreachable);
     if (st->recent_skipped)
         printf("  recent %lld URL(s) not fetched: fetched by some job within --skip-recent-hours\n",
                (long long)st->recent_skipped);
@@ -1049,7 +1076,9 @@ int rc_cli_crawl(int argc, char **argv)
     if (c.max_pages > 0 && end.st.started >= c.max_pages)
         end.hit_max = 1; /* the cap may also show as "done": the takes dropped what was left */
     print_summary(&run, &job, &end, outdir, (double)(rc_mono_ms() - t0) / 1000.0);
-    rc = end.lost ? 3 : end.stopped_by_user ? 130 : end.st.store_failed > 0 ? 4 : 0;
+    /* Nothing stored because the seeds' sites could not be reached: a script must see it. */
+    int nothing = end.st.fetched == 0 && end.st.unreachable > 0;
+    rc = end.lost ? 3 : end.stopped_by_user ? 130 : end.st.store_failed > 0 ? 4 : nothing ? 5 : 0;
 out:
     if (run.r)
         rc_redis_free(run.r);
