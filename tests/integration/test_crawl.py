@@ -581,6 +581,52 @@ def test_parse_threads(tmp, procs):
     check(len(html) > 150, "too few HTML pages to show anything: %d" % len(html))
 
 
+def test_unreachable_site_says_so(tmp, procs):
+    """A seed whose robots.txt cannot be fetched (nothing listens) is not crawled (RFC 9309), and
+    the user is told why rather than "disallowed", with exit 5 (nothing crawled)."""
+    import socket
+    with socket.socket() as s:  # a port nothing listens on: bound, closed
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    out = os.path.join(tmp, "out")
+    r = subprocess.run([REDCRAWL, "crawl", "--out", out, "--allow-net", "127.0.0.0/8", "--quiet",
+                        "http://127.0.0.1:%d/" % dead], capture_output=True, text=True, timeout=120)
+    check(r.returncode == 5, "want exit 5 (nothing crawled), got %d:\n%s\n%s" % (r.returncode, r.stdout, r.stderr))
+    check("disallowed" not in r.stdout, "an unreachable site reported as disallowed: %s" % r.stdout)
+    check("robots.txt unreachable for 1 host(s) (127.0.0.1:%d: " % dead in r.stdout and
+          "refused" in r.stdout.lower() and "RFC 9309" in r.stdout,
+          "the summary does not say robots.txt was unreachable: %s" % r.stdout)
+
+
+def test_robots_503_says_so(tmp, procs):
+    """robots.txt answered 503: not crawled, and the summary says so with the status."""
+    import http.server
+    import threading
+
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(503)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        port = srv.server_address[1]
+        out = os.path.join(tmp, "out")
+        r = subprocess.run([REDCRAWL, "crawl", "--out", out, "--allow-net", "127.0.0.0/8", "--quiet",
+                            "http://127.0.0.1:%d/" % port], capture_output=True, text=True, timeout=120)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    check(r.returncode == 5, "want exit 5 (nothing crawled), got %d:\n%s\n%s" % (r.returncode, r.stdout, r.stderr))
+    check("127.0.0.1:%d: robots.txt answered 503" % port in r.stdout and "disallowed" not in r.stdout,
+          "the summary does not say robots.txt answered 503: %s" % r.stdout)
+
+
 if __name__ == "__main__":
     run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_allowed_domains,
@@ -588,4 +634,5 @@ if __name__ == "__main__":
                test_kill_with_batch_in_flight,
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
-               test_bloom_grows_with_the_job, test_parse_threads])
+               test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
+               test_robots_503_says_so])
