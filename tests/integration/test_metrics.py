@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -87,10 +88,14 @@ def status_of(g, url):
 
 
 def wait_for(port, cond, what, timeout=20):
+    """Scrapes port until cond holds; a process just started may not listen yet."""
     deadline = time.time() + timeout
     while True:
-        fams = scrape(port)
-        if cond(fams):
+        try:
+            fams = scrape(port)
+        except urllib.error.URLError:
+            fams = None
+        if fams is not None and cond(fams):
             return fams
         if time.time() > deadline:
             raise Failure("timed out waiting for %s" % what)
@@ -140,6 +145,10 @@ def run_crawl(tmp, procs, broker):
                      "--max-delay", "0.2", "--connect-to", "::127.0.0.1:%d" % web_port, "--allow-net",
                      "127.0.0.0/8", "--metrics-port", str(ports["w%d" % i])],
                     os.path.join(tmp, "w%d.log" % i), env=env)
+    # Both workers in the scheduler's table before the job: the crawl (3 hosts, no delay) is over
+    # in about a second, before a late worker could be given a host (CI once saw w1 get none).
+    wait_for(ports["scheduler"], lambda f: value(f, "redcrawl_scheduler_workers") == 2,
+             "both workers registered with the scheduler")
     kenv = env_for(broker)
     seeds = ["http://s0.site.test/", "http://s1.site.test/status/503"]
     cli(kenv, "submit", "--crawlid", "m", "--maxdepth", "-1", "--allowed-domain", "site.test", *seeds)
