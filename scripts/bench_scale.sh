@@ -74,7 +74,13 @@ PY
   rest=${out#*|}
   [ -n "$base" ] || base=${rest%|*}
   [ -n "$basef" ] || basef=${rest#*|}
-  [ "$rc" = 0 ] || tail -3 "$WORK/err" >&2
+  if [ "$rc" != 0 ] || [ "$fetched" != "$expected" ]; then
+    # An incomplete point keeps what tells why (the work directory goes at exit).
+    kept=$(mktemp -d "/tmp/redcrawl-scale-failed-${hosts}x${per}-XXXXXX")
+    cp -r "$WORK/summary" "$WORK/err" "$WORK/out/logs" "$kept/" 2>/dev/null || true
+    tail -n 3 "$WORK/err" "$WORK/summary" >&2 || true
+    echo "# ${hosts}x${per} incomplete (exit $rc, $fetched of $expected pages): logs kept in $kept" >&2
+  fi
   kill "$WEB_PID" && wait "$WEB_PID" 2>/dev/null || true
   WEB_PID=""
 done
