@@ -4,7 +4,7 @@
  *
  * rc_tls_relay_new starts a thread that connects over TCP, does the TLS handshake (the server's
  * certificate verified against a CA file or the system's, and its name or IP address checked),
- * then listens on DIR/s in a fresh 0700 directory ($TMPDIR or /tmp, redcrawl-tls-PID-XXXXXX) for
+ * then listens on DIR/s in a fresh 0700 directory ($TMPDIR or /tmp, redcrawl-tls-NS-PID-XXXXXX) for
  * exactly one connection from this process (SO_PEERCRED), removes the socket and relays bytes
  * both ways until either side closes (making a relay first removes the directories of this user
  * whose process died, empty or holding only their socket s): when
