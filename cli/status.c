@@ -108,13 +108,14 @@ static void render(FILE *f, const json_t *s)
                 (long long)jint(x, "errors"), json_real_value(json_object_get(x, "heartbeat_age_s")),
                 json_is_true(json_object_get(x, "draining")) ? "draining" : "active");
     }
-    fprintf(f, "\nJOBS    %-26s %-8s %8s %8s %7s %6s %7s %9s %9s\n", "crawlid", "state", "pending", "fetched", "items",
-            "errors", "pages/s", "bloom", "est fp");
+    fprintf(f, "\nJOBS    %-26s %-8s %8s %8s %7s %6s %6s %7s %7s %9s %9s\n", "crawlid", "state", "pending", "fetched",
+            "items", "errors", "denied", "unreach", "pages/s", "bloom", "est fp");
     json_array_foreach (json_object_get(s, "jobs"), i, x) {
         const json_t *b = json_object_get(x, "bloom");
-        fprintf(f, "  %-32.32s %-8.8s %8lld %8lld %7lld %6lld %7.1f %8.4f%% %9.2g\n", jstr(x, "crawlid", "?"),
-                jstr(x, "state", "?"), (long long)jint(x, "pending"), (long long)jint(x, "fetched"),
-                (long long)jint(x, "items"), (long long)jint(x, "errors"),
+        fprintf(f, "  %-32.32s %-8.8s %8lld %8lld %7lld %6lld %6lld %7lld %7.1f %8.4f%% %9.2g\n",
+                jstr(x, "crawlid", "?"), jstr(x, "state", "?"), (long long)jint(x, "pending"),
+                (long long)jint(x, "fetched"), (long long)jint(x, "items"), (long long)jint(x, "errors"),
+                (long long)jint(x, "robots_denied"), (long long)jint(x, "robots_unreachable"),
                 json_real_value(json_object_get(x, "pages_per_s")), 100 * json_real_value(json_object_get(b, "fill")),
                 json_real_value(json_object_get(b, "est_fp")));
     }

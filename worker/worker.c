@@ -1148,7 +1148,7 @@ static void deny_task(rc_worker *w, task *t, const rc_robots *rules)
     const char *unreachable = rc_robots_unreachable_why(rules);
     w->denied++;
     if (w->metrics)
-        rc_metric_add(w->metrics->robots_denied, NULL, 1);
+        rc_metric_add(w->metrics->robots_denied, unreachable ? "unreachable" : "disallowed", 1);
     rc_debug(MOD, "not fetched url=%s reason=%s", t->rec.url, unreachable ? unreachable : "disallowed by robots.txt");
     complete_no_links(w, t, rc_now_ms(), "denied", unreachable ? unreachable : "robots.txt", 0);
 }

@@ -26,7 +26,9 @@ rc_worker_metrics *rc_worker_metrics_new(const char *addr, int port, char *err, 
                                    "kind");
     m->retries = rc_metrics_counter(r, "redcrawl_worker_retries_total", "Attempts that will be retried.", NULL);
     m->robots_denied = rc_metrics_counter(r, "redcrawl_worker_robots_denied_total",
-                                          "URLs not requested because robots.txt disallows them.", NULL);
+                                          "URLs not requested because of robots.txt, by reason: disallowed (its "
+                                          "rules), unreachable (it could not be read: disallow all).",
+                                          "reason");
     m->links = rc_metrics_counter(r, "redcrawl_worker_links_total",
                                   "Links sent to the job's bloom filter (after the local seen-cache).", NULL);
     m->links_new = rc_metrics_counter(r, "redcrawl_worker_links_new_total",

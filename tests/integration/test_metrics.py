@@ -195,8 +195,10 @@ def run_crawl(tmp, procs, broker):
     check(total(workers, "redcrawl_worker_pages_total") == len(stored), "pages_total != pages stored")
     check(value(s["w0"], "redcrawl_worker_pages_total") > 0 and value(s["w1"], "redcrawl_worker_pages_total") > 0,
           "one worker did nothing")
-    check(total(workers, "redcrawl_worker_robots_denied_total") == len(private),
-          "robots denied %s, want %d" % (total(workers, "redcrawl_worker_robots_denied_total"), len(private)))
+    denied = {r: total(workers, "redcrawl_worker_robots_denied_total", reason=r) for r in ("disallowed", "unreachable")}
+    check(denied == {"disallowed": len(private), "unreachable": 0} and
+          total(workers, "redcrawl_worker_robots_denied_total") == len(private),
+          "robots denied %s, want %d disallowed" % (denied, len(private)))
     # The 503 seed: 3 attempts, 3 errors, 2 retries; nothing else failed.
     check(total(workers, "redcrawl_worker_errors_total", kind="http_5xx") == 3, "http_5xx errors")
     check(total(workers, "redcrawl_worker_errors_total") == 3, "other errors: %s" %

@@ -63,6 +63,9 @@ function render(s) {
     cell(tr, j.crawlid, "crawlid"); cell(tr, j.appid);
     cell(tr, j.state, "state state-" + j.state);
     for (const k of ["pending", "fetched", "items", "errors"]) cell(tr, String(j[k]), k);
+    // robots.txt: URLs its rules deny, and URLs of hosts whose robots.txt could not be read
+    cell(tr, String(j.robots_denied), "denied");
+    cell(tr, String(j.robots_unreachable), j.robots_unreachable ? "unreachable warn" : "unreachable");
     cell(tr, num(j.pages_per_s, 1), "rate");
     const td = tr.insertCell();
     if (j.state === "running") {
