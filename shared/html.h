@@ -26,7 +26,11 @@ typedef struct rc_html_limits {
                              left out before parsing, the elements kept empty. Gumbo spends about
                              half its time on them (40 % of a page's bytes, one token per
                              character); for callers that never read them (no XPath rules). */
+    int tree;             /* RC_HTML_TREE_GUMBO (0) or RC_HTML_TREE_LIGHT (htmltree.h) */
 } rc_html_limits;
+enum { RC_HTML_TREE_GUMBO, RC_HTML_TREE_LIGHT };
+/* "gumbo" or "light" to RC_HTML_TREE_*; -1 for anything else. */
+int rc_html_tree_parse(const char *name);
 
 /* Parses LEN bytes of UTF-8 HTML (caller guarantees UTF-8; invalid bytes become U+FFFD in gumbo).
  * DATA is copied, so it need not outlive the document. Never NULL (aborts on out of memory). */

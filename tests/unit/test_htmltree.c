@@ -1,0 +1,369 @@
+/* test_htmltree.c - the light tree (htmltree.c) against gumbo's: what the crawler reads from a
+ * page without XPath rules must not change. Over every HTML page under tests/data (decoded to
+ * UTF-8 as the worker does) and malformed markup (the cases below, and test_htmltok's kinds):
+ * title, <base>, robots, refresh, links and the metadata object equal; the main text (article
+ * method, as the crawler stores it, and the density method) byte-identical on at least 95 % of
+ * the pages and, where not, a token F1 of at least 0.99 against gumbo's. Each page whose text
+ * differs is listed. Also the tree's shape on a few cases, and hostile nesting in linear time. */
+#include <dirent.h>
+#include <gumbo.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "charset.h"
+#include "html.h"
+#include "maintext.h"
+#include "rc_test.h"
+#include "util.h"
+
+static const char *data_dir = "tests/data";
+static size_t pages, text_same, text_pages, shape_same;
+static double worst_f1 = 1.0;
+
+static int collect(void *ud, const char *href, size_t len)
+{
+    rc_buf *b = ud;
+    rc_buf_append(b, href, len);
+    rc_buf_append(b, "\n", 1);
+    return 0;
+}
+
+static int opt_eq(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static void same_str(const char *what, const char *field, const char *a, const char *b)
+{
+    rc_test_checks++;
+    if (!opt_eq(a, b)) {
+        rc_test_failures++;
+        fprintf(stderr, "%s: %s: gumbo \"%s\" != light \"%s\"\n", what, field, a ? a : "(null)", b ? b : "(null)");
+    }
+}
+
+static char *links_of(rc_html *doc, int skip)
+{
+    rc_buf b;
+    rc_buf_init(&b);
+    rc_html_links(doc, skip, SIZE_MAX, collect, &b);
+    rc_buf_putc(&b, '\0');
+    return rc_buf_steal(&b);
+}
+
+static char *meta_of(rc_html *doc)
+{
+    json_t *m = json_object();
+    rc_maintext_meta(doc, "http://example.test/dir/page.html", m);
+    char *s = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(m);
+    return s;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whitespace-separated tokens of S, sorted, for a multiset F1. */
+static size_t tokens(const char *s, char ***ret)
+{
+    size_t n = 0, cap = 64;
+    char **v = rc_xmalloc(cap * sizeof(*v));
+    for (const char *p = s; *p;) {
+        while (*p == ' ' || *p == '\n' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        const char *t = p;
+        while (*p && *p != ' ' && *p != '\n' && *p != '\t')
+            p++;
+        if (n == cap)
+            v = rc_xrealloc(v, (cap *= 2) * sizeof(*v));
+        v[n++] = rc_xstrndup(t, (size_t)(p - t));
+    }
+    qsort(v, n, sizeof(*v), cmp_str);
+    *ret = v;
+    return n;
+}
+
+static double token_f1(const char *a, const char *b)
+{
+    char **ta, **tb;
+    size_t na = tokens(a, &ta), nb = tokens(b, &tb), i = 0, j = 0, common = 0;
+    while (i < na && j < nb) {
+        int c = strcmp(ta[i], tb[j]);
+        common += c == 0;
+        i += c <= 0;
+        j += c >= 0;
+    }
+    for (size_t k = 0; k < na; k++)
+        free(ta[k]);
+    for (size_t k = 0; k < nb; k++)
+        free(tb[k]);
+    free(ta);
+    free(tb);
+    if (na == 0 && nb == 0)
+        return 1.0;
+    return na + nb ? 2.0 * (double)common / (double)(na + nb) : 1.0;
+}
+
+/* Elements and text bytes of a tree, in document order, as one string: two trees with the same
+ * string have the same shape (the count of pages where gumbo's and the light tree's match is
+ * printed, not asserted: the approximations in htmltree.h change shapes, not texts). */
+static void shape_of(const GumboNode *n, rc_buf *out, int depth)
+{
+    if (depth > 300)
+        return;
+    if (n->type == GUMBO_NODE_ELEMENT || n->type == GUMBO_NODE_TEMPLATE) {
+        rc_buf_printf(out, "<%d:%d", (int)n->v.element.tag, (int)n->v.element.children.length);
+        for (unsigned i = 0; i < n->v.element.children.length; i++)
+            shape_of(n->v.element.children.data[i], out, depth + 1);
+        rc_buf_putc(out, '>');
+    } else if (n->type == GUMBO_NODE_TEXT) {
+        rc_buf_printf(out, "%zu", strlen(n->v.text.text));
+    }
+}
+
+static int same_shape(rc_html *g, rc_html *l)
+{
+    rc_buf a, b;
+    rc_buf_init(&a);
+    rc_buf_init(&b);
+    shape_of(((const GumboOutput *)rc_html_gumbo(g))->root, &a, 0);
+    shape_of(((const GumboOutput *)rc_html_gumbo(l))->root, &b, 0);
+    int same = a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0;
+    rc_buf_release(&a);
+    rc_buf_release(&b);
+    return same;
+}
+
+/* The main text by METHOD from both trees: counted, and listed when it differs. */
+static void compare_text(const char *what, rc_html *g, rc_html *l, rc_maintext_method method)
+{
+    rc_maintext_opts o = {.method = method};
+    char *a = rc_maintext_text(g, &o, NULL), *b = rc_maintext_text(l, &o, NULL);
+    text_pages++;
+    if (strcmp(a, b) == 0) {
+        text_same++;
+    } else {
+        double f1 = token_f1(a, b);
+        if (f1 < worst_f1)
+            worst_f1 = f1;
+        fprintf(stderr, "%s: %s text differs: %zu vs %zu bytes, token F1 %.4f\n", what, rc_maintext_method_name(method),
+                strlen(a), strlen(b), f1);
+        if (getenv("HTMLTREE_VERBOSE"))
+            fprintf(stderr, "--- gumbo\n%s\n--- light\n%s\n", a, b);
+    }
+    free(a);
+    free(b);
+}
+
+static void compare(const char *what, const char *html, size_t len, int texts)
+{
+    rc_html_limits gl = {.skip_script_text = 1}, ll = {.skip_script_text = 1, .tree = RC_HTML_TREE_LIGHT};
+    rc_html *g = rc_html_parse_limited(html, len, &gl), *l = rc_html_parse_limited(html, len, &ll);
+    RC_CHECK(!rc_html_degraded(l));
+    if (rc_html_degraded(g)) {
+        fprintf(stderr, "%s: gumbo degraded, not compared\n", what);
+        goto done;
+    }
+    pages++;
+    same_str(what, "title", rc_html_title(g), rc_html_title(l));
+    same_str(what, "base", rc_html_base_href(g), rc_html_base_href(l));
+    same_str(what, "refresh", rc_html_meta_refresh(g), rc_html_meta_refresh(l));
+    RC_CHECK_INT_EQ(rc_html_robots_flags(g), rc_html_robots_flags(l));
+    for (int skip = 0; skip <= 1; skip++) {
+        char *a = links_of(g, skip), *b = links_of(l, skip);
+        same_str(what, skip ? "links (skip nofollow)" : "links", a, b);
+        free(a);
+        free(b);
+    }
+    char *ma = meta_of(g), *mb = meta_of(l);
+    same_str(what, "meta", ma, mb);
+    free(ma);
+    free(mb);
+    shape_same += same_shape(g, l);
+    if (texts) {
+        compare_text(what, g, l, RC_MAINTEXT_ARTICLE);
+        compare_text(what, g, l, RC_MAINTEXT_DENSITY);
+    }
+done:
+    rc_html_free(g);
+    rc_html_free(l);
+}
+
+static int is_html_name(const char *name)
+{
+    size_t n = strlen(name);
+    return (n > 5 && strcmp(name + n - 5, ".html") == 0) || (n > 4 && strcmp(name + n - 4, ".htm") == 0);
+}
+
+/* Every .html/.htm file under DIR, decoded to UTF-8 as the worker does. */
+static void walk_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    RC_CHECK(d != NULL);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *path = rc_xasprintf("%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            walk_dir(path);
+        } else if (is_html_name(e->d_name)) {
+            size_t len = 0, ulen = 0;
+            char *raw = rc_read_file(path, 0, &len);
+            RC_CHECK(raw != NULL);
+            char cs[RC_CHARSET_NAME_MAX] = "";
+            rc_charset_detect(raw, len, "text/html", cs, sizeof cs);
+            char *utf8 = rc_charset_to_utf8(raw, len, cs, &ulen);
+            compare(path, utf8, ulen, 1);
+            free(utf8);
+            free(raw);
+        }
+        free(path);
+    }
+    closedir(d);
+}
+
+/* Malformed markup: each exercises a tokenizer or tree-builder rule (links, title, meta). */
+static const char *const cases[] = {
+    "<a href=x href=y rel=nofollow>1</a><a HREF='Up' REL=\"NoFollow\">2</a><a href=plain>3</a>",
+    "<a href=\"&amp;&lt&notit;&notin &copy=x&#x41;&#0;&#128;&#xD800;&#x110000;&#39;\">e</a>",
+    "<a href=\"x\" <b>bad</b><a href=x/>s</a><a href= >empty</a><a href>none</a><a name=n>no href</a>",
+    "<a href=\"a\r\nb\rc\">cr</a><a href=' spaced '>s</a><a\thref\n=\n\"tabs\">t</a>",
+    "<a href=\"unclosed>text<a href=later>x</a>",
+    "<a href=x",
+    "<!DOCTYPE html PUBLIC \"-//W3C//DTD\" \"x>\"><a href=after-doctype>x</a>",
+    "<!-- <a href=in-comment> --><a href=out1>x</a><!--> <a href=abrupt><!---><a href=abrupt2>",
+    "<? php <a href=pi> ?><a href=after-pi>x</a></ bogus <a href=bogus-end><a href=e>",
+    "text < a href=notatag> 1<2 <a href=real>r</a> <3 </3 <a href=x>",
+    "<script>document.write('<a href=\"in-script\">')</script><a href=after-script>x</a>",
+    "<script><!--<script></script><a href=double-escaped>--></script><a href=out>",
+    "<style>a[href='<a href=st>']{}</style><a href=after-style>",
+    "<textarea><a href=ta></textarea><a href=after-ta><xmp><a href=x></xmp><a href=after-xmp>",
+    "<iframe><a href=if></iframe><noembed><a href=ne></noembed><noframes><a href=nf></noframes><a href=ok>",
+    "<noscript><a href=ns>x</a></noscript><head><noscript><a href=hn></noscript>",
+    "<title>a &amp; <b> b</title><title>second</title><a href=x>",
+    "<title>never closed <a href=t>",
+    "<plaintext><a href=p>",
+    "<template><a href=t><title>T</title><base href=/tb><meta name=robots content=noindex></template><a href=nt>",
+    "<select><a href=s>x</a><title>T</title><option><a href=o></select><a href=after>",
+    "<select><script>x</script><input><a href=after-input></select>",
+    "<form><form><a href=nested-form></form><a href=f2></form><a href=f3>",
+    "<a href=outer><div><a href=inner></div></a>",
+    "<svg><a href=sv></a><foreignObject><a href=fo></a></foreignObject><a href=sv2></svg><a href=ok>",
+    "<svg><title>S</title><script><a href=ss></script></svg><title>H</title>",
+    "<svg><![CDATA[<a href=cd>]]></svg><![CDATA[<a href=hc>]]><a href=after-cdata>",
+    "<math><mi><a href=mi></mi><a href=m></math><a href=out>",
+    "<math><annotation-xml encoding=text/html><a href=ax></annotation-xml><annotation-xml><a href=n>",
+    "<svg><p><a href=breakout>",
+    "<svg><font color=1><a href=fc>",
+    "<div><svg><path></div><a href=after>",
+    "<base><base href=second><base href=third><a href=q>",
+    "<meta name=ROBOTS content='NoIndex, nofollow'><a href=x rel=nofollow>",
+    "<meta http-equiv=refresh content=\"5; url='/next?a=1&amp;b=2'\"><meta http-equiv=refresh content=0;url=/2>",
+    "<link rel=\"stylesheet canonical\" href=\"/c?x=1&amp;y\"><link rel=canonical href=/second>",
+    "<html lang=en-GB><html lang=fr><meta property=og:title content=\"OG &amp; T\"><meta name=og:type content=article>",
+    "<h1>Head <span>line</span> <script>x</script>&amp; more</h1><h1>second</h1>",
+    "<article><p><time datetime=2024-01-02>x</time></article><time datetime=2020>",
+    "<script type=application/ld+json>{\"@graph\":[{\"datePublished\":\"2023-05-06\"}]}</script>",
+    "\xEF\xBB\xBF<title>BOM</title>",
+    "<title>a\x01b\x7f c\xC2\x85"
+    "d</title><a href='x\x02y\x0B\x1Fz\rq'>c</a>",
+    "<p>one<p>two<ul><li>a<li>b</ul><dl><dt>t<dd>d<dt>u</dl><h2>x<h3>y</h3>",
+    "<table><tr><td>1<td>2<tr><td><a href=cell>3</a></table><p>after",
+    "<p>para<table><tr><td>in table</td></tr></table>",
+    "</p><p>x</b>y</i></div></span>",
+    "<pre>\nfirst line\n</pre><textarea>\nta</textarea>",
+    "head text<title>late</title>",
+    "<html><head></head>\n<body class=x><body id=y>text</body></html>\n<!-- trailing -->",
+    "",
+};
+
+/* The light tree's own shape: html > head + body, implied tbody, namespaces, template. */
+static const GumboNode *child(const GumboNode *n, unsigned i)
+{
+    const GumboVector *v = n->type == GUMBO_NODE_DOCUMENT ? &n->v.document.children : &n->v.element.children;
+    return i < v->length ? v->data[i] : NULL;
+}
+
+static void test_shape(void)
+{
+    const char *html = "<!doctype html><title>t</title><table><tr><td>x</table><svg><title>s</title></svg>"
+                       "<template><p>in</template>\n";
+    rc_html_limits ll = {.tree = RC_HTML_TREE_LIGHT};
+    rc_html *doc = rc_html_parse_limited(html, strlen(html), &ll);
+    const GumboOutput *out = (const GumboOutput *)rc_html_gumbo(doc);
+    RC_CHECK(out->document->v.document.has_doctype);
+    const GumboNode *root = out->root;
+    RC_CHECK(root->v.element.tag == GUMBO_TAG_HTML && root->parent == out->document);
+    const GumboNode *head = child(root, 0), *body = child(root, 1);
+    RC_CHECK(head && head->v.element.tag == GUMBO_TAG_HEAD);
+    RC_CHECK(body && body->v.element.tag == GUMBO_TAG_BODY && body->index_within_parent == 1);
+    const GumboNode *table = body ? child(body, 0) : NULL, *tbody = table ? child(table, 0) : NULL;
+    RC_CHECK(tbody && tbody->v.element.tag == GUMBO_TAG_TBODY && tbody->parent == table);
+    const GumboNode *svg = body ? child(body, 1) : NULL, *stitle = svg ? child(svg, 0) : NULL;
+    RC_CHECK(stitle && stitle->v.element.tag_namespace == GUMBO_NAMESPACE_SVG);
+    const GumboNode *tmpl = body ? child(body, 2) : NULL;
+    RC_CHECK(tmpl && tmpl->type == GUMBO_NODE_TEMPLATE);
+    const GumboNode *ws = body ? child(body, 3) : NULL;
+    RC_CHECK(ws && ws->type == GUMBO_NODE_WHITESPACE);
+    RC_CHECK_STR_EQ(rc_html_title(doc), "t");
+    rc_html_free(doc);
+}
+
+/* 200,000 nested divs and as many stray end tags: linear, and the tree is built, not degraded. */
+static void test_hostile(void)
+{
+    rc_buf b;
+    rc_buf_init(&b);
+    for (int i = 0; i < 200000; i++)
+        rc_buf_puts(&b, "<div><b>");
+    for (int i = 0; i < 200000; i++)
+        rc_buf_puts(&b, "</i></span>");
+    rc_buf_puts(&b, "<a href=end>x</a>");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc_html_limits ll = {.tree = RC_HTML_TREE_LIGHT, .max_mem = (size_t)1 << 30, .max_cpu_ms = 60000};
+    rc_html *doc = rc_html_parse_limited(b.ptr, b.len, &ll);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    fprintf(stderr, "htmltree: %zu bytes of nesting in %.3f s\n", b.len, s);
+    RC_CHECK(!rc_html_degraded(doc));
+    char *links = links_of(doc, 0);
+    RC_CHECK_STR_EQ(links, "end\n");
+    free(links);
+    rc_html_free(doc);
+    rc_buf_release(&b);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        data_dir = argv[1];
+    for (size_t i = 0; i < RC_ARRAY_LEN(cases); i++) {
+        char what[48];
+        snprintf(what, sizeof what, "case %zu", i);
+        compare(what, cases[i], strlen(cases[i]), 0);
+    }
+    size_t ncases = pages;
+    walk_dir(data_dir);
+    fprintf(stderr,
+            "htmltree: %zu cases, %zu pages (%zu trees shaped as gumbo's); main text identical on %zu of %zu, worst "
+            "token F1 %.4f\n",
+            ncases, pages - ncases, shape_same, text_same, text_pages, worst_f1);
+    RC_CHECK(pages - ncases > 50);
+    RC_CHECK(text_same * 100 >= text_pages * 95);
+    RC_CHECK(worst_f1 >= 0.99);
+    test_shape();
+    test_hostile();
+    return rc_test_done("test_htmltree");
+}
