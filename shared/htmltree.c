@@ -591,6 +591,95 @@ static void any_other_end(builder *b, const char *name, GumboTag tag)
     }
 }
 
+static int is_formatting(GumboTag t)
+{
+    switch (t) {
+    case GUMBO_TAG_A:
+    case GUMBO_TAG_B:
+    case GUMBO_TAG_BIG:
+    case GUMBO_TAG_CODE:
+    case GUMBO_TAG_EM:
+    case GUMBO_TAG_FONT:
+    case GUMBO_TAG_I:
+    case GUMBO_TAG_NOBR:
+    case GUMBO_TAG_S:
+    case GUMBO_TAG_SMALL:
+    case GUMBO_TAG_STRIKE:
+    case GUMBO_TAG_STRONG:
+    case GUMBO_TAG_TT:
+    case GUMBO_TAG_U:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Takes NODE (an open element: its parent's last child in practice) out of its parent. */
+static void detach(GumboNode *node)
+{
+    GumboVector *kids = children_of(node->parent);
+    for (size_t i = node->index_within_parent + 1; i < kids->length; i++) {
+        GumboNode *k = kids->data[i];
+        kids->data[i - 1] = k;
+        k->index_within_parent = i - 1;
+    }
+    kids->length--;
+    node->parent = NULL;
+}
+
+/* One round of the adoption agency: the formatting element at F, the furthest block at FB. The
+ * block moves to the formatting element's parent, a clone of the formatting element (flagged as
+ * gumbo flags its clones, so its href is not a second link) takes the block's children, and
+ * stands for the formatting element on the stack, inside the block. Elements between the two
+ * leave the stack (the spec clones the formatting ones among them; here they are not). */
+static void adopt(builder *b, size_t f, size_t fb)
+{
+    GumboNode *fe = b->stack[f].node, *block = b->stack[fb].node;
+    detach(block);
+    append(b, b->stack[f - 1].node, block);
+    GumboNode *clone = zalloc(b, sizeof(*clone));
+    *clone = *fe;
+    clone->parse_flags |= GUMBO_INSERTION_ADOPTION_AGENCY_CLONED;
+    clone->v.element.children = block->v.element.children;
+    for (unsigned i = 0; i < clone->v.element.children.length; i++)
+        ((GumboNode *)clone->v.element.children.data[i])->parent = clone;
+    memset(&block->v.element.children, 0, sizeof(block->v.element.children));
+    append(b, block, clone);
+    open_el fe_open = b->stack[f];
+    for (size_t k = f; k < fb; k++)
+        if (b->stack[k].node->v.element.tag_namespace == GUMBO_NAMESPACE_HTML)
+            b->count[b->stack[k].node->v.element.tag]--;
+    memmove(&b->stack[f], &b->stack[fb], (b->depth - fb) * sizeof(open_el));
+    b->depth -= fb - f; /* the block is at F now */
+    memmove(&b->stack[f + 2], &b->stack[f + 1], (b->depth - f - 1) * sizeof(open_el));
+    fe_open.node = clone;
+    b->stack[f + 1] = fe_open;
+    b->depth++;
+    b->count[fe->v.element.tag]++;
+}
+
+/* The adoption agency algorithm for an end tag of a formatting element (and a start tag <a> or
+ * <nobr> while one is open), on the stack of open elements instead of the list of active
+ * formatting elements: at most 8 rounds, as the spec's outer loop. */
+static void adoption_agency(builder *b, GumboTag tag)
+{
+    for (int round = 0; round < 8; round++) {
+        long f = tag_in_scope(b, tag, S_DEFAULT);
+        if (f < 1)
+            return; /* not open in scope: ignored */
+        size_t fb = (size_t)f + 1;
+        while (fb < b->depth && !is_special(b->stack[fb].node))
+            fb++;
+        if (fb == b->depth) { /* no block inside it: closed as usual */
+            pop_to_index(b, (size_t)f);
+            return;
+        }
+        if (b->depth == MAX_DEPTH)
+            return; /* no room for the clone */
+        adopt(b, (size_t)f, fb);
+    }
+}
+
 /* An li (or dd/dt) start tag closes the open one unless a special element other than address,
  * div and p is in between. */
 static void close_list_item(builder *b, GumboTag t1, GumboTag t2)
@@ -717,7 +806,7 @@ static int close_before(builder *b, const rc_htmltok_tag *t, GumboTag tag)
         break;
     case GUMBO_TAG_A:
     case GUMBO_TAG_NOBR:
-        any_other_end(b, t->name, tag);
+        adoption_agency(b, tag);
         break;
     case GUMBO_TAG_BUTTON: {
         long k = tag_in_scope(b, GUMBO_TAG_BUTTON, S_DEFAULT);
@@ -788,12 +877,13 @@ static int before_body(builder *b, const rc_htmltok_tag *t, GumboTag tag)
             open_body(b, t);
         return 1;
     }
-    if (b->body || b->count[GUMBO_TAG_TEMPLATE])
-        return 0;
-    if (tag == GUMBO_TAG_HEAD) {
-        ensure_head(b);
+    if (tag == GUMBO_TAG_HEAD) { /* only the first, before the body */
+        if (!b->body && !b->count[GUMBO_TAG_TEMPLATE])
+            ensure_head(b);
         return 1;
     }
+    if (b->body || b->count[GUMBO_TAG_TEMPLATE])
+        return 0;
     if (has(tag, F_HEAD))
         ensure_head(b);
     else
@@ -951,6 +1041,8 @@ static void on_end(builder *b, const rc_htmltok_tag *t)
         end_in_scope(b, tag, S_TABLE);
     else if ((tag == GUMBO_TAG_SELECT || tag == GUMBO_TAG_TEMPLATE) && b->count[tag])
         pop_to(b, tag);
+    else if (is_formatting(tag))
+        adoption_agency(b, tag);
     else
         any_other_end(b, t->name, tag);
 }

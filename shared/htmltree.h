@@ -20,15 +20,18 @@
  *   - svg/math in their namespaces, with breakout tags and integration points; CDATA there;
  *   - <template> is a GUMBO_NODE_TEMPLATE holding its contents (walkers skip it, as gumbo's);
  *   - text nodes with references decoded, whitespace-only ones GUMBO_NODE_WHITESPACE; comments.
- * What it approximates: no adoption agency (a misnested formatting end tag such as </b> across
- * a <div> is ignored, so the formatting element stays open around what follows, where gumbo
- * clones it), no reconstruction of active formatting elements (text after </p> is not wrapped
- * in copies of open <b>/<i>), no foster parenting (text and elements misplaced in a table stay
- * where they are instead of moving before it), no quirks mode (a table always closes a p),
- * <frameset> and the "in head noscript" mode are ordinary, an unclosed <a> is closed by the next
- * <a> only when no special element is in between. Open elements are capped at 400 deep: deeper
- * ones are still added but closed at once, so hostile nesting stays linear. Source positions:
- * offsets only; original_end_tag is empty.
+ *   - the adoption agency for formatting end tags and for <a>/<nobr> while one is open: a block
+ *     inside the formatting element moves out to its parent and a clone of it (flagged
+ *     GUMBO_INSERTION_ADOPTION_AGENCY_CLONED, as gumbo's) takes the block's content.
+ * What it approximates: the adoption agency works on the stack of open elements, not the list
+ * of active formatting elements, and does not clone formatting elements between the formatting
+ * element and the block (<a><b><div> loses the b around the div's content); no reconstruction
+ * of active formatting elements (text after </p> is not wrapped in copies of open <b>/<i>); no
+ * foster parenting (text and elements misplaced in a table stay where they are instead of
+ * moving before it); no quirks mode (a table always closes a p); <frameset> and the "in head
+ * noscript" mode are ordinary. Open elements are capped at 400 deep: deeper ones are still added
+ * but closed at once, so hostile nesting stays linear. Source positions: offsets only;
+ * original_end_tag is empty.
  *
  * tests/unit/test_htmltree.c compares it with gumbo on tests/data and malformed markup (title,
  * base, robots, refresh, links, metadata and main text). */
