@@ -112,6 +112,7 @@ typedef struct host_health {
 struct rc_worker {
     struct ev_loop *loop;
     const rc_worker_conf *conf;
+    int tree; /* RC_HTML_TREE_* for pages of jobs without rules */
     char id[160];
     rc_redis *sync; /* startup, shutdown and script SHAs */
     rc_redis_addr addr;
@@ -1079,6 +1080,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
                             .rec = &t->rec,
                             .worker_id = t->worker_id,
                             .max_links = (size_t)conf->max_links,
+                            .tree = w->tree,
                             .now_ms = now};
     if (t->job->pj.job.sitemaps && t->rec.depth == 0 && !t->rec.sitemap) {
         /* A seed's host: robots.txt's Sitemap: lines, when its rules are at hand (they are once
@@ -2042,6 +2044,10 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     if (conf->fence >= conf->lease_seconds) {
         snprintf(err, cap, "--fence (%.1fs) must be shorter than --lease-seconds (%.1fs)", conf->fence,
                  conf->lease_seconds);
+        goto fail;
+    }
+    if ((w->tree = rc_html_tree_parse(conf->tree)) < 0) {
+        snprintf(err, cap, "--tree: '%s' is not light or gumbo", conf->tree);
         goto fail;
     }
     if (rc_redis_parse_url(conf->redis, &w->addr, err, cap) < 0)
