@@ -2090,9 +2090,9 @@ void rc_worker_start(rc_worker *w)
     char robots_delay[32] = "delay";
     if (w->conf->robots_delay >= 0)
         snprintf(robots_delay, sizeof robots_delay, "%.3fs", w->conf->robots_delay);
-    rc_info(MOD, "started id=%s redis=%s concurrency=%lld parse_threads=%d delay=%.3fs robots_delay=%s out=%s", w->id,
-            rc_redis_url(w->sync), (long long)w->conf->concurrency, rc_offload_threads(w->parse), w->conf->delay,
-            robots_delay, w->conf->out);
+    rc_info(MOD, "started id=%s redis=%s concurrency=%lld parse_threads=%d tree=%s delay=%.3fs robots_delay=%s out=%s",
+            w->id, rc_redis_url(w->sync), (long long)w->conf->concurrency, rc_offload_threads(w->parse), w->conf->tree,
+            w->conf->delay, robots_delay, w->conf->out);
     if (w->metrics)
         rc_info(MOD, "metrics on http://%s:%d/metrics", w->conf->metrics_addr, rc_worker_metrics_port(w->metrics));
     connect_redis(w); /* registers (the first heartbeat) once connected */
