@@ -292,15 +292,22 @@ static void ensure_html(builder *b)
     push(b, b->html, "html");
 }
 
+/* Head or body (T, or implied when NULL): a child of html, the only element open in it. */
+static GumboNode *open_in_html(builder *b, GumboTag tag, const char *name, const rc_htmltok_tag *t)
+{
+    GumboNode *node = element_new(b, tag, GUMBO_NAMESPACE_HTML, t);
+    append(b, b->html, node);
+    pop_to_index(b, 1);
+    push(b, node, name);
+    return node;
+}
+
 static void ensure_head(builder *b)
 {
     ensure_html(b);
     if (b->head)
         return;
-    b->head = element_new(b, GUMBO_TAG_HEAD, GUMBO_NAMESPACE_HTML, NULL);
-    append(b, b->html, b->head);
-    pop_to_index(b, 1);
-    push(b, b->head, "head");
+    b->head = open_in_html(b, GUMBO_TAG_HEAD, "head", NULL);
     b->mode = M_IN_HEAD;
 }
 
@@ -316,10 +323,7 @@ static void open_body(builder *b, const rc_htmltok_tag *t)
 {
     ensure_head(b);
     close_head(b);
-    b->body = element_new(b, GUMBO_TAG_BODY, GUMBO_NAMESPACE_HTML, t);
-    append(b, b->html, b->body);
-    pop_to_index(b, 1);
-    push(b, b->body, "body");
+    b->body = open_in_html(b, GUMBO_TAG_BODY, "body", t);
     b->mode = M_IN_BODY;
 }
 
