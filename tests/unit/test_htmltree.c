@@ -259,6 +259,49 @@ static void test_hostile(void)
     rc_buf_release(&b);
 }
 
+/* Gumbo's amplification case (test_html.c): 1,000 unclosed <b>s then 3,000 paragraphs. Gumbo
+ * re-clones the <b>s into every paragraph (~1 GB) and degrades; the light tree reconstructs
+ * nothing, so the page stays whole under the default budget. */
+static void test_amplification(void)
+{
+    rc_buf b;
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<title>Amp</title><p>");
+    for (int i = 0; i < 1000; i++)
+        rc_buf_printf(&b, "<b id=%d>", i);
+    rc_buf_puts(&b, "</p>");
+    for (int i = 0; i < 3000; i++)
+        rc_buf_printf(&b, "<p><a href=/p%d>x</a></p>", i);
+    rc_html_limits ll = {.tree = RC_HTML_TREE_LIGHT};
+    rc_html *doc = rc_html_parse_limited(b.ptr, b.len, &ll);
+    RC_CHECK_INT_EQ(rc_html_degraded(doc), 0);
+    RC_CHECK_STR_EQ(rc_html_title(doc), "Amp");
+    rc_buf links;
+    rc_buf_init(&links);
+    RC_CHECK_INT_EQ(rc_html_links(doc, 0, SIZE_MAX, rc_test_collect_link, &links), 3000);
+    rc_buf_release(&links);
+    rc_html_free(doc);
+    rc_buf_release(&b);
+}
+
+/* The light tree under a budget it cannot meet stops at its next tag (no longjmp: its scratch
+ * memory is freed), then the degraded re-parse and the empty document follow as with gumbo. */
+static void test_budget(void)
+{
+    const char *html = "<title>t</title><p>a<p>b<a href=/x>x</a>";
+    rc_html_limits tiny = {.tree = RC_HTML_TREE_LIGHT, .max_mem = 1};
+    rc_html *doc = rc_html_parse_limited(html, strlen(html), &tiny);
+    RC_CHECK_INT_EQ(rc_html_degraded(doc), 1);
+    RC_CHECK(rc_html_title(doc) == NULL);
+    RC_CHECK(rc_html_gumbo(doc) != NULL);
+    rc_html_free(doc);
+    rc_html_limits ok = {.tree = RC_HTML_TREE_LIGHT, .max_mem = (size_t)1 << 20};
+    doc = rc_html_parse_limited(html, strlen(html), &ok);
+    RC_CHECK_INT_EQ(rc_html_degraded(doc), 0);
+    RC_CHECK_STR_EQ(rc_html_title(doc), "t");
+    rc_html_free(doc);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -284,5 +327,7 @@ int main(int argc, char **argv)
     RC_CHECK(worst_f1 >= 0.99);
     test_shape();
     test_hostile();
+    test_amplification();
+    test_budget();
     return rc_test_done("test_htmltree");
 }
