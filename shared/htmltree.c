@@ -869,6 +869,8 @@ static int insert(builder *b, const rc_htmltok_tag *t, GumboTag tag, GumboNamesp
  * the body. 1: handled. */
 static int before_body(builder *b, const rc_htmltok_tag *t, GumboTag tag)
 {
+    if ((tag == GUMBO_TAG_HTML || tag == GUMBO_TAG_BODY) && b->count[GUMBO_TAG_TEMPLATE])
+        return 1; /* ignored inside a template */
     if (tag == GUMBO_TAG_HTML) {
         ensure_html(b);
         add_attrs(b, b->html, t);
@@ -1014,10 +1016,25 @@ static void end_in_scope(builder *b, GumboTag tag, enum scope sc)
     pop_to_index(b, (size_t)k);
 }
 
+/* In a select only option, optgroup, select and template end tags count (and table parts, which
+ * close a select in a table first). 1: TAG is ignored. */
+static int select_ignores_end(builder *b, GumboTag tag)
+{
+    if (tag == GUMBO_TAG_OPTION || tag == GUMBO_TAG_OPTGROUP || tag == GUMBO_TAG_SELECT || tag == GUMBO_TAG_TEMPLATE)
+        return 0;
+    if ((is_table_part(tag) || tag == GUMBO_TAG_TABLE) && b->count[GUMBO_TAG_TABLE] && b->count[tag]) {
+        pop_to(b, GUMBO_TAG_SELECT);
+        return 0;
+    }
+    return 1;
+}
+
 static void on_end(builder *b, const rc_htmltok_tag *t)
 {
     GumboTag tag = gumbo_tagn_enum(t->name, (unsigned)strlen(t->name));
     if (on_foreign(b) && foreign_end(b, t))
+        return;
+    if (b->count[GUMBO_TAG_SELECT] && !on_foreign(b) && select_ignores_end(b, tag))
         return;
     if (tag == GUMBO_TAG_HTML || tag == GUMBO_TAG_BODY)
         return; /* "after body" goes on in the body */
