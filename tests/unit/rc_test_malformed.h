@@ -5,6 +5,9 @@
 #ifndef RC_TEST_MALFORMED_H
 #define RC_TEST_MALFORMED_H
 
+#include <stdio.h>
+#include <string.h>
+
 static const char *const rc_test_malformed[] = {
     /* attributes: quoting, duplicates, case, entities */
     "<a href=x href=y rel=nofollow>1</a><a HREF='Up' REL=\"NoFollow\">2</a><a href=plain>3</a>",
@@ -103,5 +106,15 @@ static const char *const rc_test_malformed[] = {
     "<h1><xmp><b></xmp> x <h2>nested</h2> tail</h1><h1>second</h1>",
     "",
 };
+
+/* Calls FN(WHAT, HTML, LEN) for each case, WHAT naming it ("case N") in failures. */
+static inline void rc_test_each_malformed(void (*fn)(const char *what, const char *html, size_t len))
+{
+    for (size_t i = 0; i < sizeof rc_test_malformed / sizeof rc_test_malformed[0]; i++) {
+        char what[48];
+        snprintf(what, sizeof what, "case %zu", i);
+        fn(what, rc_test_malformed[i], strlen(rc_test_malformed[i]));
+    }
+}
 
 #endif

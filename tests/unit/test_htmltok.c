@@ -76,11 +76,7 @@ int main(int argc, char **argv)
 {
     if (argc > 1)
         data_dir = argv[1];
-    for (size_t i = 0; i < RC_ARRAY_LEN(rc_test_malformed); i++) {
-        char what[48];
-        snprintf(what, sizeof what, "case %zu", i);
-        compare(what, rc_test_malformed[i], strlen(rc_test_malformed[i]));
-    }
+    rc_test_each_malformed(compare);
     rc_test_each_page(data_dir, compare);
     fprintf(stderr, "htmltok: %zu pages and cases compared, %zu links equal to gumbo's\n", pages_compared,
             links_compared);

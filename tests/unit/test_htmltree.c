@@ -185,6 +185,11 @@ done:
     rc_html_free(l);
 }
 
+static void compare_case(const char *what, const char *html, size_t len)
+{
+    compare(what, html, len, 0);
+}
+
 static void compare_page(const char *path, const char *utf8, size_t len)
 {
     compare(path, utf8, len, 1);
@@ -306,16 +311,9 @@ int main(int argc, char **argv)
 {
     if (argc > 1)
         data_dir = argv[1];
-    for (size_t i = 0; i < RC_ARRAY_LEN(rc_test_malformed); i++) {
-        char what[48];
-        snprintf(what, sizeof what, "malformed %zu", i);
-        compare(what, rc_test_malformed[i], strlen(rc_test_malformed[i]), 0);
-    }
-    for (size_t i = 0; i < RC_ARRAY_LEN(cases); i++) {
-        char what[48];
-        snprintf(what, sizeof what, "case %zu", i);
-        compare(what, cases[i], strlen(cases[i]), 0);
-    }
+    rc_test_each_malformed(compare_case);
+    for (size_t i = 0; i < RC_ARRAY_LEN(cases); i++)
+        compare_case(cases[i], cases[i], strlen(cases[i]));
     size_t ncases = pages;
     rc_test_each_page(data_dir, compare_page);
     fprintf(stderr,
