@@ -17,6 +17,7 @@
 #include "page.h"
 #include "record.h"
 #include "response.h"
+#include "html.h"
 #include "rules.h"
 #include "seen.h"
 #include "url.h"
@@ -34,6 +35,7 @@ typedef struct extract_conf {
     int record;
     int text;
     char *text_method;
+    char *tree;
     int64_t maxdepth;
 } extract_conf;
 
@@ -58,12 +60,14 @@ static const rc_conf_row rows[] = {
      "print the page's main text (as `crawl --text` stores it) instead of items"},
     {"text-method", RC_CONF_STR, offsetof(extract_conf, text_method), "article", 0, 0, NULL,
      "main-text method: article (the crawler's), density or lineblock"},
+    {"tree", RC_CONF_STR, offsetof(extract_conf, tree), "light", 0, 0, "REDCRAWL_TREE",
+     "tree of a page without --rules, as the worker's --tree: light or gumbo"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
 static const char usage_line[] = "usage: redcrawl extract [--rules FILE] [--url URL] [--record] [--text] [--links] "
                                  "[--field-set NAME] [--second-page] [--content-type TYPE] [--maxdepth N] "
-                                 "[--text-method NAME] PAGE.html|-\n";
+                                 "[--text-method NAME] [--tree light|gumbo] PAGE.html|-\n";
 
 static void print_json_line(json_t *v)
 {
@@ -176,6 +180,7 @@ static int show(const extract_conf *c, const rc_page_job *pj, const rc_maintext_
                        .worker_id = "extract",
                        .max_links = SIZE_MAX,
                        .now_ms = rc_now_ms(),
+                       .tree = rc_html_tree_parse(c->tree),
                        .text_opts = text_opts};
     rc_page_result out;
     rc_page_process(&ctx, &res, &out);
@@ -237,9 +242,13 @@ int rc_cli_extract(int argc, char **argv)
         goto fail;
     }
     rc_maintext_opts text_opts = {0};
-    if (optind != argc - 1 || rc_maintext_method_parse(c.text_method, &text_opts.method) < 0) {
+    if (optind != argc - 1 || rc_maintext_method_parse(c.text_method, &text_opts.method) < 0 ||
+        rc_html_tree_parse(c.tree) < 0) {
         fprintf(stderr, "redcrawl extract: %s\n%s",
-                optind != argc - 1 ? "give exactly one PAGE" : "--text-method: article, density or lineblock",
+                optind != argc - 1 ? "give exactly one PAGE"
+                : rc_maintext_method_parse(c.text_method, &text_opts.method) < 0
+                    ? "--text-method: article, density or lineblock"
+                    : "--tree: light or gumbo",
                 usage_line);
         status = 2;
         goto fail;

@@ -3,7 +3,10 @@
 # methods and of trafilatura, readability-lxml and jusText on the same pages in the same run, over
 # each labelled data directory given (layouts and scoring: scripts/maintext_bench.py; where the
 # sets come from: README.md "Main text"). Without a directory, redcrawl's own tests/data/maintext.
-#   scripts/bench_maintext.sh [--redcrawl-only] [--by-type] [--methods article,density] [--worst N] [DIR...]
+#   scripts/bench_maintext.sh [--redcrawl-only] [--by-type] [--methods article,density] [--trees gumbo,light]
+#                             [--worst N] [DIR...]
+# Each method runs on both trees by default (gumbo's; "~light": htmltree.c's, the crawler's for
+# jobs without XPath rules), in the same run.
 #   scripts/bench_maintext.sh --sweep   (the old K/threshold sweep on tests/data/maintext)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -22,7 +25,7 @@ args=() sets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --redcrawl-only|--by-type) args+=("$1") ;;
-    --methods|--worst) args+=("$1" "$2"); shift ;;
+    --methods|--worst|--trees) args+=("$1" "$2"); shift ;;
     *) sets+=("$1") ;;
   esac
   shift

@@ -157,8 +157,9 @@ def page_f1(kind, truth, text):
 
 # ---- extractors ------------------------------------------------------------------------------
 
-def run_redcrawl(driver, methods, pages, workdir):
-    """{method: ([text per page], ms per page, of which extraction)} from the C driver."""
+def run_redcrawl(driver, methods, trees, pages, workdir):
+    """{method[~tree]: ([text per page], ms per page, of which extraction)} from the C driver, per
+    tree (gumbo, or the light tree as "~light")."""
     listing = []
     for pid, html, _ in pages:
         p = os.path.join(workdir, pid + ".html")
@@ -166,17 +167,18 @@ def run_redcrawl(driver, methods, pages, workdir):
             f.write(html)
         listing.append(p)
     out = {}
-    for m in methods:
-        od = os.path.join(workdir, m)
+    for m, tree in ((m, t) for m in methods for t in trees):
+        key = m if tree == "gumbo" else m + "~" + tree
+        od = os.path.join(workdir, key)
         os.makedirs(od, exist_ok=True)
-        res = subprocess.run([driver, "-m", m, od], input="\n".join(listing).encode(),
+        res = subprocess.run([driver, "-m", m, "-T", tree, od], input="\n".join(listing).encode(),
                              capture_output=True, check=True)
         total_ms, _, _, text_ms = (float(x) for x in res.stdout.decode().split()[:4])
         texts = []
         for pid, _, _ in pages:
             with open(os.path.join(od, pid + ".txt"), encoding="utf-8", errors="replace") as f:
                 texts.append(f.read())
-        out[m] = (texts, total_ms / len(pages), text_ms / len(pages))
+        out[key] = (texts, total_ms / len(pages), text_ms / len(pages))
     return out
 
 
@@ -232,6 +234,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--driver", required=True, help="tests/bench/maintext_dump")
     ap.add_argument("--methods", default="article,density,lineblock")
+    ap.add_argument("--trees", default="gumbo,light",
+                    help="redcrawl's trees: gumbo and/or light (htmltree.c), each method on each")
     ap.add_argument("--redcrawl-only", action="store_true", help="skip the Python extractors")
     ap.add_argument("--worst", type=int, default=0, help="list the N worst pages of the first method")
     ap.add_argument("--by-type", action="store_true",
@@ -247,7 +251,7 @@ def main():
         print("|---|---|---|---|---|---|---|")
         results = []
         with tempfile.TemporaryDirectory(prefix="maintext.") as wd:
-            for m, (texts, ms, text_ms) in run_redcrawl(a.driver, a.methods.split(","), pages, wd).items():
+            for m, (texts, ms, text_ms) in run_redcrawl(a.driver, a.methods.split(","), a.trees.split(","), pages, wd).items():
                 results.append(("redcrawl " + m, texts, ms, "%.2f" % text_ms))
         for name, fn in others:
             texts, ms = run_python(fn, pages)

@@ -1,6 +1,7 @@
 /* html.c - see html.h. */
 #include "html.h"
 #include "htmltok.h"
+#include "htmltree.h"
 
 #include "util.h"
 
@@ -36,7 +37,9 @@ typedef struct arena {
     size_t max_mem;
     uint64_t deadline_ns; /* thread CPU time */
     unsigned nalloc;
-    int armed; /* budget enforced and jmp valid: only inside parse_budgeted() */
+    int armed;     /* budget enforced and jmp valid: only inside parse_budgeted() */
+    int soft;      /* budget checked, overruns only noted (the light tree stops by itself) */
+    int exhausted; /* a soft budget ran out */
     jmp_buf jmp;
 } arena;
 
@@ -57,6 +60,8 @@ static void arena_init(arena *a)
     a->deadline_ns = UINT64_MAX;
     a->nalloc = 0;
     a->armed = 0;
+    a->soft = 0;
+    a->exhausted = 0;
 }
 
 static void arena_release(arena *a)
@@ -70,11 +75,20 @@ static void arena_release(arena *a)
     arena_init(a);
 }
 
+/* A budget ran out: gumbo's parse is abandoned at once, the light tree's stops at its next tag. */
+static void arena_overrun(arena *a)
+{
+    if (a->armed)
+        longjmp(a->jmp, 1);
+    a->exhausted = 1;
+}
+
 static void *arena_alloc(void *ud, size_t n)
 {
     arena *a = ud;
-    if (a->armed && ++a->nalloc % ARENA_CLOCK_EVERY == 0 && cpu_now_ns() > a->deadline_ns)
-        longjmp(a->jmp, 1);
+    int budget = a->armed || a->soft;
+    if (budget && ++a->nalloc % ARENA_CLOCK_EVERY == 0 && cpu_now_ns() > a->deadline_ns)
+        arena_overrun(a);
     if (n > SIZE_MAX / 2) {
         if (a->armed)
             longjmp(a->jmp, 1);
@@ -93,8 +107,8 @@ static void *arena_alloc(void *ud, size_t n)
     if (dedicated)
         size = n;
     size += ARENA_HDR;
-    if (a->armed && (a->used + size > a->max_mem || a->used + size < a->used))
-        longjmp(a->jmp, 1);
+    if (budget && (a->used + size > a->max_mem || a->used + size < a->used))
+        arena_overrun(a);
     struct arena_chunk *c = rc_xmalloc(size);
     c->next = a->chunks;
     a->chunks = c;
@@ -138,6 +152,22 @@ static GumboOutput *parse_budgeted(arena *a, const char *data, size_t len)
     GumboOutput *out = gumbo_parse_with_options(&opts, data, len);
     a->armed = 0;
     return out;
+}
+
+static int arena_exhausted(void *ud)
+{
+    const arena *a = ud;
+    return a->exhausted;
+}
+
+/* The light tree (htmltree.c) under the same budget; NULL when it ran out. */
+static GumboOutput *parse_light(arena *a, const char *data, size_t len, int skip_script_text)
+{
+    rc_htmltree_mem mem = {arena_alloc, arena_exhausted, a};
+    a->soft = 1;
+    GumboOutput *out = rc_htmltree_build(data, len, skip_script_text, &mem);
+    a->soft = 0;
+    return a->exhausted ? NULL : out;
 }
 
 /* ---- the degraded fallback: keep a/area/base/meta/title tags and text ----------------------- */
@@ -630,7 +660,9 @@ static GumboOutput *parse_attempt(rc_html *doc, size_t len, const rc_html_limits
     arena_release(&doc->arena);
     doc->arena.max_mem = mem;
     doc->arena.deadline_ns = cpu_now_ns() + cpu_ns;
-    GumboOutput *out = parse_budgeted(&doc->arena, doc->input, len);
+    GumboOutput *out = lim && lim->tree == RC_HTML_TREE_LIGHT
+                           ? parse_light(&doc->arena, doc->input, len, lim->skip_script_text)
+                           : parse_budgeted(&doc->arena, doc->input, len);
     doc->arena.max_mem = SIZE_MAX;
     doc->arena.deadline_ns = UINT64_MAX;
     return out;
@@ -641,7 +673,7 @@ rc_html *rc_html_parse_limited(const char *data, size_t len, const rc_html_limit
     rc_html *doc = rc_xcalloc(1, sizeof(*doc));
     arena_init(&doc->arena);
     len = data ? len : 0;
-    if (lim && lim->skip_script_text) {
+    if (lim && lim->skip_script_text && lim->tree != RC_HTML_TREE_LIGHT) { /* the light tree skips it itself */
         rc_buf in;
         rc_buf_init(&in);
         strip_script_text(&in, data ? data : "", len);
@@ -750,4 +782,13 @@ size_t rc_html_links(rc_html *doc, int skip_nofollow, size_t max, rc_html_link_c
 const struct GumboInternalOutput *rc_html_gumbo(const rc_html *doc)
 {
     return doc->out;
+}
+
+int rc_html_tree_parse(const char *name)
+{
+    if (name && strcmp(name, "gumbo") == 0)
+        return RC_HTML_TREE_GUMBO;
+    if (name && strcmp(name, "light") == 0)
+        return RC_HTML_TREE_LIGHT;
+    return -1;
 }

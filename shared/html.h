@@ -1,6 +1,13 @@
-/* html.h - parse a page once with gumbo and hand the tree to every consumer: title, <base href>,
- * meta robots, meta refresh and links are recorded in one iterative walk at parse time; the gumbo
- * tree itself stays available for extractors (XPath later converts it).
+/* html.h - parse a page once and hand the tree to every consumer: title, <base href>, meta
+ * robots, meta refresh and links are recorded in one iterative walk at parse time; the tree
+ * itself stays available for extractors (XPath later converts it).
+ *
+ * Two builders make the same structs (gumbo.h's GumboOutput, GumboNode ...): gumbo, the HTML5
+ * algorithm exactly (the default; what XPath rules need), and the light tree (htmltree.h,
+ * rc_html_limits.tree = RC_HTML_TREE_LIGHT), a tree builder on htmltok's tokenizer about 7x
+ * faster, that approximates the rules texts do not depend on (tests/unit/test_htmltree.c: same
+ * links, title, metadata and main text on tests/data). Both allocate in the document's arena
+ * under the same budget; the light tree is linear, so only the memory budget bites in practice.
  *
  * Hostile pages: gumbo 0.10.1 is quadratic in nesting depth (100,000 nested <div>s take ~30 s)
  * and formatting-element reconstruction can turn 34 KB into 1 GB of nodes. So every parse runs
@@ -20,13 +27,17 @@ typedef struct rc_html rc_html;
 
 /* Budget for one parse attempt (the degraded re-parse gets a fresh one). 0 = default. */
 typedef struct rc_html_limits {
-    size_t max_mem;       /* bytes gumbo may allocate; default 8 MiB + 32 x len (pages use 7-14 x) */
+    size_t max_mem;       /* bytes the tree may take; default 8 MiB + 32 x len (gumbo: 7-14 x) */
     unsigned max_cpu_ms;  /* thread CPU time; default 100 ms + 100 ms per MiB (gumbo: ~30 MiB/s) */
     int skip_script_text; /* 1: the bodies of <script> (but JSON-LD) and <style> elements are
                              left out before parsing, the elements kept empty. Gumbo spends about
                              half its time on them (40 % of a page's bytes, one token per
                              character); for callers that never read them (no XPath rules). */
+    int tree;             /* RC_HTML_TREE_GUMBO (0) or RC_HTML_TREE_LIGHT (htmltree.h) */
 } rc_html_limits;
+enum { RC_HTML_TREE_GUMBO, RC_HTML_TREE_LIGHT };
+/* "gumbo" or "light" to RC_HTML_TREE_*; -1 for anything else. */
+int rc_html_tree_parse(const char *name);
 
 /* Parses LEN bytes of UTF-8 HTML (caller guarantees UTF-8; invalid bytes become U+FFFD in gumbo).
  * DATA is copied, so it need not outlive the document. Never NULL (aborts on out of memory). */

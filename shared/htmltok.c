@@ -476,6 +476,12 @@ typedef struct scan {
     int article_state; /* 0 none yet, 1 inside the first <article>, 2 done */
     unsigned article_depth;
     int done; /* <plaintext>: the rest is text */
+    /* rc_htmltok_tokenize: every token goes to SINK, with all of a tag's attributes */
+    const rc_htmltok_sink *sink;
+    void *ud;
+    size_t name_from, name_to;
+    rc_htmltok_attr *all;
+    size_t nall, all_cap;
 } scan;
 
 static const char *get_attr(const scan *sc, const char *name)
@@ -525,8 +531,23 @@ static int attr_is_read(const char *name)
     return 0;
 }
 
-static void add_attr(scan *sc, const char *name, int has_value, size_t vfrom, size_t vto)
+/* An attribute as the input has it, for a sink. More than RC_HTMLTOK_MAX_ATTRS are dropped: a
+ * tag with thousands would make the tree builder's duplicate check quadratic. */
+static void add_raw_attr(scan *sc, size_t nfrom, size_t nto, int has_value, size_t vfrom, size_t vto)
 {
+    if (sc->nall == RC_HTMLTOK_MAX_ATTRS)
+        return;
+    if (sc->nall == sc->all_cap) {
+        sc->all_cap = sc->all_cap ? sc->all_cap * 2 : 16;
+        sc->all = rc_xrealloc(sc->all, sc->all_cap * sizeof(*sc->all));
+    }
+    sc->all[sc->nall++] = (rc_htmltok_attr){nfrom, nto, has_value ? vfrom : nto, has_value ? vto : nto, has_value};
+}
+
+static void add_attr(scan *sc, const char *name, size_t nfrom, size_t nto, int has_value, size_t vfrom, size_t vto)
+{
+    if (sc->sink)
+        add_raw_attr(sc, nfrom, nto, has_value, vfrom, vto);
     if (!sc->keep_attrs || !attr_is_read(name))
         return;
     for (size_t i = 0; i < sc->nattrs; i++)
@@ -551,10 +572,12 @@ static size_t parse_tag(scan *sc, size_t i, int (*want)(const scan *))
     const char *s = sc->s;
     size_t n = sc->n, len = 0;
     memset(sc->name, 0, NAME_CAP); /* names are zero-padded: compared as NAME_CAP bytes */
-    sc->nattrs = 0;
+    sc->nattrs = sc->nall = 0;
     sc->self_closing = 0;
+    sc->name_from = i;
     while (i < n && !is_ws(s[i]) && s[i] != '/' && s[i] != '>')
         name_putc(sc->name, &len, s[i++]);
+    sc->name_to = i;
     const struct tagname *tn = tag_find(sc->name);
     sc->tag = tn ? tn->tag : T_OTHER;
     sc->is_void = tn && tn->is_void;
@@ -575,17 +598,18 @@ static size_t parse_tag(scan *sc, size_t i, int (*want)(const scan *))
             i++;
             continue;
         }
-        size_t alen = 0;
+        size_t alen = 0, nfrom = i;
         memset(aname, 0, NAME_CAP);
         name_putc(aname, &alen, s[i++]); /* '=', quotes and '<' start a name here */
         while (i < n && !is_ws(s[i]) && s[i] != '/' && s[i] != '>' && s[i] != '=')
             name_putc(aname, &alen, s[i++]);
+        size_t nto = i;
         while (i < n && is_ws(s[i])) /* after attribute name */
             i++;
         if (i >= n)
             return AT_EOF;
         if (s[i] != '=') {
-            add_attr(sc, aname, 0, 0, 0);
+            add_attr(sc, aname, nfrom, nto, 0, 0, 0);
             continue;
         }
         i++;
@@ -594,7 +618,7 @@ static size_t parse_tag(scan *sc, size_t i, int (*want)(const scan *))
         if (i >= n)
             return AT_EOF;
         if (s[i] == '>') {
-            add_attr(sc, aname, 0, 0, 0);
+            add_attr(sc, aname, nfrom, nto, 0, 0, 0);
             return i + 1;
         }
         if (s[i] == '"' || s[i] == '\'') {
@@ -602,7 +626,7 @@ static size_t parse_tag(scan *sc, size_t i, int (*want)(const scan *))
             if (!q)
                 return AT_EOF;
             size_t e = (size_t)(q - s);
-            add_attr(sc, aname, 1, i + 1, e);
+            add_attr(sc, aname, nfrom, nto, 1, i + 1, e);
             i = e + 1; /* after attribute value (quoted): anything else reconsumed as a name */
             continue;
         }
@@ -611,7 +635,7 @@ static size_t parse_tag(scan *sc, size_t i, int (*want)(const scan *))
             e++;
         if (e >= n)
             return AT_EOF;
-        add_attr(sc, aname, 1, i, e);
+        add_attr(sc, aname, nfrom, nto, 1, i, e);
         i = e;
     }
 }
@@ -1124,43 +1148,75 @@ static size_t on_tag(scan *sc, size_t j)
     return html_start(sc, tag, i);
 }
 
-/* "<!" at J: comment, DOCTYPE, CDATA section (foreign content only) or bogus comment. */
-static size_t markup_decl(scan *sc, size_t j)
+/* "<!" at J: comment, DOCTYPE, CDATA section (foreign content only) or bogus comment. Returns the
+ * index after it; its kind and content span (a comment's text, a CDATA section's) in *D. */
+typedef struct decl {
+    int kind; /* RC_HTMLTOK_COMMENT, _DOCTYPE or _CDATA */
+    size_t from, to;
+} decl;
+
+static size_t comment_end(const char *s, size_t n, size_t i, decl *d)
+{
+    d->from = i;
+    /* comment start: "<!-->" and "<!--->" end at once */
+    if (i < n && s[i] == '>') {
+        d->to = i;
+        return i + 1;
+    }
+    if (i + 1 < n && s[i] == '-' && s[i + 1] == '>') {
+        d->to = i;
+        return i + 2;
+    }
+    int dashes = 0;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '-') {
+            dashes++;
+        } else if (c == '>' && dashes >= 2) {
+            d->to = i - 2;
+            return i + 1;
+        } else if (c == '!' && dashes >= 2 && i + 1 < n && s[i + 1] == '>') {
+            d->to = i - 2;
+            return i + 2; /* "--!>" */
+        } else if (c == '!' && dashes >= 2 && i + 1 < n && s[i + 1] == '-') {
+            dashes = 0; /* comment end bang: '-' goes to comment end dash */
+        } else {
+            dashes = 0;
+        }
+    }
+    d->to = n;
+    return n;
+}
+
+static int cdata_allowed(scan *sc)
+{
+    return sc->sink ? sc->sink->foreign(sc->ud) : in_foreign(sc);
+}
+
+static size_t markup_decl(scan *sc, size_t j, decl *d)
 {
     const char *s = sc->s;
     size_t n = sc->n, i = j + 2;
-    if (i + 1 < n && s[i] == '-' && s[i + 1] == '-') {
-        i += 2;
-        /* comment start: "<!-->" and "<!--->" end at once */
-        if (i < n && s[i] == '>')
-            return i + 1;
-        if (i + 1 < n && s[i] == '-' && s[i + 1] == '>')
-            return i + 2;
-        int dashes = 0;
-        for (; i < n; i++) {
-            char c = s[i];
-            if (c == '-') {
-                dashes++;
-            } else if (c == '>' && dashes >= 2) {
-                return i + 1;
-            } else if (c == '!' && dashes >= 2 && i + 1 < n && s[i + 1] == '>') {
-                return i + 2; /* "--!>" */
-            } else if (c == '!' && dashes >= 2 && i + 1 < n && s[i + 1] == '-') {
-                dashes = 0; /* comment end bang: '-' goes to comment end dash */
-            } else {
-                dashes = 0;
-            }
-        }
-        return n;
-    }
-    if (i + 7 <= n && memcmp(s + i, "[CDATA[", 7) == 0 && in_foreign(sc)) {
+    d->kind = RC_HTMLTOK_COMMENT;
+    if (i + 1 < n && s[i] == '-' && s[i + 1] == '-')
+        return comment_end(s, n, i + 2, d);
+    if (i + 7 <= n && memcmp(s + i, "[CDATA[", 7) == 0 && cdata_allowed(sc)) {
+        d->kind = RC_HTMLTOK_CDATA;
+        d->from = i + 7;
         for (size_t k = i + 7; k + 2 < n; k++)
-            if (s[k] == ']' && s[k + 1] == ']' && s[k + 2] == '>')
+            if (s[k] == ']' && s[k + 1] == ']' && s[k + 2] == '>') {
+                d->to = k;
                 return k + 3;
+            }
+        d->to = n;
         return n;
     }
+    if (i + 7 <= n && strncasecmp(s + i, "doctype", 7) == 0)
+        d->kind = RC_HTMLTOK_DOCTYPE;
     const char *gt = memchr(s + i, '>', n - i); /* DOCTYPE or bogus comment */
-    return gt ? (size_t)(gt - s) + 1 : n;
+    d->from = i;
+    d->to = gt ? (size_t)(gt - s) : n;
+    return gt ? d->to + 1 : n;
 }
 
 static void run(scan *sc)
@@ -1177,7 +1233,8 @@ static void run(scan *sc)
         }
         char c = s[j + 1];
         if (c == '!') {
-            i = markup_decl(sc, j);
+            decl d;
+            i = markup_decl(sc, j, &d);
         } else if (c == '?') {
             const char *gt = memchr(s + j, '>', n - j);
             i = gt ? (size_t)(gt - s) + 1 : n;
@@ -1196,6 +1253,118 @@ static void run(scan *sc)
         }
     }
     end_h1(sc);
+}
+
+/* ---- the token interface: every token to a sink ---- */
+
+static void emit_text(scan *sc, size_t from, size_t to, int state)
+{
+    if (to > from)
+        sc->sink->text(sc->ud, from, to, state);
+}
+
+/* The tag at J to the sink; returns where tokenizing resumes: past the text of the state the sink
+ * chose after a start tag, up to its end tag. */
+static size_t sink_tag(scan *sc, size_t j)
+{
+    sc->end_tag = sc->s[j + 1] == '/';
+    size_t i = parse_tag(sc, j + 1 + (size_t)sc->end_tag, want_none);
+    if (i == AT_EOF)
+        return sc->n; /* the input ended inside the tag: dropped, as the tokenizer does */
+    rc_htmltok_tag t = {sc->name, j, i, sc->name_from, sc->name_to, sc->end_tag, sc->self_closing, sc->all, sc->nall};
+    int next = sc->sink->tag(sc->ud, &t);
+    size_t e = i;
+    switch (next) {
+    case RC_HTMLTOK_STOP:
+        sc->done = 1;
+        return sc->n;
+    case RC_HTMLTOK_RCDATA:
+    case RC_HTMLTOK_RAWTEXT:
+        e = find_end_tag(sc, i, sc->name);
+        break;
+    case RC_HTMLTOK_SCRIPT:
+        e = rc_htmltok_script_end(sc->s, sc->n, i);
+        break;
+    case RC_HTMLTOK_PLAINTEXT:
+        e = sc->n;
+        break;
+    default:
+        return i;
+    }
+    emit_text(sc, i, e, next);
+    return e;
+}
+
+/* Markup at J that is not text: returns where tokenizing resumes. */
+static size_t sink_markup(scan *sc, size_t j)
+{
+    const char *s = sc->s;
+    size_t n = sc->n;
+    char c = s[j + 1];
+    decl d = {RC_HTMLTOK_COMMENT, j + 1, n};
+    size_t i;
+    if (c == '!') {
+        i = markup_decl(sc, j, &d);
+    } else if (c == '/' && is_alpha(s[j + 2])) {
+        return sink_tag(sc, j);
+    } else if (c == '/' && s[j + 2] == '>') {
+        return j + 3;
+    } else if (is_alpha(c)) {
+        return sink_tag(sc, j);
+    } else { /* "<?..." or "</ ...": a bogus comment */
+        d.from = c == '/' ? j + 2 : j + 1;
+        const char *gt = memchr(s + j, '>', n - j);
+        d.to = gt ? (size_t)(gt - s) : n;
+        i = gt ? d.to + 1 : n;
+    }
+    if (d.kind == RC_HTMLTOK_CDATA)
+        emit_text(sc, d.from, d.to, RC_HTMLTOK_CDATA_TEXT);
+    else
+        sc->sink->markup(sc->ud, d.kind, d.from, d.to);
+    return i;
+}
+
+/* Whether S[J] ('<') starts markup rather than being text. */
+static int starts_markup(const char *s, size_t n, size_t j)
+{
+    char c = s[j + 1];
+    return c == '!' || c == '?' || is_alpha(c) || (c == '/' && j + 2 < n);
+}
+
+void rc_htmltok_tokenize(const char *data, size_t len, const rc_htmltok_sink *sink, void *ud)
+{
+    scan *sc = rc_xcalloc(1, sizeof(*sc));
+    const char *s = sc->s = data ? data : "";
+    size_t n = sc->n = data ? len : 0, i = 0;
+    sc->sink = sink;
+    sc->ud = ud;
+    rc_buf_init(&sc->tmp);
+    while (i < n && !sc->done) {
+        const char *lt = memchr(s + i, '<', n - i);
+        size_t j = lt ? (size_t)(lt - s) : n;
+        if (j + 1 >= n) {
+            emit_text(sc, i, n, RC_HTMLTOK_DATA);
+            break;
+        }
+        if (!starts_markup(s, n, j)) {
+            emit_text(sc, i, j + 1, RC_HTMLTOK_DATA);
+            i = j + 1;
+            continue;
+        }
+        emit_text(sc, i, j, RC_HTMLTOK_DATA);
+        i = sink_markup(sc, j);
+    }
+    rc_buf_release(&sc->tmp);
+    free(sc->all);
+    free(sc);
+}
+
+void rc_htmltok_decode(const char *s, size_t from, size_t to, int state, int in_attr, rc_buf *out)
+{
+    if (state == RC_HTMLTOK_DATA || state == RC_HTMLTOK_RCDATA)
+        decode_span(s, from, to, in_attr, out);
+    else
+        append_raw(out, s, from, to);
 }
 
 rc_htmltok *rc_htmltok_scan(const char *data, size_t len)

@@ -67,4 +67,56 @@ const char *rc_htmltok_canonical(const rc_htmltok *t);
 /* The page's metadata exactly as rc_maintext_meta() would write it (same keys, same rules). */
 int rc_htmltok_meta(const rc_htmltok *t, const char *url, struct json_t *out);
 
+/* ---- the tokenizer alone, for a tree builder (htmltree.c) ----
+ * rc_htmltok_tokenize() runs the same tokenizer over DATA and hands every token to a sink; the
+ * sink, as a tree builder does, says which state follows a start tag (title and textarea are
+ * RCDATA, style RAWTEXT, ...) and whether CDATA sections are recognised (foreign content). Text
+ * comes as spans of DATA to decode with rc_htmltok_decode(); one run of text may come in several
+ * spans. Offsets are into DATA. */
+enum {
+    RC_HTMLTOK_DATA, /* text states; DATA and RCDATA decode character references */
+    RC_HTMLTOK_RCDATA,
+    RC_HTMLTOK_RAWTEXT,
+    RC_HTMLTOK_SCRIPT,
+    RC_HTMLTOK_PLAINTEXT,
+    RC_HTMLTOK_CDATA_TEXT, /* a CDATA section's content (foreign content only) */
+    RC_HTMLTOK_STOP        /* returned by a sink's tag(): tokenizing ends */
+};
+enum { RC_HTMLTOK_COMMENT, RC_HTMLTOK_DOCTYPE, RC_HTMLTOK_CDATA };
+#define RC_HTMLTOK_MAX_ATTRS 256 /* attributes a sink gets of one tag; the rest are dropped */
+
+typedef struct rc_htmltok_attr {
+    size_t name_from, name_to;   /* the name as written */
+    size_t value_from, value_to; /* the value inside its quotes, references not decoded */
+    int has_value;
+} rc_htmltok_attr;
+
+typedef struct rc_htmltok_tag {
+    const char *name; /* lower-cased; a name of 23 bytes or more ends in 0x01 (matches nothing) */
+    size_t from, to;  /* the whole tag, "<" to ">" */
+    size_t name_from, name_to;
+    int end_tag, self_closing;
+    const rc_htmltok_attr *attrs; /* in source order, duplicates included */
+    size_t nattrs;
+} rc_htmltok_tag;
+
+typedef struct rc_htmltok_sink {
+    void (*text)(void *ud, size_t from, size_t to, int state);
+    /* A start or end tag (borrowed for the call). For a start tag, returns the state that
+     * follows (RC_HTMLTOK_DATA ... _PLAINTEXT) or RC_HTMLTOK_STOP; ignored for an end tag but
+     * STOP. */
+    int (*tag)(void *ud, const rc_htmltok_tag *tag);
+    /* A comment (bogus ones included) or DOCTYPE: the span of its text. */
+    void (*markup)(void *ud, int kind, size_t from, size_t to);
+    int (*foreign)(void *ud); /* 1: "<![CDATA[" starts a CDATA section */
+} rc_htmltok_sink;
+
+void rc_htmltok_tokenize(const char *data, size_t len, const rc_htmltok_sink *sink, void *ud);
+
+/* Appends S[FROM..TO) as the tree holds text read in STATE (references decoded in DATA and
+ * RCDATA; IN_ATTR: the attribute-value rule) with the input stream's preprocessing (CR/CRLF to
+ * LF, NUL and controls to U+FFFD). */
+struct rc_buf;
+void rc_htmltok_decode(const char *s, size_t from, size_t to, int state, int in_attr, struct rc_buf *out);
+
 #endif

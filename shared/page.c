@@ -569,7 +569,7 @@ static void parse_page(page_state *ps, page_head *h)
     ps->meta = json_object();
     if (ctx->rules || ctx->job->text || ctx->job->dedup_content) {
         /* Without XPath rules nothing reads script or style text (JSON-LD is kept). */
-        rc_html_limits lim = {.skip_script_text = !ctx->rules};
+        rc_html_limits lim = {.skip_script_text = !ctx->rules, .tree = ctx->rules ? RC_HTML_TREE_GUMBO : ctx->tree};
         ps->doc = rc_html_parse_limited(ps->utf8, ps->ulen, &lim);
         ps->title = rc_html_title(ps->doc);
         rc_maintext_meta(ps->doc, ps->url, ps->meta);

@@ -68,6 +68,8 @@ typedef struct rc_page_ctx { /* all borrowed */
     size_t max_links;
     uint64_t now_ms;
     const struct rc_maintext_opts *text_opts; /* NULL = the crawler's method */
+    int tree; /* RC_HTML_TREE_* (html.h) of a job without rules; with rules always gumbo, whose exact
+                 HTML5 tree the XPath conversion needs */
 } rc_page_ctx;
 
 typedef struct rc_page_result {

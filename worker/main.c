@@ -97,6 +97,9 @@ static const rc_conf_row rows[] = {
      "seconds a busy worker's finished pages and take wait for others to share their Redis call (a worker with "
      "nothing else being fetched or parsed sends at once)"},
     {"heartbeat", RC_CONF_DOUBLE, offsetof(rc_worker_conf, heartbeat), "1", 0.1, 60, NULL, "heartbeat period, seconds"},
+    {"tree", RC_CONF_STR, offsetof(rc_worker_conf, tree), "light", 0, 0, "REDCRAWL_TREE",
+     "the tree of a page whose job has no XPath rules (main text, content dedup): light (htmltree.c, a tree "
+     "builder on the streaming tokenizer) or gumbo; jobs with rules always use gumbo"},
     {"fsync", RC_CONF_STR, offsetof(rc_worker_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC",
      "JSON Lines: fdatasync none, per batch (a page and its items) or per record"},
     {"fence", RC_CONF_DOUBLE, offsetof(rc_worker_conf, fence), "2", 0.2, 3600, NULL,

@@ -112,6 +112,7 @@ typedef struct host_health {
 struct rc_worker {
     struct ev_loop *loop;
     const rc_worker_conf *conf;
+    int tree; /* RC_HTML_TREE_* for pages of jobs without rules */
     char id[160];
     rc_redis *sync; /* startup, shutdown and script SHAs */
     rc_redis_addr addr;
@@ -1079,6 +1080,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
                             .rec = &t->rec,
                             .worker_id = t->worker_id,
                             .max_links = (size_t)conf->max_links,
+                            .tree = w->tree,
                             .now_ms = now};
     if (t->job->pj.job.sitemaps && t->rec.depth == 0 && !t->rec.sitemap) {
         /* A seed's host: robots.txt's Sitemap: lines, when its rules are at hand (they are once
@@ -2044,6 +2046,10 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
                  conf->lease_seconds);
         goto fail;
     }
+    if ((w->tree = rc_html_tree_parse(conf->tree)) < 0) {
+        snprintf(err, cap, "--tree: '%s' is not light or gumbo", conf->tree);
+        goto fail;
+    }
     if (rc_redis_parse_url(conf->redis, &w->addr, err, cap) < 0)
         goto fail;
     w->sync = rc_redis_new(conf->redis, conf->prefix, err, cap);
@@ -2084,9 +2090,9 @@ void rc_worker_start(rc_worker *w)
     char robots_delay[32] = "delay";
     if (w->conf->robots_delay >= 0)
         snprintf(robots_delay, sizeof robots_delay, "%.3fs", w->conf->robots_delay);
-    rc_info(MOD, "started id=%s redis=%s concurrency=%lld parse_threads=%d delay=%.3fs robots_delay=%s out=%s", w->id,
-            rc_redis_url(w->sync), (long long)w->conf->concurrency, rc_offload_threads(w->parse), w->conf->delay,
-            robots_delay, w->conf->out);
+    rc_info(MOD, "started id=%s redis=%s concurrency=%lld parse_threads=%d tree=%s delay=%.3fs robots_delay=%s out=%s",
+            w->id, rc_redis_url(w->sync), (long long)w->conf->concurrency, rc_offload_threads(w->parse), w->conf->tree,
+            w->conf->delay, robots_delay, w->conf->out);
     if (w->metrics)
         rc_info(MOD, "metrics on http://%s:%d/metrics", w->conf->metrics_addr, rc_worker_metrics_port(w->metrics));
     connect_redis(w); /* registers (the first heartbeat) once connected */

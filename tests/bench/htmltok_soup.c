@@ -3,7 +3,8 @@
  * raw text elements, comments, CDATA, headings, stray quotes and brackets) from a fixed seed,
  * each compared on links (nofollow skipped), robots flags, title and the metadata object.
  * Prints the count and the first differing documents; asserts nothing (test_htmltok holds the
- * cases that must agree).   build/tests/bench/htmltok_soup [DOCS [SEED]] */
+ * cases that must agree). With "light", the light tree (htmltree.c) is compared with gumbo instead.
+ *   build/tests/bench/htmltok_soup [DOCS [SEED [light]]] */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -165,6 +166,8 @@ int main(int argc, char **argv)
 {
     long docs = argc > 1 ? strtol(argv[1], NULL, 10) : 3000;
     rng = argc > 2 ? strtoull(argv[2], NULL, 10) : 7;
+    int light = argc > 3 && strcmp(argv[3], "light") == 0;
+    rc_html_limits ll = {.tree = RC_HTML_TREE_LIGHT};
     long differ = 0, shown = 0;
     rc_buf page;
     rc_buf_init(&page);
@@ -182,16 +185,19 @@ int main(int argc, char **argv)
             }
         }
         rc_html *doc = rc_html_parse(page.ptr, page.len);
-        rc_htmltok *tok = rc_htmltok_scan(page.ptr, page.len);
-        char *a = facts(doc, NULL), *b = facts(NULL, tok);
+        rc_html *tree = light ? rc_html_parse_limited(page.ptr, page.len, &ll) : NULL;
+        rc_htmltok *tok = light ? NULL : rc_htmltok_scan(page.ptr, page.len);
+        char *a = facts(doc, NULL), *b = facts(tree, tok);
         if (strcmp(a, b) != 0) {
             differ++;
             if (shown++ < 5)
-                printf("differs: %.*s\n  gumbo:   %s\n  htmltok: %s\n", (int)page.len, page.ptr, a, b);
+                printf("differs: %.*s\n  gumbo:   %s\n  %s: %s\n", (int)page.len, page.ptr, a,
+                       light ? "light" : "htmltok", b);
         }
         free(a);
         free(b);
         rc_htmltok_free(tok);
+        rc_html_free(tree);
         rc_html_free(doc);
     }
     printf("%ld of %ld random tag soups differ (%.2f %%)\n", differ, docs, 100.0 * (double)differ / (double)docs);

@@ -2,8 +2,9 @@
  * paths (one a line) on stdin, writes OUTDIR/NAME.txt (NAME = the file name less ".html") and
  * prints the total milliseconds over all pages of charset decoding + parse + extraction, then of
  * each of the three (file reading and writing excluded). The page is parsed as the crawler parses
- * it for a job without XPath rules (script and style bodies skipped). Asserts nothing.
- *   maintext_dump [-m article|density|lineblock] OUTDIR < LIST */
+ * it for a job without XPath rules (script and style bodies skipped), by gumbo or the light tree
+ * (-T, default gumbo). Asserts nothing.
+ *   maintext_dump [-m article|density|lineblock] [-T gumbo|light] OUTDIR < LIST */
 #include "charset.h"
 #include "html.h"
 #include "maintext.h"
@@ -24,16 +25,17 @@ static double now_ms(void)
 int main(int argc, char **argv)
 {
     rc_maintext_method m = RC_MAINTEXT_ARTICLE;
-    int a = 1;
-    if (argc > 2 && strcmp(argv[1], "-m") == 0) {
-        if (rc_maintext_method_parse(argv[2], &m) < 0) {
-            fprintf(stderr, "maintext_dump: unknown method %s\n", argv[2]);
-            return 2;
-        }
-        a = 3;
+    int a = 1, tree = RC_HTML_TREE_GUMBO;
+    for (; a + 1 < argc && argv[a][0] == '-'; a += 2) {
+        if (strcmp(argv[a], "-m") == 0 && rc_maintext_method_parse(argv[a + 1], &m) == 0)
+            continue;
+        if (strcmp(argv[a], "-T") == 0 && (tree = rc_html_tree_parse(argv[a + 1])) >= 0)
+            continue;
+        fprintf(stderr, "maintext_dump: bad option %s %s\n", argv[a], argv[a + 1]);
+        return 2;
     }
     if (a != argc - 1) {
-        fprintf(stderr, "usage: maintext_dump [-m article|density|lineblock] OUTDIR < LIST\n");
+        fprintf(stderr, "usage: maintext_dump [-m article|density|lineblock] [-T gumbo|light] OUTDIR < LIST\n");
         return 2;
     }
     const char *outdir = argv[a];
@@ -55,7 +57,7 @@ int main(int argc, char **argv)
         rc_charset_detect(body, len, NULL, cs, sizeof cs);
         char *utf8 = rc_charset_to_utf8(body, len, cs, &ulen);
         double t1 = now_ms();
-        rc_html_limits lim = {.skip_script_text = 1};
+        rc_html_limits lim = {.skip_script_text = 1, .tree = tree};
         rc_html *doc = rc_html_parse_limited(utf8, ulen, &lim);
         double t2 = now_ms();
         rc_maintext_opts o = {.method = m};
