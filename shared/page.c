@@ -188,20 +188,21 @@ void rc_page_item_id(const char *crawlid, const char *url, long pos, char out[33
  * boilerplate and whitespace changes do not make a page look new. */
 static void text_digest(const char *text, char out[33])
 {
-    /* The words never outgrow the text: one allocation, written a byte at a time unchecked. */
+    /* The words never outgrow the text: one allocation, written unchecked, a word at a time
+     * (this reads every byte of the main text: a branch per byte was a tenth of a crawl). */
+    static const unsigned char stop[256] = {[0] = 1, [' '] = 1, ['\n'] = 1, ['\t'] = 1, ['\r'] = 1};
     char *w = rc_xmalloc(strlen(text) + 1);
     size_t len = 0;
-    int space = 0;
-    for (const char *p = text; *p; p++) {
-        unsigned char ch = (unsigned char)*p;
-        if (ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r') {
-            space = len > 0;
-            continue;
-        }
-        if (space)
+    const unsigned char *p = (const unsigned char *)text;
+    for (;;) {
+        while (*p && stop[*p])
+            p++;
+        if (!*p)
+            break;
+        if (len)
             w[len++] = ' ';
-        space = 0;
-        w[len++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+        for (; !stop[*p]; p++)
+            w[len++] = (char)(*p + ((unsigned)(*p - 'A') < 26u) * 32);
     }
     out[0] = '\0';
     if (len >= 20) { /* a handful of characters is not an article */
