@@ -1241,6 +1241,20 @@ static void drop_credits(char *text)
     *w = '\0';
 }
 
+/* Whether S is markup rather than text: a tag, or a tag escaped as an entity ("&lt;p&gt;", a
+ * CMS that stores its HTML in articleBody): its text would carry the tags and attributes. */
+static int is_markup(const char *s)
+{
+    if (strchr(s, '<'))
+        return 1;
+    for (const char *p = strstr(s, "&lt;"); p; p = strstr(p + 4, "&lt;")) {
+        char c = p[4];
+        if (c == '/' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+            return 1;
+    }
+    return 0;
+}
+
 char *rc_article_text(const GumboNode *root)
 {
     matcher match;
@@ -1262,7 +1276,7 @@ char *rc_article_text(const GumboNode *root)
     }
     char *text = rc_buf_steal(&o.b);
     drop_credits(text);
-    if (a.jsonld_body && !strchr(a.jsonld_body, '<') && visible_chars(a.jsonld_body) > visible_chars(text) * 13 / 10) {
+    if (a.jsonld_body && !is_markup(a.jsonld_body) && visible_chars(a.jsonld_body) > visible_chars(text) * 13 / 10) {
         free(text);
         text = rc_xstrdup(a.jsonld_body);
     }

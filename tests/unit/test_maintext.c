@@ -463,6 +463,15 @@ static void test_article(void)
     RC_CHECK_STR_EQ(t, PARA " " PARA);
     free(t);
 
+    /* ... but not an articleBody that is the page's HTML escaped as entities (its tags would
+     * become text). */
+    t = text_of("<html><head><script type=application/ld+json>{\"articleBody\": \"&lt;div align=&quot;center&quot;"
+                "&gt;&lt;img src=&quot;/a.jpg&quot;&gt;&lt;/div&gt;&lt;p&gt;" PARA " " PARA " 1 &lt; 2&lt;/p&gt;\"}"
+                "</script></head><body><div class=content><p>" PARA "</p></div></body></html>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA);
+    free(t);
+
     /* A forum thread: the whole thread in order, the first post first, not the longest reply
      * alone. */
     rc_buf_init(&b);
