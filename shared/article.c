@@ -40,6 +40,7 @@ typedef struct node_stat {
     unsigned itemprop : 1;    /* itemprop=articleBody */
     unsigned comments : 1;    /* class/id says comments, or inside such an element */
     unsigned article : 1;     /* <article>, or itemtype schema.org Article/NewsArticle/BlogPosting */
+    unsigned signature : 1;   /* class/id says signature: a poster's, under each post of a thread */
 } node_stat;
 
 typedef struct art {
@@ -277,6 +278,7 @@ static const char *const junk_words[] = {"byline",   "author",     "dateline", "
                                          "userinfo", "user-info",  NULL};
 
 static const char *const comment_words[] = {"comment", "disqus", NULL};
+static const char *const signature_words[] = {"signature", NULL};
 
 /* What a class/id says, one bit per word list, found in one scan of the string: judge() runs on
  * every element, and a strstr per word was most of the article method's time. */
@@ -288,12 +290,14 @@ enum {
     W_BODY = 16,
     W_JUNK = 32,
     W_COMMENTS = 64,
+    W_SIGNATURE = 128,
 };
 static const struct {
     const char *const *words;
     unsigned bit;
-} word_lists[] = {{unlikely, W_UNLIKELY}, {maybe, W_MAYBE},     {negative, W_NEGATIVE},     {positive, W_POSITIVE},
-                  {body_words, W_BODY},   {junk_words, W_JUNK}, {comment_words, W_COMMENTS}};
+} word_lists[] = {
+    {unlikely, W_UNLIKELY}, {maybe, W_MAYBE},     {negative, W_NEGATIVE},      {positive, W_POSITIVE},
+    {body_words, W_BODY},   {junk_words, W_JUNK}, {comment_words, W_COMMENTS}, {signature_words, W_SIGNATURE}};
 #define MATCH_WORDS 256
 
 /* The words of all lists chained by their first byte. */
@@ -371,6 +375,7 @@ static void judge(const matcher *mt, node_stat *s)
     const char *it = attr(n, "itemtype");
     s->article = t == GUMBO_TAG_ARTICLE || (it && (strstr(it, "Article") || strstr(it, "BlogPosting")));
     s->comments = (says & W_COMMENTS) != 0;
+    s->signature = (says & W_SIGNATURE) != 0;
     int w = 0;
     switch (t) {
     case GUMBO_TAG_DIV:
@@ -775,6 +780,10 @@ static int cut(const art *a, size_t i)
     if (s->small_junk && s->text < SMALL_JUNK_CHARS)
         return 1;
     if (s->reply)
+        return 1;
+    /* A poster's signature is cut however long (banners, quotes, link lists), unless it is
+     * most of what was chosen. */
+    if (s->signature && nonlink(s) * 2 <= a->scope)
         return 1;
     GumboTag t = s->node->v.element.tag;
     if (!is_block(t) || t == GUMBO_TAG_TD || t == GUMBO_TAG_TH)

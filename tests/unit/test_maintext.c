@@ -506,6 +506,21 @@ static void test_article(void)
     free(t);
     rc_buf_release(&b);
 
+    /* ... nor are their signatures when long (a banner, a quote and links). */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h1>Thread title</h1><div id=posts>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b,
+                      "<div class=post><div class=content><p>POST %d " PARA "</p></div><div class=signature>"
+                      "<p>SIG of my nation, " PARA "</p><p>" PARA "</p><a href=/n%d>My factbook</a></div></div>",
+                      i, i);
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "POST 0 ") != NULL && strstr(t, "POST 2 ") != NULL);
+    RC_CHECK(strstr(t, "SIG of") == NULL && strstr(t, "factbook") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
     /* Comments under a post, longer than it, are not a thread: the post without them. */
     rc_buf_init(&b);
     rc_buf_puts(&b, "<body><h1>Post title</h1><div id=main><div class=text><p>POST " PARA "</p><p>" PARA
