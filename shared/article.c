@@ -1028,6 +1028,51 @@ static size_t entries_of(const art *a, size_t c)
     return SIZE_MAX;
 }
 
+/* A page whose best block of paragraphs is small (a copyright line, a consent notice) while a
+ * run of RUN_MIN or more sibling entries of the same tag and class holds RUN_SHARE times its
+ * text (a news front page, a job board, a shop's grid: titles in links, short summaries that
+ * score little each): the run's parent, or SIZE_MAX. */
+#define RUN_MIN 4
+#define RUN_SHARE 4
+#define RUN_WEAK 1000 /* a best block with more text outside links is not weak */
+static size_t run_of_entries(const art *a, size_t best)
+{
+    unsigned own = best == SIZE_MAX ? 0 : a->v[best].text;
+    if (best != SIZE_MAX && nonlink(&a->v[best]) >= RUN_WEAK)
+        return SIZE_MAX;
+    char sig[256], prev[256];
+    size_t found = SIZE_MAX;
+    unsigned most = 0;
+    for (size_t p = 0; p < a->n; p++) {
+        if (a->v[p].boiler || a->v[p].in_boiler || !a->v[p].has_block)
+            continue;
+        unsigned run = 0, text = 0;
+        GumboTag prev_tag = GUMBO_TAG_UNKNOWN;
+        for (size_t k = p + 1; k < a->v[p].end; k = a->v[k].end) {
+            const node_stat *s = &a->v[k];
+            GumboTag t = s->node->v.element.tag;
+            if (!is_block(t) || s->boiler) {
+                run = 0;
+                continue;
+            }
+            if (!s->text)
+                continue;
+            signature(s->node, sig, sizeof sig);
+            if (!run || t != prev_tag || strcmp(sig, prev))
+                run = text = 0;
+            memcpy(prev, sig, sizeof prev);
+            prev_tag = t;
+            run++;
+            text += s->text;
+            if (run >= RUN_MIN && text > most) {
+                most = text;
+                found = p;
+            }
+        }
+    }
+    return found != SIZE_MAX && most >= RUN_SHARE * (own > 250 ? own : 250) ? found : SIZE_MAX;
+}
+
 static void emit_article(art *a, size_t best, out *o)
 {
     size_t parent = a->v[best].parent;
@@ -1142,6 +1187,9 @@ static void emit_best(art *a, out *o)
         named = SIZE_MAX;
     if (named != SIZE_MAX)
         best = named = named_whole(a, named);
+    size_t run = named == SIZE_MAX ? run_of_entries(a, best) : SIZE_MAX;
+    if (run != SIZE_MAX)
+        best = run;
     if (best == SIZE_MAX)
         return;
     /* One post of a thread was chosen: the thread (two up: the posts' list, its parent). */
@@ -1154,7 +1202,7 @@ static void emit_best(art *a, out *o)
         emit(a, thread, o, depth_of(a, thread));
         return;
     }
-    size_t list = named == SIZE_MAX ? entries_of(a, best) : SIZE_MAX;
+    size_t list = run != SIZE_MAX ? run : named == SIZE_MAX ? entries_of(a, best) : SIZE_MAX;
     if (list != SIZE_MAX) {
         a->scope = nonlink(&a->v[list]);
         a->scope_ld = link_density(&a->v[list]);

@@ -19,6 +19,9 @@
  *    less further up; a candidate starts from its tag and class weights and ends multiplied by
  *    its share of text outside links; the winner is widened over siblings scoring a fifth of it
  *    (and paragraphs of low link density), and the blocks between them.
+ *    A best block with little text (under RUN_WEAK characters outside links, a copyright line)
+ *    gives way to a run of 4+ sibling entries of one tag and class holding 4x its text (a front
+ *    page's or a job board's cards, a shop's grid): their parent is the container.
  * 4. Threads: when the container is inside one of a run of sibling posts (same tag and first
  *    class, named post/reply/answer/message/comment), the thread is taken and only its first
  *    post kept - or none of the run when a question precedes it.

@@ -662,6 +662,22 @@ static void test_article_cues(void)
     free(t);
     rc_buf_release(&b);
 
+    /* A front page: a grid of cards (a linked title, a short summary each) whose summaries score
+     * less than the site's legal paragraph: the grid. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><nav><a href=/>Home</a></nav><div class=grid>");
+    for (int i = 0; i < 20; i++)
+        rc_buf_printf(&b,
+                      "<div class=card><h3><a href=/s%d>Headline of the story number %d on the front</a></h3>"
+                      "<p>SUMMARY %d of the story in a few words</p></div>",
+                      i, i, i);
+    rc_buf_puts(&b, "</div><div class=legal><p>LEGAL " PARA " " PARA "</p></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SUMMARY 0 of") && strstr(t, "SUMMARY 19 of"));
+    RC_CHECK(strstr(t, "LEGAL") == NULL && strstr(t, "Home") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
     /* The same article once per screen size (blocks of one class, hidden by CSS) is not a list:
      * one copy. */
     rc_buf_init(&b);
