@@ -625,7 +625,9 @@ static void score(art *a)
         if (s->parent != SIZE_MAX && scores_as_paragraph(&a->v[s->parent]) &&
             a->v[s->parent].node->v.element.tag != GUMBO_TAG_TD)
             continue;
-        double sc = 1 + s->commas + (s->text / 100 < 3 ? s->text / 100 : 3);
+        /* Commas in code (argument lists) say nothing of prose. */
+        unsigned commas = s->node->v.element.tag == GUMBO_TAG_PRE ? 0 : s->commas;
+        double sc = 1 + commas + (s->text / 100 < 3 ? s->text / 100 : 3);
         size_t p = s->parent;
         for (int level = 0; level < SCORE_LEVELS && p != SIZE_MAX; level++, p = a->v[p].parent) {
             node_stat *ps = &a->v[p];

@@ -678,6 +678,18 @@ static void test_article_cues(void)
     free(t);
     rc_buf_release(&b);
 
+    /* Commas in code are not prose: a long example does not win over the text that explains it. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=doc><section><p>PROSE " PARA "</p><p>" PARA "</p><p>" PARA
+                    "</p></section><div class=highlight><pre>");
+    for (int i = 0; i < 100; i++)
+        rc_buf_printf(&b, "f(a%d, b)\n", i);
+    rc_buf_puts(&b, "</pre></div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "PROSE ") != NULL);
+    free(t);
+    rc_buf_release(&b);
+
     /* The same article once per screen size (blocks of one class, hidden by CSS) is not a list:
      * one copy. */
     rc_buf_init(&b);
