@@ -41,6 +41,8 @@ typedef struct node_stat {
     unsigned comments : 1;    /* class/id says comments, or inside such an element */
     unsigned article : 1;     /* <article>, or itemtype schema.org Article/NewsArticle/BlogPosting */
     unsigned signature : 1;   /* class/id says signature: a poster's, under each post of a thread */
+    unsigned forum_post : 1;  /* itemtype schema.org DiscussionForumPosting or Question */
+    unsigned reply_item : 1;  /* itemtype schema.org Comment or Answer */
 } node_stat;
 
 typedef struct art {
@@ -374,6 +376,8 @@ static void judge(const matcher *mt, node_stat *s)
     s->itemprop = ip && strstr(ip, "articleBody");
     const char *it = attr(n, "itemtype");
     s->article = t == GUMBO_TAG_ARTICLE || (it && (strstr(it, "Article") || strstr(it, "BlogPosting")));
+    s->forum_post = it && (strstr(it, "DiscussionForumPosting") || strstr(it, "/Question"));
+    s->reply_item = it && (strstr(it, "/Comment") || strstr(it, "/Answer"));
     s->comments = (says & W_COMMENTS) != 0;
     s->signature = (says & W_SIGNATURE) != 0;
     int w = 0;
@@ -991,6 +995,29 @@ static size_t post_of(const art *a, size_t c)
     return SIZE_MAX;
 }
 
+/* A forum or Q&A page by its schema.org microdata: C is inside (or is) a DiscussionForumPosting
+ * or a Question. The thread is then C's nearest ancestor (at most POST_LEVELS up, below
+ * <body>) that holds two or more replies (Comment or Answer items), or SIZE_MAX. */
+static size_t schema_thread(const art *a, size_t c)
+{
+    size_t x = c;
+    while (x != SIZE_MAX && !a->v[x].forum_post)
+        x = a->v[x].parent;
+    if (x == SIZE_MAX)
+        return SIZE_MAX;
+    x = c;
+    for (int level = 0; level <= POST_LEVELS && x != SIZE_MAX; level++, x = a->v[x].parent) {
+        if (a->v[x].node->v.element.tag == GUMBO_TAG_BODY)
+            break;
+        unsigned replies = 0;
+        for (size_t j = x + 1; j < a->v[x].end && replies < 2; j++)
+            replies += a->v[j].reply_item;
+        if (replies >= 2)
+            return x;
+    }
+    return SIZE_MAX;
+}
+
 /* A listing, collection or shop page: the element C chosen (or an ancestor of it at most
  * ENTRY_LEVELS up) is one of ENTRY_MIN or more sibling entries of the same tag and class, which
  * together hold ENTRY_SHARE times its text: the page is the list, not one entry. Returns the
@@ -1194,6 +1221,14 @@ static void emit_best(art *a, out *o)
         best = run;
     if (best == SIZE_MAX)
         return;
+    size_t forum = schema_thread(a, best);
+    if (forum != SIZE_MAX) {
+        a->scope = nonlink(&a->v[forum]);
+        a->scope_ld = link_density(&a->v[forum]);
+        emit_lead(a, forum, o);
+        emit(a, forum, o, depth_of(a, forum));
+        return;
+    }
     /* One post of a thread was chosen: the thread (two up: the posts' list, its parent). */
     size_t post = post_of(a, best);
     if (post != SIZE_MAX && a->v[post].parent != SIZE_MAX && a->v[a->v[post].parent].parent != SIZE_MAX) {

@@ -521,6 +521,22 @@ static void test_article(void)
     free(t);
     rc_buf_release(&b);
 
+    /* A thread the page marks up as a DiscussionForumPosting with Comment items: the question
+     * (its named body) and the replies. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div itemscope itemtype=https://schema.org/DiscussionForumPosting><h1>Trip</h1><div "
+                    "itemprop=articleBody><p>QUESTION " PARA "</p><p>" PARA "</p></div><section id=replies>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b,
+                      "<article class=reply itemprop=comment itemscope itemtype=https://schema.org/Comment><div "
+                      "class=text itemprop=text><p>ANSWER %d " PARA "</p></div></article>",
+                      i);
+    rc_buf_puts(&b, "</section></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "QUESTION ") && strstr(t, "ANSWER 0 ") && strstr(t, "ANSWER 2 "));
+    free(t);
+    rc_buf_release(&b);
+
     /* Comments under a post, longer than it, are not a thread: the post without them. */
     rc_buf_init(&b);
     rc_buf_puts(&b, "<body><h1>Post title</h1><div id=main><div class=text><p>POST " PARA "</p><p>" PARA
