@@ -1199,6 +1199,15 @@ static size_t named_whole(const art *a, size_t named)
     return named;
 }
 
+/* The lead and all of C, a container taken whole (a thread, a list of entries). */
+static void emit_whole(art *a, size_t c, out *o)
+{
+    a->scope = nonlink(&a->v[c]);
+    a->scope_ld = link_density(&a->v[c]);
+    emit_lead(a, c, o);
+    emit(a, c, o, depth_of(a, c));
+}
+
 /* Which element holds the article, and emits it. */
 static void emit_best(art *a, out *o)
 {
@@ -1223,10 +1232,7 @@ static void emit_best(art *a, out *o)
         return;
     size_t forum = schema_thread(a, best);
     if (forum != SIZE_MAX) {
-        a->scope = nonlink(&a->v[forum]);
-        a->scope_ld = link_density(&a->v[forum]);
-        emit_lead(a, forum, o);
-        emit(a, forum, o, depth_of(a, forum));
+        emit_whole(a, forum, o);
         return;
     }
     /* One post of a thread was chosen: the thread (two up: the posts' list, its parent). */
@@ -1241,10 +1247,7 @@ static void emit_best(art *a, out *o)
     }
     size_t list = run != SIZE_MAX ? run : named == SIZE_MAX ? entries_of(a, best) : SIZE_MAX;
     if (list != SIZE_MAX) {
-        a->scope = nonlink(&a->v[list]);
-        a->scope_ld = link_density(&a->v[list]);
-        emit_lead(a, list, o);
-        emit(a, list, o, depth_of(a, list));
+        emit_whole(a, list, o);
         return;
     }
     a->scope = nonlink(&a->v[best]);
