@@ -40,6 +40,9 @@ typedef struct node_stat {
     unsigned itemprop : 1;    /* itemprop=articleBody */
     unsigned comments : 1;    /* class/id says comments, or inside such an element */
     unsigned article : 1;     /* <article>, or itemtype schema.org Article/NewsArticle/BlogPosting */
+    unsigned signature : 1;   /* class/id says signature: a poster's, under each post of a thread */
+    unsigned forum_post : 1;  /* itemtype schema.org DiscussionForumPosting or Question */
+    unsigned reply_item : 1;  /* itemtype schema.org Comment or Answer */
 } node_stat;
 
 typedef struct art {
@@ -277,6 +280,7 @@ static const char *const junk_words[] = {"byline",   "author",     "dateline", "
                                          "userinfo", "user-info",  NULL};
 
 static const char *const comment_words[] = {"comment", "disqus", NULL};
+static const char *const signature_words[] = {"signature", NULL};
 
 /* What a class/id says, one bit per word list, found in one scan of the string: judge() runs on
  * every element, and a strstr per word was most of the article method's time. */
@@ -288,12 +292,14 @@ enum {
     W_BODY = 16,
     W_JUNK = 32,
     W_COMMENTS = 64,
+    W_SIGNATURE = 128,
 };
 static const struct {
     const char *const *words;
     unsigned bit;
-} word_lists[] = {{unlikely, W_UNLIKELY}, {maybe, W_MAYBE},     {negative, W_NEGATIVE},     {positive, W_POSITIVE},
-                  {body_words, W_BODY},   {junk_words, W_JUNK}, {comment_words, W_COMMENTS}};
+} word_lists[] = {
+    {unlikely, W_UNLIKELY}, {maybe, W_MAYBE},     {negative, W_NEGATIVE},      {positive, W_POSITIVE},
+    {body_words, W_BODY},   {junk_words, W_JUNK}, {comment_words, W_COMMENTS}, {signature_words, W_SIGNATURE}};
 #define MATCH_WORDS 256
 
 /* The words of all lists chained by their first byte. */
@@ -370,7 +376,10 @@ static void judge(const matcher *mt, node_stat *s)
     s->itemprop = ip && strstr(ip, "articleBody");
     const char *it = attr(n, "itemtype");
     s->article = t == GUMBO_TAG_ARTICLE || (it && (strstr(it, "Article") || strstr(it, "BlogPosting")));
+    s->forum_post = it && (strstr(it, "DiscussionForumPosting") || strstr(it, "/Question"));
+    s->reply_item = it && (strstr(it, "/Comment") || strstr(it, "/Answer"));
     s->comments = (says & W_COMMENTS) != 0;
+    s->signature = (says & W_SIGNATURE) != 0;
     int w = 0;
     switch (t) {
     case GUMBO_TAG_DIV:
@@ -629,7 +638,9 @@ static void score(art *a)
         if (s->parent != SIZE_MAX && scores_as_paragraph(&a->v[s->parent]) &&
             a->v[s->parent].node->v.element.tag != GUMBO_TAG_TD)
             continue;
-        double sc = 1 + s->commas + (s->text / 100 < 3 ? s->text / 100 : 3);
+        /* Commas in code (argument lists) say nothing of prose. */
+        unsigned commas = s->node->v.element.tag == GUMBO_TAG_PRE ? 0 : s->commas;
+        double sc = 1 + commas + (s->text / 100 < 3 ? s->text / 100 : 3);
         size_t p = s->parent;
         for (int level = 0; level < SCORE_LEVELS && p != SIZE_MAX; level++, p = a->v[p].parent) {
             node_stat *ps = &a->v[p];
@@ -806,6 +817,10 @@ static int cut(const art *a, size_t i)
     if (s->small_junk && s->text < SMALL_JUNK_CHARS)
         return 1;
     if (s->reply)
+        return 1;
+    /* A poster's signature is cut however long (banners, quotes, link lists), unless it is
+     * most of what was chosen. */
+    if (s->signature && nonlink(s) * 2 <= a->scope)
         return 1;
     GumboTag t = s->node->v.element.tag;
     if (!is_block(t) || t == GUMBO_TAG_TD || t == GUMBO_TAG_TH)
@@ -1011,6 +1026,29 @@ static size_t post_of(const art *a, size_t c)
     return SIZE_MAX;
 }
 
+/* A forum or Q&A page by its schema.org microdata: C is inside (or is) a DiscussionForumPosting
+ * or a Question. The thread is then C's nearest ancestor (at most POST_LEVELS up, below
+ * <body>) that holds two or more replies (Comment or Answer items), or SIZE_MAX. */
+static size_t schema_thread(const art *a, size_t c)
+{
+    size_t x = c;
+    while (x != SIZE_MAX && !a->v[x].forum_post)
+        x = a->v[x].parent;
+    if (x == SIZE_MAX)
+        return SIZE_MAX;
+    x = c;
+    for (int level = 0; level <= POST_LEVELS && x != SIZE_MAX; level++, x = a->v[x].parent) {
+        if (a->v[x].node->v.element.tag == GUMBO_TAG_BODY)
+            break;
+        unsigned replies = 0;
+        for (size_t j = x + 1; j < a->v[x].end && replies < 2; j++)
+            replies += a->v[j].reply_item;
+        if (replies >= 2)
+            return x;
+    }
+    return SIZE_MAX;
+}
+
 /* A listing, collection or shop page: the element C chosen (or an ancestor of it at most
  * ENTRY_LEVELS up) is one of ENTRY_MIN or more sibling entries of the same tag and class, which
  * together hold ENTRY_SHARE times its text: the page is the list, not one entry. Returns the
@@ -1048,6 +1086,51 @@ static size_t entries_of(const art *a, size_t c)
             return p;
     }
     return SIZE_MAX;
+}
+
+/* A page whose best block of paragraphs is small (a copyright line, a consent notice) while a
+ * run of RUN_MIN or more sibling entries of the same tag and class holds RUN_SHARE times its
+ * text (a news front page, a job board, a shop's grid: titles in links, short summaries that
+ * score little each): the run's parent, or SIZE_MAX. */
+#define RUN_MIN 4
+#define RUN_SHARE 4
+#define RUN_WEAK 1000 /* a best block with more text outside links is not weak */
+static size_t run_of_entries(const art *a, size_t best)
+{
+    unsigned own = best == SIZE_MAX ? 0 : a->v[best].text;
+    if (best != SIZE_MAX && nonlink(&a->v[best]) >= RUN_WEAK)
+        return SIZE_MAX;
+    char sig[256], prev[256];
+    size_t found = SIZE_MAX;
+    unsigned most = 0;
+    for (size_t p = 0; p < a->n; p++) {
+        if (a->v[p].boiler || a->v[p].in_boiler || !a->v[p].has_block)
+            continue;
+        unsigned run = 0, text = 0;
+        GumboTag prev_tag = GUMBO_TAG_UNKNOWN;
+        for (size_t k = p + 1; k < a->v[p].end; k = a->v[k].end) {
+            const node_stat *s = &a->v[k];
+            GumboTag t = s->node->v.element.tag;
+            if (!is_block(t) || s->boiler) {
+                run = 0;
+                continue;
+            }
+            if (!s->text)
+                continue;
+            signature(s->node, sig, sizeof sig);
+            if (!run || t != prev_tag || strcmp(sig, prev))
+                run = text = 0;
+            memcpy(prev, sig, sizeof prev);
+            prev_tag = t;
+            run++;
+            text += s->text;
+            if (run >= RUN_MIN && text > most) {
+                most = text;
+                found = p;
+            }
+        }
+    }
+    return found != SIZE_MAX && most >= RUN_SHARE * (own > 250 ? own : 250) ? found : SIZE_MAX;
 }
 
 static void emit_article(art *a, size_t best, out *o)
@@ -1147,6 +1230,15 @@ static size_t named_whole(const art *a, size_t named)
     return named;
 }
 
+/* The lead and all of C, a container taken whole (a thread, a list of entries). */
+static void emit_whole(art *a, size_t c, out *o)
+{
+    a->scope = nonlink(&a->v[c]);
+    a->scope_ld = link_density(&a->v[c]);
+    emit_lead(a, c, o);
+    emit(a, c, o, depth_of(a, c));
+}
+
 /* Which element holds the article, and emits it. */
 static void emit_best(art *a, out *o)
 {
@@ -1164,8 +1256,16 @@ static void emit_best(art *a, out *o)
         named = SIZE_MAX;
     if (named != SIZE_MAX)
         best = named = named_whole(a, named);
+    size_t run = named == SIZE_MAX ? run_of_entries(a, best) : SIZE_MAX;
+    if (run != SIZE_MAX)
+        best = run;
     if (best == SIZE_MAX)
         return;
+    size_t forum = schema_thread(a, best);
+    if (forum != SIZE_MAX) {
+        emit_whole(a, forum, o);
+        return;
+    }
     /* One post of a thread was chosen: the thread (two up: the posts' list, its parent). */
     size_t post = post_of(a, best);
     if (post != SIZE_MAX && a->v[post].parent != SIZE_MAX && a->v[a->v[post].parent].parent != SIZE_MAX) {
@@ -1176,12 +1276,9 @@ static void emit_best(art *a, out *o)
         emit(a, thread, o, depth_of(a, thread));
         return;
     }
-    size_t list = named == SIZE_MAX ? entries_of(a, best) : SIZE_MAX;
+    size_t list = run != SIZE_MAX ? run : named == SIZE_MAX ? entries_of(a, best) : SIZE_MAX;
     if (list != SIZE_MAX) {
-        a->scope = nonlink(&a->v[list]);
-        a->scope_ld = link_density(&a->v[list]);
-        emit_lead(a, list, o);
-        emit(a, list, o, depth_of(a, list));
+        emit_whole(a, list, o);
         return;
     }
     a->scope = nonlink(&a->v[best]);
@@ -1272,6 +1369,20 @@ static void drop_credits(char *text)
     *w = '\0';
 }
 
+/* Whether S is markup rather than text: a tag, or a tag escaped as an entity ("&lt;p&gt;", a
+ * CMS that stores its HTML in articleBody): its text would carry the tags and attributes. */
+static int is_markup(const char *s)
+{
+    if (strchr(s, '<'))
+        return 1;
+    for (const char *p = strstr(s, "&lt;"); p; p = strstr(p + 4, "&lt;")) {
+        char c = p[4];
+        if (c == '/' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+            return 1;
+    }
+    return 0;
+}
+
 char *rc_article_text(const GumboNode *root)
 {
     matcher match;
@@ -1293,7 +1404,7 @@ char *rc_article_text(const GumboNode *root)
     }
     char *text = rc_buf_steal(&o.b);
     drop_credits(text);
-    if (a.jsonld_body && !strchr(a.jsonld_body, '<') && visible_chars(a.jsonld_body) > visible_chars(text) * 13 / 10) {
+    if (a.jsonld_body && !is_markup(a.jsonld_body) && visible_chars(a.jsonld_body) > visible_chars(text) * 13 / 10) {
         free(text);
         text = rc_xstrdup(a.jsonld_body);
     }

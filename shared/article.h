@@ -15,13 +15,18 @@
  *    schema.org Article), not inside comments, with MIN_ARTICLE_BODY characters, and not beaten
  *    by an element with twice its text (itemprop always wins); otherwise readability's scoring:
  *    each paragraph (p, pre, td, a div with no block child ...) of 25+ characters scores
- *    1 + commas + one per 100 characters (at most 3) for its parent, half for its grandparent,
+ *    1 + commas (none for a <pre>: code) + one per 100 characters (at most 3) for its parent, half for its grandparent,
  *    less further up; a candidate starts from its tag and class weights and ends multiplied by
  *    its share of text outside links; the winner is widened over siblings scoring a fifth of it
  *    (and paragraphs of low link density), and the blocks between them.
+ *    A best block with little text (under RUN_WEAK characters outside links, a copyright line)
+ *    gives way to a run of 4+ sibling entries of one tag and class holding 4x its text (a front
+ *    page's or a job board's cards, a shop's grid): their parent is the container.
  * 4. Threads: when the container is inside one of a run of sibling posts (same tag and first
- *    class, named post/reply/answer/message/comment), the thread is taken and only its first
- *    post kept - or none of the run when a question precedes it.
+ *    class, named post/reply/answer/message/comment), the thread is taken whole; a run named
+ *    like comments under an article is cut. Inside a schema.org DiscussionForumPosting or
+ *    Question, the nearest ancestor holding two Comment/Answer items is the thread. A
+ *    poster's signature is cut however long.
  * 5. The lead: blocks between the headline (first <h1> outside <nav>, else itemprop=headline)
  *    and the container.
  * 6. The text: block elements are paragraphs separated by a blank line, <br> a line break;
@@ -29,7 +34,7 @@
  *    blocks, blocks with more than half their text in links, bare links between blocks and a
  *    heading over a cut block are left out; soft hyphens and zero-width spaces are dropped.
  * 7. JSON-LD articleBody replaces the text when it is 1.3x longer (text the page does not
- *    show, or shows cut). */
+ *    show, or shows cut), unless it is markup (tags, or tags escaped as "&lt;p&gt;"). */
 #ifndef RC_ARTICLE_H
 #define RC_ARTICLE_H
 

@@ -673,6 +673,80 @@ static void test_article_cues(void)
     free(t);
 }
 
+/* The article method's cues of issue 15's sixth round (WCXB dev, Scrapinghub). */
+static void test_article_more(void)
+{
+    char *t;
+    rc_buf b;
+    /* A JSON-LD articleBody that is the page's HTML escaped as entities (its tags would
+     * become text). */
+    t = text_of("<html><head><script type=application/ld+json>{\"articleBody\": \"&lt;div align=&quot;center&quot;"
+                "&gt;&lt;img src=&quot;/a.jpg&quot;&gt;&lt;/div&gt;&lt;p&gt;" PARA " " PARA " 1 &lt; 2&lt;/p&gt;\"}"
+                "</script></head><body><div class=content><p>" PARA "</p></div></body></html>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK_STR_EQ(t, PARA);
+    free(t);
+
+    /* A thread's signatures are cut however long (a banner, a quote and links). */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h1>Thread title</h1><div id=posts>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b,
+                      "<div class=post><div class=content><p>POST %d " PARA "</p></div><div class=signature>"
+                      "<p>SIG of my nation, " PARA "</p><p>" PARA "</p><a href=/n%d>My factbook</a></div></div>",
+                      i, i);
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "POST 0 ") != NULL && strstr(t, "POST 2 ") != NULL);
+    RC_CHECK(strstr(t, "SIG of") == NULL && strstr(t, "factbook") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* A thread the page marks up as a DiscussionForumPosting with Comment items: the question
+     * (its named body) and the replies. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div itemscope itemtype=https://schema.org/DiscussionForumPosting><h1>Trip</h1><div "
+                    "itemprop=articleBody><p>QUESTION " PARA "</p><p>" PARA "</p></div><section id=replies>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b,
+                      "<article class=reply itemprop=comment itemscope itemtype=https://schema.org/Comment><div "
+                      "class=text itemprop=text><p>ANSWER %d " PARA "</p></div></article>",
+                      i);
+    rc_buf_puts(&b, "</section></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "QUESTION ") && strstr(t, "ANSWER 0 ") && strstr(t, "ANSWER 2 "));
+    free(t);
+    rc_buf_release(&b);
+
+    /* A front page: a grid of cards (a linked title, a short summary each) whose summaries score
+     * less than the site's legal paragraph: the grid. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><nav><a href=/>Home</a></nav><div class=grid>");
+    for (int i = 0; i < 20; i++)
+        rc_buf_printf(&b,
+                      "<div class=card><h3><a href=/s%d>Headline of the story number %d on the front</a></h3>"
+                      "<p>SUMMARY %d of the story in a few words</p></div>",
+                      i, i, i);
+    rc_buf_puts(&b, "</div><div class=legal><p>LEGAL " PARA " " PARA "</p></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SUMMARY 0 of") && strstr(t, "SUMMARY 19 of"));
+    RC_CHECK(strstr(t, "LEGAL") == NULL && strstr(t, "Home") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* Commas in code are not prose: a long example does not win over the text that explains it. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=doc><section><p>PROSE " PARA "</p><p>" PARA "</p><p>" PARA
+                    "</p></section><div class=highlight><pre>");
+    for (int i = 0; i < 100; i++)
+        rc_buf_printf(&b, "f(a%d, b)\n", i);
+    rc_buf_puts(&b, "</pre></div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "PROSE ") != NULL);
+    free(t);
+    rc_buf_release(&b);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -682,6 +756,7 @@ int main(int argc, char **argv)
     test_extract();
     test_article();
     test_article_cues();
+    test_article_more();
     test_corpus();
     return rc_test_done("test_maintext");
 }
