@@ -344,7 +344,7 @@ static char *dup_bytes(const char *p, size_t n)
     return d;
 }
 
-rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r)
+rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r, int keep_raw)
 {
     rc_fetch_result *d = rc_xmalloc(sizeof *d);
     *d = *r;
@@ -353,8 +353,11 @@ rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r)
     d->content_type = dup_or_null(r->content_type);
     d->retry_after = dup_or_null(r->retry_after);
     d->body = dup_bytes(r->body, r->body_len);
-    /* Without a Content-Encoding both point at the same bytes: keep them shared. */
-    d->raw_body = r->raw_body == r->body ? d->body : dup_bytes(r->raw_body, r->raw_len);
+    /* Without a Content-Encoding both point at the same bytes: keep them shared. Left out,
+     * raw_body is the body's first 0 bytes (never NULL, freed with the body). */
+    d->raw_body = r->raw_body != r->body && keep_raw ? dup_bytes(r->raw_body, r->raw_len) : d->body;
+    if (r->raw_body != r->body && !keep_raw)
+        d->raw_len = 0;
     d->content_encoding = dup_or_null(r->content_encoding);
     d->error = dup_or_null(r->error);
     d->remote_ip = dup_or_null(r->remote_ip);

@@ -452,6 +452,39 @@ static int ends_with(const char *s, const char *suffix)
     return s && a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+/* A copy for the parse thread keeps a compressed body's bytes as received only when asked (a
+ * WARC needs them); without an encoding body and raw are one buffer either way. */
+static void test_result_dup(void)
+{
+    const char *body = "<a href=x>decoded</a>", *raw = "\x1f\x8b gzip";
+    rc_fetch_result r = {.url = "http://a.test/",
+                         .body = body,
+                         .body_len = strlen(body),
+                         .raw_body = raw,
+                         .raw_len = strlen(raw),
+                         .content_encoding = "gzip",
+                         .response_head = "HTTP/1.1 200 OK\r\n",
+                         .response_head_len = 17};
+    for (int keep = 0; keep <= 1; keep++) {
+        rc_fetch_result *d = rc_fetch_result_dup(&r, keep);
+        RC_CHECK_STR_EQ(d->body, body);
+        RC_CHECK_INT_EQ(d->body_len, strlen(body));
+        RC_CHECK_STR_EQ(d->response_head, "HTTP/1.1 200 OK\r\n");
+        RC_CHECK_INT_EQ(d->raw_len, keep ? strlen(raw) : 0);
+        RC_CHECK(keep ? d->raw_body != d->body && memcmp(d->raw_body, raw, strlen(raw)) == 0 : d->raw_body == d->body);
+        rc_fetch_result_free(d);
+    }
+    r.raw_body = r.body;
+    r.raw_len = r.body_len;
+    r.content_encoding = NULL;
+    for (int keep = 0; keep <= 1; keep++) {
+        rc_fetch_result *d = rc_fetch_result_dup(&r, keep);
+        RC_CHECK(d->raw_body == d->body);
+        RC_CHECK_INT_EQ(d->raw_len, strlen(body));
+        rc_fetch_result_free(d);
+    }
+}
+
 static void test_opts(void)
 {
     rc_fetch_opts o;
@@ -974,6 +1007,7 @@ int main(void)
     loop = ev_loop_new(EVFLAG_AUTO);
 
     test_opts();
+    test_result_dup();
 
     char *m1 = rc_xasprintf("example.test:80:127.0.0.1:%d", srv.port);
     char *m2 = rc_xasprintf("other.test:80:127.0.0.1:%d", srv.port);
