@@ -327,6 +327,7 @@ typedef struct got {
     char *req_head, *resp_head, *httpv;
     size_t body_len;
     int truncated;
+    int raw_is_body; /* raw_body and body one buffer (no coding: no second copy) */
     int curl_code;
     double total_ms, connect_ms, ttfb_ms;
     long redirects;
@@ -375,6 +376,7 @@ static void on_fetch(void *ud, const rc_fetch_result *r)
     g->resp_head = rc_xstrndup(r->response_head, r->response_head_len);
     g->httpv = dup_or_null(r->http_version);
     g->truncated = r->truncated;
+    g->raw_is_body = r->raw_body == r->body && r->raw_len == r->body_len;
     g->error = dup_or_null(r->error);
     g->curl_code = r->curl_code;
     g->total_ms = r->total_ms;
@@ -527,6 +529,7 @@ static void test_basic(rc_fetcher *f)
     RC_CHECK_STR_EQ(g.body, PAGE);
     RC_CHECK_INT_EQ(g.body_len, strlen(PAGE));
     RC_CHECK_INT_EQ(g.truncated, 0);
+    RC_CHECK_INT_EQ(g.raw_is_body, 1);
     RC_CHECK(g.error == NULL);
     RC_CHECK_INT_EQ(g.curl_code, CURLE_OK);
     RC_CHECK_INT_EQ(g.redirects, 0);
@@ -615,6 +618,7 @@ static void test_encodings(rc_fetcher *f)
     RC_CHECK_INT_EQ(g.body_len, len);
     RC_CHECK(g.body && memcmp(g.body, text, len) == 0);
     RC_CHECK_INT_EQ(g.truncated, 0);
+    RC_CHECK_INT_EQ(g.raw_is_body, 0);
     got_release(&g);
 
     fetch1(f, "/deflate", NULL, NULL, &g);
