@@ -56,7 +56,25 @@ char *rc_proc_find(const char *name)
     return NULL;
 }
 
+/* In the child, before exec: sets each NAME=VALUE of env that the environment lacks. */
+static void add_env(const char *const env[])
+{
+    for (size_t i = 0; env && env[i]; i++) {
+        const char *eq = strchr(env[i], '=');
+        if (!eq)
+            continue;
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - env[i]), env[i]);
+        setenv(name, eq + 1, 0);
+    }
+}
+
 pid_t rc_proc_spawn(const char *const argv[], const char *log_path)
+{
+    return rc_proc_spawn_env(argv, NULL, log_path);
+}
+
+pid_t rc_proc_spawn_env(const char *const argv[], const char *const env[], const char *log_path)
 {
     int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
@@ -79,6 +97,8 @@ pid_t rc_proc_spawn(const char *const argv[], const char *log_path)
         if (nul >= 0)
             dup2(nul, STDIN_FILENO);
         signal(SIGPIPE, SIG_DFL);
+        /* setenv after fork: this process has no other thread that could hold its lock */
+        add_env(env);
         execv(argv[0], (char *const *)argv); /* execv's prototype predates const */
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -144,7 +164,8 @@ int rc_private_redis_start(rc_private_redis *r, char *err, size_t cap)
     snprintf(logf, sizeof logf, "%s/redis.log", r->dir);
     const char *argv[] = {bin, "--port",       "0",  "--unixsocket", sock,   "--unixsocketperm", "700", "--save",
                           "",  "--appendonly", "no", "--dir",        r->dir, "--daemonize",      "no",  NULL};
-    r->pid = rc_proc_spawn(argv, logf);
+    const char *env[] = {"MALLOC_CONF=" RC_PRIVATE_REDIS_MALLOC_CONF, NULL};
+    r->pid = rc_proc_spawn_env(argv, env, logf);
     free(bin);
     if (r->pid < 0) {
         snprintf(err, cap, "cannot start redis-server: %s", strerror((int)-r->pid));

@@ -29,6 +29,13 @@
 # requests any host had open at once; each run is `ok` only with the full page set, nothing
 # disallowed fetched and one request per host at a time.
 #
+# Memory: peak_rss_mb is the largest sum of the RSS of the run's process tree (sampled every
+# 0.2 s), which counts a shared library's pages once per process that maps it (redcrawl's tree
+# is its CLI, Redis, the scheduler and 2 workers: ~45 MB of its ~95 MB RSS are such pages);
+# peak_pss_mb sums PSS instead, each page counted once over the processes sharing it: that is
+# the figure that compares one process with several. redcrawl runs without its dashboard
+# (--web-port -1), which the peers do not have either.
+#
 # Peers are built under ~/.cache/redcrawl/peers: a venv with Scrapy and scrapy-redis (pip),
 # colly-bench (Go module proxy, tests/bench/peers/colly), spider-bench (crates.io, Cargo.lock
 # in tests/bench/peers/spider-rs; the first build takes ~15 minutes on 2 busy cores).

@@ -43,6 +43,11 @@ static int pick(const char *enc, enum codec *c, int *zbits)
     return 0;
 }
 
+int rc_decoder_identity(const rc_decoder *d)
+{
+    return d && d->codec == C_IDENTITY;
+}
+
 rc_decoder *rc_decoder_new(const char *encoding, size_t max_out, char *err, size_t cap)
 {
     enum codec c;

@@ -22,6 +22,9 @@ enum { RC_DECODE_MORE = 0, RC_DECODE_FULL = 1 };
  * out grow past max_out. RC_DECODE_MORE, RC_DECODE_FULL once the cap is reached (the rest is not
  * worth reading), or -EINVAL with a message in err on corrupt data. */
 int rc_decoder_feed(rc_decoder *d, const void *in, size_t n, rc_buf *out, char *err, size_t cap);
+/* 1 when d copies the bytes through unchanged (no coding, "identity"): a caller that keeps
+ * the raw bytes anyway can use them as the decoded ones instead of a second copy. */
+int rc_decoder_identity(const rc_decoder *d);
 /* After the last byte: 0, or -EINVAL when the stream ended early (a cut gzip member). */
 int rc_decoder_finish(rc_decoder *d, char *err, size_t cap);
 

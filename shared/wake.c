@@ -30,6 +30,16 @@ struct rc_wake {
 
 static void connect_wake(rc_wake *wk);
 
+/* The next attempt a second from now. The interval is set again each time: a one-shot libev
+ * timer that has fired keeps only the time it had left (~0), so starting it as it is retried
+ * at once, thousands of times a second while Redis was away. */
+static void retry_later(rc_wake *wk)
+{
+    ev_timer_stop(wk->loop, &wk->retry);
+    ev_timer_set(&wk->retry, 1.0, 0);
+    ev_timer_start(wk->loop, &wk->retry);
+}
+
 static void drop_relay(rc_wake *wk)
 {
     if (!wk->relay)
@@ -64,7 +74,7 @@ static void on_connect(const redisAsyncContext *ac, int status)
     if (status != REDIS_OK) {
         wk->ac = NULL; /* hiredis frees it after this callback */
         drop_relay(wk);
-        ev_timer_start(wk->loop, &wk->retry);
+        retry_later(wk);
         return;
     }
     if (wk->quiet)
@@ -83,7 +93,7 @@ static void on_disconnect(const redisAsyncContext *ac, int status)
         rc_debug(MOD, "subscriber lost Redis: %s (polling meanwhile; reconnecting)", ac->errstr);
         wk->quiet = 1;
     }
-    ev_timer_start(wk->loop, &wk->retry);
+    retry_later(wk);
 }
 
 static void on_retry(struct ev_loop *loop, ev_timer *t, int revents)
@@ -104,7 +114,7 @@ static void attach(rc_wake *wk, const char *path)
         if (ac)
             redisAsyncFree(ac);
         drop_relay(wk);
-        ev_timer_start(wk->loop, &wk->retry);
+        retry_later(wk);
         return;
     }
     ac->data = wk;
@@ -129,7 +139,7 @@ static void on_relay_ready(struct ev_loop *loop, ev_io *io, int revents)
     if (rc_tls_relay_wait(wk->relay, 0, err, sizeof err) < 0) {
         rc_debug(MOD, "subscriber cannot reach Redis: %s (polling meanwhile)", err);
         drop_relay(wk);
-        ev_timer_start(wk->loop, &wk->retry);
+        retry_later(wk);
         return;
     }
     attach(wk, rc_tls_relay_path(wk->relay));
@@ -145,7 +155,7 @@ static void connect_wake(rc_wake *wk)
     drop_relay(wk);
     if (rc_redis_tls_start(&wk->addr, 5000, &wk->relay, err, sizeof err) < 0) {
         rc_debug(MOD, "subscriber cannot reach Redis: %s (polling meanwhile)", err);
-        ev_timer_start(wk->loop, &wk->retry);
+        retry_later(wk);
         return;
     }
     ev_io_init(&wk->relay_ready, on_relay_ready, rc_tls_relay_ready_fd(wk->relay), EV_READ);

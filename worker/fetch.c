@@ -43,7 +43,7 @@ typedef struct fetch_xfer {
     struct curl_slist *headers; /* the Cookie header, if any */
     rc_fetch_cb cb;
     void *ud;
-    rc_buf body;     /* decoded */
+    rc_buf body;     /* decoded (empty without a coding: raw is the body then) */
     rc_buf raw;      /* as received */
     rc_decoder *dec; /* made at the first body byte, from content_encoding */
     int truncated;
@@ -231,7 +231,10 @@ static size_t on_curl_write(char *ptr, size_t size, size_t nmemb, void *userdata
     if (x->body.len == 0 && x->raw.len == 0)
         x->errbuf[0] = '\0'; /* the note about an unknown coding is not an error */
     rc_buf_append(&x->raw, ptr, RC_MIN(n, room));
-    int r = rc_decoder_feed(x->dec, ptr, RC_MIN(n, room), &x->body, x->errbuf, sizeof x->errbuf);
+    /* Without a coding the raw bytes are the body: no second copy of every page. */
+    int r = rc_decoder_identity(x->dec)
+                ? RC_DECODE_MORE
+                : rc_decoder_feed(x->dec, ptr, RC_MIN(n, room), &x->body, x->errbuf, sizeof x->errbuf);
     if (r < 0) {
         x->decode_failed = 1;
         return 0;
@@ -344,7 +347,7 @@ static char *dup_bytes(const char *p, size_t n)
     return d;
 }
 
-rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r)
+rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r, int keep_raw)
 {
     rc_fetch_result *d = rc_xmalloc(sizeof *d);
     *d = *r;
@@ -353,8 +356,11 @@ rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r)
     d->content_type = dup_or_null(r->content_type);
     d->retry_after = dup_or_null(r->retry_after);
     d->body = dup_bytes(r->body, r->body_len);
-    /* Without a Content-Encoding both point at the same bytes: keep them shared. */
-    d->raw_body = r->raw_body == r->body ? d->body : dup_bytes(r->raw_body, r->raw_len);
+    /* Without a Content-Encoding both point at the same bytes: keep them shared. Left out,
+     * raw_body is the body's first 0 bytes (never NULL, freed with the body). */
+    d->raw_body = r->raw_body != r->body && keep_raw ? dup_bytes(r->raw_body, r->raw_len) : d->body;
+    if (r->raw_body != r->body && !keep_raw)
+        d->raw_len = 0;
     d->content_encoding = dup_or_null(r->content_encoding);
     d->error = dup_or_null(r->error);
     d->remote_ip = dup_or_null(r->remote_ip);
@@ -446,8 +452,9 @@ static void xfer_deliver(fetch_xfer *x)
     r.status = status;
     r.content_type = x->content_type;
     r.retry_after = x->retry_after;
-    r.body = x->body.ptr ? x->body.ptr : "";
-    r.body_len = x->body.len;
+    const rc_buf *decoded = rc_decoder_identity(x->dec) ? &x->raw : &x->body;
+    r.body = decoded->ptr ? decoded->ptr : "";
+    r.body_len = decoded->len;
     r.raw_body = x->raw.ptr ? x->raw.ptr : "";
     r.raw_len = x->raw.len;
     r.content_encoding = x->content_encoding;

@@ -67,8 +67,10 @@ void rc_fetch_opts_init(rc_fetch_opts *o);
 typedef void (*rc_fetch_cb)(void *ud, const rc_fetch_result *res);
 
 /* An owned deep copy of a result, for work that outlives the callback (parsing on another
- * thread); free it with rc_fetch_result_free. */
-rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r);
+ * thread); free it with rc_fetch_result_free. Without keep_raw a compressed body's bytes as
+ * received are left out (raw_len 0): only a WARC record needs them, and a page
+ * waiting for a parse thread would hold both. */
+rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r, int keep_raw);
 void rc_fetch_result_free(rc_fetch_result *r);
 
 /* loop is borrowed and must outlive the fetcher; opts (NULL = defaults) is copied.

@@ -627,6 +627,58 @@ def test_robots_503_says_so(tmp, procs):
           "the summary does not say robots.txt answered 503: %s" % r.stdout)
 
 
+def private_redis_of(crawl_pid, timeout=20):
+    """The pid of the redis-server `redcrawl crawl` started (a child of it), once it answers."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for d in os.listdir("/proc"):
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    st = f.read()
+            except OSError:
+                continue
+            if "(redis-server)" in st and int(st[st.rindex(")") + 2:].split()[1]) == crawl_pid:
+                sock = os.path.join(os.readlink("/proc/%s/cwd" % d), "redis.sock")
+                if subprocess.run(["redis-cli", "-s", sock, "PING"], capture_output=True, text=True).stdout.strip() == "PONG":
+                    return int(d), sock
+        time.sleep(0.1)
+    raise Failure("no private redis-server under redcrawl crawl (pid %d)" % crawl_pid)
+
+
+def test_private_redis_allocator(tmp, procs):
+    """The private redis-server's jemalloc gives freed pages back within a second (MALLOC_CONF
+    in its environment), unless the caller's environment sets MALLOC_CONF: then it has that."""
+    port, _, _ = start_web(procs, tmp, "--sites", "1", "--pages", "400", "--latency-ms", "50")
+    for given, want in ((None, "dirty_decay_ms:1000"), ("dirty_decay_ms:5000,muzzy_decay_ms:5000",) * 2):
+        env = dict(os.environ)
+        env.pop("MALLOC_CONF", None)
+        if given:
+            env["MALLOC_CONF"] = given
+        out = os.path.join(tmp, "out-%s" % bool(given))
+        cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet", "--web-port", "-1",
+               "--delay", "0.05", "http://s0.site.test/"]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
+        try:
+            pid, sock = private_redis_of(p.pid)
+            # (not /proc/PID/environ: redis-server writes its process title over it)
+            stats = subprocess.run(["redis-cli", "-s", sock, "MEMORY", "MALLOC-STATS"], capture_output=True, text=True).stdout
+            if "jemalloc" not in stats.lower():
+                print("  (redis-server %d does not run on jemalloc: nothing to check)" % pid)
+                continue
+            for opt in want.split(","):
+                name, value = opt.split(":")
+                check("opt.%s: %s " % (name, value) in stats, "jemalloc's %s is not %s: %s" %
+                      (name, value, [x for x in stats.splitlines() if "decay_ms" in x]))
+        finally:
+            p.send_signal(signal.SIGINT)
+            try:
+                p.communicate(timeout=60)
+            finally:
+                if p.poll() is None:
+                    os.killpg(p.pid, signal.SIGKILL)
+                    p.wait()
+
+
 if __name__ == "__main__":
     run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_allowed_domains,
@@ -635,4 +687,4 @@ if __name__ == "__main__":
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
-               test_robots_503_says_so])
+               test_robots_503_says_so, test_private_redis_allocator])

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """shared/lua/embed.py: the `--- args:` declaration becomes the Lua bindings and the C
-positions, and a script without one (or with a bad one) fails the build with the reason."""
+positions, a script gets the prelude's definitions it reaches and no others, and a script
+without a declaration (or with a bad one) fails the build with the reason."""
 import os
 import subprocess
 import sys
@@ -34,9 +35,48 @@ def run(d, body, libs=()):
     return p, c, h
 
 
+LIB = """-- g: called by f
+local function g()
+  return 1
+end
+local LIMIT, SPARE = 5, 6
+redis.setresp(3)
+
+local function f()
+  return g() + LIMIT
+end
+-- h: called by nobody
+local function h()
+  return 3
+end
+local T = {
+  a = 1,
+}
+local ARGS_OF2 = h
+"""
+
+
+def prune_cases(d):
+    """A script gets the prelude's definitions it reaches, directly or through others, in the
+    prelude's order, each with its comment; a statement that defines nothing always."""
+    p, c, _ = run(d, "#!lua\n--- args:\nreturn f() + T.a\n", [("work.lua", LIB)])
+    check(p.returncode == 0, "pruning builds: " + p.stderr)
+    for kept in ("-- g: called by f", "local function g()", "local LIMIT, SPARE = 5, 6", "redis.setresp(3)",
+                 "local function f()", "local T = {\\n\"\n    \"  a = 1,"):
+        check(kept in c, "kept: %r in %s" % (kept, c))
+    for dropped in ("local function h()", "called by nobody", "ARGS_OF2", "local P = ARGV[1]", "local ARGS_OF ="):
+        check(dropped not in c, "left out: %r in %s" % (dropped, c))
+    check(c.index("local function g()") < c.index("local LIMIT") < c.index("local function f()") < c.index("local T"),
+          "the prelude's order")
+    # a name reached only through a definition kept drags in its own definition (h via ARGS_OF2)
+    p, c, _ = run(d, "#!lua\n--- args:\nreturn ARGS_OF2()\n", [("work.lua", LIB)])
+    check("local function h()" in c and "local ARGS_OF2 = h" in c and "local function f()" not in c,
+          "reached through another definition: " + c)
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
-        p, c, h = run(d, "#!lua\n--- args: worker max ip? ...\nreturn A.worker\n")
+        p, c, h = run(d, "#!lua\n--- args: worker max ip? ...\nreturn P .. A.worker\n")
         check(p.returncode == 0, "a good declaration builds: " + p.stderr)
         check("#define RC_DEMO_WORKER 0" in h and "#define RC_DEMO_IP 2" in h, "positions by name")
         check("#define RC_DEMO_NARGS 3" in h, "argument count")
@@ -46,11 +86,13 @@ def main():
         check(c.index("#!lua") < c.index("local P = ARGV[1]"), "shebang stays the first line")
         # --lib: prepended after common.lua, before the script's bindings; ARGS_OF names every
         # script's arguments in order, for a script that reads another's (step.lua).
-        p, c, h = run(d, "#!lua\n--- args: worker max ip? ...\nreturn A.worker\n", [("work.lua", "local function f()\n")])
+        p, c, h = run(d, "#!lua\n--- args: worker max ip? ...\nreturn P .. f(ARGS_OF)\n",
+                      [("work.lua", "local function f()\nend\n")])
         check(p.returncode == 0, "a --lib builds: " + p.stderr)
         check(c.index("local P = ARGV[1]") < c.index("local function f()") < c.index("local A = {"),
               "the lib comes after common.lua and before the bindings")
         check("local ARGS_OF = {demo = {'worker', 'max', 'ip'}}" in c, "ARGS_OF: " + c[:600])
+        prune_cases(d)
         bad = {
             "#!lua\nreturn 1\n": "the second line must declare the arguments",
             "#!lua\n--- args: a? b\n": "required argument 'b' after an optional one",
@@ -62,7 +104,7 @@ def main():
             p, _, _ = run(d, body)
             check(p.returncode != 0 and reason in p.stderr, "refused (%s): %s" % (reason, p.stderr.strip()))
     print("test_embed: %d checks" % checks)
-    check(checks >= 15, "every case ran")
+    check(checks >= 25, "every case ran")
 
 
 main()

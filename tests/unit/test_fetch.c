@@ -327,6 +327,7 @@ typedef struct got {
     char *req_head, *resp_head, *httpv;
     size_t body_len;
     int truncated;
+    int raw_is_body; /* raw_body and body one buffer (no coding: no second copy) */
     int curl_code;
     double total_ms, connect_ms, ttfb_ms;
     long redirects;
@@ -375,6 +376,7 @@ static void on_fetch(void *ud, const rc_fetch_result *r)
     g->resp_head = rc_xstrndup(r->response_head, r->response_head_len);
     g->httpv = dup_or_null(r->http_version);
     g->truncated = r->truncated;
+    g->raw_is_body = r->raw_body == r->body && r->raw_len == r->body_len;
     g->error = dup_or_null(r->error);
     g->curl_code = r->curl_code;
     g->total_ms = r->total_ms;
@@ -452,6 +454,39 @@ static int ends_with(const char *s, const char *suffix)
     return s && a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+/* A copy for the parse thread keeps a compressed body's bytes as received only when asked (a
+ * WARC needs them); without an encoding body and raw are one buffer either way. */
+static void test_result_dup(void)
+{
+    const char *body = "<a href=x>decoded</a>", *raw = "\x1f\x8b gzip";
+    rc_fetch_result r = {.url = "http://a.test/",
+                         .body = body,
+                         .body_len = strlen(body),
+                         .raw_body = raw,
+                         .raw_len = strlen(raw),
+                         .content_encoding = "gzip",
+                         .response_head = "HTTP/1.1 200 OK\r\n",
+                         .response_head_len = 17};
+    for (int keep = 0; keep <= 1; keep++) {
+        rc_fetch_result *d = rc_fetch_result_dup(&r, keep);
+        RC_CHECK_STR_EQ(d->body, body);
+        RC_CHECK_INT_EQ(d->body_len, strlen(body));
+        RC_CHECK_STR_EQ(d->response_head, "HTTP/1.1 200 OK\r\n");
+        RC_CHECK_INT_EQ(d->raw_len, keep ? strlen(raw) : 0);
+        RC_CHECK(keep ? d->raw_body != d->body && memcmp(d->raw_body, raw, strlen(raw)) == 0 : d->raw_body == d->body);
+        rc_fetch_result_free(d);
+    }
+    r.raw_body = r.body;
+    r.raw_len = r.body_len;
+    r.content_encoding = NULL;
+    for (int keep = 0; keep <= 1; keep++) {
+        rc_fetch_result *d = rc_fetch_result_dup(&r, keep);
+        RC_CHECK(d->raw_body == d->body);
+        RC_CHECK_INT_EQ(d->raw_len, strlen(body));
+        rc_fetch_result_free(d);
+    }
+}
+
 static void test_opts(void)
 {
     rc_fetch_opts o;
@@ -494,6 +529,7 @@ static void test_basic(rc_fetcher *f)
     RC_CHECK_STR_EQ(g.body, PAGE);
     RC_CHECK_INT_EQ(g.body_len, strlen(PAGE));
     RC_CHECK_INT_EQ(g.truncated, 0);
+    RC_CHECK_INT_EQ(g.raw_is_body, 1);
     RC_CHECK(g.error == NULL);
     RC_CHECK_INT_EQ(g.curl_code, CURLE_OK);
     RC_CHECK_INT_EQ(g.redirects, 0);
@@ -582,6 +618,7 @@ static void test_encodings(rc_fetcher *f)
     RC_CHECK_INT_EQ(g.body_len, len);
     RC_CHECK(g.body && memcmp(g.body, text, len) == 0);
     RC_CHECK_INT_EQ(g.truncated, 0);
+    RC_CHECK_INT_EQ(g.raw_is_body, 0);
     got_release(&g);
 
     fetch1(f, "/deflate", NULL, NULL, &g);
@@ -974,6 +1011,7 @@ int main(void)
     loop = ev_loop_new(EVFLAG_AUTO);
 
     test_opts();
+    test_result_dup();
 
     char *m1 = rc_xasprintf("example.test:80:127.0.0.1:%d", srv.port);
     char *m2 = rc_xasprintf("other.test:80:127.0.0.1:%d", srv.port);

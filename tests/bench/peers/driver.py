@@ -8,7 +8,14 @@ What each run measures (crawler side: the command's whole process tree):
                wait before closing as scrapy-redis does, is not counted; `wall` includes it)
   cpu_ms_per_page  user+sys CPU of the tree (rusage of reaped children, or /proc samples of
                the tree every 0.2 s if larger) over the pages crawled
-  peak_rss_mb  the largest sum of RSS over the tree's processes, sampled every 0.2 s
+  peak_rss_mb  the largest sum of RSS over the tree's processes, sampled every 0.2 s (the peak
+               of the sums, not a sum of each process' peak). A page of a shared library (libc,
+               libcrypto, ...) counts once in every process that maps it, so a tree of several
+               processes (redcrawl's: its CLI, Redis, scheduler, workers) counts it several times
+  peak_pss_mb  the same over PSS (/proc/PID/smaps_rollup: a shared page divided among the
+               processes that map it), so each page the tree uses counts once: the figure to
+               compare between one process and several. For one process it is its RSS less
+               the share of its libraries other processes on the machine map too
 What the server saw, from nginx's access log (host, end msec, request_time, status, URI):
   pages        distinct (host, page) fetched with 200; ok needs exactly HOSTS x PAGES
   duplicates   page fetches beyond the first
@@ -65,17 +72,30 @@ def tree(table, root):
     return out
 
 
+def pss_bytes(pid):
+    """The process' proportional set size (0 once it is gone)."""
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            for ln in f:
+                if ln.startswith("Pss:"):
+                    return int(ln.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def nginx_cpu(master):
     t = proc_table()
     return sum(t[p][1] for p in tree(t, master))
 
 
 def run_measured(cmd, env, timeout, cwd):
-    """Runs cmd in cwd (its output in stdout.log, stderr.log); returns (rc, wall, cpu s, peak rss bytes, t0)."""
+    """Runs cmd in cwd (its output in stdout.log, stderr.log); returns (rc, wall, cpu s, peak rss bytes,
+    peak pss bytes, t0)."""
     t0 = time.time()
     with open(os.path.join(cwd, "stdout.log"), "w") as so, open(os.path.join(cwd, "stderr.log"), "w") as se:
         proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=so, stderr=se, start_new_session=True)
-    peak, seen_cpu = 0, {}
+    peak, peak_pss, seen_cpu = 0, 0, {}
     while True:
         # wait4 gives the child's own rusage (with its reaped descendants'): CPU, and the
         # largest single process's RSS for runs shorter than a sampling period
@@ -85,6 +105,7 @@ def run_measured(cmd, env, timeout, cwd):
         t = proc_table()
         pids = tree(t, proc.pid)
         peak = max(peak, sum(t[p][2] for p in pids))
+        peak_pss = max(peak_pss, sum(pss_bytes(p) for p in pids))
         for p in pids:
             seen_cpu[p] = t[p][1]
         if time.time() - t0 > timeout:
@@ -95,7 +116,7 @@ def run_measured(cmd, env, timeout, cwd):
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.time() - t0
     cpu = ru.ru_utime + ru.ru_stime
-    return proc.returncode, wall, max(cpu, sum(seen_cpu.values())), max(peak, ru.ru_maxrss * 1024), t0
+    return proc.returncode, wall, max(cpu, sum(seen_cpu.values())), max(peak, ru.ru_maxrss * 1024), peak_pss, t0
 
 
 def server_view(lines, prefix, hosts, pages, t0):
@@ -159,7 +180,8 @@ def commands(system, a, seeds, seedfile, rundir):
         system, _, tag = system.partition("~")
         prog = os.environ.get("REDCRAWL_BIN_" + tag, os.path.join(a.src, "build/cli/redcrawl"))
         extra = os.environ.get("REDCRAWL_ARGS_" + tag, "").split() if tag else []
-        cmd = [prog, "crawl", "--quiet", "--delay", "0", "--maxdepth", "-1",
+        # no dashboard (--web-port -1): none of the peers serves one, and it only reads Redis
+        cmd = [prog, "crawl", "--quiet", "--delay", "0", "--maxdepth", "-1", "--web-port", "-1",
                "--workers", str(a.workers), "--out", os.path.join(rundir, "out"), "--connect-to",
                "::127.0.0.1:%d" % a.port, "--allow-net", "127.0.0.0/8"]
         if system == "redcrawl-links":
@@ -214,7 +236,7 @@ def main():
                     off = f.tell()
                 load = os.getloadavg()[0]
                 srv0 = nginx_cpu(a.nginx_pid)
-                rc, wall, cpu, peak, t0 = run_measured(commands(system, a, seeds, seedfile, rundir), variant_env(system, env), a.timeout,
+                rc, wall, cpu, peak, peak_pss, t0 = run_measured(commands(system, a, seeds, seedfile, rundir), variant_env(system, env), a.timeout,
                                                             rundir)
                 time.sleep(0.3)  # responses the crawler already read are logged by now
                 srv1 = nginx_cpu(a.nginx_pid)
@@ -230,7 +252,7 @@ def main():
                     and v["disallowed"] == 0,
                     "exit": rc, **v, "seconds": round(secs, 2), "wall": round(wall, 2),
                     "pages_per_s": round(v["pages"] / secs, 1), "cpu_ms_per_page": round(cpu * 1000 / n, 3),
-                    "peak_rss_mb": round(peak / 2**20, 1),
+                    "peak_rss_mb": round(peak / 2**20, 1), "peak_pss_mb": round(peak_pss / 2**20, 1),
                     "server_cpu_ms_per_page": round((srv1 - srv0) * 1000 / n, 3), "loadavg": round(load, 2),
                 }
                 print(json.dumps(r), flush=True)
@@ -252,6 +274,7 @@ def summarise(results, systems, workloads, machine):
                 "pages_per_s": statistics.median(r["pages_per_s"] for r in rs),
                 "cpu_ms_per_page": statistics.median(r["cpu_ms_per_page"] for r in rs),
                 "peak_rss_mb": statistics.median(r["peak_rss_mb"] for r in rs),
+                "peak_pss_mb": statistics.median(r["peak_pss_mb"] for r in rs),
                 "ok_runs": sum(r["ok"] for r in rs), "runs": len(rs),
                 "max_inflight_per_host": max(r["max_inflight_per_host"] for r in rs),
                 "duplicates": max(r["duplicates"] for r in rs),
@@ -264,13 +287,14 @@ def summarise(results, systems, workloads, machine):
                 out["%s_speedup" % ref] = round(rm["pages_per_s"] / max(m["pages_per_s"], 1e-9), 2)
                 out["cpu_vs_%s" % ref] = round(m["cpu_ms_per_page"] / max(rm["cpu_ms_per_page"], 1e-9), 2)
                 out["rss_vs_%s" % ref] = round(m["peak_rss_mb"] / max(rm["peak_rss_mb"], 1e-9), 2)
+                out["pss_vs_%s" % ref] = round(m["peak_pss_mb"] / max(rm["peak_pss_mb"], 1e-9), 2)
         print(json.dumps(out), flush=True)
     # the README's table
     wls = ["%dx%d" % (h, p) for _, h, p in workloads]
     print("\nmedians (%s):\n" % machine, file=sys.stderr)
-    print("| system | " + " | ".join("%s pages/s" % w for w in wls) + " | CPU ms/page | peak RSS MB | ok runs |",
+    print("| system | " + " | ".join("%s pages/s" % w for w in wls) + " | CPU ms/page | peak RSS MB | peak PSS MB | ok runs |",
           file=sys.stderr)
-    print("|---" * (len(wls) + 4) + "|", file=sys.stderr)
+    print("|---" * (len(wls) + 5) + "|", file=sys.stderr)
     for s in systems:
         ms = [med.get((s, w)) for w in wls]
         ms = [m for m in ms if m]
@@ -278,9 +302,10 @@ def summarise(results, systems, workloads, machine):
             continue
         cpu = "–".join(sorted({"%.2f" % m["cpu_ms_per_page"] for m in ms}, key=float))
         rss = "–".join(sorted({"%.0f" % m["peak_rss_mb"] for m in ms}, key=float))
+        pss = "–".join(sorted({"%.0f" % m["peak_pss_mb"] for m in ms}, key=float))
         pps = " | ".join("%.0f" % med[(s, w)]["pages_per_s"] if (s, w) in med else "-" for w in wls)
         ok = "%d/%d" % (sum(m["ok_runs"] for m in ms), sum(m["runs"] for m in ms))
-        print("| %s | %s | %s | %s | %s |" % (s, pps, cpu, rss, ok), file=sys.stderr)
+        print("| %s | %s | %s | %s | %s | %s |" % (s, pps, cpu, rss, pss, ok), file=sys.stderr)
 
 
 if __name__ == "__main__":
