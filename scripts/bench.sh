@@ -133,6 +133,11 @@ done
 : >"$WORK/access.log" # the readiness probe is not part of any run
 MACHINE="$(nproc) cores $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem:/{print $2}') GB"
 echo "bench: $MACHINE; web on 127.0.0.1:$PORT ($WORKLOADS), $ROUNDS round(s): $SYSTEMS" >&2
+# In the background so a SIGTERM to this script (timeout(1)) reaches the driver at once, which
+# stops the crawler it runs; bash would otherwise wait for the driver to end first.
 python3 tests/bench/peers/driver.py --src "$SRC" --peers "$PEERS" --work "$WORK" --port "$PORT" \
   --log "$WORK/access.log" --nginx-pid "$NGINX_PID" --rounds "$ROUNDS" --timeout "$TIMEOUT" \
-  --workloads "$WORKLOADS" --systems "$SYSTEMS" --machine "$MACHINE"
+  --workloads "$WORKLOADS" --systems "$SYSTEMS" --machine "$MACHINE" &
+DRIVER_PID=$!
+trap 'kill "$DRIVER_PID" 2>/dev/null; wait "$DRIVER_PID"; exit 143' TERM INT
+wait "$DRIVER_PID"

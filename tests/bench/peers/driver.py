@@ -32,6 +32,7 @@ import heapq
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -96,6 +97,18 @@ def run_measured(cmd, env, timeout, cwd):
     with open(os.path.join(cwd, "stdout.log"), "w") as so, open(os.path.join(cwd, "stderr.log"), "w") as se:
         proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=so, stderr=se, start_new_session=True)
     peak, peak_pss, seen_cpu = 0, 0, {}
+    try:
+        return measure(proc, timeout, t0, peak, peak_pss, seen_cpu)
+    finally:
+        # the crawler's whole session goes with it, also when we are stopped early (SIGTERM,
+        # ^C; a Scrapy process ignores a first SIGTERM, so -9)
+        try:
+            os.killpg(proc.pid, 9)
+        except ProcessLookupError:
+            pass
+
+
+def measure(proc, timeout, t0, peak, peak_pss, seen_cpu):
     while True:
         # wait4 gives the child's own rusage (with its reaped descendants'): CPU, and the
         # largest single process's RSS for runs shorter than a sampling period
@@ -308,5 +321,10 @@ def summarise(results, systems, workloads, machine):
         print("| %s | %s | %s | %s | %s | %s |" % (s, pps, cpu, rss, pss, ok), file=sys.stderr)
 
 
+def stop(signum, frame):
+    sys.exit(128 + signum)  # unwinds through run_measured's finally
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, stop)
     main()
