@@ -745,6 +745,23 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "PROSE ") != NULL);
     free(t);
     rc_buf_release(&b);
+
+    /* A run of paragraphs given again in the same order (another screen size's copy, a quote of
+     * a whole post) is read once; one line that recurs under each item stays each time. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=content>");
+    for (int i = 0; i < 2; i++)
+        rc_buf_puts(&b, "<div><p>FIRST " PARA "</p><p>SECOND " PARA "</p><p>THIRD " PARA "</p></div>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b, "<p>ITEM %d " PARA "</p><p>RECURRING " PARA "</p>", i);
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    const char *f = strstr(t, "SECOND ");
+    RC_CHECK(f && !strstr(f + 1, "SECOND ") && strstr(t, "THIRD ") && strstr(t, "ITEM 2 "));
+    f = strstr(t, "RECURRING ");
+    RC_CHECK(f && (f = strstr(f + 1, "RECURRING ")) && strstr(f + 1, "RECURRING "));
+    free(t);
+    rc_buf_release(&b);
 }
 
 int main(int argc, char **argv)
