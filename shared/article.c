@@ -44,6 +44,7 @@ typedef struct node_stat {
     unsigned signature : 1;   /* class/id says signature: a poster's, under each post of a thread */
     unsigned forum_post : 1;  /* itemtype schema.org DiscussionForumPosting or Question */
     unsigned reply_item : 1;  /* itemtype schema.org Comment or Answer */
+    unsigned menu : 1;        /* <nav>, role navigation or menu */
 } node_stat;
 
 typedef struct art {
@@ -367,9 +368,8 @@ static void judge(const matcher *mt, node_stat *s)
     const char *ip = attr(n, "itemprop");
     int hasci = ci[0] != ' ' || ci[1];
     unsigned says = hasci ? matcher_scan(mt, ci) : 0;
-    s->says_boiler = t == GUMBO_TAG_NAV ||
-                     (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "contentinfo") ||
-                               !strcasecmp(role, "banner") || !strcasecmp(role, "menu"))) ||
+    s->menu = t == GUMBO_TAG_NAV || (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "menu")));
+    s->says_boiler = s->menu || (role && (!strcasecmp(role, "contentinfo") || !strcasecmp(role, "banner"))) ||
                      (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && (says & W_UNLIKELY) &&
                       !(says & W_MAYBE));
     s->body_class = (says & W_BODY) || (ip && strstr(ip, "articleBody")) || (role && !strcasecmp(role, "article"));
@@ -547,7 +547,9 @@ static void mark_boiler(art *a)
     unsigned page = a->v[0].text - a->v[0].link;
     for (size_t i = 0; i < a->n; i++) {
         node_stat *s = &a->v[i];
-        s->boiler = s->says_boiler && !s->has_h1 && (s->text - s->link) * 2 <= page;
+        /* A class that says boilerplate on most of the page is a wrapper's; a shop's menu is
+         * navigation even when its hidden panels hold most of the page's text. */
+        s->boiler = s->says_boiler && !s->has_h1 && (s->menu || (s->text - s->link) * 2 <= page);
         if (s->parent != SIZE_MAX) {
             s->in_boiler = a->v[s->parent].boiler || a->v[s->parent].in_boiler;
             s->comments |= a->v[s->parent].comments;

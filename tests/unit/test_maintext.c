@@ -762,6 +762,17 @@ static void test_article_more(void)
     RC_CHECK(f && (f = strstr(f + 1, "RECURRING ")) && strstr(f + 1, "RECURRING "));
     free(t);
     rc_buf_release(&b);
+
+    /* A shop's menu whose panels hold most of the page's text is still navigation. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><nav><div class=panel>");
+    for (int i = 0; i < 6; i++)
+        rc_buf_printf(&b, "<p>MENU %d " PARA "</p>", i);
+    rc_buf_puts(&b, "</div></nav><div class=product><h1>Name</h1><p>BODY " PARA "</p><p>" PARA "</p></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "BODY ") != NULL && strstr(t, "MENU ") == NULL);
+    free(t);
+    rc_buf_release(&b);
 }
 
 int main(int argc, char **argv)
