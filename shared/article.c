@@ -75,6 +75,30 @@ static int is_dialog(const GumboNode *n)
     return name.length == 6 && strncasecmp(name.data, "dialog", 6) == 0;
 }
 
+/* Whether CLASS names a block that style sheets hide (a framework's "hidden", "d-none") and no
+ * class shows it again at some width ("md:block", "d-lg-flex"). A screen reader's "sr-only"
+ * text is kept: labels of the sets count it as often as not. */
+static int hidden_class(const char *cls)
+{
+    static const char *const hide[] = {"hidden", "is-hidden", "hide", "d-none", NULL};
+    static const char *const show[] = {"block", "flex", "grid", "inline", "table", NULL};
+    int hid = 0;
+    for (const char *p = cls; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        size_t len = strcspn(p, " \t\n");
+        if (!len)
+            break;
+        for (const char *const *h = hide; *h && !hid; h++)
+            hid = strlen(*h) == len && strncasecmp(p, *h, len) == 0;
+        for (const char *const *w = show; *w; w++)
+            if (memmem(p, len, *w, strlen(*w)))
+                return 0;
+        p += len;
+    }
+    return hid;
+}
+
 /* Elements whose content is never text of the page. */
 static int dropped(const GumboNode *n, int depth)
 {
@@ -121,6 +145,9 @@ static int dropped(const GumboNode *n, int depth)
         return 1;
     const char *style = attr(n, "style");
     if (style && (strstr(style, "display:none") || strstr(style, "display: none")))
+        return 1;
+    const char *cls = attr(n, "class");
+    if (cls && hidden_class(cls))
         return 1;
     return 0;
 }

@@ -773,6 +773,15 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "BODY ") != NULL && strstr(t, "MENU ") == NULL);
     free(t);
     rc_buf_release(&b);
+
+    /* A block whose class hides it (a framework's "hidden", "d-none") is not read, unless
+     * another class shows it at some width. */
+    t = text_of("<body><div class=content><p>SHOWN " PARA "</p><div class=\"d-none\"><p>NONE " PARA
+                "</p></div><ul class=\"menu hidden\"><li>LIST " PARA
+                "</li></ul><div class=\"hidden md:block\"><p>WIDE " PARA "</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SHOWN ") && strstr(t, "WIDE ") && !strstr(t, "NONE ") && !strstr(t, "LIST "));
+    free(t);
 }
 
 int main(int argc, char **argv)
