@@ -4,6 +4,7 @@
 # each labelled data directory given (layouts and scoring: scripts/maintext_bench.py; where the
 # sets come from: README.md "Main text"). Without a directory, redcrawl's own tests/data/maintext.
 #   scripts/bench_maintext.sh [--redcrawl-only] [--by-type] [--methods article,density] [--trees gumbo,light]
+#                             [--python trafilatura]
 #                             [--worst N] [DIR...]
 # Each method runs on both trees by default (gumbo's; "~light": htmltree.c's, the crawler's for
 # jobs without XPath rules), in the same run.
@@ -25,7 +26,7 @@ args=() sets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --redcrawl-only|--by-type) args+=("$1") ;;
-    --methods|--worst|--trees) args+=("$1" "$2"); shift ;;
+    --methods|--worst|--trees|--python) args+=("$1" "$2"); shift ;;
     *) sets+=("$1") ;;
   esac
   shift

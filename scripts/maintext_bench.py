@@ -237,12 +237,16 @@ def main():
     ap.add_argument("--trees", default="gumbo,light",
                     help="redcrawl's trees: gumbo and/or light (htmltree.c), each method on each")
     ap.add_argument("--redcrawl-only", action="store_true", help="skip the Python extractors")
+    ap.add_argument("--python", default="",
+                    help="only these Python extractors (comma-separated name prefixes: trafilatura)")
     ap.add_argument("--worst", type=int, default=0, help="list the N worst pages of the first method")
     ap.add_argument("--by-type", action="store_true",
                     help="F1 per page type (WCXB) of the first method and trafilatura")
     ap.add_argument("sets", nargs="+")
     a = ap.parse_args()
     others = [] if a.redcrawl_only else python_extractors()
+    if a.python:
+        others = [o for o in others if o[0].startswith(tuple(a.python.split(",")))]
     for path in a.sets:
         kind, pages = load_set(path)
         unit = "token" if kind == "tokens" else "snippet"

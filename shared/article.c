@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -43,6 +44,7 @@ typedef struct node_stat {
     unsigned signature : 1;   /* class/id says signature: a poster's, under each post of a thread */
     unsigned forum_post : 1;  /* itemtype schema.org DiscussionForumPosting or Question */
     unsigned reply_item : 1;  /* itemtype schema.org Comment or Answer */
+    unsigned menu : 1;        /* <nav>, role navigation or menu */
 } node_stat;
 
 typedef struct art {
@@ -71,6 +73,30 @@ static int is_dialog(const GumboNode *n)
     GumboStringPiece name = n->v.element.original_tag;
     gumbo_tag_from_original_text(&name);
     return name.length == 6 && strncasecmp(name.data, "dialog", 6) == 0;
+}
+
+/* Whether CLASS names a block that style sheets hide (a framework's "hidden", "d-none") and no
+ * class shows it again at some width ("md:block", "d-lg-flex"). A screen reader's "sr-only"
+ * text is kept: labels of the sets count it as often as not. */
+static int hidden_class(const char *cls)
+{
+    static const char *const hide[] = {"hidden", "is-hidden", "hide", "d-none", NULL};
+    static const char *const show[] = {"block", "flex", "grid", "inline", "table", NULL};
+    int hid = 0;
+    for (const char *p = cls; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        size_t len = strcspn(p, " \t\n");
+        if (!len)
+            break;
+        for (const char *const *h = hide; *h && !hid; h++)
+            hid = strlen(*h) == len && strncasecmp(p, *h, len) == 0;
+        for (const char *const *w = show; *w; w++)
+            if (memmem(p, len, *w, strlen(*w)))
+                return 0;
+        p += len;
+    }
+    return hid;
 }
 
 /* Elements whose content is never text of the page. */
@@ -119,6 +145,9 @@ static int dropped(const GumboNode *n, int depth)
         return 1;
     const char *style = attr(n, "style");
     if (style && (strstr(style, "display:none") || strstr(style, "display: none")))
+        return 1;
+    const char *cls = attr(n, "class");
+    if (cls && hidden_class(cls))
         return 1;
     return 0;
 }
@@ -366,9 +395,8 @@ static void judge(const matcher *mt, node_stat *s)
     const char *ip = attr(n, "itemprop");
     int hasci = ci[0] != ' ' || ci[1];
     unsigned says = hasci ? matcher_scan(mt, ci) : 0;
-    s->says_boiler = t == GUMBO_TAG_NAV ||
-                     (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "contentinfo") ||
-                               !strcasecmp(role, "banner") || !strcasecmp(role, "menu"))) ||
+    s->menu = t == GUMBO_TAG_NAV || (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "menu")));
+    s->says_boiler = s->menu || (role && (!strcasecmp(role, "contentinfo") || !strcasecmp(role, "banner"))) ||
                      (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && (says & W_UNLIKELY) &&
                       !(says & W_MAYBE));
     s->body_class = (says & W_BODY) || (ip && strstr(ip, "articleBody")) || (role && !strcasecmp(role, "article"));
@@ -546,7 +574,9 @@ static void mark_boiler(art *a)
     unsigned page = a->v[0].text - a->v[0].link;
     for (size_t i = 0; i < a->n; i++) {
         node_stat *s = &a->v[i];
-        s->boiler = s->says_boiler && !s->has_h1 && (s->text - s->link) * 2 <= page;
+        /* A class that says boilerplate on most of the page is a wrapper's; a shop's menu is
+         * navigation even when its hidden panels hold most of the page's text. */
+        s->boiler = s->says_boiler && !s->has_h1 && (s->menu || (s->text - s->link) * 2 <= page);
         if (s->parent != SIZE_MAX) {
             s->in_boiler = a->v[s->parent].boiler || a->v[s->parent].in_boiler;
             s->comments |= a->v[s->parent].comments;
@@ -1369,6 +1399,98 @@ static void drop_credits(char *text)
     *w = '\0';
 }
 
+/* ---- repeated passages ------------------------------------------------------------------------ */
+
+/* A repeated run shorter than this is kept: a plan or a table may repeat a few lines. */
+#define REPEAT_MIN 400
+
+/* One paragraph of the text: where it is and the index of its first occurrence. */
+typedef struct {
+    const char *p;
+    size_t len, first;
+} para;
+
+static size_t paras_of(const char *text, para *v)
+{
+    size_t n = 0;
+    for (const char *p = text; *p;) {
+        const char *e = strstr(p, "\n\n");
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (v)
+            v[n] = (para){.p = p, .len = len, .first = n};
+        n++;
+        p += len + (e ? 2 : 0);
+    }
+    return n;
+}
+
+static uint64_t para_hash(const para *q)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < q->len; i++)
+        h = (h ^ (unsigned char)q->p[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* Sets each paragraph's first occurrence (an open-addressed table of indexes + 1). */
+static void find_firsts(para *v, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    size_t *t = rc_xcalloc(cap, sizeof *t);
+    for (size_t i = 0; i < n; i++) {
+        size_t h = (size_t)para_hash(&v[i]) & (cap - 1);
+        for (; t[h]; h = (h + 1) & (cap - 1)) {
+            const para *o = &v[t[h] - 1];
+            if (o->len == v[i].len && memcmp(o->p, v[i].p, o->len) == 0) {
+                v[i].first = t[h] - 1;
+                break;
+            }
+        }
+        if (!t[h])
+            t[h] = i + 1;
+    }
+    free(t);
+}
+
+/* Removes from TEXT, in place, a run of two or more paragraphs that repeats an earlier run in
+ * the same order (REPEAT_MIN characters or more): the same block given again for another screen
+ * size, a tab or a quote of a whole post. One paragraph that recurs among others (a product
+ * line under each item, a rule under each offer) stays. */
+static void drop_repeats(char *text)
+{
+    size_t n = paras_of(text, NULL);
+    if (n < 4)
+        return;
+    para *v = rc_xmalloc(n * sizeof *v);
+    paras_of(text, v);
+    find_firsts(v, n);
+    unsigned char *drop = rc_xcalloc(n, 1);
+    for (size_t i = 0; i < n;) {
+        size_t run = 0, chars = 0;
+        while (i + run < n && v[i + run].first != i + run && v[i + run].first == v[i].first + run)
+            chars += v[i + run++].len;
+        if (run >= 2 && chars >= REPEAT_MIN)
+            memset(drop + i, 1, run);
+        i += run ? run : 1;
+    }
+    char *w = text;
+    for (size_t i = 0; i < n; i++) {
+        if (drop[i])
+            continue;
+        if (w != text) {
+            memcpy(w, "\n\n", 2);
+            w += 2;
+        }
+        memmove(w, v[i].p, v[i].len);
+        w += v[i].len;
+    }
+    *w = '\0';
+    free(drop);
+    free(v);
+}
+
 /* Whether S is markup rather than text: a tag, or a tag escaped as an entity ("&lt;p&gt;", a
  * CMS that stores its HTML in articleBody): its text would carry the tags and attributes. */
 static int is_markup(const char *s)
@@ -1404,6 +1526,7 @@ char *rc_article_text(const GumboNode *root)
     }
     char *text = rc_buf_steal(&o.b);
     drop_credits(text);
+    drop_repeats(text);
     if (a.jsonld_body && !is_markup(a.jsonld_body) && visible_chars(a.jsonld_body) > visible_chars(text) * 13 / 10) {
         free(text);
         text = rc_xstrdup(a.jsonld_body);

@@ -745,6 +745,43 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "PROSE ") != NULL);
     free(t);
     rc_buf_release(&b);
+
+    /* A run of paragraphs given again in the same order (another screen size's copy, a quote of
+     * a whole post) is read once; one line that recurs under each item stays each time. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=content>");
+    for (int i = 0; i < 2; i++)
+        rc_buf_puts(&b, "<div><p>FIRST " PARA "</p><p>SECOND " PARA "</p><p>THIRD " PARA "</p></div>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b, "<p>ITEM %d " PARA "</p><p>RECURRING " PARA "</p>", i);
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    const char *f = strstr(t, "SECOND ");
+    RC_CHECK(f && !strstr(f + 1, "SECOND ") && strstr(t, "THIRD ") && strstr(t, "ITEM 2 "));
+    f = strstr(t, "RECURRING ");
+    RC_CHECK(f && (f = strstr(f + 1, "RECURRING ")) && strstr(f + 1, "RECURRING "));
+    free(t);
+    rc_buf_release(&b);
+
+    /* A shop's menu whose panels hold most of the page's text is still navigation. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><nav><div class=panel>");
+    for (int i = 0; i < 6; i++)
+        rc_buf_printf(&b, "<p>MENU %d " PARA "</p>", i);
+    rc_buf_puts(&b, "</div></nav><div class=product><h1>Name</h1><p>BODY " PARA "</p><p>" PARA "</p></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "BODY ") != NULL && strstr(t, "MENU ") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* A block whose class hides it (a framework's "hidden", "d-none") is not read, unless
+     * another class shows it at some width. */
+    t = text_of("<body><div class=content><p>SHOWN " PARA "</p><div class=\"d-none\"><p>NONE " PARA
+                "</p></div><ul class=\"menu hidden\"><li>LIST " PARA
+                "</li></ul><div class=\"hidden md:block\"><p>WIDE " PARA "</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SHOWN ") && strstr(t, "WIDE ") && !strstr(t, "NONE ") && !strstr(t, "LIST "));
+    free(t);
 }
 
 int main(int argc, char **argv)
