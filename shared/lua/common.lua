@@ -424,6 +424,20 @@ local function frontier_push_new(crawlid, i, n, k, bucket_of)
   return added
 end
 
+-- The n URLs at ARGV[i..] (each a record and its k hash values) go into the job's bloom only,
+-- not into its frontier (links robots.txt forbids: complete_page). Returns how many were new.
+local function bloom_note_new(crawlid, i, n, k)
+  local fresh = 0
+  for _ = 1, n do
+    if bloom_add(crawlid, i + 1, k) then
+      fresh = fresh + 1
+    end
+    i = i + 1 + k
+  end
+  bloom_close()
+  return fresh
+end
+
 -- A URL whose fetch was lost (lease expired, worker died or was reaped) goes back to the
 -- frontier marked redeliver (a sink may hold it already: the next store looks its _id up).
 -- A lost lease is the worker's misfortune, not the URL's, so it does not use one of the URL's
