@@ -784,8 +784,8 @@ static int link_denied(rc_worker *w, const char *record, size_t len)
 static void add_links(rc_worker *w, task *t, const rc_page_result *pg)
 {
     size_t k = rc_sbloom_nhash(&t->job->pj.bp), per = 1 + k, n = pg->n_links;
-    int whole = (size_t)pg->links.n == n * per;
-    char *deny = rc_xcalloc(n + 1, 1);
+    int whole = (size_t)pg->links.n == n * per; /* else every link goes as one to follow */
+    char *deny = rc_xcalloc((size_t)pg->links.n + 1, 1);
     size_t denied = 0;
     for (size_t l = 0; whole && l < n; l++) {
         deny[l] = (char)link_denied(w, pg->links.v[l * per], pg->links.len[l * per]);
@@ -796,7 +796,7 @@ static void add_links(rc_worker *w, task *t, const rc_page_result *pg)
     rc_argv_setu(&t->complete, RC_COMPLETE_DENIED, denied);
     for (char pass = 0; pass < 2; pass++)
         for (int l = 0; l < pg->links.n; l++)
-            if (deny[(size_t)l / per] == pass)
+            if (deny[whole ? (size_t)l / per : (size_t)l] == pass)
                 rc_argv_addn(&t->complete, pg->links.v[l], pg->links.len[l]);
     free(deny);
 }
