@@ -24,8 +24,8 @@
 # one 127.0.0.1 port for every host NAME<i>.bench.test. Each crawler resolves those names to
 # 127.0.0.1 its own way (nothing touches /etc/hosts or DNS): Scrapy through a DNS_RESOLVER
 # class, Colly through its transport's dialer, spider-rs through reqwest's resolve overrides,
-# redcrawl through --connect-to. Robots.txt is on for all (it disallows /private/, which
-# every page links to). nginx's access log gives the page set, the duplicates and the most
+# redcrawl through --resolve (one entry per host, into its workers' DNS cache). Robots.txt is on
+# for all (it disallows /private/, which every page links to). nginx's access log gives the page set, the duplicates and the most
 # requests any host had open at once; each run is `ok` only with the full page set, nothing
 # disallowed fetched and one request per host at a time.
 #

@@ -729,7 +729,8 @@ rc_fetcher *rc_fetcher_new(struct ev_loop *loop, const rc_fetch_opts *opts)
         curl_multi_setopt(f->multi, CURLMOPT_SOCKETDATA, f) != CURLM_OK ||
         curl_multi_setopt(f->multi, CURLMOPT_TIMERFUNCTION, on_curl_timer) != CURLM_OK ||
         curl_multi_setopt(f->multi, CURLMOPT_TIMERDATA, f) != CURLM_OK ||
-        curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, (long)opts->max_transfers) != CURLM_OK)
+        curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, (long)RC_MAX(opts->max_conns, opts->max_transfers)) !=
+            CURLM_OK)
         goto fail;
     return f;
 

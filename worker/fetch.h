@@ -2,7 +2,7 @@
  *
  * One rc_fetcher owns one CURLM attached to the caller's loop (an ev_timer for curl's timeout,
  * one ev_io per socket, as curl's evhiperfifo.c example does). Connections are kept alive in the
- * multi handle's connection cache (about max_transfers of them) and easy handles are recycled.
+ * multi handle's connection cache (max_conns of them) and easy handles are recycled.
  * Single-threaded: every call must come from the thread running the loop. */
 #ifndef RC_FETCH_H
 #define RC_FETCH_H
@@ -17,7 +17,9 @@ struct rc_netguard;
 typedef struct rc_fetcher rc_fetcher;
 
 typedef struct rc_fetch_opts {
-    int max_transfers;             /* at once, default 64; also the connection cache size */
+    int max_transfers;             /* at once, default 64 */
+    int max_conns;                 /* connections kept open for reuse (CURLMOPT_MAXCONNECTS), at
+                                      least max_transfers (the default, 0) */
     long connect_timeout_ms;       /* default 10000 */
     long timeout_ms;               /* whole transfer, default 30000 */
     size_t max_body;               /* decoded bytes kept; larger bodies are cut, marked truncated

@@ -63,6 +63,11 @@ static const rc_conf_row rows[] = {
      "heartbeat's CPU headroom is measured against it (0 = the CPUs it may run on, no cap)"},
     {"concurrency", RC_CONF_INT, offsetof(rc_worker_conf, concurrency), "64", 1, 10000, "REDCRAWL_CONCURRENCY",
      "transfers at once"},
+    {"keep-connections", RC_CONF_INT, offsetof(rc_worker_conf, keep_connections), "1024", 0, 1000000,
+     "REDCRAWL_KEEP_CONNECTIONS",
+     "connections kept open for reuse, at least --concurrency and at most half the open-file limit: a host is "
+     "fetched again over its connection while fewer other hosts were fetched meanwhile (with --connect-to: "
+     "--concurrency)"},
     {"max-body", RC_CONF_INT, offsetof(rc_worker_conf, max_body), "10485760", 1024, 1073741824, NULL,
      "bytes kept of a body"},
     {"max-links", RC_CONF_INT, offsetof(rc_worker_conf, max_links), "2000", 0, 1000000, NULL,

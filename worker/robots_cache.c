@@ -208,3 +208,9 @@ const rc_robots *rc_robots_cache_peek(rc_robots_cache *c, const char *origin)
     entry *e = rc_strmap_get(c->entries, origin);
     return e && e->state == ENTRY_READY ? e->rules : NULL;
 }
+
+const rc_robots *rc_robots_cache_fresh(rc_robots_cache *c, const char *origin)
+{
+    entry *e = rc_strmap_get(c->entries, origin);
+    return e && e->state == ENTRY_READY && e->expires_ms > rc_now_ms() ? e->rules : NULL;
+}

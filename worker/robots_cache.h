@@ -27,4 +27,8 @@ const struct rc_robots *rc_robots_cache_get(rc_robots_cache *c, const char *orig
 /* The rules of origin if loaded, without loading them (for Crawl-delay); NULL otherwise. */
 const struct rc_robots *rc_robots_cache_peek(rc_robots_cache *c, const char *origin);
 
+/* The origin's rules when they are loaded and not yet due to be read again, else NULL: what a
+ * fetch would be checked against now, without asking Redis. */
+const struct rc_robots *rc_robots_cache_fresh(rc_robots_cache *c, const char *origin);
+
 #endif

@@ -37,6 +37,7 @@ typedef struct rc_worker_conf {
     /* write every fetch into the fleet's "fetched recently" slots */ /* CA bundle verifying HTTPS servers (default:
                                                                          the system's) */
     int64_t concurrency;
+    int64_t keep_connections; /* idle connections kept for reuse (bounded by the descriptor limit) */
     int64_t max_body;
     int64_t max_links;
     int64_t seen_cache;

@@ -312,10 +312,10 @@ local function bloom_filter(st, i)
   return f
 end
 
--- BITFIELD arguments setting the URL's bits in filter f: ARGV[i..] hold the URL's hash values,
+-- BITFIELD arguments setting the URL's bits in filter f: h[0..] hold the URL's hash values,
 -- BLOOM_MAX_K / groups per group (32 bits each); position = the value modulo the group's size.
 -- rc_sbloom_positions.
-local function bloom_bits(st, f, i)
+local function bloom_bits(st, f, h)
   local args, n = {}, 0
   local per = math.floor(BLOOM_MAX_K / st.groups)
   for g = 0, st.groups - 1 do
@@ -323,7 +323,7 @@ local function bloom_bits(st, f, i)
     for j = 0, f.k - 1 do
       args[n + 1] = 'SET'
       args[n + 2] = 'u1'
-      args[n + 3] = base + tonumber(ARGV[i + g * per + j]) % f.mg
+      args[n + 3] = string.format('%d', base + h[g * per + j] % f.mg)
       args[n + 4] = '1'
       n = n + 4
     end
@@ -331,14 +331,14 @@ local function bloom_bits(st, f, i)
   return args
 end
 
--- Whether the URL (hash values at ARGV[i..]) is in older filter f: GETBIT by GETBIT, stopping at
--- the first clear bit (about two reads in a full filter, half its bits set).
-local function bloom_has(st, f, i)
+-- Whether the URL (hash values h[0..]) is in older filter f: GETBIT by GETBIT, stopping at the
+-- first clear bit (about two reads in a full filter, half its bits set).
+local function bloom_has(st, f, h)
   local per = math.floor(BLOOM_MAX_K / st.groups)
   for g = 0, st.groups - 1 do
     local base = g * f.mg
     for j = 0, f.k - 1 do
-      if redis.call('GETBIT', f.key, base + tonumber(ARGV[i + g * per + j]) % f.mg) == 0 then
+      if redis.call('GETBIT', f.key, string.format('%d', base + h[g * per + j] % f.mg)) == 0 then
         return false
       end
     end
@@ -348,11 +348,18 @@ end
 
 -- Check-and-set of the URL whose hash values are at ARGV[i..] (the client's k says how many;
 -- unused here). Older filters are only read (newest first: it holds the most URLs); the newest
--- is set by one BITFIELD that returns the old bits. New when a bit was clear everywhere.
+-- is set by one BITFIELD that returns the old bits. New when a bit was clear everywhere. The
+-- values are read once per URL, not once per filter, and the bits' offsets go to Redis as
+-- integers written by string.format: Redis 7.0 writes a Lua number argument with "%.17g", and
+-- strtod and printf's float formatting were a sixth of its time in a crawl.
 local function bloom_add(crawlid, i, _)
   local st = bloom_open(crawlid)
+  local h = {}
+  for j = 0, BLOOM_MAX_K - 1 do
+    h[j] = tonumber(ARGV[i + j])
+  end
   for fi = st.n - 2, 0, -1 do
-    if bloom_has(st, bloom_filter(st, fi), i) then
+    if bloom_has(st, bloom_filter(st, fi), h) then
       return false
     end
   end
@@ -366,7 +373,7 @@ local function bloom_add(crawlid, i, _)
     f.made = true
   end
   local new = false
-  for _, x in ipairs(redis.call('BITFIELD', f.key, unpack(bloom_bits(st, f, i)))) do
+  for _, x in ipairs(redis.call('BITFIELD', f.key, unpack(bloom_bits(st, f, h)))) do
     if x == 0 then
       new = true
       break
@@ -422,6 +429,20 @@ local function frontier_push_new(crawlid, i, n, k, bucket_of)
   end
   bloom_close()
   return added
+end
+
+-- The n URLs at ARGV[i..] (each a record and its k hash values) go into the job's bloom only,
+-- not into its frontier (links robots.txt forbids: complete_page). Returns how many were new.
+local function bloom_note_new(crawlid, i, n, k)
+  local fresh = 0
+  for _ = 1, n do
+    if bloom_add(crawlid, i + 1, k) then
+      fresh = fresh + 1
+    end
+    i = i + 1 + k
+  end
+  bloom_close()
+  return fresh
 end
 
 -- A URL whose fetch was lost (lease expired, worker died or was reaped) goes back to the

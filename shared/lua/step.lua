@@ -11,11 +11,11 @@
 --   n         how many completes follow
 -- then the tail: hb_n heartbeat fields and values, then n groups, each complete.lua's
 -- arguments after worker (lease host next_ms outcome reason status items items_dropped
--- refresh_at revisit k n: the C side's RC_COMPLETE_* positions minus one, the worker given
--- once above), followed by that group's n x (link record, k bloom hash values).
+-- refresh_at revisit k n denied: the C side's RC_COMPLETE_* positions minus one, the worker given
+-- once above), followed by that group's (n + denied) x (link record, k bloom hash values).
 -- Returns {hb, completes, take}: hb is 1, 0 (reaped: the take is skipped, every complete finds
 -- its lease gone) or -1 (none asked); completes holds one result per group in order, each
--- {1, links added, pending} or {-1, 0, 0} (lease lost: that page's result is dropped); take
+-- {1, links added, pending, denied links new} or {-1, 0, 0} (lease lost: that page's result is dropped); take
 -- is take.lua's {lease members, next due time} ({} when none was asked).
 -- Not allow-oom: at maxmemory the whole call is refused up front and nothing of it happens, so
 -- the worker holds every complete of it and sends its heartbeat alone (hb.lua is allow-oom).
@@ -36,7 +36,7 @@ for c = 1, n do
   end
   local links = i + #names - 1
   done[c] = complete_page(w, a, links)
-  i = links + tonumber(a.n) * (1 + tonumber(a.k))
+  i = links + (tonumber(a.n) + tonumber(a.denied)) * (1 + tonumber(a.k))
 end
 tally_flush()
 local took = {}

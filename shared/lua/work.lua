@@ -47,15 +47,18 @@ end
 -- Arguments (a's fields): lease member, host, next_ms, outcome, reason, status (HTTP
 --       status, 0 for none), items stored, items dropped, refresh_at (ms; > 0: a navigation
 --       page to fetch again then), revisit (JSON {etag, lm, digest, at} the refresh record keeps
---       for a conditional GET and the unchanged check, or ""), k, n,
---       then from ARGV[rest] n x (link record, k bloom hash values).
+--       for a conditional GET and the unchanged check, or ""), k, n, denied,
+--       then from ARGV[rest] n x (link record, k bloom hash values), then denied more: links
+--       the worker found robots.txt forbids (it holds their site's rules). They never enter
+--       the frontier: each new one (by the bloom, so once per job) counts in robots_denied, as
+--       if taken and denied, and in robots_denied_links; a queue, a lease and a complete less.
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
 -- the job's queue on the host with one more attempt), release (back untouched: the worker could not try),
 -- requeue (like release, but a sink may already hold it: marked redeliver so the next store
 -- looks for its _id first), denied (robots.txt forbids it: never fetched, not stored; reason
 -- "robots.txt", else why robots.txt could not be read, counted in robots_unreachable), skipped
 -- (some job fetched it within the job's skip_recent_hours: not fetched, not stored).
--- Returns {1, links added, pending} or {-1} when the lease was lost (reaped): then nothing
+-- Returns {1, links added, pending, denied links new} or {-1} when the lease was lost (reaped): then nothing
 -- changes and the caller drops its result, the URL having gone back to the frontier.
 -- The caller runs tally_flush after its last complete.
 local function complete_page(w, a, rest)
@@ -64,7 +67,7 @@ local function complete_page(w, a, rest)
   local items, items_dropped = tonumber(a.items), tonumber(a.items_dropped)
   local refresh_at = tonumber(a.refresh_at)
   local revisit = a.revisit
-  local k, n = tonumber(a.k), tonumber(a.n)
+  local k, n, denied = tonumber(a.k), tonumber(a.n), tonumber(a.denied)
   if redis.call('ZREM', K('lease', w), lm) == 0 then
     return {-1, 0, 0}
   end
@@ -94,8 +97,16 @@ local function complete_page(w, a, rest)
   end
   -- The domain keeps its next allowed time even with an empty queue; take drops it once due.
   redis.call('ZADD', K('ready', w), next_ms, host)
-  local added = 0
-  if n > 0 and redis.call('HGET', jk, 'state') == 'running' then
+  local added, refused = 0, 0
+  local running = (n > 0 or denied > 0) and redis.call('HGET', jk, 'state') == 'running'
+  if denied > 0 and running then
+    refused = bloom_note_new(crawlid, rest + n * (1 + k), denied, k)
+    if refused > 0 then
+      tally_hash(jk, 'robots_denied', refused)
+      tally_hash(jk, 'robots_denied_links', refused)
+    end
+  end
+  if n > 0 and running then
     local child_depth = (tonumber(rec.depth) or 0) + 1
     added = frontier_push_new(crawlid, rest, n, k, function()
       return rec.priority, child_depth
@@ -163,7 +174,7 @@ local function complete_page(w, a, rest)
     end
     left = job_pending(crawlid, -1)
   end
-  return {1, added, left}
+  return {1, added, left, refused}
 end
 
 -- The rate for a host: its own, a parent domain's, or the default "*". Scrapy Cluster's

@@ -824,6 +824,42 @@ static void test_dns_cache(void)
     }
 }
 
+/* Connections kept for reuse (max_conns): six hosts fetched in turn, twice, one transfer at a
+ * time. With the cache at max_transfers (1) each host's connection is gone when its turn comes
+ * again: 12 connections; with room for 8, the second round reuses all six. */
+static void test_conn_cache(void)
+{
+    for (int keep = 0; keep <= 8; keep += 8) {
+        char *r[6];
+        for (int h = 0; h < 6; h++)
+            r[h] = rc_xasprintf("h%d.test:%d:127.0.0.1", h, srv.port);
+        rc_fetch_opts o;
+        rc_fetch_opts_init(&o);
+        o.resolve = (const char *const *)r;
+        o.n_resolve = 6;
+        o.dns_cache = 10;
+        o.max_transfers = 1;
+        o.max_conns = keep;
+        rc_fetcher *f = rc_fetcher_new(loop, &o);
+        for (int h = 0; h < 6; h++)
+            free(r[h]); /* copied */
+        RC_CHECK(f != NULL);
+        if (!f)
+            return;
+        int before = srv.n_conns;
+        for (int i = 0; i < 12; i++) {
+            got g;
+            char *u = rc_xasprintf("http://h%d.test:%d/echo", i % 6, srv.port);
+            fetch1(f, u, NULL, NULL, &g);
+            RC_CHECK_INT_EQ(g.status, 200);
+            got_release(&g);
+            free(u);
+        }
+        RC_CHECK_INT_EQ(srv.n_conns - before, keep ? 6 : 12);
+        rc_fetcher_free(f);
+    }
+}
+
 /* A callback that starts the next fetch. */
 static void then_start(got *g)
 {
@@ -1038,6 +1074,7 @@ int main(void)
         rc_fetcher_free(f);
     }
     test_dns_cache();
+    test_conn_cache();
     test_timeout();
     test_free_running();
     test_free_in_callback();

@@ -76,6 +76,7 @@ static void complete_args(rc_argv *a, const char *record, int n_links, int salt)
     rc_argv_set(a, RC_COMPLETE_REVISIT, "");
     rc_argv_seti(a, RC_COMPLETE_K, K);
     rc_argv_seti(a, RC_COMPLETE_N, n_links);
+    rc_argv_seti(a, RC_COMPLETE_DENIED, 0);
     for (int l = 0; l < n_links; l++) {
         char link[64];
         snprintf(link, sizeof link, "J 1 1 0 http://h/%d-%d", salt, l);
@@ -195,7 +196,7 @@ static void test_same_as_complete(rc_redis *r)
     rc_step_init(&s, "w1");
     rc_step_add(&s, &e);
     redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 8000, &s.args);
-    RC_CHECK(one && one->type == REDIS_REPLY_ARRAY && one->elements == 3);
+    RC_CHECK(one && one->type == REDIS_REPLY_ARRAY && one->elements == 4);
     RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
     if (one && one->elements == 3 && rep && rc_step_reply_check(&s, rep) == 0) {
         const redisReply *c = rc_step_reply_complete(rep, 0);
@@ -249,6 +250,49 @@ static void test_full_batch(rc_redis *r)
     rc_step_release(&s);
 }
 
+/* Links the worker found robots.txt forbids (the last `denied` of a complete's links) go into
+ * the bloom only: each new one counts in robots_denied and robots_denied_links, none enters the
+ * frontier; the same links on a later page count no more. Two completes in one step, so the
+ * second is read past the first's denied links. */
+static void test_denied_links(rc_redis *r)
+{
+    cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/f", "", "");
+    cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/g", "", "");
+    cmd(r, "HINCRBY rc:job:J pending %s%s%s", "2", "", "");
+    long long pending = get_int(r, "HGET rc:job:%s %s", "J", "pending");
+    long long before = rc_seeds_count(r, "J");
+    rc_argv f, g;
+    complete_args(&f, "J 0 1 0 http://h/f", 3, 6); /* 1 to follow, 2 denied */
+    rc_argv_seti(&f, RC_COMPLETE_N, 1);
+    rc_argv_seti(&f, RC_COMPLETE_DENIED, 2);
+    complete_args(&g, "J 0 1 0 http://h/g", 3, 6); /* the same links: all seen */
+    rc_argv_seti(&g, RC_COMPLETE_N, 1);
+    rc_argv_seti(&g, RC_COMPLETE_DENIED, 2);
+    rc_step s;
+    rc_step_init(&s, "w1");
+    rc_step_add(&s, &f);
+    rc_step_add(&s, &g);
+    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 9500, &s.args);
+    if (rep && rep->type == REDIS_REPLY_ERROR)
+        fprintf(stderr, "  step.lua: %s\n", rep->str);
+    RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
+    if (rep && rc_step_reply_check(&s, rep) == 0) {
+        const redisReply *c1 = rc_step_reply_complete(rep, 0), *c2 = rc_step_reply_complete(rep, 1);
+        check_complete(c1, 1, 1, pending);     /* + 1 link - f */
+        check_complete(c2, 1, 0, pending - 1); /* - g */
+        RC_CHECK(c1->elements == 4 && c1->element[3]->integer == 2);
+        RC_CHECK(c2->elements == 4 && c2->element[3]->integer == 0);
+    }
+    if (rep)
+        freeReplyObject(rep);
+    RC_CHECK_INT_EQ(rc_seeds_count(r, "J") - before, 1);
+    RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "robots_denied"), 2);
+    RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "robots_denied_links"), 2);
+    rc_step_release(&s);
+    rc_argv_release(&f);
+    rc_argv_release(&g);
+}
+
 int main(void)
 {
     rc_redis *r = rc_test_redis_open(&redis, "step");
@@ -258,6 +302,7 @@ int main(void)
     test_reaped(r);
     test_same_as_complete(r);
     test_full_batch(r);
+    test_denied_links(r);
     rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
     return rc_test_done("test_step");

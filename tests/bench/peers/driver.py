@@ -193,10 +193,14 @@ def commands(system, a, seeds, seedfile, rundir):
         system, _, tag = system.partition("~")
         prog = os.environ.get("REDCRAWL_BIN_" + tag, os.path.join(a.src, "build/cli/redcrawl"))
         extra = os.environ.get("REDCRAWL_ARGS_" + tag, "").split() if tag else []
-        # no dashboard (--web-port -1): none of the peers serves one, and it only reads Redis
+        # no dashboard (--web-port -1): none of the peers serves one, and it only reads Redis.
+        # Names resolved to 127.0.0.1 as spider-rs does (reqwest's resolve overrides): --resolve
+        # feeds the workers' DNS cache, the path of a real crawl. --connect-to would file every
+        # connection under its one target in curl's connection cache instead.
+        resolve = [x for s in seeds for x in ("--resolve", "%s:%d:127.0.0.1" % (s.split("/")[2].split(":")[0], a.port))]
         cmd = [prog, "crawl", "--quiet", "--delay", "0", "--maxdepth", "-1", "--web-port", "-1",
-               "--workers", str(a.workers), "--out", os.path.join(rundir, "out"), "--connect-to",
-               "::127.0.0.1:%d" % a.port, "--allow-net", "127.0.0.0/8"]
+               "--workers", str(a.workers), "--out", os.path.join(rundir, "out"), *resolve,
+               "--allow-net", "127.0.0.0/8"]
         if system == "redcrawl-links":
             cmd.append("--dedup-content=0")
         return cmd + extra + seeds
