@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # Start/stop the real servers redcrawl's integration tests and demo use:
-# Redis, an Apache Kafka 3.9.1 broker (KRaft) and FerretDB 1.24.2 (MongoDB
-# wire protocol over SQLite). Everything binds 127.0.0.1 only, on free ports,
+# Redis, a Redis Cluster (3 masters + 3 replicas of Debian's redis-server), an
+# Apache Kafka 3.9.1 broker (KRaft) and FerretDB 1.24.2 (MongoDB wire protocol
+# over SQLite). Everything binds 127.0.0.1 only, on free ports,
 # and is stopped by pid. See shared/SERVICES.md for the facts behind this.
 #
 # Usage:
-#   scripts/services.sh start   redis|kafka|mongo|all [--dir DIR] [--aof] [--keep-data]
-#   scripts/services.sh stop    redis|kafka|mongo|all [--dir DIR]
-#   scripts/services.sh restart redis|kafka|mongo|all [--dir DIR]
-#   scripts/services.sh status  [redis|kafka|mongo|all] [--dir DIR]
+#   scripts/services.sh start   redis|cluster|kafka|mongo|all [--dir DIR] [--aof] [--keep-data]
+#   scripts/services.sh stop    redis|cluster|kafka|mongo|all [--dir DIR]
+#   scripts/services.sh restart redis|cluster|kafka|mongo|all [--dir DIR]
+#   scripts/services.sh status  [redis|cluster|kafka|mongo|all] [--dir DIR]
 #   scripts/services.sh tls     DIR
 #   scripts/services.sh fetch   kafka|mongo|all
 #
 #   eval "$(scripts/services.sh start redis)"   # sets REDCRAWL_REDIS
+#   eval "$(scripts/services.sh start cluster)" # sets REDCRAWL_REDIS_CLUSTER (a seed node)
+#
+# cluster A real Redis Cluster on six free 127.0.0.1 ports: 3 masters and 3
+#         replicas (redis-cli --cluster create --cluster-replicas 1), ready when
+#         every node says cluster_state:ok. Not part of 'all'. A restart keeps
+#         its ports and nodes.conf, so the same cluster comes back.
 #
 # start   On success prints exactly one line per service to stdout, e.g.
 #         `export REDCRAWL_REDIS=redis://127.0.0.1:PORT`; everything else goes
@@ -120,7 +127,7 @@ svc_dir() { printf '%s/%s' "$STATE_DIR" "$1"; }
 # Expected substring of /proc/PID/cmdline for each service (guards pid reuse).
 svc_signature() {
 	case $1 in
-	redis) printf 'redis-server' ;;
+	redis | cluster) printf 'redis-server' ;;
 	kafka) printf 'kafka.Kafka' ;;
 	mongo) printf 'ferretdb' ;;
 	esac
@@ -151,6 +158,9 @@ export_line() {
 		# The TLS port (client certificates optional), verified against the test CA.
 		printf '# export REDCRAWL_REDIS=rediss://127.0.0.1:%s REDCRAWL_REDIS_CACERT=%s\n' \
 			"$(<"$(svc_dir redis)/tport")" "$(svc_dir redis)/tls/ca.pem"
+		;;
+	cluster)
+		printf 'export REDCRAWL_REDIS_CLUSTER=redis://127.0.0.1:%s\n' "$port"
 		;;
 	kafka)
 		printf 'export REDCRAWL_KAFKA=%s:%s\n' "$(cat "$(svc_dir kafka)/host" 2>/dev/null || echo 127.0.0.1)" "$port"
@@ -205,6 +215,10 @@ fail_start() {
 stop_svc() {
 	local svc=$1 d pid deadline
 	d=$(svc_dir "$svc")
+	if [[ $svc == cluster ]]; then
+		stop_cluster
+		return
+	fi
 	if ! pid=$(svc_pid "$svc"); then
 		rm -f "$d/pid"
 		log "$svc: not running"
@@ -279,6 +293,115 @@ start_redis() {
 		sleep 0.1
 	done
 	log "redis: ready (pid $(<"$d/pid"))"
+}
+
+# ------------------------------------------------------------- cluster ----
+
+# The node directories of the cluster, one per port: $d/node-PORT (pid, port, log).
+cluster_nodes() {
+	local d
+	d=$(svc_dir cluster)
+	[[ -s $d/ports ]] || return 0
+	tr ' ' '\n' <"$d/ports"
+}
+
+# The pid of a cluster node (PORT) that is running, or fail.
+cluster_node_pid() {
+	local f pid
+	f=$(svc_dir cluster)/node-$1/pid
+	[[ -s $f ]] || return 1
+	pid=$(<"$f")
+	[[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- redis-server || return 1
+	[[ $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) != Z ]] || return 1
+	printf '%s' "$pid"
+}
+
+start_cluster_node() {
+	local port=$1 nd
+	nd=$(svc_dir cluster)/node-$port
+	mkdir -p "$nd"
+	(
+		for fd in "${LOCK_FDS[@]}"; do exec {fd}>&-; done
+		exec setsid redis-server --port "$port" --bind 127.0.0.1 --protected-mode yes --daemonize no \
+			--cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 3000 \
+			--save '' --appendonly no --dir "$nd" --logfile '' </dev/null >>"$nd/redis.log" 2>&1
+	) &
+	printf '%s\n' "$!" >"$nd/pid"
+}
+
+# True when every node answers cluster_state:ok with all 16384 slots served.
+cluster_ok() {
+	local p info
+	for p in $(cluster_nodes); do
+		info=$(redis-cli -h 127.0.0.1 -p "$p" cluster info 2>/dev/null) || return 1
+		grep -q '^cluster_state:ok' <<<"$info" || return 1
+		grep -q '^cluster_slots_ok:16384' <<<"$info" || return 1
+	done
+}
+
+start_cluster() {
+	local reuse=$1 d ports p deadline fresh=1 nodes=()
+	d=$(svc_dir cluster)
+	if [[ $reuse == 1 && -s $d/ports ]]; then
+		ports=$(<"$d/ports")
+		# shellcheck disable=SC2086 # a list of ports
+		wait_ports_free $ports
+		fresh=0
+	else
+		ports=$(free_ports 6)
+		rm -rf "$d"/node-*
+		printf '%s\n' "$ports" >"$d/ports"
+	fi
+	printf '%s\n' "${ports%% *}" >"$d/port"
+	log "cluster: starting 6 nodes on 127.0.0.1 ports $ports (logs $d/node-PORT/redis.log)"
+	for p in $ports; do
+		start_cluster_node "$p"
+		nodes+=("127.0.0.1:$p")
+	done
+	cp "$d/node-${ports%% *}/pid" "$d/pid"
+	deadline=$(($(now) + 30))
+	for p in $ports; do
+		until [[ $(redis-cli -h 127.0.0.1 -p "$p" ping 2>/dev/null) == PONG ]]; do
+			cluster_node_pid "$p" >/dev/null || fail_start cluster "node $p exited during startup" "$d/node-$p/redis.log"
+			(($(now) < deadline)) || fail_start cluster "no PONG from 127.0.0.1:$p within 30 s" "$d/node-$p/redis.log"
+			sleep 0.1
+		done
+	done
+	if ((fresh)); then
+		timeout 60 redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes >"$d/create.log" 2>&1 ||
+			fail_start cluster "redis-cli --cluster create failed" "$d/create.log"
+	fi
+	deadline=$(($(now) + 60))
+	until cluster_ok; do
+		(($(now) < deadline)) || fail_start cluster "cluster_state not ok on every node within 60 s" "$d/create.log"
+		sleep 0.2
+	done
+	log "cluster: ready (3 masters + 3 replicas, seed 127.0.0.1:${ports%% *})"
+}
+
+stop_cluster() {
+	local p pid pids=() deadline
+	for p in $(cluster_nodes); do
+		if pid=$(cluster_node_pid "$p"); then
+			kill -TERM "$pid" 2>/dev/null || true
+			pids+=("$pid")
+		fi
+	done
+	log "cluster: stopping ${#pids[@]} nodes (SIGTERM)"
+	deadline=$(($(now) + 20))
+	for pid in "${pids[@]}"; do
+		while kill -0 "$pid" 2>/dev/null; do
+			if (($(now) >= deadline)); then
+				log "cluster: pid $pid still alive after 20 s, sending SIGKILL"
+				kill -KILL "$pid" 2>/dev/null || true
+				break
+			fi
+			sleep 0.2
+		done
+	done
+	rm -f "$(svc_dir cluster)/pid"
+	log "cluster: stopped"
 }
 
 # --------------------------------------------------------------- kafka ----
@@ -652,7 +775,7 @@ main() {
 			shift
 			;;
 		-h | --help) usage ;;
-		redis | kafka | mongo | all)
+		redis | cluster | kafka | mongo | all)
 			[[ -z $svc ]] || die "only one service at a time (or 'all')"
 			svc=$1
 			shift
@@ -663,12 +786,14 @@ main() {
 	mkdir -p "$STATE_DIR"
 	STATE_DIR=$(cd "$STATE_DIR" && pwd)
 	local services=("$svc")
-	if [[ $svc == all || ($cmd == status && -z $svc) ]]; then
+	if [[ $svc == all ]]; then
 		services=(redis kafka mongo)
+	elif [[ $cmd == status && -z $svc ]]; then
+		services=(redis cluster kafka mongo)
 	fi
 	case $cmd in
 	start | restart | stop)
-		[[ -n $svc ]] || die "$cmd needs a service: redis, kafka, mongo or all"
+		[[ -n $svc ]] || die "$cmd needs a service: redis, cluster, kafka, mongo or all"
 		for s in "${services[@]}"; do
 			# Each service in its own subshell so its locks are released after it.
 			case $cmd in
