@@ -12,8 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
+#include "log.h"
 #include "tls_relay.h"
 #include "util.h"
+
+#define MOD "redis"
 
 struct rc_redis {
     redisContext *c;
@@ -23,7 +27,11 @@ struct rc_redis {
     rc_redis_addr addr;
     char sha[RC_LUA_COUNT][41];
     char ip[64];
-    char err[320]; /* why the last reconnect failed, "" once one succeeds */
+    char err[320];      /* why the last reconnect failed, "" once one succeeds */
+    rc_redis_addr seed; /* the URL's: asked again when the node in addr is gone (cluster) */
+    int cluster;        /* a Redis Cluster: addr is the master of the keyspace's slot */
+    unsigned slot;      /* the keyspace's slot: its prefix's hash tag's */
+    uint64_t moved_ms;  /* when a reconnect last found the keyspace on another node, 0 = never */
 };
 
 /* unix:///absolute/path.sock (or unix:/path). */
@@ -189,7 +197,8 @@ static int start_tls(rc_redis *r, char *err, size_t cap)
     return e;
 }
 
-static int do_connect(rc_redis *r, char *err, size_t cap)
+/* Connects to addr, authenticates and selects the database: no scripts yet. */
+static int open_node(rc_redis *r, char *err, size_t cap)
 {
     struct timeval tv = {5, 0};
     if (r->c)
@@ -205,8 +214,11 @@ static int do_connect(rc_redis *r, char *err, size_t cap)
     const char *path = r->relay ? rc_tls_relay_path(r->relay) : r->addr.path;
     r->c = path[0] ? redisConnectUnixWithTimeout(path, tv) : redisConnectWithTimeout(r->addr.host, r->addr.port, tv);
     if (!r->c || r->c->err) {
-        snprintf(err, cap, "cannot connect to Redis at %s: %s (is redis-server running? see scripts/services.sh)",
-                 r->url, r->c ? r->c->errstr : "out of memory");
+        char node[300] = "";
+        if (r->cluster)
+            snprintf(node, sizeof node, " (cluster node %s:%d)", r->addr.host, r->addr.port);
+        snprintf(err, cap, "cannot connect to Redis at %s%s: %s (is redis-server running? see scripts/services.sh)",
+                 r->url, node, r->c ? r->c->errstr : "out of memory");
         return -ECONNREFUSED;
     }
     redisSetTimeout(r->c, tv);
@@ -223,6 +235,11 @@ static int do_connect(rc_redis *r, char *err, size_t cap)
             return -EIO;
         }
     }
+    return 0;
+}
+
+static int load_scripts(rc_redis *r, char *err, size_t cap)
+{
     for (int i = 0; i < RC_LUA_COUNT; i++) {
         redisReply *rep = redisCommand(r->c, "SCRIPT LOAD %s", rc_lua_scripts[i].source);
         if (!rep || rep->type != REDIS_REPLY_STRING || rep->len != 40) {
@@ -235,6 +252,68 @@ static int do_connect(rc_redis *r, char *err, size_t cap)
         memcpy(r->sha[i], rep->str, 41);
         freeReplyObject(rep);
     }
+    return 0;
+}
+
+/* Cluster: asks the connected node which master serves the keyspace's slot and moves the
+ * connection there (host "" in the answer: the node asked). */
+static int locate_master(rc_redis *r, char *err, size_t cap)
+{
+    char host[sizeof r->addr.host];
+    int port = 0;
+    redisReply *rep = redisCommand(r->c, "CLUSTER SLOTS");
+    int e = rc_cluster_slot_master(rep, r->slot, host, sizeof host, &port);
+    if (rep)
+        freeReplyObject(rep);
+    if (e < 0) {
+        snprintf(err, cap, "Redis Cluster at %s: %s", r->url,
+                 e == -ENOENT ? "no master serves the keyspace's slot (cluster_state not ok?)"
+                              : "unreadable CLUSTER SLOTS reply");
+        return e == -ENOENT ? -EAGAIN : -EPROTO;
+    }
+    if ((!host[0] || strcmp(host, r->addr.host) == 0) && port == r->addr.port)
+        return 0;
+    if (host[0])
+        snprintf(r->addr.host, sizeof r->addr.host, "%s", host);
+    r->addr.port = port;
+    return open_node(r, err, cap);
+}
+
+static int do_connect(rc_redis *r, char *err, size_t cap)
+{
+    int e = open_node(r, err, cap);
+    if (e == 0 && r->cluster)
+        e = locate_master(r, err, cap);
+    return e < 0 ? e : load_scripts(r, err, cap);
+}
+
+/* Whether the server is a cluster node; if so the prefix gets a hash tag (said once) and the
+ * connection moves to the master of its slot. A cluster has database 0 only. */
+static int detect_cluster(rc_redis *r, char *err, size_t cap)
+{
+    redisReply *rep = redisCommand(r->c, "INFO cluster");
+    r->cluster = rep && rep->type == REDIS_REPLY_STRING && rc_cluster_enabled(rep->str);
+    if (rep)
+        freeReplyObject(rep);
+    if (!r->cluster)
+        return 0;
+    if (r->addr.db) {
+        snprintf(err, cap, "Redis at %s is a cluster: it has database 0 only (drop /%d from the URL)", r->url,
+                 r->addr.db);
+        return -EINVAL;
+    }
+    char tagged[256];
+    int w = rc_cluster_tag_prefix(r->prefix, tagged, sizeof tagged);
+    if (w < 0) {
+        snprintf(err, cap, "prefix %s is too long for a cluster hash tag", r->prefix);
+        return -EINVAL;
+    }
+    if (w == 1)
+        rc_info(MOD, "Redis Cluster: keys under the hash tag %s (prefix %s has none; redis-cli -c finds them)", tagged,
+                r->prefix);
+    free(r->prefix);
+    r->prefix = rc_xstrdup(tagged);
+    r->slot = rc_cluster_keyslot(tagged, strlen(tagged));
     return 0;
 }
 
@@ -259,10 +338,16 @@ rc_redis *rc_redis_new(const char *url, const char *prefix, char *err, size_t ca
 {
     rc_redis *r = rc_xcalloc(1, sizeof *r);
     char shown[600];
+    if (rc_redis_parse_url(url, &r->seed, err, cap) < 0) {
+        rc_redis_free(r);
+        return NULL;
+    }
     rc_url_redact(url, shown, sizeof shown);
     r->url = rc_xstrdup(shown); /* for messages: the password never leaves rc_redis_addr */
     r->prefix = rc_xstrdup(prefix ? prefix : RC_DEFAULT_PREFIX);
-    if (rc_redis_parse_url(url, &r->addr, err, cap) < 0 || do_connect(r, err, cap) < 0) {
+    if (rc_redis_parse_url(url, &r->addr, err, cap) < 0 || open_node(r, err, cap) < 0 ||
+        detect_cluster(r, err, cap) < 0 || (r->cluster && locate_master(r, err, cap) < 0) ||
+        load_scripts(r, err, cap) < 0) {
         rc_redis_free(r);
         return NULL;
     }
@@ -291,17 +376,44 @@ const char *rc_redis_url(const rc_redis *r)
     return r->url;
 }
 
+int rc_redis_cluster(const rc_redis *r)
+{
+    return r->cluster;
+}
+
+const rc_redis_addr *rc_redis_node(const rc_redis *r)
+{
+    return &r->addr;
+}
+
 const char *rc_redis_sha(const rc_redis *r, rc_lua_id id)
 {
     return r->sha[id];
 }
 
+/* On a cluster the node in addr may be gone (a failover): then the URL's node is asked where
+ * the keyspace's master is now. */
 static int reconnect(rc_redis *r)
 {
+    char host[sizeof r->addr.host];
+    int port = r->addr.port;
+    snprintf(host, sizeof host, "%s", r->addr.host);
     int e = do_connect(r, r->err, sizeof r->err);
+    if (e < 0 && r->cluster && (strcmp(r->addr.host, r->seed.host) != 0 || r->addr.port != r->seed.port)) {
+        snprintf(r->addr.host, sizeof r->addr.host, "%s", r->seed.host);
+        r->addr.port = r->seed.port;
+        e = do_connect(r, r->err, sizeof r->err);
+    }
     if (e == 0)
         r->err[0] = '\0';
+    if (e == 0 && (strcmp(host, r->addr.host) != 0 || port != r->addr.port))
+        r->moved_ms = rc_now_ms();
     return e;
+}
+
+uint64_t rc_redis_moved_ms(const rc_redis *r)
+{
+    return r->moved_ms;
 }
 
 const char *rc_redis_error(const rc_redis *r)
@@ -309,34 +421,92 @@ const char *rc_redis_error(const rc_redis *r)
     return r->err;
 }
 
-redisReply *rc_redis_cmdv(rc_redis *r, const rc_argv *a)
+int rc_redis_follow(rc_redis *r, const char *err)
 {
-    for (int attempt = 0; attempt < 2; attempt++) {
+    char host[sizeof r->addr.host];
+    int port;
+    unsigned slot;
+    if (!r->cluster || rc_cluster_parse_moved(err, &slot, host, sizeof host, &port) < 0 || slot != r->slot)
+        return 0;
+    rc_info(MOD, "the keyspace moved (%s): following it", err);
+    if (host[0])
+        snprintf(r->addr.host, sizeof r->addr.host, "%s", host);
+    r->addr.port = port;
+    if (reconnect(r) < 0)
+        return -EIO;
+    r->moved_ms = rc_now_ms();
+    return 1;
+}
+
+int rc_redis_relocate(rc_redis *r)
+{
+    return r->cluster ? reconnect(r) : 0;
+}
+
+typedef redisReply *(*send_fn)(redisContext *c, void *ud);
+
+/* Sends with fn; after a lost connection reconnects once and sends again; after a MOVED of
+ * the keyspace (a failover) follows it and sends again, a few hops at most. */
+static redisReply *send_cmd(rc_redis *r, send_fn fn, void *ud)
+{
+    int reconnected = 0;
+    for (int hop = 0; hop < 4; hop++) {
         /* No context at all when the last reconnect failed before hiredis (TLS). */
-        redisReply *rep = r->c ? redisCommandArgv(r->c, a->n, (const char **)a->v, a->len) : NULL;
-        if (rep)
+        redisReply *rep = r->c ? fn(r->c, ud) : NULL;
+        if (!rep) {
+            if (reconnected++ || reconnect(r) < 0)
+                return NULL;
+            continue;
+        }
+        if (rep->type != REDIS_REPLY_ERROR || !rc_cluster_is_moved(rep->str))
             return rep;
-        if (reconnect(r) < 0)
+        int f = rc_redis_follow(r, rep->str);
+        if (f == 0)
+            return rep; /* a key outside the keyspace: the caller's error */
+        freeReplyObject(rep);
+        if (f < 0)
             return NULL;
     }
     return NULL;
+}
+
+static redisReply *send_argv(redisContext *c, void *ud)
+{
+    const rc_argv *a = ud;
+    return redisCommandArgv(c, a->n, (const char **)a->v, a->len);
+}
+
+redisReply *rc_redis_cmdv(rc_redis *r, const rc_argv *a)
+{
+    return send_cmd(r, send_argv, (void *)a);
+}
+
+struct fmt_call {
+    const char *fmt;
+    va_list ap;
+};
+
+static redisReply *send_fmt(redisContext *c, void *ud)
+{
+    struct fmt_call *f = ud;
+    va_list ap;
+    va_copy(ap, f->ap); /* each send reads the arguments afresh */
+    redisReply *rep = redisvCommand(c, f->fmt, ap);
+    va_end(ap);
+    return rep;
 }
 
 redisReply *rc_redis_cmd(rc_redis *r, const char *fmt, ...)
 {
-    for (int attempt = 0; attempt < 2; attempt++) {
-        va_list ap;
-        va_start(ap, fmt);
-        redisReply *rep = r->c ? redisvCommand(r->c, fmt, ap) : NULL;
-        va_end(ap);
-        if (rep)
-            return rep;
-        if (reconnect(r) < 0)
-            return NULL;
-    }
-    return NULL;
+    struct fmt_call f = {.fmt = fmt};
+    va_start(f.ap, fmt);
+    redisReply *rep = send_cmd(r, send_fmt, &f);
+    va_end(f.ap);
+    return rep;
 }
 
+/* EVALSHA sha 1 prefix prefix now args: the prefix is declared as the script's key, so a
+ * cluster node that does not serve the keyspace answers MOVED instead of running it. */
 redisReply *rc_redis_eval(rc_redis *r, rc_lua_id id, uint64_t now_ms, const rc_argv *args)
 {
     rc_lua_require(id, args->n);
@@ -344,7 +514,8 @@ redisReply *rc_redis_eval(rc_redis *r, rc_lua_id id, uint64_t now_ms, const rc_a
     rc_argv_init(&a);
     rc_argv_add(&a, "EVALSHA");
     rc_argv_add(&a, r->sha[id]);
-    rc_argv_add(&a, "0");
+    rc_argv_add(&a, "1");
+    rc_argv_add(&a, r->prefix);
     rc_argv_add(&a, r->prefix);
     rc_argv_addu(&a, now_ms);
     for (int i = 0; i < args->n; i++)
@@ -406,8 +577,8 @@ const char *rc_redis_local_ip(rc_redis *r)
 
 int rc_redis_refusal(const char *err)
 {
-    static const char *const codes[] = {"OOM ",        "BUSY ",    "LOADING ",  "READONLY ",
-                                        "MASTERDOWN ", "MISCONF ", "TRYAGAIN ", "NOREPLICAS "};
+    static const char *const codes[] = {"OOM ",     "BUSY ",     "LOADING ",    "READONLY ",   "MASTERDOWN ",
+                                        "MISCONF ", "TRYAGAIN ", "NOREPLICAS ", "CLUSTERDOWN "};
     for (size_t i = 0; err && i < sizeof codes / sizeof codes[0]; i++)
         if (strncmp(err, codes[i], strlen(codes[i])) == 0)
             return 1;

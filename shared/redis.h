@@ -51,11 +51,31 @@ int rc_redis_parse_url(const char *url, rc_redis_addr *ret, char *err, size_t er
 
 typedef struct rc_redis rc_redis;
 
-/* Connects and loads every script. NULL with a message in err on failure. */
+/* Connects and loads every script. NULL with a message in err on failure. On a Redis Cluster
+ * (INFO cluster_enabled:1) the prefix gets a hash tag unless it has one ("rc:" -> "{rc:}",
+ * shared/cluster.h), so the whole keyspace is one slot, and the connection goes to the master
+ * serving that slot; a MOVED of it (a failover) is followed, and a lost node makes the URL's
+ * node be asked again. */
 rc_redis *rc_redis_new(const char *url, const char *prefix, char *err, size_t errcap);
 void rc_redis_free(rc_redis *r);
 const char *rc_redis_prefix(const rc_redis *r);
 const char *rc_redis_url(const rc_redis *r);
+/* 1 when the server is a Redis Cluster. */
+int rc_redis_cluster(const rc_redis *r);
+/* The address of the node the connection talks to: the URL's, or on a cluster the keyspace's
+ * master (with the URL's credentials and TLS settings). Borrowed; changes on a failover. */
+const rc_redis_addr *rc_redis_node(const rc_redis *r);
+/* Cluster: ERR from another connection (the worker's async one) is a MOVED of the keyspace's
+ * slot: reconnects to where it points (scripts loaded there). 1 followed, 0 not such a MOVED
+ * (or no cluster), -EIO when that node cannot be reached now. */
+int rc_redis_follow(rc_redis *r, const char *err);
+/* Cluster: connects again to the keyspace's master, asking where it is now (the URL's node
+ * when the current one is gone). 0 (at once without a cluster), or negative errno. */
+int rc_redis_relocate(rc_redis *r);
+/* When (rc_now_ms) a reconnect last found the keyspace on another node than before: a
+ * cluster's failover, which held every write (heartbeats too) meanwhile, and after which the
+ * run_id differs without anything lost. 0 = never. */
+uint64_t rc_redis_moved_ms(const rc_redis *r);
 /* The SHA1 of a loaded script (hex, 40 chars). */
 const char *rc_redis_sha(const rc_redis *r, rc_lua_id id);
 
@@ -66,7 +86,8 @@ struct redisReply *rc_redis_cmdv(rc_redis *r, const rc_argv *args);
 /* Why the last reconnect failed ("cannot connect to Redis at ...: Connection refused"), for the
  * message of a NULL reply; "" when none has failed since one succeeded. Borrowed. */
 const char *rc_redis_error(const rc_redis *r);
-/* Runs script id with ARGV = prefix, now_ms, then args. NULL on connection error. */
+/* Runs script id with KEYS[1] = prefix and ARGV = prefix, now_ms, then args. NULL on
+ * connection error. */
 struct redisReply *rc_redis_eval(rc_redis *r, rc_lua_id id, uint64_t now_ms, const rc_argv *args);
 /* Formats a key under the prefix into buf: rc_redis_key(r, buf, cap, "job:%s", id). */
 const char *rc_redis_key(const rc_redis *r, char *buf, size_t cap, const char *fmt, ...)
@@ -78,7 +99,8 @@ const char *rc_redis_key(const rc_redis *r, char *buf, size_t cap, const char *f
 const char *rc_redis_local_ip(rc_redis *r);
 
 /* 1 when err (an error reply) is Redis refusing for now rather than a script failing: OOM
- * (at maxmemory), BUSY, LOADING, READONLY, MASTERDOWN, MISCONF, TRYAGAIN, NOREPLICAS. The
+ * (at maxmemory), BUSY, LOADING, READONLY, MASTERDOWN, MISCONF, TRYAGAIN, NOREPLICAS,
+ * CLUSTERDOWN (a cluster in a failover). The
  * caller holds its work and retries; it does not drop it. */
 int rc_redis_refusal(const char *err);
 /* The run_id line of an INFO server text into buf ("" when absent). A new run_id means Redis

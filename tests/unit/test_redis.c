@@ -126,5 +126,12 @@ int main(void)
     RC_CHECK_INT_EQ(rc_redis_parse_url("redis://u:urlpw@h:7", &a, err, sizeof err), 0);
     RC_CHECK_STR_EQ(a.password, "urlpw");
     RC_CHECK_STR_EQ(a.user, "u");
+
+    /* Redis refusing for now (work held, retried) versus a script's own error. */
+    RC_CHECK(rc_redis_refusal("OOM command not allowed when used memory > 'maxmemory'."));
+    RC_CHECK(rc_redis_refusal("TRYAGAIN Multiple keys request during rehashing of slot"));
+    RC_CHECK(rc_redis_refusal("CLUSTERDOWN The cluster is down"));
+    RC_CHECK(!rc_redis_refusal("ERR user_script:12: bad argument"));
+    RC_CHECK(!rc_redis_refusal(NULL));
     return rc_test_done("test_redis");
 }
