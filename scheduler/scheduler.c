@@ -77,6 +77,7 @@ struct rc_scheduler {
     int mem_full;              /* INFO memory shows maxmemory reached under noeviction */
     char run_id[48];           /* Redis' run_id: a change means it restarted */
     rc_sched_metrics *metrics; /* NULL = --metrics-port off; see sched_metrics.h for threads */
+    uint64_t moved_ms;         /* rc_redis_moved_ms when last seen: a new node's run_id is no restart */
     rc_wake *wake;             /* nudged when seeds arrive in an empty frontier; NULL = poll only */
     uint64_t last_dispatch_ms;
 };
@@ -119,7 +120,11 @@ static void check_run_id(rc_scheduler *s)
     char id[sizeof s->run_id];
     if (rc_redis_run_id(s->r, id, sizeof id) < 0)
         return;
-    if (s->run_id[0] && strcmp(id, s->run_id) != 0) {
+    if (s->moved_ms != rc_redis_moved_ms(s->r)) {
+        s->moved_ms = rc_redis_moved_ms(s->r);
+        rc_info(MOD, "the keyspace is on Redis Cluster node %s:%d now (a failover)", rc_redis_node(s->r)->host,
+                rc_redis_node(s->r)->port);
+    } else if (s->run_id[0] && strcmp(id, s->run_id) != 0) {
         char key[128];
         redisReply *rep = rc_redis_cmd(s->r, "SCARD %s", rc_redis_key(s->r, key, sizeof key, "jobs"));
         int64_t jobs = rc_reply_int(rep, -1);
@@ -413,6 +418,8 @@ static void refresh_workers(rc_scheduler *s)
     for (size_t i = 0; i + 1 < rep->elements; i += 2) {
         const char *wid = rep->element[i]->str;
         uint64_t hb = (uint64_t)rc_reply_int(rep->element[i + 1], 0);
+        /* A cluster's failover held every heartbeat: no worker is judged by that time. */
+        hb = RC_MAX(hb, rc_redis_moved_ms(s->r));
         if (now > hb && (double)(now - hb) > s->conf->worker_timeout * 1000) {
             reap(s, wid, "heartbeat timeout");
             continue;
@@ -931,6 +938,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
             return;
         }
         refreshed = 1;
+        rc_wake_retarget(s->wake, rc_redis_node(s->r)); /* a cluster's failover moved the keyspace */
         check_run_id(s);
         check_memory(s);
         refresh_workers(s);
@@ -1004,13 +1012,12 @@ static void on_wake(void *ud)
 /* The nudge channel: without it the scheduler still dispatches every --tick-ms. */
 static void start_wake(rc_scheduler *s)
 {
-    rc_redis_addr addr;
     char err[256], channel[160];
     if (s->conf->poll_only)
         return;
     snprintf(channel, sizeof channel, "%swake:sched", rc_redis_prefix(s->r));
-    if (rc_redis_parse_url(s->conf->redis, &addr, err, sizeof err) < 0 ||
-        !(s->wake = rc_wake_new(s->loop, &addr, channel, on_wake, s, err, sizeof err)))
+    /* The node the client talks to: on a cluster the keyspace's master (the wake follows it). */
+    if (!(s->wake = rc_wake_new(s->loop, rc_redis_node(s->r), channel, on_wake, s, err, sizeof err)))
         rc_warn(MOD, "no dispatch nudges (dispatching every %lld ms): %s", (long long)s->conf->tick_ms, err);
 }
 

@@ -192,6 +192,22 @@ void rc_wake_follow(rc_wake *wk, const char *channel)
     subscribe(wk);
 }
 
+void rc_wake_retarget(rc_wake *wk, const rc_redis_addr *addr)
+{
+    if (!wk || (strcmp(addr->host, wk->addr.host) == 0 && addr->port == wk->addr.port))
+        return;
+    wk->addr = *addr;
+    if (wk->ac) {
+        /* Detached first: hiredis calls no disconnect callback for a connection not yet made. */
+        redisAsyncContext *ac = wk->ac;
+        wk->ac = NULL;
+        ac->data = NULL;
+        redisAsyncDisconnect(ac);
+    }
+    drop_relay(wk);
+    retry_later(wk);
+}
+
 void rc_wake_free(rc_wake *wk)
 {
     if (!wk)

@@ -23,6 +23,11 @@ rc_wake *rc_wake_new(struct ev_loop *loop, const rc_redis_addr *addr, const char
                      char *err, size_t cap);
 /* Listens on CHANNEL instead (a worker's id changes when it registers again). */
 void rc_wake_follow(rc_wake *wk, const char *channel);
+/* Subscribes at ADDR from now on (a Redis Cluster's keyspace moved to another node): the
+ * connection to the old one closes. Nothing when the host and port are the same. NULL wk is
+ * fine. Any node of a cluster would do (PUBLISH reaches every node); following the keyspace
+ * keeps the subscriber off nodes that are gone. */
+void rc_wake_retarget(rc_wake *wk, const rc_redis_addr *addr);
 /* NULL is fine. */
 void rc_wake_free(rc_wake *wk);
 

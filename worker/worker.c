@@ -28,6 +28,7 @@
 #include "frontier.h"
 #include "html.h"
 #include "job.h"
+#include "cluster.h"
 #include "log.h"
 #include "recent.h"
 #include "recpeek.h"
@@ -171,6 +172,7 @@ struct rc_worker {
     rc_cpu *cpu;        /* CPU headroom for the heartbeat; the --cpu-cores cap */
     uint64_t fetched, errors, links_sent, links_new, started_ms, denied;
     char **connect_to;
+    const char *prefix;         /* the keys' prefix: the sync client's (hash-tagged on a cluster) */
     rc_worker_metrics *metrics; /* NULL = --metrics-port off; see worker_metrics.h for threads */
 };
 
@@ -188,6 +190,7 @@ typedef struct eval_req {
 } eval_req;
 
 static void on_eval_reply(redisAsyncContext *ac, void *reply, void *privdata);
+static void set_ac(rc_worker *w, redisAsyncContext *ac);
 
 static int send_req(rc_worker *w, eval_req *q)
 {
@@ -198,10 +201,28 @@ static int send_req(rc_worker *w, eval_req *q)
     return 0;
 }
 
+/* Cluster: the keyspace's slot is served by another node now (a failover). The script did not
+ * run there: its caller sees a lost connection (holds its work, sends it again) while this
+ * connection closes and the next one goes where the keyspace is. */
+static int moved(rc_worker *w, redisAsyncContext *ac, const redisReply *rep)
+{
+    if (!rep || rep->type != REDIS_REPLY_ERROR || !rc_cluster_is_moved(rep->str))
+        return 0;
+    if (w->ac == ac) {
+        rc_warn(MOD, "Redis Cluster: %s -- reconnecting to the keyspace's master", rep->str);
+        rc_redis_follow(w->sync, rep->str);
+        set_ac(w, NULL);
+        redisAsyncDisconnect(ac); /* after the replies still due: each its caller's */
+    }
+    return 1;
+}
+
 static void on_eval_reply(redisAsyncContext *ac, void *reply, void *privdata)
 {
     eval_req *q = privdata;
     redisReply *rep = reply;
+    if (moved(q->w, ac, rep))
+        rep = NULL;
     if (rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0 && !q->resent) {
         /* Redis restarted and lost the script cache: send the source once, it caches it again. */
         free(q->argv.v[0]);
@@ -237,8 +258,9 @@ static int async_eval(rc_worker *w, rc_lua_id id, const rc_argv *args, eval_cb c
     rc_argv_init(&q->argv);
     rc_argv_add(&q->argv, "EVALSHA");
     rc_argv_add(&q->argv, rc_redis_sha(w->sync, id));
-    rc_argv_add(&q->argv, "0");
-    rc_argv_add(&q->argv, w->conf->prefix);
+    rc_argv_add(&q->argv, "1"); /* the prefix as KEYS[1]: a wrong cluster node says MOVED */
+    rc_argv_add(&q->argv, w->prefix);
+    rc_argv_add(&q->argv, w->prefix);
     rc_argv_addu(&q->argv, rc_now_ms());
     for (int i = 0; i < args->n; i++)
         rc_argv_addn(&q->argv, args->v[i], args->len[i]);
@@ -439,9 +461,27 @@ static void on_relay_ready(struct ev_loop *loop, ev_io *io, int revents)
     attach_redis(w, rc_tls_relay_path(w->relay));
 }
 
+/* Cluster: each connection goes to the keyspace's master as the cluster tells it now (the sync
+ * client asks, the URL's node when the last one is gone), and the nudges follow. */
+static void locate_keyspace(rc_worker *w)
+{
+    if (!rc_redis_cluster(w->sync))
+        return;
+    if (rc_redis_relocate(w->sync) < 0)
+        rc_warn(MOD, "Redis Cluster: cannot locate the keyspace's master now: %s", rc_redis_error(w->sync));
+    const rc_redis_addr *n = rc_redis_node(w->sync);
+    if (strcmp(n->host, w->addr.host) != 0 || n->port != w->addr.port) {
+        rc_info(MOD, "Redis Cluster: the keyspace's master is %s:%d", n->host, n->port);
+        w->addr = *n;
+        w->run_id[0] = '\0'; /* another node's run_id: no restart */
+    }
+    rc_wake_retarget(w->wake, &w->addr);
+}
+
 static void connect_redis(rc_worker *w)
 {
     char err[512];
+    locate_keyspace(w);
     if (!w->addr.tls) {
         attach_redis(w, NULL);
         return;
@@ -677,7 +717,7 @@ static uint64_t host_failed(rc_worker *w, const char *host, int failed)
                 back);
     if (w->ac) {
         char key[200];
-        snprintf(key, sizeof key, "%sparked", w->conf->prefix);
+        snprintf(key, sizeof key, "%sparked", w->prefix);
         redisAsyncCommand(w->ac, NULL, NULL, "ZADD %s %llu %s", key, (unsigned long long)(rc_now_ms() + back), host);
     }
     return (uint64_t)back;
@@ -744,7 +784,7 @@ static void on_digest_reply(redisAsyncContext *ac, void *reply, void *privdata)
 static void check_digest(rc_worker *w, task *t)
 {
     char key[200];
-    snprintf(key, sizeof key, "%sdigest:%s", w->conf->prefix, t->rec.crawlid);
+    snprintf(key, sizeof key, "%sdigest:%s", w->prefix, t->rec.crawlid);
     if (!w->ac ||
         redisAsyncCommand(w->ac, NULL, NULL, "HSETNX %s %s %s", key, t->page->digest, t->rec.url) != REDIS_OK ||
         redisAsyncCommand(w->ac, on_digest_reply, t, "HGET %s %s", key, t->page->digest) != REDIS_OK)
@@ -756,7 +796,7 @@ static void check_digest(rc_worker *w, task *t)
 static void count_store_failure(rc_worker *w, const task *t, int permanent)
 {
     char key[200];
-    snprintf(key, sizeof key, "%sjob:%s", w->conf->prefix, t->rec.crawlid);
+    snprintf(key, sizeof key, "%sjob:%s", w->prefix, t->rec.crawlid);
     if (w->ac)
         redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %s %s 1", key, permanent ? "store_failed" : "store_errors");
 }
@@ -874,7 +914,7 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
         json_object_del(pg->doc, "text");
         json_object_del(pg->doc, "text_method");
         if (w->ac)
-            redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %sjob:%s duplicates 1", w->conf->prefix, t->rec.crawlid);
+            redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %sjob:%s duplicates 1", w->prefix, t->rec.crawlid);
     }
     /* The page record, then (at a redirect chain's end) its first URL's record again, then items. */
     size_t npages = pg->first_doc ? 2 : 1;
@@ -998,7 +1038,7 @@ static char *revisit_of(const rc_fetch_result *res, const char *digest, uint64_t
 static void count_unchanged(rc_worker *w, const task *t)
 {
     if (w->ac)
-        redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %sjob:%s unchanged 1", w->conf->prefix, t->rec.crawlid);
+        redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %sjob:%s unchanged 1", w->prefix, t->rec.crawlid);
 }
 
 /* A 304 to a refresh's conditional GET: nothing new to parse or store. The page is completed
@@ -1260,7 +1300,7 @@ static void recent_args(rc_worker *w, const char *url, int set, uint16_t hour, r
     uint32_t slots[RC_RECENT_K];
     char key[200];
     rc_recent_slots(url, slots);
-    snprintf(key, sizeof key, "%srecent", w->conf->prefix);
+    snprintf(key, sizeof key, "%srecent", w->prefix);
     rc_argv_init(a);
     rc_argv_add(a, "BITFIELD");
     rc_argv_add(a, key);
@@ -1348,9 +1388,9 @@ static void on_job_reply(redisAsyncContext *ac, void *reply, void *privdata)
     redisReply *rep = reply;
     if (!e)
         return;
-    if (!rep) {
-        /* Connection lost: hand the parked URLs back untouched and forget the entry, so the
-         * spec is asked for again next time. */
+    if (!rep || rep->type == REDIS_REPLY_ERROR) {
+        /* Connection lost, or Redis refusing (a cluster's MOVED, LOADING): hand the parked URLs
+         * back untouched and forget the entry, so the spec is asked for again next time. */
         task *t = e->waiting;
         e->waiting = NULL;
         rc_strmap_del(w->jobs, crawlid);
@@ -1387,7 +1427,7 @@ static void dispatch_task(rc_worker *w, task *t)
         e->state = JOB_LOADING;
         rc_strmap_put(w->jobs, t->rec.crawlid, e);
         char key[160];
-        snprintf(key, sizeof key, "%sjob:%s", w->conf->prefix, t->rec.crawlid);
+        snprintf(key, sizeof key, "%sjob:%s", w->prefix, t->rec.crawlid);
         /* privdata: the map's own key copy would move on rehash; pass a stable string. */
         redisAsyncCommand(w->ac, on_job_reply, t->rec.crawlid, "HMGET %s spec bloom", key);
     }
@@ -1462,7 +1502,7 @@ static void on_leases_reply(redisAsyncContext *ac, void *reply, void *privdata)
 
 static void adopt_orphans(rc_worker *w)
 {
-    redisAsyncCommand(w->ac, on_leases_reply, NULL, "ZRANGE %slease:%s 0 -1 WITHSCORES", w->conf->prefix, w->id);
+    redisAsyncCommand(w->ac, on_leases_reply, NULL, "ZRANGE %slease:%s 0 -1 WITHSCORES", w->prefix, w->id);
 }
 
 static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
@@ -1578,7 +1618,7 @@ static void on_wake(void *ud)
 
 static void wake_channel(const rc_worker *w, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%swake:%s", w->conf->prefix, w->id);
+    snprintf(buf, cap, "%swake:%s", w->prefix, w->id);
 }
 
 static void follow_wake(rc_worker *w)
@@ -1718,7 +1758,7 @@ static void heartbeat(rc_worker *w)
     sample_gauges(w);
     if (!w->ac || w->hb_outstanding || w->hb_want)
         return;
-    redisAsyncCommand(w->ac, on_ratecap_reply, w, "HGET %sratecap %s", w->conf->prefix, w->id);
+    redisAsyncCommand(w->ac, on_ratecap_reply, w, "HGET %sratecap %s", w->prefix, w->id);
     if (stepping(w) && !w->refused) {
         /* Rides along with the batched completes, sent now. Refused writes (at maxmemory) would
          * refuse the whole step: then it goes alone, as hb.lua (allow-oom). */
@@ -2115,6 +2155,8 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->sync = rc_redis_new(conf->redis, conf->prefix, err, cap);
     if (!w->sync)
         goto fail;
+    w->prefix = rc_redis_prefix(w->sync);
+    w->addr = *rc_redis_node(w->sync); /* on a cluster the keyspace's master, not the URL's node */
     if (open_stores(w, loop, conf, err, cap) < 0)
         goto fail;
     if (open_fetcher(w, loop, conf, err, cap) < 0)
@@ -2123,7 +2165,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     if (!(w->parse = rc_offload_new(loop, (int)conf->parse_threads, err, cap)))
         goto fail;
     w->jobs = rc_strmap_new();
-    w->robots = rc_robots_cache_new(w->fetcher, conf->prefix, conf->useragent ? conf->useragent : RC_FETCH_DEFAULT_UA,
+    w->robots = rc_robots_cache_new(w->fetcher, w->prefix, conf->useragent ? conf->useragent : RC_FETCH_DEFAULT_UA,
                                     conf->robots_ttl);
     w->health = rc_strmap_new();
     w->held = rc_strmap_new();
