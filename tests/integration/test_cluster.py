@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""The keyspace on a real Redis Cluster (3 masters + 3 replicas of Debian's redis-server, started
+per test by scripts/services.sh in the test's temp dir, stopped by pid): a crawl by the
+scheduler and two workers connected to a node that is NOT the keyspace's master fetches the
+exact page set, each page once, with every key under the {rc:} hash tag on that one master;
+`redcrawl status` through the same node shows the job; and a manual failover of the keyspace's
+master mid-crawl (CLUSTER FAILOVER on its replica) loses nothing and fetches nothing twice."""
+import collections
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, expected_pages, graph,  # noqa: E402
+                     read_pages, read_requests, redis_cmd, run_tests, start_web)
+
+SERVICES = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "services.sh")
+TAG = "{rc:}"
+
+
+class Cluster:
+    """A cluster in DIR/svc, started and stopped by the project's script."""
+
+    def __init__(self, tmp):
+        self.dir = os.path.join(tmp, "svc")
+        r = subprocess.run(["bash", SERVICES, "start", "cluster", "--dir", self.dir], capture_output=True,
+                           text=True, timeout=120)
+        if r.returncode != 0:
+            raise Failure("services.sh start cluster failed:\n%s" % r.stderr[-3000:])
+        self.seed_url = r.stdout.strip().split("=", 1)[1]
+        with open(os.path.join(self.dir, "cluster", "ports")) as f:
+            self.ports = [int(p) for p in f.read().split()]
+
+    def stop(self):
+        subprocess.run(["bash", SERVICES, "stop", "cluster", "--dir", self.dir], capture_output=True, timeout=60)
+
+    def master_of_keyspace(self):
+        """The port of the master serving the tag's slot, as the nodes say now."""
+        slot = redis_cmd(self.ports[0], "CLUSTER", "KEYSLOT", TAG)
+        for rng in redis_cmd(self.ports[0], "CLUSTER", "SLOTS"):
+            if rng[0] <= slot <= rng[1]:
+                return rng[2][1]
+        raise Failure("no master serves slot %s" % slot)
+
+    def replica_of(self, master):
+        for p in self.ports:
+            role = redis_cmd(p, "ROLE")
+            if role and role[0] == "slave" and role[2] == master:
+                return p
+        raise Failure("the master on %d has no replica" % master)
+
+    def cmd(self, *args):
+        """One command at the keyspace's master (redis-cli -c would follow the MOVED too)."""
+        return redis_cmd(self.master_of_keyspace(), *args)
+
+
+def start_fleet(tmp, procs, cl, web_port, seed_port, delay="0"):
+    env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % seed_port)
+    procs.start([SCHEDULER, "--worker-timeout", "3"], os.path.join(tmp, "scheduler.log"), env=env)
+    out = os.path.join(tmp, "out")
+    for i in range(2):
+        procs.start([WORKER, "--id", "w%d" % i, "--out", out, "--delay", delay,
+                     "--connect-to", "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8"],
+                    os.path.join(tmp, "worker%d.log" % i), env=env)
+    return env, out
+
+
+def submit(env, crawlid, seeds):
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", crawlid, "--maxdepth", "-1"] + seeds,
+                       capture_output=True, text=True, env=env, timeout=30)
+    check(r.returncode == 0 and "new URL" in r.stdout, "submit failed: %s %s" % (r.stdout, r.stderr))
+
+
+def wait_done(cl, crawlid, timeout=120):
+    deadline = time.time() + timeout
+    while time.time() < deadline and cl.cmd("HGET", TAG + "job:" + crawlid, "state") != "done":
+        time.sleep(0.2)
+    check(cl.cmd("HGET", TAG + "job:" + crawlid, "state") == "done", "job %s did not finish" % crawlid)
+
+
+def check_once(pages, log, want, label):
+    """Every expected page stored once and asked of the web server once; nothing else."""
+    urls = collections.Counter(p["url"] for p in pages)
+    dups = [u for u, n in urls.items() if n > 1]
+    check(not dups, "%s: %d pages stored more than once, e.g. %s" % (label, len(dups), dups[:3]))
+    missing, extra = set(want) - set(urls), set(urls) - set(want)
+    check(not missing and not extra, "%s: %d missing (e.g. %s), %d unexpected (e.g. %s)" %
+          (label, len(missing), sorted(missing)[:3], len(extra), sorted(extra)[:3]))
+    asked = collections.Counter((r[2], r[3]) for r in read_requests(log) if not r[3].startswith("/robots.txt"))
+    twice = [k for k, n in asked.items() if n > 1]
+    check(not twice, "%s: %d URLs requested more than once, e.g. %s" % (label, len(twice), twice[:3]))
+    check(len(asked) == len(want), "%s: %d URLs requested, want %d" % (label, len(asked), len(want)))
+
+
+def test_crawl_on_cluster(tmp, procs):
+    """Scheduler, two workers and the CLI through a node that does not serve the keyspace."""
+    cl = Cluster(tmp)
+    try:
+        args = ["--sites", "4", "--pages", "40"]
+        web_port, log, _ = start_web(procs, tmp, *args)
+        master = cl.master_of_keyspace()
+        seed = next(p for p in cl.ports if p != master)
+        env, out = start_fleet(tmp, procs, cl, web_port, seed)
+        submit(env, "clu", ["http://s0.site.test/"])
+        wait_done(cl, "clu")
+        want = expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"])
+        check_once(read_pages(os.path.join(out, "pages.jsonl")), log, want, "cluster crawl")
+        # Every key under the tag, on the keyspace's master; none on the other masters.
+        keys = cl.cmd("KEYS", "*")
+        check(keys and all(k.startswith(TAG) for k in keys), "keys outside the tag: %s" %
+              [k for k in keys if not k.startswith(TAG)][:5])
+        for p in cl.ports:
+            if p != master and redis_cmd(p, "ROLE")[0] == "master":
+                check(redis_cmd(p, "DBSIZE") == 0, "master %d holds keys: %s" % (p, redis_cmd(p, "KEYS", "*")[:5]))
+        r = subprocess.run([REDCRAWL, "status", "--json", "--interval", "0.2"], capture_output=True, text=True,
+                           env=env, timeout=60)
+        check(r.returncode == 0, "status failed: %s" % r.stderr[-2000:])
+        doc = json.loads(r.stdout)
+        jobs = {j.get("crawlid"): j for j in doc["jobs"]}
+        check("clu" in jobs, "status does not show the job: %s" % r.stdout[:2000])
+        check(len(doc["workers"]) == 2, "status shows %d workers, want 2" % len(doc["workers"]))
+        logs = "".join(open(os.path.join(tmp, "worker%d.log" % i)).read() for i in range(2))
+        check("hash tag {rc:}" in logs, "the workers did not say they use the tag")
+    finally:
+        procs.stop_all()  # the fleet first: it would only warn about the nodes going
+        cl.stop()
+
+
+def test_failover_mid_crawl(tmp, procs):
+    """CLUSTER FAILOVER on the replica of the keyspace's master while pages are being fetched:
+    the fleet follows the MOVED to the new master and the crawl completes, nothing lost,
+    nothing twice."""
+    cl = Cluster(tmp)
+    try:
+        args = ["--sites", "6", "--pages", "60", "--latency-ms", "20"]
+        web_port, log, _ = start_web(procs, tmp, *args)
+        old = cl.master_of_keyspace()
+        replica = cl.replica_of(old)
+        seed = next(p for p in cl.ports if p not in (old, replica))
+        env, out = start_fleet(tmp, procs, cl, web_port, seed, delay="0.05")
+        seeds = ["http://s%d.site.test/" % i for i in range(6)]
+        submit(env, "fo", seeds)
+        want = expected_pages(graph(*args), seeds, -1, ["site.test"])
+        pages_path = os.path.join(out, "pages.jsonl")
+        deadline = time.time() + 60
+        while time.time() < deadline and (not os.path.exists(pages_path) or
+                                          len(read_pages(pages_path)) < len(want) // 4):
+            time.sleep(0.1)
+        before = len(read_pages(pages_path))
+        check(before < len(want), "the crawl ended before the failover (%d of %d pages)" % (before, len(want)))
+        check(redis_cmd(replica, "CLUSTER", "FAILOVER") == "OK", "CLUSTER FAILOVER refused")
+        deadline = time.time() + 30
+        while time.time() < deadline and cl.master_of_keyspace() != replica:
+            time.sleep(0.1)
+        check(cl.master_of_keyspace() == replica, "the replica did not take over the keyspace")
+        wait_done(cl, "fo")
+        after_failover = len(read_pages(pages_path)) - before
+        check(after_failover > 0, "no page fetched after the failover")
+        check_once(read_pages(pages_path), log, want, "failover")
+        logs = "".join(open(os.path.join(tmp, "worker%d.log" % i)).read() for i in range(2))
+        check("MOVED" in logs, "no worker followed a MOVED")
+        check(redis_cmd(old, "ROLE")[0] == "slave", "the old master is not a replica now")
+    finally:
+        procs.stop_all()  # the fleet first: it would only warn about the nodes going
+        cl.stop()
+
+
+if __name__ == "__main__":
+    run_tests([test_crawl_on_cluster, test_failover_mid_crawl])
