@@ -197,6 +197,21 @@ static int start_tls(rc_redis *r, char *err, size_t cap)
     return e;
 }
 
+/* A Redis Cluster refuses SELECT: it has database 0 only. */
+static int select_db(rc_redis *r, char *err, size_t cap)
+{
+    redisReply *rep = redisCommand(r->c, "SELECT %d", r->addr.db);
+    int bad = !rep || rep->type == REDIS_REPLY_ERROR;
+    if (bad)
+        snprintf(err, cap, "Redis at %s: SELECT %d failed: %s%s", r->url, r->addr.db, rep ? rep->str : r->c->errstr,
+                 rep && strstr(rep->str, "cluster")
+                     ? " (a Redis Cluster has database 0 only: drop the /DB from the URL)"
+                     : "");
+    if (rep)
+        freeReplyObject(rep);
+    return bad ? -EIO : 0;
+}
+
 /* Connects to addr, authenticates and selects the database: no scripts yet. */
 static int open_node(rc_redis *r, char *err, size_t cap)
 {
@@ -225,17 +240,7 @@ static int open_node(rc_redis *r, char *err, size_t cap)
     int ar = rc_redis_auth(r->c, &r->addr, err, cap);
     if (ar < 0)
         return ar;
-    if (r->addr.db) {
-        redisReply *rep = redisCommand(r->c, "SELECT %d", r->addr.db);
-        int bad = !rep || rep->type == REDIS_REPLY_ERROR;
-        if (rep)
-            freeReplyObject(rep);
-        if (bad) {
-            snprintf(err, cap, "Redis at %s: SELECT %d failed", r->url, r->addr.db);
-            return -EIO;
-        }
-    }
-    return 0;
+    return r->addr.db ? select_db(r, err, cap) : 0;
 }
 
 static int load_scripts(rc_redis *r, char *err, size_t cap)
@@ -287,8 +292,8 @@ static int do_connect(rc_redis *r, char *err, size_t cap)
     return e < 0 ? e : load_scripts(r, err, cap);
 }
 
-/* Whether the server is a cluster node; if so the prefix gets a hash tag (said once) and the
- * connection moves to the master of its slot. A cluster has database 0 only. */
+/* Whether the server is a cluster node; if so the prefix gets a hash tag (said once); the
+ * caller then moves the connection to the master of its slot. */
 static int detect_cluster(rc_redis *r, char *err, size_t cap)
 {
     redisReply *rep = redisCommand(r->c, "INFO cluster");
@@ -297,9 +302,10 @@ static int detect_cluster(rc_redis *r, char *err, size_t cap)
         freeReplyObject(rep);
     if (!r->cluster)
         return 0;
-    if (r->addr.db) {
-        snprintf(err, cap, "Redis at %s is a cluster: it has database 0 only (drop /%d from the URL)", r->url,
-                 r->addr.db);
+    if (r->addr.path[0]) {
+        snprintf(err, cap,
+                 "Redis at %s is a cluster: reach it by redis:// or rediss:// (its nodes announce TCP addresses)",
+                 r->url);
         return -EINVAL;
     }
     char tagged[256];

@@ -123,6 +123,11 @@ def test_crawl_on_cluster(tmp, procs):
         check(len(doc["workers"]) == 2, "status shows %d workers, want 2" % len(doc["workers"]))
         logs = "".join(open(os.path.join(tmp, "worker%d.log" % i)).read() for i in range(2))
         check("hash tag {rc:}" in logs, "the workers did not say they use the tag")
+        # A cluster has database 0 only: another is refused, saying so.
+        r = subprocess.run([REDCRAWL, "status", "--json", "--redis", "redis://127.0.0.1:%d/2" % seed],
+                           capture_output=True, text=True, env=env, timeout=60)
+        check(r.returncode != 0 and "database 0 only" in r.stderr, "db 2 on a cluster: %d %s" %
+              (r.returncode, r.stderr[-500:]))
     finally:
         procs.stop_all()  # the fleet first: it would only warn about the nodes going
         cl.stop()
