@@ -16,7 +16,8 @@
 #   eval "$(scripts/services.sh start redis)"   # sets REDCRAWL_REDIS
 #   eval "$(scripts/services.sh start cluster)" # sets REDCRAWL_REDIS_CLUSTER (a seed node)
 #
-# cluster A real Redis Cluster on six free 127.0.0.1 ports: 3 masters and 3
+# cluster A real Redis Cluster on six free 127.0.0.1 ports (and six for its
+#         bus): 3 masters and 3
 #         replicas (redis-cli --cluster create --cluster-replicas 1), ready when
 #         every node says cluster_state:ok. Not part of 'all'. A restart keeps
 #         its ports and nodes.conf, so the same cluster comes back.
@@ -318,13 +319,13 @@ cluster_node_pid() {
 }
 
 start_cluster_node() {
-	local port=$1 nd
+	local port=$1 bus=$2 nd
 	nd=$(svc_dir cluster)/node-$port
 	mkdir -p "$nd"
 	(
 		for fd in "${LOCK_FDS[@]}"; do exec {fd}>&-; done
 		exec setsid redis-server --port "$port" --bind 127.0.0.1 --protected-mode yes --daemonize no \
-			--cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 3000 \
+			--cluster-enabled yes --cluster-port "$bus" --cluster-config-file nodes.conf --cluster-node-timeout 3000 \
 			--save '' --appendonly no --dir "$nd" --logfile '' </dev/null >>"$nd/redis.log" 2>&1
 	) &
 	printf '%s\n' "$!" >"$nd/pid"
@@ -341,22 +342,29 @@ cluster_ok() {
 }
 
 start_cluster() {
-	local reuse=$1 d ports p deadline fresh=1 nodes=()
+	local reuse=$1 d ports buses p i=0 deadline fresh=1 nodes=() bus=()
 	d=$(svc_dir cluster)
-	if [[ $reuse == 1 && -s $d/ports ]]; then
+	if [[ $reuse == 1 && -s $d/ports && -s $d/buses ]]; then
 		ports=$(<"$d/ports")
-		# shellcheck disable=SC2086 # a list of ports
-		wait_ports_free $ports
+		buses=$(<"$d/buses")
+		# shellcheck disable=SC2086 # lists of ports
+		wait_ports_free $ports $buses
 		fresh=0
 	else
-		ports=$(free_ports 6)
+		# The cluster bus ports are chosen too: the default (port + 10000) may be taken or
+		# beyond 65535.
+		read -r -a bus <<<"$(free_ports 12)"
+		ports=${bus[*]:0:6}
+		buses=${bus[*]:6:6}
 		rm -rf "$d"/node-*
 		printf '%s\n' "$ports" >"$d/ports"
+		printf '%s\n' "$buses" >"$d/buses"
 	fi
+	read -r -a bus <<<"$buses"
 	printf '%s\n' "${ports%% *}" >"$d/port"
 	log "cluster: starting 6 nodes on 127.0.0.1 ports $ports (logs $d/node-PORT/redis.log)"
 	for p in $ports; do
-		start_cluster_node "$p"
+		start_cluster_node "$p" "${bus[i++]}"
 		nodes+=("127.0.0.1:$p")
 	done
 	cp "$d/node-${ports%% *}/pid" "$d/pid"
