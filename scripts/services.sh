@@ -326,18 +326,24 @@ start_cluster_node() {
 		for fd in "${LOCK_FDS[@]}"; do exec {fd}>&-; done
 		exec setsid redis-server --port "$port" --bind 127.0.0.1 --protected-mode yes --daemonize no \
 			--cluster-enabled yes --cluster-port "$bus" --cluster-config-file nodes.conf --cluster-node-timeout 3000 \
-			--save '' --appendonly no --dir "$nd" --logfile '' </dev/null >>"$nd/redis.log" 2>&1
+			--save '' --appendonly no --repl-diskless-sync-delay 0 --dir "$nd" --logfile '' \
+			</dev/null >>"$nd/redis.log" 2>&1
 	) &
 	printf '%s\n' "$!" >"$nd/pid"
 }
 
-# True when every node answers cluster_state:ok with all 16384 slots served.
+# True when every node answers cluster_state:ok with all 16384 slots served, and every
+# replica is in sync with its master (until then it could not take over from it).
 cluster_ok() {
 	local p info
 	for p in $(cluster_nodes); do
 		info=$(redis-cli -h 127.0.0.1 -p "$p" cluster info 2>/dev/null) || return 1
 		grep -q '^cluster_state:ok' <<<"$info" || return 1
 		grep -q '^cluster_slots_ok:16384' <<<"$info" || return 1
+		info=$(redis-cli -h 127.0.0.1 -p "$p" info replication 2>/dev/null) || return 1
+		if grep -q '^role:slave' <<<"$info"; then
+			grep -q '^master_link_status:up' <<<"$info" || return 1
+		fi
 	done
 }
 
