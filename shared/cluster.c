@@ -88,6 +88,34 @@ int rc_cluster_slot_master(const redisReply *slots, unsigned slot, char *host, s
     return -ENOENT;
 }
 
+static int known(const rc_cluster_node *out, int n, const rc_cluster_node *x)
+{
+    for (int i = 0; i < n; i++)
+        if (out[i].port == x->port && strcmp(out[i].host, x->host) == 0)
+            return 1;
+    return 0;
+}
+
+int rc_cluster_nodes(const redisReply *slots, rc_cluster_node *out, int max)
+{
+    int n = 0;
+    if (!slots || slots->type != REDIS_REPLY_ARRAY)
+        return -EPROTO;
+    for (size_t i = 0; i < slots->elements; i++) {
+        const redisReply *r = slots->element[i];
+        if (r->type != REDIS_REPLY_ARRAY || r->elements < 3)
+            return -EPROTO;
+        for (size_t j = 2; j < r->elements && n < max; j++) {
+            rc_cluster_node x;
+            if (node_endpoint(r->element[j], x.host, sizeof x.host, &x.port) < 0)
+                return -EPROTO;
+            if (!known(out, n, &x))
+                out[n++] = x;
+        }
+    }
+    return n;
+}
+
 int rc_cluster_is_moved(const char *err)
 {
     return err && strncmp(err, "MOVED ", 6) == 0;

@@ -34,6 +34,15 @@ int rc_cluster_enabled(const char *info);
  * 0, -ENOENT when no range covers the slot (not assigned), -EPROTO for an unreadable reply. */
 int rc_cluster_slot_master(const struct redisReply *slots, unsigned slot, char *host, size_t cap, int *port);
 
+typedef struct rc_cluster_node {
+    char host[256]; /* "" = the node asked */
+    int port;
+} rc_cluster_node;
+
+/* Every node a CLUSTER SLOTS reply names, masters and replicas, each once, into out (at most
+ * max): where to ask again when the node in use is gone. How many, or -EPROTO. */
+int rc_cluster_nodes(const struct redisReply *slots, rc_cluster_node *out, int max);
+
 /* 1 when ERR is a MOVED error reply (the key's slot is served elsewhere). */
 int rc_cluster_is_moved(const char *err);
 

@@ -18,6 +18,7 @@
 #include "util.h"
 
 #define MOD "redis"
+#define RC_REDIS_NODES 16 /* cluster nodes remembered to ask when the one in use is gone */
 
 struct rc_redis {
     redisContext *c;
@@ -27,11 +28,13 @@ struct rc_redis {
     rc_redis_addr addr;
     char sha[RC_LUA_COUNT][41];
     char ip[64];
-    char err[320];      /* why the last reconnect failed, "" once one succeeds */
-    rc_redis_addr seed; /* the URL's: asked again when the node in addr is gone (cluster) */
-    int cluster;        /* a Redis Cluster: addr is the master of the keyspace's slot */
-    unsigned slot;      /* the keyspace's slot: its prefix's hash tag's */
-    uint64_t moved_ms;  /* when a reconnect last found the keyspace on another node, 0 = never */
+    char err[320];                         /* why the last reconnect failed, "" once one succeeds */
+    rc_redis_addr seed;                    /* the URL's: asked again when the node in addr is gone (cluster) */
+    int cluster;                           /* a Redis Cluster: addr is the master of the keyspace's slot */
+    unsigned slot;                         /* the keyspace's slot: its prefix's hash tag's */
+    uint64_t moved_ms;                     /* when a reconnect last found the keyspace on another node, 0 = never */
+    rc_cluster_node nodes[RC_REDIS_NODES]; /* the cluster's nodes at the last CLUSTER SLOTS */
+    int n_nodes;
 };
 
 /* unix:///absolute/path.sock (or unix:/path). */
@@ -260,6 +263,21 @@ static int load_scripts(rc_redis *r, char *err, size_t cap)
     return 0;
 }
 
+/* The nodes a CLUSTER SLOTS reply names (an unknown host: the node asked), kept unless the
+ * reply is unreadable. */
+static void remember_nodes(rc_redis *r, const redisReply *slots)
+{
+    rc_cluster_node n[RC_REDIS_NODES];
+    int k = rc_cluster_nodes(slots, n, RC_REDIS_NODES);
+    if (k <= 0)
+        return;
+    for (int i = 0; i < k; i++)
+        if (!n[i].host[0])
+            snprintf(n[i].host, sizeof n[i].host, "%s", r->addr.host);
+    memcpy(r->nodes, n, sizeof n[0] * (size_t)k);
+    r->n_nodes = k;
+}
+
 /* Cluster: asks the connected node which master serves the keyspace's slot and moves the
  * connection there (host "" in the answer: the node asked). */
 static int locate_master(rc_redis *r, char *err, size_t cap)
@@ -268,6 +286,7 @@ static int locate_master(rc_redis *r, char *err, size_t cap)
     int port = 0;
     redisReply *rep = redisCommand(r->c, "CLUSTER SLOTS");
     int e = rc_cluster_slot_master(rep, r->slot, host, sizeof host, &port);
+    remember_nodes(r, rep);
     if (rep)
         freeReplyObject(rep);
     if (e < 0) {
@@ -397,19 +416,35 @@ const char *rc_redis_sha(const rc_redis *r, rc_lua_id id)
     return r->sha[id];
 }
 
-/* On a cluster the node in addr may be gone (a failover): then the URL's node is asked where
- * the keyspace's master is now. */
+/* Cluster: connects through the URL's node, else through each node the cluster named last,
+ * until one says where the keyspace's master is and that master answers. */
+static int connect_via_others(rc_redis *r, const char *failed_host, int failed_port)
+{
+    rc_cluster_node ask[RC_REDIS_NODES + 1] = {{.port = r->seed.port}};
+    int n = r->n_nodes, e = -ECONNREFUSED;
+    snprintf(ask[0].host, sizeof ask[0].host, "%s", r->seed.host);
+    memcpy(ask + 1, r->nodes, sizeof ask[0] * (size_t)n); /* a copy: each connect renews r->nodes */
+    for (int i = 0; i <= n && e < 0; i++) {
+        if (ask[i].port == failed_port && strcmp(ask[i].host, failed_host) == 0)
+            continue;
+        _Static_assert(sizeof r->addr.host == sizeof ask[i].host, "host fields differ");
+        memcpy(r->addr.host, ask[i].host, sizeof r->addr.host);
+        r->addr.port = ask[i].port;
+        e = do_connect(r, r->err, sizeof r->err);
+    }
+    return e;
+}
+
+/* On a cluster the node in addr may be gone (a failover): then the others are asked where the
+ * keyspace's master is now. */
 static int reconnect(rc_redis *r)
 {
     char host[sizeof r->addr.host];
     int port = r->addr.port;
     snprintf(host, sizeof host, "%s", r->addr.host);
     int e = do_connect(r, r->err, sizeof r->err);
-    if (e < 0 && r->cluster && (strcmp(r->addr.host, r->seed.host) != 0 || r->addr.port != r->seed.port)) {
-        snprintf(r->addr.host, sizeof r->addr.host, "%s", r->seed.host);
-        r->addr.port = r->seed.port;
-        e = do_connect(r, r->err, sizeof r->err);
-    }
+    if (e < 0 && r->cluster)
+        e = connect_via_others(r, host, port);
     if (e == 0)
         r->err[0] = '\0';
     if (e == 0 && (strcmp(host, r->addr.host) != 0 || port != r->addr.port))

@@ -105,6 +105,27 @@ static void test_slot_master(void)
     freeReplyObject(r);
 }
 
+static void test_nodes(void)
+{
+    rc_cluster_node n[8];
+    redisReply *r = resp(slots_replicas);
+    RC_CHECK_INT_EQ(rc_cluster_nodes(r, n, 8), 6);
+    RC_CHECK_STR_EQ(n[0].host, "");
+    RC_CHECK_INT_EQ(n[0].port, 34385);
+    RC_CHECK_INT_EQ(n[1].port, 34091);
+    RC_CHECK_INT_EQ(n[5].port, 50837);
+    RC_CHECK_INT_EQ(rc_cluster_nodes(r, n, 3), 3); /* at most max */
+    freeReplyObject(r);
+    /* A master serving two ranges is named once. */
+    r = resp("*2\r\n*3\r\n:0\r\n:1\r\n*2\r\n$1\r\nh\r\n:7000\r\n"
+             "*3\r\n:2\r\n:3\r\n*2\r\n$1\r\nh\r\n:7000\r\n");
+    RC_CHECK_INT_EQ(rc_cluster_nodes(r, n, 8), 1);
+    freeReplyObject(r);
+    r = resp("+OK\r\n");
+    RC_CHECK_INT_EQ(rc_cluster_nodes(r, n, 8), -EPROTO);
+    freeReplyObject(r);
+}
+
 static void test_moved(void)
 {
     char host[64];
@@ -134,6 +155,7 @@ int main(void)
     test_slots();
     test_info();
     test_slot_master();
+    test_nodes();
     test_moved();
     return rc_test_done("test_cluster");
 }
