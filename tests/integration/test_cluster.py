@@ -8,6 +8,7 @@ master mid-crawl (CLUSTER FAILOVER on its replica) loses nothing and fetches not
 import collections
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -172,5 +173,53 @@ def test_failover_mid_crawl(tmp, procs):
         cl.stop()
 
 
+def test_master_killed_mid_crawl(tmp, procs):
+    """The keyspace's master, the very node the fleet was pointed at, SIGKILLed mid-crawl: the
+    cluster promotes its replica after the node timeout (3 s) and the fleet finds it through the
+    nodes the cluster named before. Replication is asynchronous, so a write the dead master
+    acknowledged may be lost (a URL fetched again): nothing is lost, a few pages may come twice."""
+    cl = Cluster(tmp)
+    try:
+        args = ["--sites", "6", "--pages", "60", "--latency-ms", "20"]
+        web_port, log, _ = start_web(procs, tmp, *args)
+        old = cl.master_of_keyspace()
+        replica = cl.replica_of(old)
+        env, out = start_fleet(tmp, procs, cl, web_port, old, delay="0.05")
+        seeds = ["http://s%d.site.test/" % i for i in range(6)]
+        submit(env, "kill", seeds)
+        want = expected_pages(graph(*args), seeds, -1, ["site.test"])
+        pages_path = os.path.join(out, "pages.jsonl")
+        deadline = time.time() + 60
+        while time.time() < deadline and (not os.path.exists(pages_path) or
+                                          len(read_pages(pages_path)) < len(want) // 4):
+            time.sleep(0.1)
+        with open(os.path.join(cl.dir, "cluster", "node-%d" % old, "pid")) as f:
+            os.kill(int(f.read()), signal.SIGKILL)  # a node this test started
+        killed_at = time.time()
+        deadline = time.time() + 30
+        while time.time() < deadline and (redis_cmd(replica, "ROLE") or [""])[0] != "master":
+            time.sleep(0.1)
+        check(redis_cmd(replica, "ROLE")[0] == "master", "the replica was not promoted")
+        promoted = time.time() - killed_at
+        deadline = time.time() + 120
+        while time.time() < deadline and redis_cmd(replica, "HGET", TAG + "job:kill", "state") != "done":
+            time.sleep(0.2)
+        check(redis_cmd(replica, "HGET", TAG + "job:kill", "state") == "done", "job did not finish")
+        pages = read_pages(pages_path)
+        urls = collections.Counter(p["url"] for p in pages)
+        missing, extra = set(want) - set(urls), set(urls) - set(want)
+        check(not missing and not extra, "%d missing (e.g. %s), %d unexpected (e.g. %s)" %
+              (len(missing), sorted(missing)[:3], len(extra), sorted(extra)[:3]))
+        twice = sum(n - 1 for n in urls.values())
+        check(twice <= 64, "%d pages stored again: more than the in-flight work of two workers" % twice)
+        logs = "".join(open(os.path.join(tmp, "worker%d.log" % i)).read() for i in range(2))
+        check("the keyspace's master is 127.0.0.1:%d" % replica in logs, "no worker moved to the new master")
+        print("  %d pages; replica promoted %.1f s after the kill; %d pages stored twice" %
+              (len(want), promoted, twice))
+    finally:
+        procs.stop_all()
+        cl.stop()
+
+
 if __name__ == "__main__":
-    run_tests([test_crawl_on_cluster, test_failover_mid_crawl])
+    run_tests([test_crawl_on_cluster, test_failover_mid_crawl, test_master_killed_mid_crawl])
