@@ -462,7 +462,7 @@ static void on_relay_ready(struct ev_loop *loop, ev_io *io, int revents)
 }
 
 /* Cluster: each connection goes to the keyspace's master as the cluster tells it now (the sync
- * client asks, the URL's node when the last one is gone), and the nudges follow. */
+ * client asks; the other nodes when the last one is gone), and the nudges follow. */
 static void locate_keyspace(rc_worker *w)
 {
     if (!rc_redis_cluster(w->sync))
