@@ -39,6 +39,7 @@ typedef struct crawl_conf {
     int64_t priority;
     double delay;
     double robots_delay; /* < 0: unset, the workers' default (the host's delay) */
+    double delay_factor;
     double timeout;
     char *out;
     char *redis;
@@ -97,6 +98,8 @@ static const rc_conf_row rows[] = {
      "job priority, 1-100 as for submit"},
     {"delay", RC_CONF_DOUBLE, offsetof(crawl_conf, delay), "1.0", 0, 3600, "REDCRAWL_DELAY",
      "seconds between hits on one domain"},
+    {"delay-factor", RC_CONF_DOUBLE, offsetof(crawl_conf, delay_factor), "2", 0, 100, "REDCRAWL_DELAY_FACTOR",
+     "wait at least this many times a host's last response time between its hits (0 = --delay alone)"},
     {"robots-delay", RC_CONF_DOUBLE, offsetof(crawl_conf, robots_delay), NULL, 0, 3600, "REDCRAWL_ROBOTS_DELAY",
      "seconds from a host's robots.txt fetch to its first page, when shorter than --delay (default: --delay)"},
     {"timeout", RC_CONF_DOUBLE, offsetof(crawl_conf, timeout), "30", 0.1, 3600, NULL,
@@ -294,12 +297,16 @@ static void free_args(char **v)
     free(v);
 }
 
-/* The workers' --delay, and --robots-delay only when given: unset, they wait the delay. */
+/* The workers' --delay and --delay-factor, and --robots-delay only when given: unset, they
+ * wait the delay. */
 static void add_politeness(crawl_run *run, size_t *n)
 {
     char num[64];
     add_arg(&run->wargv, n, "--delay");
     snprintf(num, sizeof num, "%.6f", run->c->delay);
+    add_arg(&run->wargv, n, num);
+    add_arg(&run->wargv, n, "--delay-factor");
+    snprintf(num, sizeof num, "%.6f", run->c->delay_factor);
     add_arg(&run->wargv, n, num);
     if (run->c->robots_delay >= 0) {
         add_arg(&run->wargv, n, "--robots-delay");

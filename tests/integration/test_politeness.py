@@ -552,6 +552,22 @@ def test_crawl_passes_robots_delay(tmp, procs):
         check(min(gaps[1:]) >= 500000 - SLACK_US, "%s: page gaps under 500 ms: %s" % (host, gaps[1:]))
 
 
+def test_crawl_passes_delay_factor(tmp, procs):
+    """`redcrawl crawl --delay 0 --delay-factor 3` hands the factor to its workers: pages that take
+    150 ms to answer are 450 ms apart on their host (the default factor, 2, would make it 300)."""
+    web_port, log, _ = start_web(procs, tmp, "--sites", "1", "--pages", "3")
+    seeds = ["http://s0.site.test/slow/150/%d" % i for i in range(3)]
+    r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "out"), "--quiet", "--connect-to",
+                        "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8", "--maxdepth", "0", "--delay",
+                        "0", "--delay-factor", "3"] + seeds, capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, "redcrawl crawl exited %d: %s" % (r.returncode, r.stderr[-2000:]))
+    rs = [x for x in by_host(read_requests(log)).get("s0.site.test", []) if x[3].startswith("/slow/")]
+    gaps = [b[0] - a[1] for a, b in zip(rs, rs[1:])]
+    print("  pages %s, gaps %s ms" % ([x[3] for x in rs], [round(g / 1000, 1) for g in gaps]))
+    check(len(rs) == 3, "want the 3 slow pages: %s" % rs)
+    check(gaps and min(gaps) >= 450000 - SLACK_US, "gaps under 3 x 150 ms: %s" % gaps)
+
+
 def test_robots_delay_keeps_crawl_delay(tmp, procs):
     """A site whose robots.txt says Crawl-delay: 1, crawled at --delay 0.1 --robots-delay 0.05:
     its first page follows robots.txt after 50 ms, and Crawl-delay still spaces the pages."""
@@ -594,5 +610,5 @@ if __name__ == "__main__":
     run_tests([test_backoff_capped_and_jittered, test_unreachable_host_is_parked, test_politeness_4_workers_20_hosts, test_rate_change_mid_crawl,
                test_retry_after_503,
                test_traps_bounded, test_robots_delay_shortens_first_gap, test_robots_delay_default_is_delay,
-               test_robots_delay_rejects_bad_values, test_crawl_passes_robots_delay,
+               test_robots_delay_rejects_bad_values, test_crawl_passes_robots_delay, test_crawl_passes_delay_factor,
                test_robots_delay_keeps_crawl_delay, test_page_follows_robots_txt_without_delay])
