@@ -134,26 +134,34 @@ def test_crawl_on_cluster(tmp, procs):
         cl.stop()
 
 
+def crawl_a_quarter(tmp, procs, cl, crawlid, fleet_node):
+    """A slow web, the fleet pointed at fleet_node(master, replica) of the keyspace, a crawl
+    submitted, and a wait until a quarter of its pages are stored. Returns (web log, expected
+    pages, pages.jsonl path, the keyspace's master, its replica)."""
+    args = ["--sites", "6", "--pages", "60", "--latency-ms", "20"]
+    web_port, log, _ = start_web(procs, tmp, *args)
+    old = cl.master_of_keyspace()
+    replica = cl.replica_of(old)
+    env, out = start_fleet(tmp, procs, cl, web_port, fleet_node(old, replica), delay="0.05")
+    seeds = ["http://s%d.site.test/" % i for i in range(6)]
+    submit(env, crawlid, seeds)
+    want = expected_pages(graph(*args), seeds, -1, ["site.test"])
+    pages_path = os.path.join(out, "pages.jsonl")
+    deadline = time.time() + 60
+    while time.time() < deadline and (not os.path.exists(pages_path) or
+                                      len(read_pages(pages_path)) < len(want) // 4):
+        time.sleep(0.1)
+    return log, want, pages_path, old, replica
+
+
 def test_failover_mid_crawl(tmp, procs):
     """CLUSTER FAILOVER on the replica of the keyspace's master while pages are being fetched:
     the fleet follows the MOVED to the new master and the crawl completes, nothing lost,
     nothing twice."""
     cl = Cluster(tmp)
     try:
-        args = ["--sites", "6", "--pages", "60", "--latency-ms", "20"]
-        web_port, log, _ = start_web(procs, tmp, *args)
-        old = cl.master_of_keyspace()
-        replica = cl.replica_of(old)
-        seed = next(p for p in cl.ports if p not in (old, replica))
-        env, out = start_fleet(tmp, procs, cl, web_port, seed, delay="0.05")
-        seeds = ["http://s%d.site.test/" % i for i in range(6)]
-        submit(env, "fo", seeds)
-        want = expected_pages(graph(*args), seeds, -1, ["site.test"])
-        pages_path = os.path.join(out, "pages.jsonl")
-        deadline = time.time() + 60
-        while time.time() < deadline and (not os.path.exists(pages_path) or
-                                          len(read_pages(pages_path)) < len(want) // 4):
-            time.sleep(0.1)
+        log, want, pages_path, old, replica = crawl_a_quarter(
+            tmp, procs, cl, "fo", lambda m, r: next(p for p in cl.ports if p not in (m, r)))
         before = len(read_pages(pages_path))
         check(before < len(want), "the crawl ended before the failover (%d of %d pages)" % (before, len(want)))
         check(redis_cmd(replica, "CLUSTER", "FAILOVER") == "OK", "CLUSTER FAILOVER refused")
@@ -180,19 +188,7 @@ def test_master_killed_mid_crawl(tmp, procs):
     acknowledged may be lost (a URL fetched again): nothing is lost, a few pages may come twice."""
     cl = Cluster(tmp)
     try:
-        args = ["--sites", "6", "--pages", "60", "--latency-ms", "20"]
-        web_port, log, _ = start_web(procs, tmp, *args)
-        old = cl.master_of_keyspace()
-        replica = cl.replica_of(old)
-        env, out = start_fleet(tmp, procs, cl, web_port, old, delay="0.05")
-        seeds = ["http://s%d.site.test/" % i for i in range(6)]
-        submit(env, "kill", seeds)
-        want = expected_pages(graph(*args), seeds, -1, ["site.test"])
-        pages_path = os.path.join(out, "pages.jsonl")
-        deadline = time.time() + 60
-        while time.time() < deadline and (not os.path.exists(pages_path) or
-                                          len(read_pages(pages_path)) < len(want) // 4):
-            time.sleep(0.1)
+        log, want, pages_path, old, replica = crawl_a_quarter(tmp, procs, cl, "kill", lambda m, r: m)
         with open(os.path.join(cl.dir, "cluster", "node-%d" % old, "pid")) as f:
             os.kill(int(f.read()), signal.SIGKILL)  # a node this test started
         killed_at = time.time()
