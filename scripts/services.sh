@@ -18,7 +18,8 @@
 #
 # cluster A real Redis Cluster on six free 127.0.0.1 ports (and six for its
 #         bus): 3 masters and 3
-#         replicas (redis-cli --cluster create --cluster-replicas 1), ready when
+#         replicas (redis-cli --cluster create --cluster-replicas 1; with
+#         REDCRAWL_CLUSTER_REPLICAS=0 three masters alone), ready when
 #         every node says cluster_state:ok. Not part of 'all'. A restart keeps
 #         its ports and nodes.conf, so the same cluster comes back.
 #
@@ -44,6 +45,7 @@
 #   REDCRAWL_CACHE         download/build cache (default ~/.cache/redcrawl)
 #   REDCRAWL_KAFKA_WAIT    seconds to wait for Kafka readiness (default 120)
 #   REDCRAWL_KAFKA_HEAP    Kafka heap size (default 512m)
+#   REDCRAWL_CLUSTER_REPLICAS  replicas per cluster master: 1 (default) or 0
 #   REDCRAWL_KAFKA_HOST    address of Kafka's plain listener (default 127.0.0.1): a
 #                          network namespace's own address when the broker runs
 #                          in one (tests/integration/test_netns.py); the SASL and
@@ -348,7 +350,10 @@ cluster_ok() {
 }
 
 start_cluster() {
-	local reuse=$1 d ports buses p i=0 deadline fresh=1 nodes=() bus=()
+	local reuse=$1 d ports buses p i=0 deadline fresh=1 nodes=() bus=() replicas nodes_n
+	replicas=${REDCRAWL_CLUSTER_REPLICAS:-1}
+	[[ $replicas =~ ^[01]$ ]] || die "REDCRAWL_CLUSTER_REPLICAS must be 0 or 1, not '$replicas'"
+	nodes_n=$((3 * (1 + replicas)))
 	d=$(svc_dir cluster)
 	if [[ $reuse == 1 && -s $d/ports && -s $d/buses ]]; then
 		ports=$(<"$d/ports")
@@ -359,16 +364,16 @@ start_cluster() {
 	else
 		# The cluster bus ports are chosen too: the default (port + 10000) may be taken or
 		# beyond 65535.
-		read -r -a bus <<<"$(free_ports 12)"
-		ports=${bus[*]:0:6}
-		buses=${bus[*]:6:6}
+		read -r -a bus <<<"$(free_ports $((2 * nodes_n)))"
+		ports=${bus[*]:0:nodes_n}
+		buses=${bus[*]:nodes_n:nodes_n}
 		rm -rf "$d"/node-*
 		printf '%s\n' "$ports" >"$d/ports"
 		printf '%s\n' "$buses" >"$d/buses"
 	fi
 	read -r -a bus <<<"$buses"
 	printf '%s\n' "${ports%% *}" >"$d/port"
-	log "cluster: starting 6 nodes on 127.0.0.1 ports $ports (logs $d/node-PORT/redis.log)"
+	log "cluster: starting $nodes_n nodes on 127.0.0.1 ports $ports (logs $d/node-PORT/redis.log)"
 	for p in $ports; do
 		start_cluster_node "$p" "${bus[i++]}"
 		nodes+=("127.0.0.1:$p")
@@ -383,7 +388,7 @@ start_cluster() {
 		done
 	done
 	if ((fresh)); then
-		timeout 60 redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes >"$d/create.log" 2>&1 ||
+		timeout 60 redis-cli --cluster create "${nodes[@]}" --cluster-replicas "$replicas" --cluster-yes >"$d/create.log" 2>&1 ||
 			fail_start cluster "redis-cli --cluster create failed" "$d/create.log"
 	fi
 	deadline=$(($(now) + 60))
@@ -391,7 +396,7 @@ start_cluster() {
 		(($(now) < deadline)) || fail_start cluster "cluster_state not ok on every node within 60 s" "$d/create.log"
 		sleep 0.2
 	done
-	log "cluster: ready (3 masters + 3 replicas, seed 127.0.0.1:${ports%% *})"
+	log "cluster: ready (3 masters + $((nodes_n - 3)) replicas, seed 127.0.0.1:${ports%% *})"
 }
 
 stop_cluster() {
