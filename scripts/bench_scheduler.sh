@@ -34,43 +34,13 @@ export REDCRAWL_REDIS="unix://$SOCK"
 cpu_s() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / t }' "/proc/$1/stat"; }
 used_memory() { redis-cli -s "$SOCK" info memory | awk -F: '/^used_memory:/ { print $2 + 0 }'; }
 
-# One job (its hash makes the scheduler's checks pass), then the frontier written in bulk.
+# One job (its hash makes the scheduler's checks pass), then the frontier written in bulk
+# (and the job's pending count).
 build/cli/redcrawl submit --crawlid bench --maxdepth -1 http://h0.bench.test/ >/dev/null
-python3 - "$URLS" "$HOSTS" "$WORKERS" "${BENCH_RECORD:-compact}" "${BENCH_FRONTIER:-lists}" >"$WORK/load.resp" <<'PY'
-import json, sys, time
-urls, hosts, workers = map(int, sys.argv[1:4])
-form, frontier = sys.argv[4:6]
-out = sys.stdout
-def cmd(*a):
-    out.write("*%d\r\n" % len(a) + "".join("$%d\r\n%s\r\n" % (len(x.encode()), x) for x in map(str, a)))
-now = int(time.time() * 1000)
-for w in range(workers):  # fake workers: a heartbeat and the fields the scheduler reads
-    cmd("ZADD", "rc:workers", now, "fw%d" % w)
-    cmd("HSET", "rc:worker:fw%d" % w, "hb", now, "started_ms", now, "slots", 64)
-batch = []
-for i in range(urls):
-    url = "http://h%d.bench.test/p/%d" % (i % hosts, i)
-    if form == "json":
-        rec = json.dumps({"url": url, "crawlid": "bench", "depth": 0, "priority": 1, "attempt": 0},
-                         separators=(",", ":"))
-    elif frontier == "zset":
-        rec = "bench 0 1 0 " + url
-    else:
-        rec = "0 1 0 " + url  # in its job's lists the crawlid is implied (shared/record.h)
-    if frontier == "zset":
-        cmd("ZADD", "rc:seeds:bench", 1000000000 + i, rec)
-        continue
-    batch.append(rec)
-    if len(batch) == 1000 or i == urls - 1:
-        cmd("RPUSH", "rc:seeds:bench:1:0", *batch)
-        batch = []
-if frontier != "zset":
-    cmd("ZADD", "rc:seedb:bench", 999 * 2 ** 40, "1:0")
-cmd("SADD", "rc:frontier", "bench")
-PY
+scripts/bench_frontier_load.py rc: "$URLS" "$HOSTS" "$WORKERS" "${BENCH_RECORD:-compact}" "${BENCH_FRONTIER:-lists}" \
+  >"$WORK/load.resp"
 mem0=$(used_memory)
 redis-cli -s "$SOCK" --pipe <"$WORK/load.resp" >/dev/null
-redis-cli -s "$SOCK" hincrby rc:job:bench pending "$URLS" >/dev/null
 # URLs left in the frontier: the zset, or the list (one bucket: priority 1, depth 0).
 frontier_left() {
   echo $(($(redis-cli -s "$SOCK" zcard rc:seeds:bench) + $(redis-cli -s "$SOCK" llen rc:seeds:bench:1:0)))
