@@ -906,9 +906,10 @@ static void emit(art *a, size_t id, out *o, int depth)
             o->line = 1;
             continue;
         }
-        /* A bare link between blocks ("next", "read more") is navigation, not text. */
+        /* A bare link between blocks ("next", "read more") is navigation, not text; in a
+         * listing the entries are such links (a job board's cards, a link around each). */
         int bare_link = a->v[id].has_block && !is_block(k->v.element.tag) && a->v[c].text &&
-                        a->v[c].link == a->v[c].text && !text_beside(kids, i);
+                        a->v[c].link == a->v[c].text && !text_beside(kids, i) && a->scope_ld < SCOPE_LD;
         /* A heading over a block that is cut ("Related articles") or over nothing goes too. */
         GumboTag kt = k->v.element.tag;
         int orphan = kt >= GUMBO_TAG_H1 && kt <= GUMBO_TAG_H6 && next < a->v[id].end && cut(a, next);

@@ -782,6 +782,21 @@ static void test_article_more(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "SHOWN ") && strstr(t, "WIDE ") && !strstr(t, "NONE ") && !strstr(t, "LIST "));
     free(t);
+
+    /* A job board: each entry a card that is one link (title, company) beside a logo. In a
+     * listing the links are the entries, not a "next" between blocks. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h1>Remote jobs</h1><div class=intro><p>INTRO Find a remote job.</p></div><ul>");
+    for (int i = 0; i < 12; i++)
+        rc_buf_printf(&b,
+                      "<li class=listing><div class=logo></div><a href=/j%d><div><span>JOB %d Senior "
+                      "engineer</span></div><p>Company %d, anywhere in the world</p></a></li>",
+                      i, i, i);
+    rc_buf_puts(&b, "</ul></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "JOB 0 Senior") && strstr(t, "JOB 11 Senior") && strstr(t, "Company 11"));
+    free(t);
+    rc_buf_release(&b);
 }
 
 int main(int argc, char **argv)
