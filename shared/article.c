@@ -28,6 +28,7 @@ typedef struct node_stat {
     size_t end;    /* one past the last descendant's index (preorder) */
     unsigned text, link, commas;
     double score;
+    double mass;              /* the scores of the paragraphs inside it (see spread_of) */
     int weight;               /* class/id/tag verdict */
     unsigned cand : 1;        /* score initialised */
     unsigned boiler : 1;      /* navigation, comments, related ... (decided in mark_boiler) */
@@ -671,6 +672,8 @@ static void score(art *a)
         /* Commas in code (argument lists) say nothing of prose. */
         unsigned commas = s->node->v.element.tag == GUMBO_TAG_PRE ? 0 : s->commas;
         double sc = 1 + commas + (s->text / 100 < 3 ? s->text / 100 : 3);
+        for (size_t q = i; q != SIZE_MAX; q = a->v[q].parent)
+            a->v[q].mass += sc;
         size_t p = s->parent;
         for (int level = 0; level < SCORE_LEVELS && p != SIZE_MAX; level++, p = a->v[p].parent) {
             node_stat *ps = &a->v[p];
@@ -766,6 +769,40 @@ static size_t better_candidate(const art *a, size_t best)
             if (in >= ALT_MIN)
                 return p;
         }
+    return best;
+}
+
+/* Whether a child of P other than X holds X's text again (within 1 %): a copy of it for another
+ * screen size, not another part. */
+static int copied(const art *a, size_t p, size_t x)
+{
+    unsigned own = nonlink(&a->v[x]);
+    for (size_t k = p + 1; k < a->v[p].end; k = a->v[k].end) {
+        unsigned t = nonlink(&a->v[k]);
+        if (k != x && (t > own ? t - own : own - t) * 100 <= own)
+            return 1;
+    }
+    return 0;
+}
+
+/* An article laid out as a column of sections (a landing page's rows, a CMS's blocks, a health
+ * page's headed parts, each a few paragraphs deep in wrappers): the best block is one section,
+ * and no other scores near it. Its nearest ancestor (below <body>, at most SPREAD_LEVELS up)
+ * whose paragraphs score SPREAD times its own is the article, unless that ancestor is mostly
+ * links (a page's whole frame) or the rest is copies of the best's branch. */
+#define SPREAD 3
+#define SPREAD_LEVELS 14
+#define SPREAD_LD 0.3
+static size_t spread_of(const art *a, size_t best)
+{
+    size_t x = best, p = a->v[best].parent;
+    for (int level = 0; level < SPREAD_LEVELS && p != SIZE_MAX; level++, x = p, p = a->v[p].parent) {
+        const node_stat *s = &a->v[p];
+        if (s->node->v.element.tag == GUMBO_TAG_BODY || s->boiler || s->in_boiler)
+            break;
+        if (s->mass >= SPREAD * a->v[best].mass)
+            return link_density(s) < SPREAD_LD && !copied(a, p, x) ? p : best;
+    }
     return best;
 }
 
@@ -1287,6 +1324,8 @@ static void emit_best(art *a, out *o)
         named = SIZE_MAX;
     if (named != SIZE_MAX)
         best = named = named_whole(a, named);
+    else if (best != SIZE_MAX)
+        best = spread_of(a, best);
     size_t run = named == SIZE_MAX ? run_of_entries(a, best) : SIZE_MAX;
     if (run != SIZE_MAX)
         best = run;

@@ -797,6 +797,24 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "JOB 0 Senior") && strstr(t, "JOB 11 Senior") && strstr(t, "Company 11"));
     free(t);
     rc_buf_release(&b);
+
+    /* A page of headed sections, each two paragraphs deep in wrappers, over a long list of
+     * references whose commas make it the best block: the sections with it. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=header><a href=/>Home</a></div><main><div class=col>");
+    for (int i = 0; i < 14; i++)
+        rc_buf_printf(
+            &b, "<div id=part-%c><div><h2>Part %d</h2><div><p>PROSE %d " PARA "</p><p>" PARA "</p></div></div></div>",
+            'a' + i, i, i);
+    rc_buf_puts(&b, "<div id=refs><div><h2>References</h2><div><ul>");
+    for (int i = 0; i < 16; i++)
+        rc_buf_printf(&b, "<li>REF %02d Smith A, Jones B, Lee C, et al. A trial of many. J Med. 2020;1(2):3-4.</li>",
+                      i);
+    rc_buf_puts(&b, "</ul></div></div></div></div></main></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "PROSE 0 ") && strstr(t, "PROSE 13 ") && strstr(t, "REF 15 ") && !strstr(t, "Home"));
+    free(t);
+    rc_buf_release(&b);
 }
 
 int main(int argc, char **argv)
