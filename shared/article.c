@@ -1163,6 +1163,23 @@ static size_t entries_of(const art *a, size_t c)
 #define RUN_MIN 4
 #define RUN_SHARE 4
 #define RUN_WEAK 1000 /* a best block with more text outside links is not weak */
+static int is_heading(GumboTag t)
+{
+    return t >= GUMBO_TAG_H1 && t <= GUMBO_TAG_H6;
+}
+
+/* A heading, or a short block that opens with one (a wiki's heading with its "edit" link): it
+ * heads the entries that follow, and does not end their run. */
+#define HEADING_MAX 64
+static int heading_block(const art *a, size_t k)
+{
+    const node_stat *s = &a->v[k];
+    if (is_heading(s->node->v.element.tag))
+        return 1;
+    return s->text < HEADING_MAX && k + 1 < s->end && a->v[k + 1].parent == k &&
+           is_heading(a->v[k + 1].node->v.element.tag);
+}
+
 static size_t run_of_entries(const art *a, size_t best)
 {
     unsigned own = best == SIZE_MAX ? 0 : a->v[best].text;
@@ -1179,6 +1196,9 @@ static size_t run_of_entries(const art *a, size_t best)
         for (size_t k = p + 1; k < a->v[p].end; k = a->v[k].end) {
             const node_stat *s = &a->v[k];
             GumboTag t = s->node->v.element.tag;
+            /* metadata in the body (a wiki's style <link>) or a heading over the next entries */
+            if (t == GUMBO_TAG_LINK || t == GUMBO_TAG_META || (s->text && heading_block(a, k)))
+                continue;
             if (!is_block(t) || s->boiler) {
                 run = 0;
                 continue;

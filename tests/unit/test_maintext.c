@@ -815,6 +815,26 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "PROSE 0 ") && strstr(t, "PROSE 13 ") && strstr(t, "REF 15 ") && !strstr(t, "Home"));
     free(t);
     rc_buf_release(&b);
+
+    /* A wiki's list page: a column of links per letter, each under its heading (with an "edit"
+     * link) and after a style <link>; headings and metadata do not end the run of columns. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=tagline><p>From the free encyclopedia of all</p></div><div class=page><p>"
+                    "INTRO This is an index of notable things, " PARA "</p>");
+    for (int i = 0; i < 6; i++) {
+        rc_buf_printf(&b,
+                      "<div class=heading><h2>%c</h2><span><a href=/e%d>edit</a></span></div>"
+                      "<link rel=stylesheet href=/s.css><div class=col><ul>",
+                      'A' + i, i);
+        for (int j = 0; j < 10; j++)
+            rc_buf_printf(&b, "<li><a href=/t%d_%d>THING %d.%d of the list</a></li>", i, j, i, j);
+        rc_buf_puts(&b, "</ul></div>");
+    }
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "THING 0.0 ") && strstr(t, "THING 5.9 "));
+    free(t);
+    rc_buf_release(&b);
 }
 
 int main(int argc, char **argv)
