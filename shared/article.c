@@ -1327,11 +1327,11 @@ static void emit_whole(art *a, size_t c, out *o)
     emit(a, c, o, depth_of(a, c));
 }
 
-/* Which element holds the article, and emits it. */
-static void emit_best(art *a, out *o)
+/* Which element holds the article, and emits it; whether that was a body the page names (only
+ * if TRUST_NAMED). */
+static int emit_best(art *a, out *o, int trust_named)
 {
-    size_t named = named_body(a);
-    score(a);
+    size_t named = trust_named ? named_body(a) : SIZE_MAX;
     size_t best = best_candidate(a);
     if (best != SIZE_MAX)
         best = better_candidate(a, best);
@@ -1350,11 +1350,11 @@ static void emit_best(art *a, out *o)
     if (run != SIZE_MAX)
         best = run;
     if (best == SIZE_MAX)
-        return;
+        return named != SIZE_MAX;
     size_t forum = schema_thread(a, best);
     if (forum != SIZE_MAX) {
         emit_whole(a, forum, o);
-        return;
+        return named != SIZE_MAX;
     }
     /* One post of a thread was chosen: the thread (two up: the posts' list, its parent). */
     size_t post = post_of(a, best);
@@ -1364,12 +1364,12 @@ static void emit_best(art *a, out *o)
         a->scope_ld = link_density(&a->v[thread]);
         cut_comments(a, thread);
         emit(a, thread, o, depth_of(a, thread));
-        return;
+        return named != SIZE_MAX;
     }
     size_t list = run != SIZE_MAX ? run : named == SIZE_MAX ? entries_of(a, best) : SIZE_MAX;
     if (list != SIZE_MAX) {
         emit_whole(a, list, o);
-        return;
+        return named != SIZE_MAX;
     }
     a->scope = nonlink(&a->v[best]);
     a->scope_ld = link_density(&a->v[best]);
@@ -1383,6 +1383,7 @@ static void emit_best(art *a, out *o)
     } else {
         emit_article(a, best, o);
     }
+    return named != SIZE_MAX;
 }
 
 /* A short paragraph that only credits a picture or a source ("Titelbild: ...", "Quelle: ...")
@@ -1582,7 +1583,11 @@ char *rc_article_text(const GumboNode *root)
     if (html) {
         collect(&a, html, SIZE_MAX, 0, 0);
         mark_boiler(&a);
-        emit_best(&a, &o);
+        score(&a);
+        /* A named body that gives no text (a teaser whose words are all links, a player) is
+         * not the article: the scoring and the runs of entries decide. */
+        if (emit_best(&a, &o, 1) && !o.b.len)
+            emit_best(&a, &o, 0);
     }
     char *text = rc_buf_steal(&o.b);
     drop_credits(text);

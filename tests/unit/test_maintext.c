@@ -835,6 +835,19 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "THING 0.0 ") && strstr(t, "THING 5.9 "));
     free(t);
     rc_buf_release(&b);
+
+    /* A page's first <article> is a teaser whose text is all links and tools: it gives nothing,
+     * and the scoring finds the story; the density method (what an empty article gives way to)
+     * would read the consent dialog's text too. */
+    t = text_of("<body><h1>Science</h1><article class=item><p class=teaser><a href=/t>TEASER " PARA
+                "</a></p><div class=share><p>SHARE this story on many networks, " PARA "</p></div><div class=social>"
+                "<p>SOCIAL follow us on all the sites, " PARA "</p></div></article><div class=story><p>STORY " PARA
+                "</p><p>" PARA "</p></div><div class=consent><div><p>CONSENT We and our partners "
+                "use cookies on this site and others,</p><p>to measure, to show ads, to remember you.</p>"
+                "<p>Accept them all, or choose.</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "STORY ") && !strstr(t, "CONSENT ") && !strstr(t, "SHARE "));
+    free(t);
 }
 
 int main(int argc, char **argv)
