@@ -400,6 +400,10 @@ static void judge(const matcher *mt, node_stat *s)
     s->says_boiler = s->menu || (role && (!strcasecmp(role, "contentinfo") || !strcasecmp(role, "banner"))) ||
                      (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && (says & W_UNLIKELY) &&
                       !(says & W_MAYBE));
+    /* What a site keeps out of search results' snippets (data-nosnippet: an author's blurb, a
+     * date line, a notice) is not the text a reader came for. */
+    if (attr(n, "data-nosnippet"))
+        s->says_boiler = 1;
     s->body_class = (says & W_BODY) || (ip && strstr(ip, "articleBody")) || (role && !strcasecmp(role, "article"));
     s->small_junk = (says & W_JUNK) != 0;
     s->itemprop = ip && strstr(ip, "articleBody");

@@ -848,6 +848,16 @@ static void test_article_more(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "STORY ") && !strstr(t, "CONSENT ") && !strstr(t, "SHARE "));
     free(t);
+
+    /* A block the site keeps out of search snippets (data-nosnippet) is not the article's text:
+     * the author's blurb under the byline. */
+    t = text_of("<body><article><h1>Four scripts</h1><div class=head-data><div class=with-excerpt data-nosnippet>"
+                "BLURB Anurag is an experienced journalist who has covered tech for years, " PARA
+                "</div></div><div class=body><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p></div></article>"
+                "</body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "BLURB "));
+    free(t);
 }
 
 int main(int argc, char **argv)
