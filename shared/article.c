@@ -46,6 +46,7 @@ typedef struct node_stat {
     unsigned forum_post : 1;  /* itemtype schema.org DiscussionForumPosting or Question */
     unsigned reply_item : 1;  /* itemtype schema.org Comment or Answer */
     unsigned menu : 1;        /* <nav>, role navigation or menu */
+    unsigned reviews : 1;     /* class/id says reviews (boilerplate on a product's page) */
 } node_stat;
 
 typedef struct art {
@@ -54,6 +55,7 @@ typedef struct art {
     size_t h1; /* the first <h1> (else the first itemprop=headline), or SIZE_MAX */
     int h1_seen;
     const char *jsonld_body; /* borrowed from jsonld */
+    int product;             /* the page marks up a schema.org Product (JSON-LD or microdata) */
     unsigned scope;          /* text outside links of the container being emitted */
     double scope_ld;         /* its link density */
     json_t *jsonld;
@@ -311,6 +313,7 @@ static const char *const junk_words[] = {"byline",   "author",     "dateline", "
 
 static const char *const comment_words[] = {"comment", "disqus", NULL};
 static const char *const signature_words[] = {"signature", NULL};
+static const char *const review_words[] = {"reviews", "review-list", "product-review", NULL};
 
 /* What a class/id says, one bit per word list, found in one scan of the string: judge() runs on
  * every element, and a strstr per word was most of the article method's time. */
@@ -323,19 +326,22 @@ enum {
     W_JUNK = 32,
     W_COMMENTS = 64,
     W_SIGNATURE = 128,
+    W_REVIEWS = 256,
 };
 static const struct {
     const char *const *words;
     unsigned bit;
 } word_lists[] = {
-    {unlikely, W_UNLIKELY}, {maybe, W_MAYBE},     {negative, W_NEGATIVE},      {positive, W_POSITIVE},
-    {body_words, W_BODY},   {junk_words, W_JUNK}, {comment_words, W_COMMENTS}, {signature_words, W_SIGNATURE}};
+    {unlikely, W_UNLIKELY},   {maybe, W_MAYBE},     {negative, W_NEGATIVE},      {positive, W_POSITIVE},
+    {body_words, W_BODY},     {junk_words, W_JUNK}, {comment_words, W_COMMENTS}, {signature_words, W_SIGNATURE},
+    {review_words, W_REVIEWS}};
 #define MATCH_WORDS 256
 
 /* The words of all lists chained by their first byte. */
 typedef struct matcher {
     const char *word[MATCH_WORDS];
-    unsigned char len[MATCH_WORDS], bit[MATCH_WORDS];
+    unsigned char len[MATCH_WORDS];
+    unsigned short bit[MATCH_WORDS];
     short next[MATCH_WORDS], head[256];
 } matcher;
 
@@ -348,7 +354,7 @@ static void matcher_init(matcher *m)
             unsigned char c = (unsigned char)(*w)[0];
             m->word[n] = *w;
             m->len[n] = (unsigned char)strlen(*w);
-            m->bit[n] = (unsigned char)word_lists[l].bit;
+            m->bit[n] = (unsigned short)word_lists[l].bit;
             m->next[n] = m->head[c];
             m->head[c] = n;
         }
@@ -413,6 +419,7 @@ static void judge(const matcher *mt, node_stat *s)
     s->reply_item = it && (strstr(it, "/Comment") || strstr(it, "/Answer"));
     s->comments = (says & W_COMMENTS) != 0;
     s->signature = (says & W_SIGNATURE) != 0;
+    s->reviews = (says & W_REVIEWS) != 0;
     int w = 0;
     switch (t) {
     case GUMBO_TAG_DIV:
@@ -536,6 +543,9 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
         a->h1_seen = 1;
     }
     const char *ip = attr(n, "itemprop");
+    const char *it = attr(n, "itemtype");
+    if (it && strstr(it, "schema.org/Product"))
+        a->product = 1;
     if (a->h1 == SIZE_MAX && ip && strstr(ip, "headline")) /* until an <h1> is seen */
         a->h1 = id;
     const GumboVector *kids = &n->v.element.children;
@@ -580,8 +590,11 @@ static void mark_boiler(art *a)
     for (size_t i = 0; i < a->n; i++) {
         node_stat *s = &a->v[i];
         /* A class that says boilerplate on most of the page is a wrapper's; a shop's menu is
-         * navigation even when its hidden panels hold most of the page's text. */
-        s->boiler = s->says_boiler && !s->has_h1 && (s->menu || (s->text - s->link) * 2 <= page);
+         * navigation even when its hidden panels hold most of the page's text. On a product's
+         * page (schema.org Product), a block named reviews is its buyers' reviews, not its
+         * description. */
+        int says = s->says_boiler || (a->product && s->reviews);
+        s->boiler = says && !s->has_h1 && (s->menu || (s->text - s->link) * 2 <= page);
         if (s->parent != SIZE_MAX) {
             s->in_boiler = a->v[s->parent].boiler || a->v[s->parent].in_boiler;
             s->comments |= a->v[s->parent].comments;
@@ -616,6 +629,11 @@ const char *rc_article_jsonld_string(json_t *v, const char *key, int depth)
 static void find_jsonld_body(art *a, const GumboNode *n)
 {
     const char *type = attr(n, "type");
+    if (type && !strcasecmp(type, "application/ld+json") && n->v.element.children.length == 1) {
+        const GumboNode *t0 = n->v.element.children.data[0];
+        if (t0->type == GUMBO_NODE_TEXT && strstr(t0->v.text.text, "\"Product\""))
+            a->product = 1;
+    }
     if (a->jsonld_body || !type || strcasecmp(type, "application/ld+json") != 0 || n->v.element.children.length != 1)
         return;
     const GumboNode *t = n->v.element.children.data[0];
