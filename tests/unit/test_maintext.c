@@ -871,6 +871,15 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "DESC ") && !strstr(t, "REVIEW "));
     free(t);
     rc_buf_release(&b);
+
+    /* Bootstrap's modal dialogs and dropdown menus are hidden until a script opens them, and
+     * "invisible" hides a block: none is read. */
+    t = text_of("<body><div class=content><p>SHOWN " PARA "</p><div class=\"modal fade\"><div class=modal-body><p>"
+                "MODAL " PARA "</p></div></div><ul class=dropdown-menu><li>DROPDOWN " PARA
+                "</li></ul><div class=invisible><p>INVISIBLE " PARA "</p></div><p>" PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SHOWN ") && !strstr(t, "MODAL ") && !strstr(t, "DROPDOWN ") && !strstr(t, "INVISIBLE "));
+    free(t);
 }
 
 int main(int argc, char **argv)
