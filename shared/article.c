@@ -79,13 +79,14 @@ static int is_dialog(const GumboNode *n)
 }
 
 /* Whether CLASS names a block that style sheets hide (a framework's "hidden", "d-none"; Bootstrap's
- * "invisible", and its "modal" and "dropdown-menu" until a script opens them) and no class shows
+ * "invisible", and its "modal" and "dropdown-menu" until a script opens them; Magnific Popup's
+ * "mfp-hide", a lightbox's content until it opens) and no class shows
  * it again at some width ("md:block", "d-lg-flex"). A screen reader's "sr-only" text is kept:
  * labels of the sets count it as often as not. */
 static int hidden_class(const char *cls)
 {
-    static const char *const hide[] = {"hidden", "is-hidden",     "hide",      "d-none",
-                                       "modal",  "dropdown-menu", "invisible", NULL};
+    static const char *const hide[] = {"hidden",        "is-hidden", "hide",     "d-none", "modal",
+                                       "dropdown-menu", "invisible", "mfp-hide", NULL};
     static const char *const show[] = {"block", "flex", "grid", "inline", "table", NULL};
     int hid = 0;
     for (const char *p = cls; *p;) {

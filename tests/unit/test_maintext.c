@@ -880,6 +880,13 @@ static void test_article_more(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "SHOWN ") && !strstr(t, "MODAL ") && !strstr(t, "DROPDOWN ") && !strstr(t, "INVISIBLE "));
     free(t);
+
+    /* Magnific Popup's content stays hidden (mfp-hide) until its lightbox opens. */
+    t = text_of("<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
+                "</p></div><p>" PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SHOWN ") && !strstr(t, "POPUP "));
+    free(t);
 }
 
 int main(int argc, char **argv)
