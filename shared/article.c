@@ -289,6 +289,7 @@ static const char *const unlikely[] = {"-ad-",
                                        "nextread",
                                        "next-read",
                                        "shariff",
+                                       "footnotes",
                                        NULL};
 static const char *const maybe[] = {"and", "article", "body", "column", "content", "main", "shadow", NULL};
 static const char *const negative[] = {"hidden",  "banner",   "combx",    "comment",  "com-",    "contact",

@@ -887,6 +887,14 @@ static void test_article_more(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "SHOWN ") && !strstr(t, "POPUP "));
     free(t);
+
+    /* A post's footnotes (class footnotes, what Markdown renderers write) are not its text. */
+    t = text_of("<body><div class=post-content><p>TEXT " PARA "<sup><a href=#fn1>1</a></sup></p><p>" PARA "</p><p>" PARA
+                "</p><div class=footnotes><hr><ol><li id=fn1><p>NOTE one, as Smith argued in 2019, at length.</p></li>"
+                "<li><p>NOTE two, a source that says so, in a book.</p></li></ol></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "NOTE "));
+    free(t);
 }
 
 int main(int argc, char **argv)
