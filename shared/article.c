@@ -290,6 +290,7 @@ static const char *const unlikely[] = {"-ad-",
                                        "next-read",
                                        "shariff",
                                        "footnotes",
+                                       "disclaimer",
                                        NULL};
 static const char *const maybe[] = {"and", "article", "body", "column", "content", "main", "shadow", NULL};
 static const char *const negative[] = {"hidden",  "banner",   "combx",    "comment",  "com-",    "contact",

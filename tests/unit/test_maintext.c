@@ -895,6 +895,15 @@ static void test_article_more(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "NOTE "));
     free(t);
+
+    /* A disclaimer under the article (class disclaimer: not advice, affiliate terms) is not its
+     * text. */
+    t = text_of("<body><div class=post-content><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+                "</p><div class=post-disclaimer><p>DISCLAIMER This is not financial advice, consult one.</p>"
+                "<p>Prices may change, and so may the offers we link.</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "DISCLAIMER "));
+    free(t);
 }
 
 int main(int argc, char **argv)
