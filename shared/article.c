@@ -291,6 +291,8 @@ static const char *const unlikely[] = {"-ad-",
                                        "shariff",
                                        "footnotes",
                                        "disclaimer",
+                                       "feedback",
+                                       "upsell",
                                        NULL};
 static const char *const maybe[] = {"and", "article", "body", "column", "content", "main", "shadow", NULL};
 static const char *const negative[] = {"hidden",  "banner",   "combx",    "comment",  "com-",    "contact",

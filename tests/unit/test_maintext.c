@@ -904,6 +904,15 @@ static void test_article_more(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "DISCLAIMER "));
     free(t);
+
+    /* A "was this helpful?" feedback widget and a shop's upsell block are not the page's text. */
+    t = text_of("<body><div class=post-content><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+                "</p><div class=page-feedback><p>FEEDBACK Was this page helpful to you today?</p><p>Tell us how we "
+                "can make it better.</p></div><div class=product-upsell><p>UPSELL Add the matching case and save "
+                "ten percent.</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "FEEDBACK ") && !strstr(t, "UPSELL "));
+    free(t);
 }
 
 int main(int argc, char **argv)
