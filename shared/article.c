@@ -293,6 +293,7 @@ static const char *const unlikely[] = {"-ad-",
                                        "disclaimer",
                                        "feedback",
                                        "upsell",
+                                       "overlay",
                                        NULL};
 static const char *const maybe[] = {"and", "article", "body", "column", "content", "main", "shadow", NULL};
 static const char *const negative[] = {"hidden",  "banner",   "combx",    "comment",  "com-",    "contact",

@@ -913,6 +913,15 @@ static void test_article_more(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "FEEDBACK ") && !strstr(t, "UPSELL "));
     free(t);
+
+    /* An overlay (a size guide, a zoom or sign-up panel shown over the page on demand) is not the
+     * page's text. */
+    t = text_of("<body><div class=product-info><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+                "</p><div class=size-overlay><p>OVERLAY Size guide: measure your chest and waist.</p><p>Then pick "
+                "the size in the table.</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "OVERLAY "));
+    free(t);
 }
 
 int main(int argc, char **argv)
