@@ -28,6 +28,7 @@ typedef struct node_stat {
     size_t end;    /* one past the last descendant's index (preorder) */
     unsigned text, link, commas;
     double score;
+    double mass;              /* the scores of the paragraphs inside it (see spread_of) */
     int weight;               /* class/id/tag verdict */
     unsigned cand : 1;        /* score initialised */
     unsigned boiler : 1;      /* navigation, comments, related ... (decided in mark_boiler) */
@@ -45,6 +46,7 @@ typedef struct node_stat {
     unsigned forum_post : 1;  /* itemtype schema.org DiscussionForumPosting or Question */
     unsigned reply_item : 1;  /* itemtype schema.org Comment or Answer */
     unsigned menu : 1;        /* <nav>, role navigation or menu */
+    unsigned reviews : 1;     /* class/id says reviews (boilerplate on a product's page) */
 } node_stat;
 
 typedef struct art {
@@ -53,6 +55,7 @@ typedef struct art {
     size_t h1; /* the first <h1> (else the first itemprop=headline), or SIZE_MAX */
     int h1_seen;
     const char *jsonld_body; /* borrowed from jsonld */
+    int product;             /* the page marks up a schema.org Product (JSON-LD or microdata) */
     unsigned scope;          /* text outside links of the container being emitted */
     double scope_ld;         /* its link density */
     json_t *jsonld;
@@ -75,12 +78,15 @@ static int is_dialog(const GumboNode *n)
     return name.length == 6 && strncasecmp(name.data, "dialog", 6) == 0;
 }
 
-/* Whether CLASS names a block that style sheets hide (a framework's "hidden", "d-none") and no
- * class shows it again at some width ("md:block", "d-lg-flex"). A screen reader's "sr-only"
- * text is kept: labels of the sets count it as often as not. */
+/* Whether CLASS names a block that style sheets hide (a framework's "hidden", "d-none"; Bootstrap's
+ * "invisible", and its "modal" and "dropdown-menu" until a script opens them; Magnific Popup's
+ * "mfp-hide", a lightbox's content until it opens) and no class shows
+ * it again at some width ("md:block", "d-lg-flex"). A screen reader's "sr-only" text is kept:
+ * labels of the sets count it as often as not. */
 static int hidden_class(const char *cls)
 {
-    static const char *const hide[] = {"hidden", "is-hidden", "hide", "d-none", NULL};
+    static const char *const hide[] = {"hidden",        "is-hidden", "hide",     "d-none", "modal",
+                                       "dropdown-menu", "invisible", "mfp-hide", NULL};
     static const char *const show[] = {"block", "flex", "grid", "inline", "table", NULL};
     int hid = 0;
     for (const char *p = cls; *p;) {
@@ -283,6 +289,11 @@ static const char *const unlikely[] = {"-ad-",
                                        "nextread",
                                        "next-read",
                                        "shariff",
+                                       "footnotes",
+                                       "disclaimer",
+                                       "feedback",
+                                       "upsell",
+                                       "overlay",
                                        NULL};
 static const char *const maybe[] = {"and", "article", "body", "column", "content", "main", "shadow", NULL};
 static const char *const negative[] = {"hidden",  "banner",   "combx",    "comment",  "com-",    "contact",
@@ -310,6 +321,7 @@ static const char *const junk_words[] = {"byline",   "author",     "dateline", "
 
 static const char *const comment_words[] = {"comment", "disqus", NULL};
 static const char *const signature_words[] = {"signature", NULL};
+static const char *const review_words[] = {"reviews", "review-list", "product-review", NULL};
 
 /* What a class/id says, one bit per word list, found in one scan of the string: judge() runs on
  * every element, and a strstr per word was most of the article method's time. */
@@ -322,19 +334,22 @@ enum {
     W_JUNK = 32,
     W_COMMENTS = 64,
     W_SIGNATURE = 128,
+    W_REVIEWS = 256,
 };
 static const struct {
     const char *const *words;
     unsigned bit;
 } word_lists[] = {
-    {unlikely, W_UNLIKELY}, {maybe, W_MAYBE},     {negative, W_NEGATIVE},      {positive, W_POSITIVE},
-    {body_words, W_BODY},   {junk_words, W_JUNK}, {comment_words, W_COMMENTS}, {signature_words, W_SIGNATURE}};
+    {unlikely, W_UNLIKELY},   {maybe, W_MAYBE},     {negative, W_NEGATIVE},      {positive, W_POSITIVE},
+    {body_words, W_BODY},     {junk_words, W_JUNK}, {comment_words, W_COMMENTS}, {signature_words, W_SIGNATURE},
+    {review_words, W_REVIEWS}};
 #define MATCH_WORDS 256
 
 /* The words of all lists chained by their first byte. */
 typedef struct matcher {
     const char *word[MATCH_WORDS];
-    unsigned char len[MATCH_WORDS], bit[MATCH_WORDS];
+    unsigned char len[MATCH_WORDS];
+    unsigned short bit[MATCH_WORDS];
     short next[MATCH_WORDS], head[256];
 } matcher;
 
@@ -347,7 +362,7 @@ static void matcher_init(matcher *m)
             unsigned char c = (unsigned char)(*w)[0];
             m->word[n] = *w;
             m->len[n] = (unsigned char)strlen(*w);
-            m->bit[n] = (unsigned char)word_lists[l].bit;
+            m->bit[n] = (unsigned short)word_lists[l].bit;
             m->next[n] = m->head[c];
             m->head[c] = n;
         }
@@ -399,6 +414,10 @@ static void judge(const matcher *mt, node_stat *s)
     s->says_boiler = s->menu || (role && (!strcasecmp(role, "contentinfo") || !strcasecmp(role, "banner"))) ||
                      (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && (says & W_UNLIKELY) &&
                       !(says & W_MAYBE));
+    /* What a site keeps out of search results' snippets (data-nosnippet: an author's blurb, a
+     * date line, a notice) is not the text a reader came for. */
+    if (attr(n, "data-nosnippet"))
+        s->says_boiler = 1;
     s->body_class = (says & W_BODY) || (ip && strstr(ip, "articleBody")) || (role && !strcasecmp(role, "article"));
     s->small_junk = (says & W_JUNK) != 0;
     s->itemprop = ip && strstr(ip, "articleBody");
@@ -408,6 +427,7 @@ static void judge(const matcher *mt, node_stat *s)
     s->reply_item = it && (strstr(it, "/Comment") || strstr(it, "/Answer"));
     s->comments = (says & W_COMMENTS) != 0;
     s->signature = (says & W_SIGNATURE) != 0;
+    s->reviews = (says & W_REVIEWS) != 0;
     int w = 0;
     switch (t) {
     case GUMBO_TAG_DIV:
@@ -531,6 +551,9 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
         a->h1_seen = 1;
     }
     const char *ip = attr(n, "itemprop");
+    const char *it = attr(n, "itemtype");
+    if (it && strstr(it, "schema.org/Product"))
+        a->product = 1;
     if (a->h1 == SIZE_MAX && ip && strstr(ip, "headline")) /* until an <h1> is seen */
         a->h1 = id;
     const GumboVector *kids = &n->v.element.children;
@@ -575,8 +598,11 @@ static void mark_boiler(art *a)
     for (size_t i = 0; i < a->n; i++) {
         node_stat *s = &a->v[i];
         /* A class that says boilerplate on most of the page is a wrapper's; a shop's menu is
-         * navigation even when its hidden panels hold most of the page's text. */
-        s->boiler = s->says_boiler && !s->has_h1 && (s->menu || (s->text - s->link) * 2 <= page);
+         * navigation even when its hidden panels hold most of the page's text. On a product's
+         * page (schema.org Product), a block named reviews is its buyers' reviews, not its
+         * description. */
+        int says = s->says_boiler || (a->product && s->reviews);
+        s->boiler = says && !s->has_h1 && (s->menu || (s->text - s->link) * 2 <= page);
         if (s->parent != SIZE_MAX) {
             s->in_boiler = a->v[s->parent].boiler || a->v[s->parent].in_boiler;
             s->comments |= a->v[s->parent].comments;
@@ -611,6 +637,11 @@ const char *rc_article_jsonld_string(json_t *v, const char *key, int depth)
 static void find_jsonld_body(art *a, const GumboNode *n)
 {
     const char *type = attr(n, "type");
+    if (type && !strcasecmp(type, "application/ld+json") && n->v.element.children.length == 1) {
+        const GumboNode *t0 = n->v.element.children.data[0];
+        if (t0->type == GUMBO_NODE_TEXT && strstr(t0->v.text.text, "\"Product\""))
+            a->product = 1;
+    }
     if (a->jsonld_body || !type || strcasecmp(type, "application/ld+json") != 0 || n->v.element.children.length != 1)
         return;
     const GumboNode *t = n->v.element.children.data[0];
@@ -671,6 +702,8 @@ static void score(art *a)
         /* Commas in code (argument lists) say nothing of prose. */
         unsigned commas = s->node->v.element.tag == GUMBO_TAG_PRE ? 0 : s->commas;
         double sc = 1 + commas + (s->text / 100 < 3 ? s->text / 100 : 3);
+        for (size_t q = i; q != SIZE_MAX; q = a->v[q].parent)
+            a->v[q].mass += sc;
         size_t p = s->parent;
         for (int level = 0; level < SCORE_LEVELS && p != SIZE_MAX; level++, p = a->v[p].parent) {
             node_stat *ps = &a->v[p];
@@ -766,6 +799,40 @@ static size_t better_candidate(const art *a, size_t best)
             if (in >= ALT_MIN)
                 return p;
         }
+    return best;
+}
+
+/* Whether a child of P other than X holds X's text again (within 1 %): a copy of it for another
+ * screen size, not another part. */
+static int copied(const art *a, size_t p, size_t x)
+{
+    unsigned own = nonlink(&a->v[x]);
+    for (size_t k = p + 1; k < a->v[p].end; k = a->v[k].end) {
+        unsigned t = nonlink(&a->v[k]);
+        if (k != x && (t > own ? t - own : own - t) * 100 <= own)
+            return 1;
+    }
+    return 0;
+}
+
+/* An article laid out as a column of sections (a landing page's rows, a CMS's blocks, a health
+ * page's headed parts, each a few paragraphs deep in wrappers): the best block is one section,
+ * and no other scores near it. Its nearest ancestor (below <body>, at most SPREAD_LEVELS up)
+ * whose paragraphs score SPREAD times its own is the article, unless that ancestor is mostly
+ * links (a page's whole frame) or the rest is copies of the best's branch. */
+#define SPREAD 3
+#define SPREAD_LEVELS 14
+#define SPREAD_LD 0.3
+static size_t spread_of(const art *a, size_t best)
+{
+    size_t x = best, p = a->v[best].parent;
+    for (int level = 0; level < SPREAD_LEVELS && p != SIZE_MAX; level++, x = p, p = a->v[p].parent) {
+        const node_stat *s = &a->v[p];
+        if (s->node->v.element.tag == GUMBO_TAG_BODY || s->boiler || s->in_boiler)
+            break;
+        if (s->mass >= SPREAD * a->v[best].mass)
+            return link_density(s) < SPREAD_LD && !copied(a, p, x) ? p : best;
+    }
     return best;
 }
 
@@ -906,9 +973,10 @@ static void emit(art *a, size_t id, out *o, int depth)
             o->line = 1;
             continue;
         }
-        /* A bare link between blocks ("next", "read more") is navigation, not text. */
+        /* A bare link between blocks ("next", "read more") is navigation, not text; in a
+         * listing the entries are such links (a job board's cards, a link around each). */
         int bare_link = a->v[id].has_block && !is_block(k->v.element.tag) && a->v[c].text &&
-                        a->v[c].link == a->v[c].text && !text_beside(kids, i);
+                        a->v[c].link == a->v[c].text && !text_beside(kids, i) && a->scope_ld < SCOPE_LD;
         /* A heading over a block that is cut ("Related articles") or over nothing goes too. */
         GumboTag kt = k->v.element.tag;
         int orphan = kt >= GUMBO_TAG_H1 && kt <= GUMBO_TAG_H6 && next < a->v[id].end && cut(a, next);
@@ -1125,6 +1193,23 @@ static size_t entries_of(const art *a, size_t c)
 #define RUN_MIN 4
 #define RUN_SHARE 4
 #define RUN_WEAK 1000 /* a best block with more text outside links is not weak */
+static int is_heading(GumboTag t)
+{
+    return t >= GUMBO_TAG_H1 && t <= GUMBO_TAG_H6;
+}
+
+/* A heading, or a short block that opens with one (a wiki's heading with its "edit" link): it
+ * heads the entries that follow, and does not end their run. */
+#define HEADING_MAX 64
+static int heading_block(const art *a, size_t k)
+{
+    const node_stat *s = &a->v[k];
+    if (is_heading(s->node->v.element.tag))
+        return 1;
+    return s->text < HEADING_MAX && k + 1 < s->end && a->v[k + 1].parent == k &&
+           is_heading(a->v[k + 1].node->v.element.tag);
+}
+
 static size_t run_of_entries(const art *a, size_t best)
 {
     unsigned own = best == SIZE_MAX ? 0 : a->v[best].text;
@@ -1141,6 +1226,9 @@ static size_t run_of_entries(const art *a, size_t best)
         for (size_t k = p + 1; k < a->v[p].end; k = a->v[k].end) {
             const node_stat *s = &a->v[k];
             GumboTag t = s->node->v.element.tag;
+            /* metadata in the body (a wiki's style <link>) or a heading over the next entries */
+            if (t == GUMBO_TAG_LINK || t == GUMBO_TAG_META || (s->text && heading_block(a, k)))
+                continue;
             if (!is_block(t) || s->boiler) {
                 run = 0;
                 continue;
@@ -1269,11 +1357,11 @@ static void emit_whole(art *a, size_t c, out *o)
     emit(a, c, o, depth_of(a, c));
 }
 
-/* Which element holds the article, and emits it. */
-static void emit_best(art *a, out *o)
+/* Which element holds the article, and emits it; whether that was a body the page names (only
+ * if TRUST_NAMED). */
+static int emit_best(art *a, out *o, int trust_named)
 {
-    size_t named = named_body(a);
-    score(a);
+    size_t named = trust_named ? named_body(a) : SIZE_MAX;
     size_t best = best_candidate(a);
     if (best != SIZE_MAX)
         best = better_candidate(a, best);
@@ -1286,15 +1374,17 @@ static void emit_best(art *a, out *o)
         named = SIZE_MAX;
     if (named != SIZE_MAX)
         best = named = named_whole(a, named);
+    else if (best != SIZE_MAX)
+        best = spread_of(a, best);
     size_t run = named == SIZE_MAX ? run_of_entries(a, best) : SIZE_MAX;
     if (run != SIZE_MAX)
         best = run;
     if (best == SIZE_MAX)
-        return;
+        return named != SIZE_MAX;
     size_t forum = schema_thread(a, best);
     if (forum != SIZE_MAX) {
         emit_whole(a, forum, o);
-        return;
+        return named != SIZE_MAX;
     }
     /* One post of a thread was chosen: the thread (two up: the posts' list, its parent). */
     size_t post = post_of(a, best);
@@ -1304,12 +1394,12 @@ static void emit_best(art *a, out *o)
         a->scope_ld = link_density(&a->v[thread]);
         cut_comments(a, thread);
         emit(a, thread, o, depth_of(a, thread));
-        return;
+        return named != SIZE_MAX;
     }
     size_t list = run != SIZE_MAX ? run : named == SIZE_MAX ? entries_of(a, best) : SIZE_MAX;
     if (list != SIZE_MAX) {
         emit_whole(a, list, o);
-        return;
+        return named != SIZE_MAX;
     }
     a->scope = nonlink(&a->v[best]);
     a->scope_ld = link_density(&a->v[best]);
@@ -1323,6 +1413,7 @@ static void emit_best(art *a, out *o)
     } else {
         emit_article(a, best, o);
     }
+    return named != SIZE_MAX;
 }
 
 /* A short paragraph that only credits a picture or a source ("Titelbild: ...", "Quelle: ...")
@@ -1522,7 +1613,11 @@ char *rc_article_text(const GumboNode *root)
     if (html) {
         collect(&a, html, SIZE_MAX, 0, 0);
         mark_boiler(&a);
-        emit_best(&a, &o);
+        score(&a);
+        /* A named body that gives no text (a teaser whose words are all links, a player) is
+         * not the article: the scoring and the runs of entries decide. */
+        if (emit_best(&a, &o, 1) && !o.b.len)
+            emit_best(&a, &o, 0);
     }
     char *text = rc_buf_steal(&o.b);
     drop_credits(text);

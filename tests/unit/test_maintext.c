@@ -782,6 +782,146 @@ static void test_article_more(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "SHOWN ") && strstr(t, "WIDE ") && !strstr(t, "NONE ") && !strstr(t, "LIST "));
     free(t);
+
+    /* A job board: each entry a card that is one link (title, company) beside a logo. In a
+     * listing the links are the entries, not a "next" between blocks. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h1>Remote jobs</h1><div class=intro><p>INTRO Find a remote job.</p></div><ul>");
+    for (int i = 0; i < 12; i++)
+        rc_buf_printf(&b,
+                      "<li class=listing><div class=logo></div><a href=/j%d><div><span>JOB %d Senior "
+                      "engineer</span></div><p>Company %d, anywhere in the world</p></a></li>",
+                      i, i, i);
+    rc_buf_puts(&b, "</ul></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "JOB 0 Senior") && strstr(t, "JOB 11 Senior") && strstr(t, "Company 11"));
+    free(t);
+    rc_buf_release(&b);
+
+    /* A page of headed sections, each two paragraphs deep in wrappers, over a long list of
+     * references whose commas make it the best block: the sections with it. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=header><a href=/>Home</a></div><main><div class=col>");
+    for (int i = 0; i < 14; i++)
+        rc_buf_printf(
+            &b, "<div id=part-%c><div><h2>Part %d</h2><div><p>PROSE %d " PARA "</p><p>" PARA "</p></div></div></div>",
+            'a' + i, i, i);
+    rc_buf_puts(&b, "<div id=refs><div><h2>References</h2><div><ul>");
+    for (int i = 0; i < 16; i++)
+        rc_buf_printf(&b, "<li>REF %02d Smith A, Jones B, Lee C, et al. A trial of many. J Med. 2020;1(2):3-4.</li>",
+                      i);
+    rc_buf_puts(&b, "</ul></div></div></div></div></main></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "PROSE 0 ") && strstr(t, "PROSE 13 ") && strstr(t, "REF 15 ") && !strstr(t, "Home"));
+    free(t);
+    rc_buf_release(&b);
+
+    /* A wiki's list page: a column of links per letter, each under its heading (with an "edit"
+     * link) and after a style <link>; headings and metadata do not end the run of columns. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=tagline><p>From the free encyclopedia of all</p></div><div class=page><p>"
+                    "INTRO This is an index of notable things, " PARA "</p>");
+    for (int i = 0; i < 6; i++) {
+        rc_buf_printf(&b,
+                      "<div class=heading><h2>%c</h2><span><a href=/e%d>edit</a></span></div>"
+                      "<link rel=stylesheet href=/s.css><div class=col><ul>",
+                      'A' + i, i);
+        for (int j = 0; j < 10; j++)
+            rc_buf_printf(&b, "<li><a href=/t%d_%d>THING %d.%d of the list</a></li>", i, j, i, j);
+        rc_buf_puts(&b, "</ul></div>");
+    }
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "THING 0.0 ") && strstr(t, "THING 5.9 "));
+    free(t);
+    rc_buf_release(&b);
+
+    /* A page's first <article> is a teaser whose text is all links and tools: it gives nothing,
+     * and the scoring finds the story; the density method (what an empty article gives way to)
+     * would read the consent dialog's text too. */
+    t = text_of("<body><h1>Science</h1><article class=item><p class=teaser><a href=/t>TEASER " PARA
+                "</a></p><div class=share><p>SHARE this story on many networks, " PARA "</p></div><div class=social>"
+                "<p>SOCIAL follow us on all the sites, " PARA "</p></div></article><div class=story><p>STORY " PARA
+                "</p><p>" PARA "</p></div><div class=consent><div><p>CONSENT We and our partners "
+                "use cookies on this site and others,</p><p>to measure, to show ads, to remember you.</p>"
+                "<p>Accept them all, or choose.</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "STORY ") && !strstr(t, "CONSENT ") && !strstr(t, "SHARE "));
+    free(t);
+
+    /* A block the site keeps out of search snippets (data-nosnippet) is not the article's text:
+     * the author's blurb under the byline. */
+    t = text_of("<body><article><h1>Four scripts</h1><div class=head-data><div class=with-excerpt data-nosnippet>"
+                "BLURB Anurag is an experienced journalist who has covered tech for years, " PARA
+                "</div></div><div class=body><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p></div></article>"
+                "</body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "BLURB "));
+    free(t);
+
+    /* A product's page (schema.org Product) gives its description, not its buyers' reviews. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<head><script type=application/ld+json>{\"@type\": \"Product\", \"name\": \"Mic\"}</script>"
+                    "</head><body><div class=product><h1>Mic</h1><div class=desc><p>DESC " PARA "</p><p>" PARA
+                    "</p><p>" PARA "</p><p>" PARA "</p></div><div class=product-reviews>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b, "<div class=entry><p>REVIEW %d Great, " PARA "</p></div>", i);
+    rc_buf_puts(&b, "</div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "DESC ") && !strstr(t, "REVIEW "));
+    free(t);
+    rc_buf_release(&b);
+
+    /* Bootstrap's modal dialogs and dropdown menus are hidden until a script opens them, and
+     * "invisible" hides a block: none is read. */
+    t = text_of("<body><div class=content><p>SHOWN " PARA "</p><div class=\"modal fade\"><div class=modal-body><p>"
+                "MODAL " PARA "</p></div></div><ul class=dropdown-menu><li>DROPDOWN " PARA
+                "</li></ul><div class=invisible><p>INVISIBLE " PARA "</p></div><p>" PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SHOWN ") && !strstr(t, "MODAL ") && !strstr(t, "DROPDOWN ") && !strstr(t, "INVISIBLE "));
+    free(t);
+
+    /* Magnific Popup's content stays hidden (mfp-hide) until its lightbox opens. */
+    t = text_of("<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
+                "</p></div><p>" PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SHOWN ") && !strstr(t, "POPUP "));
+    free(t);
+
+    /* A post's footnotes (class footnotes, what Markdown renderers write) are not its text. */
+    t = text_of("<body><div class=post-content><p>TEXT " PARA "<sup><a href=#fn1>1</a></sup></p><p>" PARA "</p><p>" PARA
+                "</p><div class=footnotes><hr><ol><li id=fn1><p>NOTE one, as Smith argued in 2019, at length.</p></li>"
+                "<li><p>NOTE two, a source that says so, in a book.</p></li></ol></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "NOTE "));
+    free(t);
+
+    /* A disclaimer under the article (class disclaimer: not advice, affiliate terms) is not its
+     * text. */
+    t = text_of("<body><div class=post-content><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+                "</p><div class=post-disclaimer><p>DISCLAIMER This is not financial advice, consult one.</p>"
+                "<p>Prices may change, and so may the offers we link.</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "DISCLAIMER "));
+    free(t);
+
+    /* A "was this helpful?" feedback widget and a shop's upsell block are not the page's text. */
+    t = text_of("<body><div class=post-content><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+                "</p><div class=page-feedback><p>FEEDBACK Was this page helpful to you today?</p><p>Tell us how we "
+                "can make it better.</p></div><div class=product-upsell><p>UPSELL Add the matching case and save "
+                "ten percent.</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "FEEDBACK ") && !strstr(t, "UPSELL "));
+    free(t);
+
+    /* An overlay (a size guide, a zoom or sign-up panel shown over the page on demand) is not the
+     * page's text. */
+    t = text_of("<body><div class=product-info><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+                "</p><div class=size-overlay><p>OVERLAY Size guide: measure your chest and waist.</p><p>Then pick "
+                "the size in the table.</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "OVERLAY "));
+    free(t);
 }
 
 int main(int argc, char **argv)
