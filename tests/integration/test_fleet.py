@@ -5,6 +5,7 @@ capacity, a worker slowed down mid-crawl loses its hosts to the others, and jobs
 take turns on them by priority (a new job's first page is not stuck behind another job's backlog
 on the same host) without breaking the hosts' politeness."""
 import collections
+import datetime
 import os
 import re
 import signal
@@ -487,8 +488,42 @@ def test_nudges_cut_the_wait(tmp, procs):
     check(slow > fast + 3, "polling only was not slower (%.1f s vs %.1f s): did the nudge act?" % (slow, fast))
 
 
+def log_time(path, pattern):
+    """The time (s since the epoch) of the first log line in path matching pattern, or None."""
+    for line in open(path):
+        if re.search(pattern, line):
+            stamp = datetime.datetime.strptime(line.split()[0], "%Y-%m-%dT%H:%M:%S.%fZ")
+            return stamp.replace(tzinfo=datetime.timezone.utc).timestamp()
+    return None
+
+
+def test_first_worker_seen_at_once(tmp, procs):
+    """A fleet starting: the scheduler refreshes its workers once a second, and a worker that
+    registered just after a refresh waited out the second before it got a host (a one-page
+    `redcrawl crawl` took 1.2 s, 0.4 s now). While it knows no worker the scheduler looks for
+    one every 100 ms: the first worker joins within a few ticks of registering."""
+    redis_port, _ = start_redis(procs, tmp)
+    env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port)
+    slog = os.path.join(tmp, "scheduler.log")
+    procs.start([SCHEDULER, "--log-level", "debug"], slog, env=env)
+    deadline = time.time() + 10
+    while time.time() < deadline and not log_time(slog, "leading"):
+        time.sleep(0.01)
+    wlog = os.path.join(tmp, "worker.log")
+    procs.start([WORKER, "--id", "w0", "--out", os.path.join(tmp, "out")], wlog, env=env)
+    deadline = time.time() + 10
+    while time.time() < deadline and not log_time(slog, "worker joined"):
+        time.sleep(0.05)
+    led, registered, joined = log_time(slog, "leading"), log_time(wlog, "registered"), log_time(slog, "worker joined")
+    check(registered and joined, "the worker did not register or join within 10 s")
+    print("  worker registered %.0f ms after the scheduler's first refresh, joined %.0f ms after registering"
+          % ((registered - led) * 1000, (joined - registered) * 1000))
+    check(joined - registered < 0.5, "the worker joined %.0f ms after it registered: the scheduler waited for "
+          "its once-a-second refresh" % ((joined - registered) * 1000))
+
+
 if __name__ == "__main__":
     run_tests([test_small_job_not_behind_big_one, test_hosts_follow_capacity, test_slowed_worker_loses_hosts,
                test_priorities_share_hosts, test_new_job_not_behind_backlog_on_same_host,
                test_reaped_worker_hosts_keep_queues, test_cpu_bound_worker_gets_fewer_hosts,
-               test_frontier_windows_by_priority, test_nudges_cut_the_wait])
+               test_frontier_windows_by_priority, test_nudges_cut_the_wait, test_first_worker_seen_at_once])
