@@ -923,14 +923,13 @@ static void sample_gauges(rc_scheduler *s)
     rc_metric_sweep(m->rate);
 }
 
-#define EARLY_REFRESH_MS 100 /* while no worker is known, the workers are looked for this often */
-
 /* A fleet starting: the scheduler knows no worker yet and one has registered. Its refresh comes
  * now rather than at the next second, so the first workers get hosts as they register (a
- * one-page crawl waited ~1 s for this). One ZCARD a tick at most, only while none is known. */
-static int first_worker_waiting(rc_scheduler *s, uint64_t now)
+ * one-page crawl waited ~1 s for this): a worker's registration nudges the scheduler (hb.lua),
+ * and without nudges each tick looks. One ZCARD a tick, only while no worker is known. */
+static int first_worker_waiting(rc_scheduler *s)
 {
-    if (!s->leader || rc_strmap_count(s->workers) > 0 || now - s->last_refresh_ms < EARLY_REFRESH_MS)
+    if (!s->leader || rc_strmap_count(s->workers) > 0)
         return 0;
     char key[256];
     redisReply *rep = rc_redis_cmd(s->r, "ZCARD %s", rc_redis_key(s->r, key, sizeof key, "workers"));
@@ -946,7 +945,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
     uint64_t now = rc_now_ms();
     double next = (double)s->conf->tick_ms / 1000.0;
     int refreshed = 0;
-    if (now - s->last_refresh_ms >= 1000 || first_worker_waiting(s, now)) {
+    if (now - s->last_refresh_ms >= 1000 || first_worker_waiting(s)) {
         if (!hold_lock(s)) {
             sample_gauges(s);
             s->last_refresh_ms = now;

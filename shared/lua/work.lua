@@ -371,7 +371,10 @@ local function heartbeat(w, mode, first, last)
   if mode == 'beat' and not redis.call('ZSCORE', K('workers'), w) then
     return 0
   end
-  redis.call('ZADD', K('workers'), NOW, w)
+  if redis.call('ZADD', K('workers'), NOW, w) == 1 and mode == 'register' then
+    -- a new worker: the scheduler looks at its workers now, not at its next refresh
+    redis.pcall('PUBLISH', K('wake', 'sched'), '1')
+  end
   local fields = {}
   for i = first, last do
     fields[#fields + 1] = ARGV[i]
