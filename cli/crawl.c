@@ -521,7 +521,7 @@ static void stop_workers(crawl_run *run, int n, int timeout_ms)
     while (left > 0 && rc_progress_elapsed(&p) * 1000 < timeout_ms && interrupted == at) {
         rc_progress_show(&p, "waiting for %d worker%s to finish their pages in flight (Ctrl-C to kill)", left,
                          left == 1 ? "" : "s");
-        struct timespec ts = {0, 50 * 1000000};
+        struct timespec ts = {0, 5 * 1000000};
         nanosleep(&ts, NULL);
         left = 0;
         for (int i = 0; i < n; i++) {

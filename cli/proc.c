@@ -113,13 +113,13 @@ int rc_proc_stop(pid_t pid, int sig, int timeout_ms)
     if (pid <= 0)
         return -1;
     kill(pid, sig);
-    for (int waited = 0; waited < timeout_ms; waited += 20) {
+    for (int waited = 0; waited < timeout_ms; waited += 5) {
         pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid)
             return status;
         if (r < 0)
             return -1;
-        struct timespec ts = {0, 20 * 1000000};
+        struct timespec ts = {0, 5 * 1000000};
         nanosleep(&ts, NULL);
     }
     kill(pid, SIGKILL);
