@@ -303,7 +303,7 @@ static void test_files(void)
 /* base/name as a directory holding what: "" nothing, "sock" our socket s, "file:F" a file F. */
 static void make_dir(const char *base, const char *name, const char *what)
 {
-    char path[256];
+    char path[1024]; /* base may be a long $TMPDIR path */
     snprintf(path, sizeof path, "%s/%s", base, name);
     RC_CHECK(mkdir(path, 0700) == 0);
     if (strcmp(what, "sock") == 0) {
@@ -323,7 +323,7 @@ static void make_dir(const char *base, const char *name, const char *what)
 
 static int exists(const char *base, const char *name)
 {
-    char path[256];
+    char path[1024];
     struct stat sb;
     snprintf(path, sizeof path, "%s/%s", base, name);
     return lstat(path, &sb) == 0;
@@ -332,7 +332,7 @@ static int exists(const char *base, const char *name)
 /* Removes base/name and what make_dir put in it. */
 static void remove_dir(const char *base, const char *name)
 {
-    char path[256];
+    char path[1024];
     const char *inside[] = {"s", "other"};
     for (size_t i = 0; i < 2; i++) {
         snprintf(path, sizeof path, "%s/%s/%s", base, name, inside[i]);
