@@ -105,6 +105,35 @@ static int hidden_class(const char *cls)
     return hid;
 }
 
+int rc_article_overlay(const GumboNode *n)
+{
+    /* A <dialog> without "open", or any element marked aria-modal, is shown over the page on
+     * demand (cookie notices, sign-up forms, a shop's privacy policy, an image zoom). */
+    if (n->v.element.tag == GUMBO_TAG_UNKNOWN && is_dialog(n) && !attr(n, "open"))
+        return 1;
+    const char *modal = attr(n, "aria-modal");
+    return modal && !strcasecmp(modal, "true");
+}
+
+/* Whether element N is hidden until a script shows it. */
+static int hidden(const GumboNode *n)
+{
+    if (rc_article_overlay(n))
+        return 1;
+    /* React's streaming server rendering (Next.js) sends the page's content in <div hidden
+     * id="S:0"> and a script moves it into place: shown, not hidden. */
+    const char *id = attr(n, "id");
+    if (attr(n, "hidden") && !(id && id[0] == 'S' && id[1] == ':'))
+        return 1;
+    const char *style = attr(n, "style");
+    if (style && (strstr(style, "display:none") || strstr(style, "display: none")))
+        return 1;
+    const char *cls = attr(n, "class");
+    if (cls && hidden_class(cls))
+        return 1;
+    return 0;
+}
+
 /* Elements whose content is never text of the page. */
 static int dropped(const GumboNode *n, int depth)
 {
@@ -137,25 +166,7 @@ static int dropped(const GumboNode *n, int depth)
     default:
         break;
     }
-    /* A <dialog> without "open", or any element marked aria-modal, is shown over the page on
-     * demand (cookie notices, sign-up forms, a shop's privacy policy, an image zoom). */
-    if (n->v.element.tag == GUMBO_TAG_UNKNOWN && is_dialog(n) && !attr(n, "open"))
-        return 1;
-    const char *modal = attr(n, "aria-modal");
-    if (modal && !strcasecmp(modal, "true"))
-        return 1;
-    /* React's streaming server rendering (Next.js) sends the page's content in <div hidden
-     * id="S:0"> and a script moves it into place: shown, not hidden. */
-    const char *id = attr(n, "id");
-    if (attr(n, "hidden") && !(id && id[0] == 'S' && id[1] == ':'))
-        return 1;
-    const char *style = attr(n, "style");
-    if (style && (strstr(style, "display:none") || strstr(style, "display: none")))
-        return 1;
-    const char *cls = attr(n, "class");
-    if (cls && hidden_class(cls))
-        return 1;
-    return 0;
+    return hidden(n);
 }
 
 static int is_block(GumboTag t)

@@ -44,6 +44,11 @@
  * "\n\n", no trailing newline; "" when nothing was found. Never NULL; aborts on OOM. */
 char *rc_article_text(const GumboNode *root);
 
+/* Whether element N is shown over the page only on demand: a <dialog> without "open", an
+ * aria-modal overlay (a consent notice, a sign-up form). The density method skips them too: its
+ * fallback would else take such a dialog's text for the page's. */
+int rc_article_overlay(const GumboNode *n);
+
 struct json_t;
 /* The first non-empty string KEY in a JSON-LD value: an object, an array of them, or an object
  * with "@graph", searched at most a few levels deep from DEPTH (0 at the top). Borrowed. */

@@ -244,7 +244,8 @@ static void render_tree(render *r, const GumboNode *root)
             continue;
         const GumboElement *el = &node->v.element;
         enum action act = el->tag_namespace == GUMBO_NAMESPACE_HTML ? action_of(el->tag) : A_DROP;
-        if (node->type == GUMBO_NODE_TEMPLATE || gumbo_get_attribute(&el->attributes, "hidden"))
+        if (node->type == GUMBO_NODE_TEMPLATE || gumbo_get_attribute(&el->attributes, "hidden") ||
+            rc_article_overlay(node))
             act = A_DROP_BLOCK;
         if (act == A_DROP)
             continue;

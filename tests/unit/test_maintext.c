@@ -313,6 +313,21 @@ static void test_extract(void)
     RC_CHECK_STR_EQ(t, "");
     free(t);
 
+    /* The density method (the article method's fallback) does not read what is shown only on
+     * demand: a closed <dialog> or an aria-modal overlay's long consent text is not the page's. */
+    for (int modal = 0; modal < 2; modal++) {
+        rc_buf_init(&b);
+        rc_buf_puts(&b, "<body><div><p>" PARA "</p><p>" PARA "</p></div>");
+        rc_buf_puts(&b, modal ? "<div role=dialog aria-modal=true><p>CONSENT" : "<dialog><p>CONSENT");
+        for (int i = 0; i < 6; i++)
+            rc_buf_puts(&b, " " PARA);
+        rc_buf_puts(&b, modal ? "</p></div></body>" : "</p></dialog></body>");
+        t = text_of(b.ptr, RC_MAINTEXT_DENSITY);
+        RC_CHECK_STR_EQ(t, PARA "\n" PARA);
+        free(t);
+        rc_buf_release(&b);
+    }
+
     /* Options: K and the threshold are honoured (a huge threshold finds nothing). */
     rc_html *doc = rc_html_parse("<p>" PARA "</p><p>" PARA "</p>", 2 * sizeof(PARA) + 12);
     rc_maintext_opts o = {RC_MAINTEXT_DENSITY, 1, 100000};
