@@ -58,6 +58,7 @@ typedef struct art {
     int product;             /* the page marks up a schema.org Product (JSON-LD or microdata) */
     unsigned scope;          /* text outside links of the container being emitted */
     double scope_ld;         /* its link density */
+    int entries;             /* that container is a run of entries (a listing's cards) */
     json_t *jsonld;
     const struct matcher *match; /* the class/id word lists */
 } art;
@@ -943,6 +944,10 @@ static int cut(const art *a, size_t i)
         return 0;
     if (a->scope_ld >= SCOPE_LD)
         return 0;
+    /* In a run of entries (a section page's rows of teasers) an entry is a headline that links
+     * to the story and a line or two: a row of such entries is the listing, not links. */
+    if (a->entries)
+        return 0;
     return s->text && s->link * 2 > s->text;
 }
 
@@ -985,9 +990,11 @@ static void emit(art *a, size_t id, out *o, int depth)
             continue;
         }
         /* A bare link between blocks ("next", "read more") is navigation, not text; in a
-         * listing the entries are such links (a job board's cards, a link around each). */
+         * listing the entries are such links (a job board's cards, a link around each), and in
+         * a run of entries a link around a block is an entry's headline. */
         int bare_link = a->v[id].has_block && !is_block(k->v.element.tag) && a->v[c].text &&
-                        a->v[c].link == a->v[c].text && !text_beside(kids, i) && a->scope_ld < SCOPE_LD;
+                        a->v[c].link == a->v[c].text && !text_beside(kids, i) && a->scope_ld < SCOPE_LD &&
+                        !(a->entries && a->v[c].has_block);
         /* A heading over a block that is cut ("Related articles") or over nothing goes too. */
         GumboTag kt = k->v.element.tag;
         int orphan = kt >= GUMBO_TAG_H1 && kt <= GUMBO_TAG_H6 && next < a->v[id].end && cut(a, next);
@@ -1409,7 +1416,9 @@ static int emit_best(art *a, out *o, int trust_named)
     }
     size_t list = run != SIZE_MAX ? run : named == SIZE_MAX ? entries_of(a, best) : SIZE_MAX;
     if (list != SIZE_MAX) {
+        a->entries = 1;
         emit_whole(a, list, o);
+        a->entries = 0;
         return named != SIZE_MAX;
     }
     a->scope = nonlink(&a->v[best]);

@@ -21,7 +21,8 @@
  *    (and paragraphs of low link density), and the blocks between them.
  *    A best block with little text (under RUN_WEAK characters outside links, a copyright line)
  *    gives way to a run of 4+ sibling entries of one tag and class holding 4x its text (a front
- *    page's or a job board's cards, a shop's grid): their parent is the container.
+ *    page's or a job board's cards, a shop's grid): their parent is the container, and its
+ *    entries stay however much of them is links (a headline in a link, a word under it).
  * 4. Threads: when the container is inside one of a run of sibling posts (same tag and first
  *    class, named post/reply/answer/message/comment), the thread is taken whole; a run named
  *    like comments under an article is cut. Inside a schema.org DiscussionForumPosting or

@@ -693,6 +693,29 @@ static void test_article_more(void)
 {
     char *t;
     rc_buf b;
+    /* A section page: rows of teasers, each a headline in a link and a few short lines, some
+     * rows mostly links (headlines with a word under each). The rows are the listing, and a
+     * headline wrapped in its link is an entry's, not a bare link between blocks. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=river>");
+    for (int r = 0; r < 4; r++) {
+        rc_buf_puts(&b, "<section class=row>");
+        for (int c = 0; c < 4; c++) {
+            rc_buf_printf(&b,
+                          "<div class=card><a href=/s%d%d><h3>HEAD %d.%d a long headline about the news today</h3></a>",
+                          r, c, r, c);
+            for (int i = 0; i < (r < 2 ? 5 : 1); i++)
+                rc_buf_printf(&b, "<div class=d%d>Kicker %d.%d words here</div>", i, r, c);
+            rc_buf_puts(&b, "</div>");
+        }
+        rc_buf_puts(&b, "</section>");
+    }
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "HEAD 0.0 ") && strstr(t, "HEAD 3.3 ") && strstr(t, "Kicker 3.3 "));
+    free(t);
+    rc_buf_release(&b);
+
     /* A JSON-LD articleBody that is the page's HTML escaped as entities (its tags would
      * become text). */
     t = text_of("<html><head><script type=application/ld+json>{\"articleBody\": \"&lt;div align=&quot;center&quot;"
