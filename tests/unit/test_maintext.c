@@ -874,29 +874,6 @@ static void test_article_more(void)
     free(t);
     rc_buf_release(&b);
 
-    /* A page's first <article> is a teaser whose text is all links and tools: it gives nothing,
-     * and the scoring finds the story; the density method (what an empty article gives way to)
-     * would read the consent dialog's text too. */
-    t = text_of("<body><h1>Science</h1><article class=item><p class=teaser><a href=/t>TEASER " PARA
-                "</a></p><div class=share><p>SHARE this story on many networks, " PARA "</p></div><div class=social>"
-                "<p>SOCIAL follow us on all the sites, " PARA "</p></div></article><div class=story><p>STORY " PARA
-                "</p><p>" PARA "</p></div><div class=consent><div><p>CONSENT We and our partners "
-                "use cookies on this site and others,</p><p>to measure, to show ads, to remember you.</p>"
-                "<p>Accept them all, or choose.</p></div></div></body>",
-                RC_MAINTEXT_ARTICLE);
-    RC_CHECK(strstr(t, "STORY ") && !strstr(t, "CONSENT ") && !strstr(t, "SHARE "));
-    free(t);
-
-    /* A block the site keeps out of search snippets (data-nosnippet) is not the article's text:
-     * the author's blurb under the byline. */
-    t = text_of("<body><article><h1>Four scripts</h1><div class=head-data><div class=with-excerpt data-nosnippet>"
-                "BLURB Anurag is an experienced journalist who has covered tech for years, " PARA
-                "</div></div><div class=body><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p></div></article>"
-                "</body>",
-                RC_MAINTEXT_ARTICLE);
-    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "BLURB "));
-    free(t);
-
     /* A product's page (schema.org Product) gives its description, not its buyers' reviews. */
     rc_buf_init(&b);
     rc_buf_puts(&b, "<head><script type=application/ld+json>{\"@type\": \"Product\", \"name\": \"Mic\"}</script>"
@@ -909,57 +886,83 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "DESC ") && !strstr(t, "REVIEW "));
     free(t);
     rc_buf_release(&b);
+}
 
+/* Blocks that are not the page's text, each case a page, the text it must give (keep) and what
+ * it must not (drop). */
+static const struct not_text {
+    const char *html, *keep, *drop[3];
+} not_text[] = {
+    /* A page's first <article> is a teaser whose text is all links and tools: it gives nothing,
+     * and the scoring finds the story; the density method (what an empty article gives way to)
+     * would read the consent dialog's text too. */
+    {"<body><h1>Science</h1><article class=item><p class=teaser><a href=/t>TEASER " PARA
+     "</a></p><div class=share><p>SHARE this story on many networks, " PARA "</p></div><div class=social>"
+     "<p>SOCIAL follow us on all the sites, " PARA "</p></div></article><div class=story><p>STORY " PARA "</p><p>" PARA
+     "</p></div><div class=consent><div><p>CONSENT We and our partners "
+     "use cookies on this site and others,</p><p>to measure, to show ads, to remember you.</p>"
+     "<p>Accept them all, or choose.</p></div></div></body>",
+     "STORY ",
+     {"CONSENT ", "SHARE "}},
+    /* A block the site keeps out of search snippets (data-nosnippet) is not the article's text:
+     * the author's blurb under the byline. */
+    {"<body><article><h1>Four scripts</h1><div class=head-data><div class=with-excerpt data-nosnippet>"
+     "BLURB Anurag is an experienced journalist who has covered tech for years, " PARA
+     "</div></div><div class=body><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p></div></article>"
+     "</body>",
+     "TEXT ",
+     {"BLURB "}},
     /* Bootstrap's modal dialogs and dropdown menus are hidden until a script opens them, and
      * "invisible" hides a block: none is read. */
-    t = text_of("<body><div class=content><p>SHOWN " PARA "</p><div class=\"modal fade\"><div class=modal-body><p>"
-                "MODAL " PARA "</p></div></div><ul class=dropdown-menu><li>DROPDOWN " PARA
-                "</li></ul><div class=invisible><p>INVISIBLE " PARA "</p></div><p>" PARA "</p></div></body>",
-                RC_MAINTEXT_ARTICLE);
-    RC_CHECK(strstr(t, "SHOWN ") && !strstr(t, "MODAL ") && !strstr(t, "DROPDOWN ") && !strstr(t, "INVISIBLE "));
-    free(t);
-
+    {"<body><div class=content><p>SHOWN " PARA "</p><div class=\"modal fade\"><div class=modal-body><p>"
+     "MODAL " PARA "</p></div></div><ul class=dropdown-menu><li>DROPDOWN " PARA
+     "</li></ul><div class=invisible><p>INVISIBLE " PARA "</p></div><p>" PARA "</p></div></body>",
+     "SHOWN ",
+     {"MODAL ", "DROPDOWN ", "INVISIBLE "}},
     /* Magnific Popup's content stays hidden (mfp-hide) until its lightbox opens. */
-    t = text_of("<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
-                "</p></div><p>" PARA "</p></div></body>",
-                RC_MAINTEXT_ARTICLE);
-    RC_CHECK(strstr(t, "SHOWN ") && !strstr(t, "POPUP "));
-    free(t);
-
+    {"<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
+     "</p></div><p>" PARA "</p></div></body>",
+     "SHOWN ",
+     {"POPUP "}},
     /* A post's footnotes (class footnotes, what Markdown renderers write) are not its text. */
-    t = text_of("<body><div class=post-content><p>TEXT " PARA "<sup><a href=#fn1>1</a></sup></p><p>" PARA "</p><p>" PARA
-                "</p><div class=footnotes><hr><ol><li id=fn1><p>NOTE one, as Smith argued in 2019, at length.</p></li>"
-                "<li><p>NOTE two, a source that says so, in a book.</p></li></ol></div></div></body>",
-                RC_MAINTEXT_ARTICLE);
-    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "NOTE "));
-    free(t);
-
+    {"<body><div class=post-content><p>TEXT " PARA "<sup><a href=#fn1>1</a></sup></p><p>" PARA "</p><p>" PARA
+     "</p><div class=footnotes><hr><ol><li id=fn1><p>NOTE one, as Smith argued in 2019, at length.</p></li>"
+     "<li><p>NOTE two, a source that says so, in a book.</p></li></ol></div></div></body>",
+     "TEXT ",
+     {"NOTE "}},
     /* A disclaimer under the article (class disclaimer: not advice, affiliate terms) is not its
      * text. */
-    t = text_of("<body><div class=post-content><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
-                "</p><div class=post-disclaimer><p>DISCLAIMER This is not financial advice, consult one.</p>"
-                "<p>Prices may change, and so may the offers we link.</p></div></div></body>",
-                RC_MAINTEXT_ARTICLE);
-    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "DISCLAIMER "));
-    free(t);
-
+    {"<body><div class=post-content><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+     "</p><div class=post-disclaimer><p>DISCLAIMER This is not financial advice, consult one.</p>"
+     "<p>Prices may change, and so may the offers we link.</p></div></div></body>",
+     "TEXT ",
+     {"DISCLAIMER "}},
     /* A "was this helpful?" feedback widget and a shop's upsell block are not the page's text. */
-    t = text_of("<body><div class=post-content><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
-                "</p><div class=page-feedback><p>FEEDBACK Was this page helpful to you today?</p><p>Tell us how we "
-                "can make it better.</p></div><div class=product-upsell><p>UPSELL Add the matching case and save "
-                "ten percent.</p></div></div></body>",
-                RC_MAINTEXT_ARTICLE);
-    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "FEEDBACK ") && !strstr(t, "UPSELL "));
-    free(t);
-
+    {"<body><div class=post-content><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+     "</p><div class=page-feedback><p>FEEDBACK Was this page helpful to you today?</p><p>Tell us how we "
+     "can make it better.</p></div><div class=product-upsell><p>UPSELL Add the matching case and save "
+     "ten percent.</p></div></div></body>",
+     "TEXT ",
+     {"FEEDBACK ", "UPSELL "}},
     /* An overlay (a size guide, a zoom or sign-up panel shown over the page on demand) is not the
      * page's text. */
-    t = text_of("<body><div class=product-info><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
-                "</p><div class=size-overlay><p>OVERLAY Size guide: measure your chest and waist.</p><p>Then pick "
-                "the size in the table.</p></div></div></body>",
-                RC_MAINTEXT_ARTICLE);
-    RC_CHECK(strstr(t, "TEXT ") && !strstr(t, "OVERLAY "));
-    free(t);
+    {"<body><div class=product-info><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+     "</p><div class=size-overlay><p>OVERLAY Size guide: measure your chest and waist.</p><p>Then pick "
+     "the size in the table.</p></div></div></body>",
+     "TEXT ",
+     {"OVERLAY "}},
+};
+
+static void test_not_text(void)
+{
+    for (size_t i = 0; i < RC_ARRAY_LEN(not_text); i++) {
+        const struct not_text *c = &not_text[i];
+        char *t = text_of(c->html, RC_MAINTEXT_ARTICLE);
+        RC_CHECK(strstr(t, c->keep) != NULL);
+        for (size_t j = 0; j < RC_ARRAY_LEN(c->drop) && c->drop[j]; j++)
+            RC_CHECK(strstr(t, c->drop[j]) == NULL);
+        free(t);
+    }
 }
 
 int main(int argc, char **argv)
@@ -972,6 +975,7 @@ int main(int argc, char **argv)
     test_article();
     test_article_cues();
     test_article_more();
+    test_not_text();
     test_corpus();
     return rc_test_done("test_maintext");
 }
