@@ -10,14 +10,26 @@
 
 #include "util.h"
 
-int rc_cluster_has_tag(const char *key, size_t len)
+/* The hash tag of a key: the text between its first '{' and the next '}', when not empty
+ * (Redis Cluster hashes only that). 1 with its start and length, else 0. */
+static int tag_span(const char *key, size_t len, const char **start, size_t *n)
 {
     const char *open = memchr(key, '{', len);
     if (!open)
         return 0;
-    size_t rest = len - (size_t)(open + 1 - key);
-    const char *close = memchr(open + 1, '}', rest);
-    return close && close > open + 1;
+    const char *close = memchr(open + 1, '}', len - (size_t)(open + 1 - key));
+    if (!close || close == open + 1)
+        return 0;
+    *start = open + 1;
+    *n = (size_t)(close - open - 1);
+    return 1;
+}
+
+int rc_cluster_has_tag(const char *key, size_t len)
+{
+    const char *start;
+    size_t n;
+    return tag_span(key, len, &start, &n);
 }
 
 int rc_cluster_tag_prefix(const char *prefix, char *buf, size_t cap)
@@ -43,13 +55,10 @@ static uint16_t crc16(const char *s, size_t len)
 
 unsigned rc_cluster_keyslot(const char *key, size_t len)
 {
-    if (rc_cluster_has_tag(key, len)) {
-        const char *open = memchr(key, '{', len);
-        const char *close = memchr(open + 1, '}', len - (size_t)(open + 1 - key));
-        key = open + 1;
-        len = (size_t)(close - key);
-    }
-    return crc16(key, len) & (RC_CLUSTER_SLOTS - 1);
+    const char *start = key;
+    size_t n = len;
+    tag_span(key, len, &start, &n); /* no tag: the whole key */
+    return crc16(start, n) & (RC_CLUSTER_SLOTS - 1);
 }
 
 int rc_cluster_enabled(const char *info)
