@@ -402,8 +402,8 @@ end
 
 -- The n records at ARGV[i..], each followed by its k bloom hash values, that the job's bloom
 -- finds new go into its frontier, in the bucket bucket_of(record) returns (priority, depth),
--- one RPUSH per bucket; then the bloom is written back. Returns how many went in. submit
--- (seeds) and complete (a page's links) both push this way.
+-- one RPUSH per bucket. Returns how many went in. submit (seeds) and complete (a page's links)
+-- both push this way; the caller writes the bloom back (bloom_close) once, after its last push.
 local function frontier_push_new(crawlid, i, n, k, bucket_of)
   local added = 0
   local order, lists = {}, {}
@@ -427,12 +427,12 @@ local function frontier_push_new(crawlid, i, n, k, bucket_of)
     local l = lists[b]
     frontier_append(crawlid, l.p, l.d, l)
   end
-  bloom_close()
   return added
 end
 
 -- The n URLs at ARGV[i..] (each a record and its k hash values) go into the job's bloom only,
 -- not into its frontier (links robots.txt forbids: complete_page). Returns how many were new.
+-- The caller writes the bloom back (bloom_close).
 local function bloom_note_new(crawlid, i, n, k)
   local fresh = 0
   for _ = 1, n do
@@ -441,7 +441,6 @@ local function bloom_note_new(crawlid, i, n, k)
     end
     i = i + 1 + k
   end
-  bloom_close()
   return fresh
 end
 

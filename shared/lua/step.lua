@@ -38,9 +38,9 @@ for c = 1, n do
   done[c] = complete_page(w, a, links)
   i = links + (tonumber(a.n) + tonumber(a.denied)) * (1 + tonumber(a.k))
 end
-tally_flush()
 local took = {}
 if take_max > 0 then
   took = beat == 0 and {{}, '-1'} or take_urls(w, take_max, tonumber(A.lease_ms), A.ip)
 end
+tally_flush()
 return {beat, done, took}

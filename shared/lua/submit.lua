@@ -24,6 +24,7 @@ local added = frontier_push_new(crawlid, A_REST, n, k, function(member)
   local rec = rec_decode(member)
   return rec.priority, rec.depth
 end)
+bloom_close()
 if added > 0 then
   frontier_note(crawlid)
   redis.call('HINCRBY', jk, 'pending', added)

@@ -2,4 +2,6 @@
 --- args: worker max lease_ms ip?
 -- take: a worker leases the next URL of each of its due domains (work.lua take_urls).
 -- Returns {lease members, next due time or -1}.
-return take_urls(A.worker, tonumber(A.max), tonumber(A.lease_ms), A.ip or 'local')
+local r = take_urls(A.worker, tonumber(A.max), tonumber(A.lease_ms), A.ip or 'local')
+tally_flush()
+return r

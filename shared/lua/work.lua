@@ -5,7 +5,15 @@
 -- Counters of a call's pages, added up and written once by tally_flush at its end: a script
 -- runs whole, so nobody sees the difference, and a step of many pages sends a few HINCRBYs
 -- instead of some ten per page. Only counters no script reads back while it runs.
-local TALLY = {hash = {}, stat = {}, trim = {}, spider = {}}
+local TALLY = {hash = {}, stat = {}, trim = {}}
+
+-- What a call reads once however many pages it carries (a script's locals are new each call,
+-- so nothing here outlives it): a job's fields (job_get), the jobs whose frontier this call
+-- listed already, and whether any blacklist or domain rate exists at all (take_urls looks them
+-- up per domain label otherwise: seven calls a URL on a fleet that has neither).
+local JOB = {}
+local NOTED = {}
+local ANY = {}
 
 local function tally_hash(key, field, n)
   local h = TALLY.hash[key]
@@ -28,17 +36,48 @@ local function tally_flush()
   for name, n in pairs(TALLY.stat) do
     stat_incr(name, n)
   end
-  TALLY = {hash = {}, stat = {}, trim = {}, spider = {}}
+  TALLY = {hash = {}, stat = {}, trim = {}}
+  bloom_close()
 end
 
--- The job's spider id, read once per call.
-local function job_spider(jk)
-  local s = TALLY.spider[jk]
-  if not s then
-    s = redis.call('HGET', jk, 'spiderid') or 'link'
-    TALLY.spider[jk] = s
+-- The job's fields a call needs, read once: state, max_pages, started (kept current by this
+-- call's own takes and releases), domain_max_pages, spiderid. A job no longer there reads as
+-- {state = nil}.
+local function job_get(crawlid)
+  local j = JOB[crawlid]
+  if not j then
+    local st = redis.call('HMGET', K('job', crawlid), 'state', 'max_pages', 'started', 'domain_max_pages', 'spiderid')
+    j = {state = st[1], cap = tonumber(st[2]) or 0, started = tonumber(st[3]) or 0, dcap = tonumber(st[4]) or 0,
+      spider = st[5] or 'link'}
+    JOB[crawlid] = j
   end
-  return s
+  return j
+end
+
+-- job_pending, and a job it may have finished is read again.
+local function job_settle(crawlid, delta)
+  local left = job_pending(crawlid, delta)
+  if left <= 0 then
+    JOB[crawlid] = nil
+  end
+  return left
+end
+
+-- frontier_note once per call and job: 1 when this call found the job's frontier empty.
+local function frontier_noted(crawlid)
+  if NOTED[crawlid] then
+    return 0
+  end
+  NOTED[crawlid] = true
+  return frontier_note(crawlid)
+end
+
+-- Whether the set or hash at key holds anything, asked once per call.
+local function any(key, cmd)
+  if ANY[key] == nil then
+    ANY[key] = redis.call(cmd, K(key)) > 0
+  end
+  return ANY[key]
 end
 
 -- complete_page(w, a, rest): a holds complete.lua's named arguments (lease, host, ...), rest
@@ -60,7 +99,8 @@ end
 -- (some job fetched it within the job's skip_recent_hours: not fetched, not stored).
 -- Returns {1, links added, pending, denied links new} or {-1} when the lease was lost (reaped): then nothing
 -- changes and the caller drops its result, the URL having gone back to the frontier.
--- The caller runs tally_flush after its last complete.
+-- The caller runs tally_flush after its last complete. A page's new links and its own end
+-- are one change of pending (+added - 1), so pending never touches 0 while links are added.
 local function complete_page(w, a, rest)
   local lm, host, next_ms = a.lease, a.host, a.next_ms
   local outcome, reason, status = a.outcome, a.reason, a.status
@@ -88,6 +128,9 @@ local function complete_page(w, a, rest)
       -- released untried: take counted it as started (and against the host's cap); it will be
       -- counted again when taken again
       redis.call('HINCRBY', jk, 'started', -1)
+      if JOB[crawlid] then
+        JOB[crawlid].started = JOB[crawlid].started - 1
+      end
       if redis.call('HEXISTS', K('jobhosts', crawlid), host) == 1 then
         redis.call('HINCRBY', K('jobhosts', crawlid), host, -1)
       end
@@ -98,7 +141,7 @@ local function complete_page(w, a, rest)
   -- The domain keeps its next allowed time even with an empty queue; take drops it once due.
   redis.call('ZADD', K('ready', w), next_ms, host)
   local added, refused = 0, 0
-  local running = (n > 0 or denied > 0) and redis.call('HGET', jk, 'state') == 'running'
+  local running = (n > 0 or denied > 0) and job_get(crawlid).state == 'running'
   if denied > 0 and running then
     refused = bloom_note_new(crawlid, rest + n * (1 + k), denied, k)
     if refused > 0 then
@@ -111,11 +154,9 @@ local function complete_page(w, a, rest)
     added = frontier_push_new(crawlid, rest, n, k, function()
       return rec.priority, child_depth
     end)
-    -- Count the new links before the page itself leaves, so pending never touches 0 early.
     if added > 0 then
-      redis.call('HINCRBY', jk, 'pending', added)
       -- The job's frontier was empty, so the scheduler may be asleep until its tick: nudge it.
-      if frontier_note(crawlid) == 1 then
+      if frontier_noted(crawlid) == 1 then
         redis.pcall('PUBLISH', K('wake', 'sched'), '1')
       end
     end
@@ -125,24 +166,24 @@ local function complete_page(w, a, rest)
   tally_hash(wk, minute, 1)
   TALLY.trim[wk] = minute - 60
   if outcome == 'done' or outcome == 'fail' then
-    local name = 'pages:' .. job_spider(jk) .. ':' .. status
+    local name = 'pages:' .. job_get(crawlid).spider .. ':' .. status
     TALLY.stat[name] = (TALLY.stat[name] or 0) + 1
   end
   local left
   if back then
-    left = tonumber(redis.call('HGET', jk, 'pending'))
+    left = added > 0 and redis.call('HINCRBY', jk, 'pending', added) or tonumber(redis.call('HGET', jk, 'pending'))
   elseif outcome == 'denied' and reason ~= 'robots.txt' then
     -- robots.txt could not be read (unreachable, 5xx): the site is off limits for a while
     -- (RFC 9309), which the user must not mistake for "disallowed"; the reason is kept by host.
     redis.call('HINCRBY', jk, 'robots_unreachable', 1)
     redis.call('HSET', K('robotsdown', crawlid), host, reason)
-    left = job_pending(crawlid, -1)
+    left = job_settle(crawlid, added - 1)
   elseif outcome == 'denied' then
     redis.call('HINCRBY', jk, 'robots_denied', 1)
-    left = job_pending(crawlid, -1)
+    left = job_settle(crawlid, added - 1)
   elseif outcome == 'skipped' then
     redis.call('HINCRBY', jk, 'recent_skipped', 1)
-    left = job_pending(crawlid, -1)
+    left = job_settle(crawlid, added - 1)
   else
     tally_hash(jk, 'fetched', 1)
     if items > 0 then
@@ -151,7 +192,7 @@ local function complete_page(w, a, rest)
     if items_dropped > 0 then
       redis.call('HINCRBY', jk, 'items_dropped', items_dropped)
     end
-    if refresh_at > 0 and outcome == 'done' and redis.call('HGET', jk, 'state') == 'running' then
+    if refresh_at > 0 and outcome == 'done' and job_get(crawlid).state == 'running' then
       -- A navigation page comes back (Octopus design): its next visit waits in refresh, counted
       -- in pending, so a refreshing job runs until it is stopped or expires.
       local visit = {url = rec.url, crawlid = crawlid, depth = rec.depth, priority = rec.priority,
@@ -172,7 +213,7 @@ local function complete_page(w, a, rest)
       redis.call('ZADD', K('failed'), NOW,
         cjson.encode({url = rec.url, crawlid = crawlid, reason = reason, attempts = (tonumber(rec.attempt) or 0) + 1}))
     end
-    left = job_pending(crawlid, -1)
+    left = job_settle(crawlid, added - 1)
   end
   return {1, added, left, refused}
 end
@@ -180,6 +221,9 @@ end
 -- The rate for a host: its own, a parent domain's, or the default "*". Scrapy Cluster's
 -- {"hits","window","scale"}: hits * scale requests per window seconds.
 local function rate_for(host)
+  if not any('domainconf', 'HLEN') then
+    return nil, nil
+  end
   local name = string.gsub(host, ':%d+$', '')
   while true do
     local conf = redis.call('HGET', K('domainconf'), name)
@@ -202,6 +246,9 @@ end
 -- A blacklisted host (or parent domain): what is already queued for it is dropped here, so a
 -- blacklist-update takes effect at once, not only for URLs dispatched after it.
 local function blacklisted(host)
+  if not any('blacklist', 'SCARD') then
+    return false
+  end
   local name = string.gsub(host, ':%d+$', '')
   while name do
     if redis.call('SISMEMBER', K('blacklist'), name) == 1 then
@@ -255,19 +302,22 @@ local function throttle(host, spider, ip)
   return 0
 end
 
--- The head of the job whose turn it is on the host: {crawlid, queue key, record} or nil when
--- the host has nothing queued. An empty queue (its job left) leaves the turns on the way.
+-- The head of the job whose turn it is on the host: crawlid, queue key, record, whether the
+-- host has other jobs and whether the queue holds more than this record; nil when the host
+-- has nothing queued. An empty queue (its job left) leaves the turns on the way. Two of each
+-- are read so that take needs no EXISTS after its ZREM, nor a turn's ZINCRBY on a host one job
+-- has to itself (a job joining starts at the lowest pass: the same whatever the lone one's).
 local function next_turn(host)
   local hj = K('hjobs', host)
   while true do
-    local turn = redis.call('ZRANGE', hj, 0, 0)
+    local turn = redis.call('ZRANGE', hj, 0, 1)
     if #turn == 0 then
       return nil
     end
     local q = K('q', turn[1], host)
-    local head = redis.call('ZRANGE', q, 0, 0)
+    local head = redis.call('ZRANGE', q, 0, 1)
     if #head > 0 then
-      return turn[1], q, head[1]
+      return turn[1], q, head[1], #turn > 1, #head > 1
     end
     host_leave(turn[1], host)
   end
@@ -292,7 +342,7 @@ local function take_urls(w, maxn, lease_ms, ip)
   local out = {}
   for _, host in ipairs(hosts) do
     while true do
-      local crawlid, q, member = next_turn(host)
+      local crawlid, q, member, shared, more = next_turn(host)
       if not crawlid then
         -- Nothing queued and its delay has passed: the worker lets the host go, so ownership
         -- does not grow with every host ever seen; its next URL may go to any worker, safely,
@@ -306,39 +356,39 @@ local function take_urls(w, maxn, lease_ms, ip)
       end
       local rec = rec_decode(member)
       local jk = K('job', crawlid)
-      local st = redis.call('HMGET', jk, 'state', 'max_pages', 'started', 'domain_max_pages', 'spiderid')
+      local job = job_get(crawlid)
       local first = (tonumber(rec.attempt) or 0) == 0 and not rec.lost -- a lost lease was counted when first taken
-      local ok = st[1] == 'running'
-      local cap = tonumber(st[2]) or 0
+      local ok = job.state == 'running'
       local why = 'stopped'
-      if ok and first and cap > 0 and (tonumber(st[3]) or 0) >= cap then
+      if ok and first and job.cap > 0 and job.started >= job.cap then
         ok, why = false, 'max_pages' -- the job's page cap: dropped, never fetched
       end
       if ok and blacklisted(host) then
         ok, why = false, 'blacklist'
       end
-      local dcap = tonumber(st[4]) or 0
+      local dcap = job.dcap
       if ok and first and dcap > 0 and (tonumber(redis.call('HGET', K('jobhosts', crawlid), host)) or 0) >= dcap then
         ok, why = false, 'domain_max_pages'
       end
       if ok then
-        local wait = throttle(host, st[5] or 'link', ip)
+        local wait = throttle(host, job.spider, ip)
         if wait > 0 then
           redis.call('ZADD', ready, wait, host) -- stays queued; due when its window has room
           break
         end
       end
       redis.call('ZREM', q, member)
-      redis.call('HINCRBY', K('worker', w), 'queued', -1)
-      if redis.call('EXISTS', q) == 0 then
+      tally_hash(K('worker', w), 'queued', -1)
+      if not more then
         host_leave(crawlid, host)
-      elseif ok then
+      elseif ok and shared then
         local p = tonumber(rec.priority) or 1
         redis.call('ZINCRBY', K('hjobs', host), 1 / (p >= 1 and p or 1), crawlid) -- its turn is taken
       end
       if ok then
         if first then
-          redis.call('HINCRBY', jk, 'started', 1)
+          tally_hash(jk, 'started', 1)
+          job.started = job.started + 1
           if dcap > 0 then
             redis.call('HINCRBY', K('jobhosts', crawlid), host, 1)
           end
@@ -349,10 +399,10 @@ local function take_urls(w, maxn, lease_ms, ip)
         redis.call('SADD', K('busy', w), host)
         out[#out + 1] = lm
         break
-      elseif st[1] then
+      elseif job.state then
         redis.call('HINCRBY', jk, 'dropped', 1)
         redis.call('HINCRBY', K('stats', 'dropped'), why, 1)
-        job_pending(crawlid, -1)
+        job_settle(crawlid, -1)
       end
     end
   end
