@@ -31,6 +31,7 @@ struct rc_redis {
     char err[320];                         /* why the last reconnect failed, "" once one succeeds */
     rc_redis_addr seed;                    /* the URL's: asked again when the node in addr is gone (cluster) */
     int cluster;                           /* a Redis Cluster: addr is the master of the keyspace's slot */
+    int tagged;                            /* cluster: the prefix had no hash tag, so it got one here */
     unsigned slot;                         /* the keyspace's slot: its prefix's hash tag's */
     uint64_t moved_ms;                     /* when a reconnect last found the keyspace on another node, 0 = never */
     rc_cluster_node nodes[RC_REDIS_NODES]; /* the cluster's nodes at the last CLUSTER SLOTS */
@@ -311,8 +312,8 @@ static int do_connect(rc_redis *r, char *err, size_t cap)
     return e < 0 ? e : load_scripts(r, err, cap);
 }
 
-/* Whether the server is a cluster node; if so the prefix gets a hash tag (said once); the
- * caller then moves the connection to the master of its slot. */
+/* Whether the server is a cluster node; if so the prefix gets a hash tag (rc_redis_say_tag
+ * says which); the caller then moves the connection to the master of its slot. */
 static int detect_cluster(rc_redis *r, char *err, size_t cap)
 {
     redisReply *rep = redisCommand(r->c, "INFO cluster");
@@ -333,9 +334,7 @@ static int detect_cluster(rc_redis *r, char *err, size_t cap)
         snprintf(err, cap, "prefix %s is too long for a cluster hash tag", r->prefix);
         return -EINVAL;
     }
-    if (w == 1)
-        rc_info(MOD, "Redis Cluster: keys under the hash tag %s (prefix %s has none; redis-cli -c finds them)", tagged,
-                r->prefix);
+    r->tagged = w;
     free(r->prefix);
     r->prefix = rc_xstrdup(tagged);
     r->slot = rc_cluster_keyslot(tagged, strlen(tagged));
@@ -404,6 +403,13 @@ const char *rc_redis_url(const rc_redis *r)
 int rc_redis_cluster(const rc_redis *r)
 {
     return r->cluster;
+}
+
+void rc_redis_say_tag(const rc_redis *r)
+{
+    if (r->cluster && r->tagged) /* "{P}": the prefix given was P */
+        rc_info(MOD, "Redis Cluster: keys under the hash tag %s (prefix %.*s has none; redis-cli -c finds them)",
+                r->prefix, (int)strlen(r->prefix) - 2, r->prefix + 1);
 }
 
 const rc_redis_addr *rc_redis_node(const rc_redis *r)

@@ -62,6 +62,11 @@ const char *rc_redis_prefix(const rc_redis *r);
 const char *rc_redis_url(const rc_redis *r);
 /* 1 when the server is a Redis Cluster. */
 int rc_redis_cluster(const rc_redis *r);
+/* Cluster, when the prefix got its hash tag from rc_redis_new: says at info which tag the keys
+ * are under. rc_redis_new itself says nothing: a long-running process (scheduler, worker,
+ * monitor, web) calls this once at its start; a one-shot command (redcrawl status, submit)
+ * stays quiet on every call. */
+void rc_redis_say_tag(const rc_redis *r);
 /* The address of the node the connection talks to: the URL's, or on a cluster the keyspace's
  * master (with the URL's credentials and TLS settings). Borrowed; changes on a failover. */
 const rc_redis_addr *rc_redis_node(const rc_redis *r);
