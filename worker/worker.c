@@ -2156,6 +2156,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     if (!w->sync)
         goto fail;
     rc_redis_say_tag(w->sync);
+    rc_redis_set_locate_timeout(w->sync, (int)(conf->redis_locate_timeout * 1000));
     w->prefix = rc_redis_prefix(w->sync);
     w->addr = *rc_redis_node(w->sync); /* on a cluster the keyspace's master, not the URL's node */
     if (open_stores(w, loop, conf, err, cap) < 0)
