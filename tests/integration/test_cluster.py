@@ -231,6 +231,54 @@ def test_master_killed_mid_crawl(tmp, procs):
         cl.stop()
 
 
+def test_counters_across_failover(tmp, procs):
+    """A refresh job whose pages answer 304, each counted unchanged by a write the worker does
+    not wait for (HINCRBY), through a CLUSTER FAILOVER: the writes that meet the MOVED, or come
+    while the worker has no connection, are held and sent again, so the job's unchanged count
+    equals the 304s the web served."""
+    cl = Cluster(tmp)
+    try:
+        args = ["--sites", "30", "--pages", "6", "--latency-ms", "500", "--validators"]
+        web_port, log, _ = start_web(procs, tmp, *args)
+        old = cl.master_of_keyspace()
+        replica = cl.replica_of(old)
+        env, _ = start_fleet(tmp, procs, cl, web_port, next(p for p in cl.ports if p not in (old, replica)),
+                             delay="0.05")
+        # Thirty hosts of 500 ms pages, one fetch each at a time: the 304s come in waves of thirty.
+        for i in range(30):
+            raw = json.dumps({"url": "http://s%d.site.test/" % i, "appid": "test", "crawlid": "cnt", "maxdepth": -1,
+                              "refresh_seconds": 1, "max_pages": 300})
+            r = subprocess.run([REDCRAWL, "submit", "--raw", raw], capture_output=True, text=True, env=env,
+                               timeout=30)
+            check(r.returncode == 0, "submit failed: %s %s" % (r.stdout, r.stderr))
+
+        def served_304():
+            return sum(1 for row in read_requests(log) if row[4] == 304)
+        # The failover amid the second wave of 304s: some of its fetches still in flight.
+        deadline = time.time() + 60
+        while time.time() < deadline and served_304() < 45:
+            time.sleep(0.05)
+        check(served_304() >= 45, "the refresh did not get under way")
+        check(redis_cmd(replica, "CLUSTER", "FAILOVER") == "OK", "CLUSTER FAILOVER refused")
+        deadline = time.time() + 30
+        while time.time() < deadline and cl.master_of_keyspace() != replica:
+            time.sleep(0.1)
+        check(cl.master_of_keyspace() == replica, "the replica did not take over the keyspace")
+        wait_done(cl, "cnt")
+        n304 = served_304()
+        deadline = time.time() + 10  # held writes go out within a second of a connection
+        while time.time() < deadline and int(cl.cmd("HGET", TAG + "job:cnt", "unchanged") or 0) != n304:
+            time.sleep(0.2)
+        unchanged = int(cl.cmd("HGET", TAG + "job:cnt", "unchanged") or 0)
+        logs = "".join(open(os.path.join(tmp, "worker%d.log" % i)).read() for i in range(2))
+        print("  %d 304s served, %d counted unchanged; %d MOVED followed" % (n304, unchanged, logs.count("MOVED")))
+        check("MOVED" in logs, "no worker followed a MOVED")
+        check(unchanged == n304, "the job counts %d unchanged for %d 304s served" % (unchanged, n304))
+    finally:
+        procs.stop_all()
+        cl.stop()
+
+
 def hang(cl, port):
     """The node on port stopped (SIGSTOP) and its accept queue filled: a connect to it then gets
     no answer at all, its SYN dropped as a blackholed host's would be. The sockets that fill the
@@ -296,4 +344,4 @@ def test_locate_past_a_hung_node(tmp, procs):
 
 if __name__ == "__main__":
     run_tests([test_crawl_on_cluster, test_failover_mid_crawl, test_master_killed_mid_crawl,
-               test_locate_past_a_hung_node])
+               test_counters_across_failover, test_locate_past_a_hung_node])
