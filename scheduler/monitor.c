@@ -677,6 +677,7 @@ rc_monitor *rc_monitor_new(struct ev_loop *loop, const rc_monitor_conf *conf, ch
         snprintf(m->ip, sizeof m->ip, "%s", rc_redis_local_ip(m->r));
     if (!m->r)
         goto fail;
+    rc_redis_say_tag(m->r);
 
     /* Producer: answers and notifications. */
     if (!(kc = base_conf(m, "producer", err, cap)))

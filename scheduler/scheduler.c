@@ -979,6 +979,7 @@ rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, 
     rc_redis *r = rc_redis_new(conf->redis, conf->prefix, err, cap);
     if (!r)
         return NULL;
+    rc_redis_say_tag(r);
     rc_scheduler *s = rc_xcalloc(1, sizeof *s);
     s->loop = loop;
     s->conf = conf;

@@ -18,7 +18,8 @@
 #include "util.h"
 
 #define MOD "redis"
-#define RC_REDIS_NODES 16 /* cluster nodes remembered to ask when the one in use is gone */
+#define RC_REDIS_NODES 16        /* cluster nodes remembered to ask when the one in use is gone */
+#define RC_REDIS_TIMEOUT_MS 5000 /* connect, and each reply */
 
 struct rc_redis {
     redisContext *c;
@@ -31,10 +32,12 @@ struct rc_redis {
     char err[320];                         /* why the last reconnect failed, "" once one succeeds */
     rc_redis_addr seed;                    /* the URL's: asked again when the node in addr is gone (cluster) */
     int cluster;                           /* a Redis Cluster: addr is the master of the keyspace's slot */
+    int tagged;                            /* cluster: the prefix had no hash tag, so it got one here */
     unsigned slot;                         /* the keyspace's slot: its prefix's hash tag's */
     uint64_t moved_ms;                     /* when a reconnect last found the keyspace on another node, 0 = never */
     rc_cluster_node nodes[RC_REDIS_NODES]; /* the cluster's nodes at the last CLUSTER SLOTS */
     int n_nodes;
+    int locate_ms; /* a reconnect's timeout per node it tries: connect, each reply until ready */
 };
 
 /* unix:///absolute/path.sock (or unix:/path). */
@@ -186,12 +189,12 @@ int rc_redis_parse_url(const char *url, rc_redis_addr *ret, char *err, size_t ca
 
 /* rediss://: a new relay (the old one goes with the old context); c then connects to its
  * socket. The handshake's failure is the error, naming its cause. */
-static int start_tls(rc_redis *r, char *err, size_t cap)
+static int start_tls(rc_redis *r, int ms, char *err, size_t cap)
 {
     char why[400];
-    int e = rc_redis_tls_start(&r->addr, 5000, &r->relay, why, sizeof why);
+    int e = rc_redis_tls_start(&r->addr, ms, &r->relay, why, sizeof why);
     if (e == 0)
-        e = rc_tls_relay_wait(r->relay, 6000, why, sizeof why);
+        e = rc_tls_relay_wait(r->relay, ms + 1000, why, sizeof why);
     if (e < 0)
         snprintf(err, cap, "cannot connect to Redis at %s: %s%s", r->url, why,
                  e == -EPROTO         ? " (REDCRAWL_REDIS_CACERT names the CA file, REDCRAWL_REDIS_SERVERNAME the name)"
@@ -215,17 +218,18 @@ static int select_db(rc_redis *r, char *err, size_t cap)
     return bad ? -EIO : 0;
 }
 
-/* Connects to addr, authenticates and selects the database: no scripts yet. */
-static int open_node(rc_redis *r, char *err, size_t cap)
+/* Connects to addr, authenticates and selects the database: no scripts yet. MS bounds the
+ * connect and each reply (the caller restores the usual reply timeout once ready). */
+static int open_node(rc_redis *r, int ms, char *err, size_t cap)
 {
-    struct timeval tv = {5, 0};
+    struct timeval tv = {ms / 1000, ms % 1000 * 1000};
     if (r->c)
         redisFree(r->c);
     r->c = NULL;
     rc_tls_relay_free(r->relay);
     r->relay = NULL;
     if (r->addr.tls) {
-        int e = start_tls(r, err, cap);
+        int e = start_tls(r, ms, err, cap);
         if (e < 0)
             return e;
     }
@@ -280,7 +284,7 @@ static void remember_nodes(rc_redis *r, const redisReply *slots)
 
 /* Cluster: asks the connected node which master serves the keyspace's slot and moves the
  * connection there (host "" in the answer: the node asked). */
-static int locate_master(rc_redis *r, char *err, size_t cap)
+static int locate_master(rc_redis *r, int ms, char *err, size_t cap)
 {
     char host[sizeof r->addr.host];
     int port = 0;
@@ -300,19 +304,26 @@ static int locate_master(rc_redis *r, char *err, size_t cap)
     if (host[0])
         snprintf(r->addr.host, sizeof r->addr.host, "%s", host);
     r->addr.port = port;
-    return open_node(r, err, cap);
+    return open_node(r, ms, err, cap);
 }
 
-static int do_connect(rc_redis *r, char *err, size_t cap)
+/* Connects with MS as the connect and reply timeout until the scripts are loaded; the commands
+ * that follow wait the usual RC_REDIS_TIMEOUT_MS. */
+static int do_connect(rc_redis *r, int ms, char *err, size_t cap)
 {
-    int e = open_node(r, err, cap);
+    struct timeval tv = {RC_REDIS_TIMEOUT_MS / 1000, 0};
+    int e = open_node(r, ms, err, cap);
     if (e == 0 && r->cluster)
-        e = locate_master(r, err, cap);
-    return e < 0 ? e : load_scripts(r, err, cap);
+        e = locate_master(r, ms, err, cap);
+    if (e == 0)
+        e = load_scripts(r, err, cap);
+    if (e == 0 && ms != RC_REDIS_TIMEOUT_MS)
+        redisSetTimeout(r->c, tv);
+    return e;
 }
 
-/* Whether the server is a cluster node; if so the prefix gets a hash tag (said once); the
- * caller then moves the connection to the master of its slot. */
+/* Whether the server is a cluster node; if so the prefix gets a hash tag (rc_redis_say_tag
+ * says which); the caller then moves the connection to the master of its slot. */
 static int detect_cluster(rc_redis *r, char *err, size_t cap)
 {
     redisReply *rep = redisCommand(r->c, "INFO cluster");
@@ -333,9 +344,7 @@ static int detect_cluster(rc_redis *r, char *err, size_t cap)
         snprintf(err, cap, "prefix %s is too long for a cluster hash tag", r->prefix);
         return -EINVAL;
     }
-    if (w == 1)
-        rc_info(MOD, "Redis Cluster: keys under the hash tag %s (prefix %s has none; redis-cli -c finds them)", tagged,
-                r->prefix);
+    r->tagged = w;
     free(r->prefix);
     r->prefix = rc_xstrdup(tagged);
     r->slot = rc_cluster_keyslot(tagged, strlen(tagged));
@@ -370,8 +379,9 @@ rc_redis *rc_redis_new(const char *url, const char *prefix, char *err, size_t ca
     rc_url_redact(url, shown, sizeof shown);
     r->url = rc_xstrdup(shown); /* for messages: the password never leaves rc_redis_addr */
     r->prefix = rc_xstrdup(prefix ? prefix : RC_DEFAULT_PREFIX);
-    if (rc_redis_parse_url(url, &r->addr, err, cap) < 0 || open_node(r, err, cap) < 0 ||
-        detect_cluster(r, err, cap) < 0 || (r->cluster && locate_master(r, err, cap) < 0) ||
+    r->locate_ms = RC_REDIS_TIMEOUT_MS;
+    if (rc_redis_parse_url(url, &r->addr, err, cap) < 0 || open_node(r, RC_REDIS_TIMEOUT_MS, err, cap) < 0 ||
+        detect_cluster(r, err, cap) < 0 || (r->cluster && locate_master(r, RC_REDIS_TIMEOUT_MS, err, cap) < 0) ||
         load_scripts(r, err, cap) < 0) {
         rc_redis_free(r);
         return NULL;
@@ -406,6 +416,13 @@ int rc_redis_cluster(const rc_redis *r)
     return r->cluster;
 }
 
+void rc_redis_say_tag(const rc_redis *r)
+{
+    if (r->cluster && r->tagged) /* "{P}": the prefix given was P */
+        rc_info(MOD, "Redis Cluster: keys under the hash tag %s (prefix %.*s has none; redis-cli -c finds them)",
+                r->prefix, (int)strlen(r->prefix) - 2, r->prefix + 1);
+}
+
 const rc_redis_addr *rc_redis_node(const rc_redis *r)
 {
     return &r->addr;
@@ -416,8 +433,15 @@ const char *rc_redis_sha(const rc_redis *r, rc_lua_id id)
     return r->sha[id];
 }
 
-/* Cluster: connects through the URL's node, else through each node the cluster named last,
- * until one says where the keyspace's master is and that master answers. */
+static int same_node(const rc_cluster_node *n, const char *host, int port)
+{
+    return n->port == port && strcmp(n->host, host) == 0;
+}
+
+/* Cluster: connects through the URL's node, else through each node the cluster named last
+ * (each asked once, the URL's and the failed one not again), until one says where the
+ * keyspace's master is and that master answers. When none does, addr stays the failed node's:
+ * the last known place, not whichever node was tried last. */
 static int connect_via_others(rc_redis *r, const char *failed_host, int failed_port)
 {
     rc_cluster_node ask[RC_REDIS_NODES + 1] = {{.port = r->seed.port}};
@@ -425,12 +449,16 @@ static int connect_via_others(rc_redis *r, const char *failed_host, int failed_p
     snprintf(ask[0].host, sizeof ask[0].host, "%s", r->seed.host);
     memcpy(ask + 1, r->nodes, sizeof ask[0] * (size_t)n); /* a copy: each connect renews r->nodes */
     for (int i = 0; i <= n && e < 0; i++) {
-        if (ask[i].port == failed_port && strcmp(ask[i].host, failed_host) == 0)
+        if (same_node(&ask[i], failed_host, failed_port) || (i > 0 && same_node(&ask[i], ask[0].host, ask[0].port)))
             continue;
         _Static_assert(sizeof r->addr.host == sizeof ask[i].host, "host fields differ");
         memcpy(r->addr.host, ask[i].host, sizeof r->addr.host);
         r->addr.port = ask[i].port;
-        e = do_connect(r, r->err, sizeof r->err);
+        e = do_connect(r, r->locate_ms, r->err, sizeof r->err);
+    }
+    if (e < 0) {
+        snprintf(r->addr.host, sizeof r->addr.host, "%s", failed_host);
+        r->addr.port = failed_port;
     }
     return e;
 }
@@ -442,7 +470,7 @@ static int reconnect(rc_redis *r)
     char host[sizeof r->addr.host];
     int port = r->addr.port;
     snprintf(host, sizeof host, "%s", r->addr.host);
-    int e = do_connect(r, r->err, sizeof r->err);
+    int e = do_connect(r, r->locate_ms, r->err, sizeof r->err);
     if (e < 0 && r->cluster)
         e = connect_via_others(r, host, port);
     if (e == 0)
@@ -477,6 +505,11 @@ int rc_redis_follow(rc_redis *r, const char *err)
         return -EIO;
     r->moved_ms = rc_now_ms();
     return 1;
+}
+
+void rc_redis_set_locate_timeout(rc_redis *r, int ms)
+{
+    r->locate_ms = ms > 0 ? ms : RC_REDIS_TIMEOUT_MS;
 }
 
 int rc_redis_relocate(rc_redis *r)

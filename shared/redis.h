@@ -62,6 +62,11 @@ const char *rc_redis_prefix(const rc_redis *r);
 const char *rc_redis_url(const rc_redis *r);
 /* 1 when the server is a Redis Cluster. */
 int rc_redis_cluster(const rc_redis *r);
+/* Cluster, when the prefix got its hash tag from rc_redis_new: says at info which tag the keys
+ * are under. rc_redis_new itself says nothing: a long-running process (scheduler, worker,
+ * monitor, web) calls this once at its start; a one-shot command (redcrawl status, submit)
+ * stays quiet on every call. */
+void rc_redis_say_tag(const rc_redis *r);
 /* The address of the node the connection talks to: the URL's, or on a cluster the keyspace's
  * master (with the URL's credentials and TLS settings). Borrowed; changes on a failover. */
 const rc_redis_addr *rc_redis_node(const rc_redis *r);
@@ -72,6 +77,12 @@ int rc_redis_follow(rc_redis *r, const char *err);
 /* Cluster: connects again to the keyspace's master, asking where it is now (the URL's node
  * when the current one is gone). 0 (at once without a cluster), or negative errno. */
 int rc_redis_relocate(rc_redis *r);
+/* The timeout of each node a reconnect tries (rc_redis_relocate, rc_redis_follow, a lost
+ * connection): its connect and each reply until the scripts are loaded there, after which
+ * commands wait the usual 5 s. A node that does not answer (hung, its packets dropped) then
+ * costs MS, not 5 s per connect and reply: for a caller on an event loop (the worker). MS <= 0:
+ * the default, 5 s. rc_redis_new's first connect always allows 5 s. */
+void rc_redis_set_locate_timeout(rc_redis *r, int ms);
 /* When (rc_now_ms) a reconnect last found the keyspace on another node than before: a
  * cluster's failover, which held every write (heartbeats too) meanwhile, and after which the
  * run_id differs without anything lost. 0 = never. */

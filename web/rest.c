@@ -467,6 +467,7 @@ rc_web *rc_web_start(const rc_web_conf *c, char *err, size_t cap)
         goto fail;
     if (!(w->r = rc_redis_new(c->redis, c->prefix, err, cap)))
         goto fail;
+    rc_redis_say_tag(w->r);
     w->d = MHD_start_daemon(flags, (uint16_t)c->port, NULL, NULL, on_request, w, MHD_OPTION_SOCK_ADDR,
                             (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED, on_completed, w,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,

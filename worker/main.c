@@ -18,6 +18,10 @@
 static const rc_conf_row rows[] = {
     {"redis", RC_CONF_STR, offsetof(rc_worker_conf, redis), NULL, 0, 0, "REDCRAWL_REDIS",
      "Redis URL (redis://HOST:PORT, rediss://HOST:PORT for TLS, or unix:///PATH)"},
+    {"redis-locate-timeout", RC_CONF_DOUBLE, offsetof(rc_worker_conf, redis_locate_timeout), "0.5", 0.05, 5, NULL,
+     "seconds each Redis node a reconnect tries may take to connect and answer (on a Redis Cluster, the nodes asked "
+     "where the keyspace's master is after a failover): the event loop waits meanwhile, so a node that does not "
+     "answer costs this, not 5 s"},
     {"prefix", RC_CONF_STR, offsetof(rc_worker_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX", "key prefix"},
     {"log-level", RC_CONF_STR, offsetof(rc_worker_conf, log_level), "info", 0, 0, "REDCRAWL_LOG_LEVEL",
      "debug|info|warn|error"},

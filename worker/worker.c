@@ -37,6 +37,7 @@
 #include "robots.h"
 #include "wake.h"
 #include "robots_cache.h"
+#include "notes.h"
 #include "scripts.h"
 #include "seen.h"
 #include "step.h"
@@ -133,6 +134,7 @@ struct rc_worker {
     rc_offload *parse;  /* pages are parsed there, so the loop never waits on a big page */
     rc_strmap *jobs;    /* crawlid -> job_entry */
     rc_robots_cache *robots;
+    rc_notes *notes;   /* counter writes nobody waits for, held over a failover */
     rc_strmap *health; /* host -> host_health */
     rc_strmap *held;   /* lease member -> its task, for every task alive (adopt_orphans) */
     char ip[64];       /* this worker's address, for the per-ip throttles */
@@ -371,6 +373,7 @@ static void set_ac(rc_worker *w, redisAsyncContext *ac)
 {
     w->ac = ac;
     rc_robots_cache_set_redis(w->robots, ac);
+    rc_notes_set_redis(w->notes, ac);
 }
 
 static void on_connect(const redisAsyncContext *ac, int status)
@@ -715,11 +718,9 @@ static uint64_t host_failed(rc_worker *w, const char *host, int failed)
     if (h->fails == w->conf->park_after)
         rc_warn(MOD, "host parked after %lld connection failures host=%s backoff_ms=%.0f", (long long)h->fails, host,
                 back);
-    if (w->ac) {
-        char key[200];
-        snprintf(key, sizeof key, "%sparked", w->prefix);
-        redisAsyncCommand(w->ac, NULL, NULL, "ZADD %s %llu %s", key, (unsigned long long)(rc_now_ms() + back), host);
-    }
+    char key[200];
+    snprintf(key, sizeof key, "%sparked", w->prefix);
+    rc_notes_send(w->notes, "ZADD %s %llu %s", key, (unsigned long long)(rc_now_ms() + back), host);
     return (uint64_t)back;
 }
 
@@ -797,8 +798,7 @@ static void count_store_failure(rc_worker *w, const task *t, int permanent)
 {
     char key[200];
     snprintf(key, sizeof key, "%sjob:%s", w->prefix, t->rec.crawlid);
-    if (w->ac)
-        redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %s %s 1", key, permanent ? "store_failed" : "store_errors");
+    rc_notes_send(w->notes, "HINCRBY %s %s 1", key, permanent ? "store_failed" : "store_errors");
 }
 
 /* Whether a link is one robots.txt forbids, by rules this worker holds fresh for its origin (no
@@ -913,8 +913,7 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
         json_object_set_new(pg->doc, "duplicate_of", json_string(duplicate_of));
         json_object_del(pg->doc, "text");
         json_object_del(pg->doc, "text_method");
-        if (w->ac)
-            redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %sjob:%s duplicates 1", w->prefix, t->rec.crawlid);
+        rc_notes_send(w->notes, "HINCRBY %sjob:%s duplicates 1", w->prefix, t->rec.crawlid);
     }
     /* The page record, then (at a redirect chain's end) its first URL's record again, then items. */
     size_t npages = pg->first_doc ? 2 : 1;
@@ -1037,8 +1036,7 @@ static char *revisit_of(const rc_fetch_result *res, const char *digest, uint64_t
 
 static void count_unchanged(rc_worker *w, const task *t)
 {
-    if (w->ac)
-        redisAsyncCommand(w->ac, NULL, NULL, "HINCRBY %sjob:%s unchanged 1", w->prefix, t->rec.crawlid);
+    rc_notes_send(w->notes, "HINCRBY %sjob:%s unchanged 1", w->prefix, t->rec.crawlid);
 }
 
 /* A 304 to a refresh's conditional GET: nothing new to parse or store. The page is completed
@@ -2155,6 +2153,8 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->sync = rc_redis_new(conf->redis, conf->prefix, err, cap);
     if (!w->sync)
         goto fail;
+    rc_redis_say_tag(w->sync);
+    rc_redis_set_locate_timeout(w->sync, (int)(conf->redis_locate_timeout * 1000));
     w->prefix = rc_redis_prefix(w->sync);
     w->addr = *rc_redis_node(w->sync); /* on a cluster the keyspace's master, not the URL's node */
     if (open_stores(w, loop, conf, err, cap) < 0)
@@ -2165,6 +2165,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     if (!(w->parse = rc_offload_new(loop, (int)conf->parse_threads, err, cap)))
         goto fail;
     w->jobs = rc_strmap_new();
+    w->notes = rc_notes_new(loop);
     w->robots = rc_robots_cache_new(w->fetcher, w->prefix, conf->useragent ? conf->useragent : RC_FETCH_DEFAULT_UA,
                                     conf->robots_ttl);
     w->health = rc_strmap_new();
@@ -2254,6 +2255,7 @@ void rc_worker_free(rc_worker *w)
         redisAsyncFree(ac); /* pending callbacks run with NULL replies */
     }
     drop_relay(w);
+    rc_notes_free(w->notes); /* after the connection: its callbacks reach the notes */
     task *lists[] = {w->resend, w->fenced, w->batch};
     for (size_t i = 0; i < 3; i++)
         while (lists[i]) {

@@ -14,6 +14,7 @@ struct ev_loop;
 
 typedef struct rc_worker_conf {
     char *redis;
+    double redis_locate_timeout; /* seconds each node a Redis reconnect tries may take (the loop waits) */
     char *prefix;
     char *log_level;
     char *id;

@@ -4,11 +4,14 @@ per test by scripts/services.sh in the test's temp dir, stopped by pid): a crawl
 scheduler and two workers connected to a node that is NOT the keyspace's master fetches the
 exact page set, each page once, with every key under the {rc:} hash tag on that one master;
 `redcrawl status` through the same node shows the job; and a manual failover of the keyspace's
-master mid-crawl (CLUSTER FAILOVER on its replica) loses nothing and fetches nothing twice."""
+master mid-crawl (CLUSTER FAILOVER on its replica) loses nothing and fetches nothing twice; a
+worker locates a new master past a hung node without holding its event loop long."""
 import collections
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -37,10 +40,11 @@ class Cluster:
     def stop(self):
         subprocess.run(["bash", SERVICES, "stop", "cluster", "--dir", self.dir], capture_output=True, timeout=60)
 
-    def master_of_keyspace(self):
-        """The port of the master serving the tag's slot, as the nodes say now."""
-        slot = redis_cmd(self.ports[0], "CLUSTER", "KEYSLOT", TAG)
-        for rng in redis_cmd(self.ports[0], "CLUSTER", "SLOTS"):
+    def master_of_keyspace(self, via=None):
+        """The port of the master serving the tag's slot, as the nodes (or node via) say now."""
+        via = via or self.ports[0]
+        slot = redis_cmd(via, "CLUSTER", "KEYSLOT", TAG)
+        for rng in redis_cmd(via, "CLUSTER", "SLOTS"):
             if rng[0] <= slot <= rng[1]:
                 return rng[2][1]
         raise Failure("no master serves slot %s" % slot)
@@ -51,6 +55,11 @@ class Cluster:
             if role and role[0] == "slave" and role[2] == master:
                 return p
         raise Failure("the master on %d has no replica" % master)
+
+    def pid(self, port):
+        """The pid of the node on port: a process this test started."""
+        with open(os.path.join(self.dir, "cluster", "node-%d" % port, "pid")) as f:
+            return int(f.read())
 
     def cmd(self, *args):
         """One command at the keyspace's master (redis-cli -c would follow the MOVED too)."""
@@ -72,6 +81,7 @@ def submit(env, crawlid, seeds):
     r = subprocess.run([REDCRAWL, "submit", "--crawlid", crawlid, "--maxdepth", "-1"] + seeds,
                        capture_output=True, text=True, env=env, timeout=30)
     check(r.returncode == 0 and "new URL" in r.stdout, "submit failed: %s %s" % (r.stdout, r.stderr))
+    check("hash tag" not in r.stderr, "submit talks about the hash tag: %s" % r.stderr[-500:])
 
 
 def wait_done(cl, crawlid, timeout=120):
@@ -122,8 +132,12 @@ def test_crawl_on_cluster(tmp, procs):
         jobs = {j.get("crawlid"): j for j in doc["jobs"]}
         check("clu" in jobs, "status does not show the job: %s" % r.stdout[:2000])
         check(len(doc["workers"]) == 2, "status shows %d workers, want 2" % len(doc["workers"]))
-        logs = "".join(open(os.path.join(tmp, "worker%d.log" % i)).read() for i in range(2))
-        check("hash tag {rc:}" in logs, "the workers did not say they use the tag")
+        # The tag is said once by each long-running process, never by a one-shot command.
+        check("hash tag" not in r.stderr, "status talks about the hash tag: %s" % r.stderr[-500:])
+        for name in ["scheduler", "worker0", "worker1"]:
+            with open(os.path.join(tmp, name + ".log")) as f:
+                n = f.read().count("hash tag {rc:}")
+            check(n == 1, "%s said the hash tag %d times, want once" % (name, n))
         # A cluster has database 0 only: another is refused, saying so.
         r = subprocess.run([REDCRAWL, "status", "--json", "--redis", "redis://127.0.0.1:%d/2" % seed],
                            capture_output=True, text=True, env=env, timeout=60)
@@ -217,5 +231,117 @@ def test_master_killed_mid_crawl(tmp, procs):
         cl.stop()
 
 
+def test_counters_across_failover(tmp, procs):
+    """A refresh job whose pages answer 304, each counted unchanged by a write the worker does
+    not wait for (HINCRBY), through a CLUSTER FAILOVER: the writes that meet the MOVED, or come
+    while the worker has no connection, are held and sent again, so the job's unchanged count
+    equals the 304s the web served."""
+    cl = Cluster(tmp)
+    try:
+        args = ["--sites", "30", "--pages", "6", "--latency-ms", "500", "--validators"]
+        web_port, log, _ = start_web(procs, tmp, *args)
+        old = cl.master_of_keyspace()
+        replica = cl.replica_of(old)
+        env, _ = start_fleet(tmp, procs, cl, web_port, next(p for p in cl.ports if p not in (old, replica)),
+                             delay="0.05")
+        # Thirty hosts of 500 ms pages, one fetch each at a time: the 304s come in waves of thirty.
+        for i in range(30):
+            raw = json.dumps({"url": "http://s%d.site.test/" % i, "appid": "test", "crawlid": "cnt", "maxdepth": -1,
+                              "refresh_seconds": 1, "max_pages": 300})
+            r = subprocess.run([REDCRAWL, "submit", "--raw", raw], capture_output=True, text=True, env=env,
+                               timeout=30)
+            check(r.returncode == 0, "submit failed: %s %s" % (r.stdout, r.stderr))
+
+        def served_304():
+            return sum(1 for row in read_requests(log) if row[4] == 304)
+        # The failover amid the second wave of 304s: some of its fetches still in flight.
+        deadline = time.time() + 60
+        while time.time() < deadline and served_304() < 45:
+            time.sleep(0.05)
+        check(served_304() >= 45, "the refresh did not get under way")
+        check(redis_cmd(replica, "CLUSTER", "FAILOVER") == "OK", "CLUSTER FAILOVER refused")
+        deadline = time.time() + 30
+        while time.time() < deadline and cl.master_of_keyspace() != replica:
+            time.sleep(0.1)
+        check(cl.master_of_keyspace() == replica, "the replica did not take over the keyspace")
+        wait_done(cl, "cnt")
+        n304 = served_304()
+        deadline = time.time() + 10  # held writes go out within a second of a connection
+        while time.time() < deadline and int(cl.cmd("HGET", TAG + "job:cnt", "unchanged") or 0) != n304:
+            time.sleep(0.2)
+        unchanged = int(cl.cmd("HGET", TAG + "job:cnt", "unchanged") or 0)
+        logs = "".join(open(os.path.join(tmp, "worker%d.log" % i)).read() for i in range(2))
+        print("  %d 304s served, %d counted unchanged; %d MOVED followed" % (n304, unchanged, logs.count("MOVED")))
+        check("MOVED" in logs, "no worker followed a MOVED")
+        check(unchanged == n304, "the job counts %d unchanged for %d 304s served" % (unchanged, n304))
+    finally:
+        procs.stop_all()
+        cl.stop()
+
+
+def hang(cl, port):
+    """The node on port stopped (SIGSTOP) and its accept queue filled: a connect to it then gets
+    no answer at all, its SYN dropped as a blackholed host's would be. The sockets that fill the
+    queue are returned, to be closed after SIGCONT."""
+    os.kill(cl.pid(port), signal.SIGSTOP)
+    held = []
+    for _ in range(5000):
+        s = socket.socket()
+        s.settimeout(0.3)
+        try:
+            s.connect(("127.0.0.1", port))
+        except OSError:  # the queue is full: this SYN went unanswered
+            s.close()
+            return held
+        held.append(s)
+    raise Failure("the accept queue of node %d never filled" % port)
+
+
+def test_locate_past_a_hung_node(tmp, procs):
+    """The worker's seed node hangs (stopped, its SYNs unanswered) and then the keyspace's master
+    dies: each time the worker locates the master it asks the seed first, on its event loop. The
+    ask is bounded by a short timeout (--redis-locate-timeout, 0.5 s), not hiredis' 5 s, so the
+    loop stalls well under 2 s while the worker still finds the promoted replica."""
+    cl = Cluster(tmp)
+    held = []
+    seed = None
+    try:
+        master = cl.master_of_keyspace()
+        replica = cl.replica_of(master)
+        # A replica of another master: stopping it fails nothing over.
+        seed = next(p for p in cl.ports if p not in (master, replica) and redis_cmd(p, "ROLE")[0] == "slave")
+        env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % seed)
+        wlog = os.path.join(tmp, "worker.log")
+        procs.start([WORKER, "--id", "w0", "--out", os.path.join(tmp, "out")], wlog, env=env)
+        deadline = time.time() + 30
+        while time.time() < deadline and "connected to Redis" not in open(wlog).read():
+            time.sleep(0.1)
+        check("connected to Redis" in open(wlog).read(), "the worker did not connect")
+        held = hang(cl, seed)
+        os.kill(cl.pid(master), signal.SIGKILL)  # a node this test started
+        killed_at = time.time()
+        moved = "the keyspace's master is 127.0.0.1:%d" % replica
+        deadline = time.time() + 60
+        while time.time() < deadline and moved not in open(wlog).read():
+            time.sleep(0.2)
+        found = time.time() - killed_at
+        check(moved in open(wlog).read(), "the worker did not find the promoted replica")
+        procs.stop_all()
+        text = open(wlog).read()
+        m = re.search(r"worst_loop_stall_ms=(\d+)", text)
+        check(m, "the worker did not report its worst loop stall: %s" % text[-1000:])
+        worst = int(m.group(1))
+        print("  worker found the new master %.1f s after the kill; worst event-loop stall %d ms" % (found, worst))
+        check(worst < 2000, "locating the master stalled the worker's event loop %d ms" % worst)
+    finally:
+        if seed is not None:
+            os.kill(cl.pid(seed), signal.SIGCONT)
+        for s in held:
+            s.close()
+        procs.stop_all()
+        cl.stop()
+
+
 if __name__ == "__main__":
-    run_tests([test_crawl_on_cluster, test_failover_mid_crawl, test_master_killed_mid_crawl])
+    run_tests([test_crawl_on_cluster, test_failover_mid_crawl, test_master_killed_mid_crawl,
+               test_counters_across_failover, test_locate_past_a_hung_node])
