@@ -23,6 +23,7 @@
 #include "netguard.h"
 #include "page.h"
 #include "proc.h"
+#include "recpeek.h"
 #include "redis.h"
 #include "progress.h"
 #include "rules.h"
@@ -562,14 +563,20 @@ static void summary_statuses(const char *pages, rc_buf *out)
     int64_t counts[600] = {0}, other = 0;
     char *line = NULL;
     size_t cap = 0;
-    while (getline(&line, &cap, f) > 0) {
-        json_t *o = json_loads(line, 0, NULL);
-        int64_t s = o ? json_integer_value(json_object_get(o, "status_code")) : -1;
+    ssize_t n;
+    /* Only each record's status: a scan, not a parse (a tree per record was ~80 ms at the end of
+     * a 12,000-page crawl). A record without one (null) counts as 0, as before. */
+    while ((n = getline(&line, &cap, f)) > 0) {
+        long long s = 0;
+        int r = rc_json_peek_int(line, (size_t)n, "status_code", &s);
+        if (r == -EINVAL)
+            s = -1;
+        else if (r < 0)
+            s = 0;
         if (s >= 0 && s < 600)
             counts[s]++;
         else
             other++;
-        json_decref(o);
     }
     free(line);
     fclose(f);

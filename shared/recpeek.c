@@ -130,38 +130,84 @@ static int peek_compact(const char *p, const char *e, char *url, size_t cap, int
     return 0;
 }
 
-int rc_record_peek(const char *json, size_t len, char *url, size_t cap, int *depth)
+/* v..end is a JSON integer (no fraction or exponent): its value into *ret. */
+static int int_value(const char *v, const char *end, long long *ret)
 {
-    const char *p = json, *e = json + len;
-    int have_url = 0, have_depth = 0, esc;
-    if (len > 0 && json[0] != '{')
-        return peek_compact(p, e, url, cap, depth);
+    int neg = v < end && *v == '-';
+    long long n = 0;
+    const char *d = v + neg;
+    if (d >= end || end - d > 18)
+        return -1;
+    for (; d < end; d++) {
+        if (*d < '0' || *d > '9')
+            return -1;
+        n = n * 10 + (*d - '0');
+    }
+    *ret = neg ? -n : n;
+    return 0;
+}
+
+/* The member at p (after '{' or ','): its key as written (between the quotes) and its value's
+ * first character, returned; NULL when malformed. */
+static const char *member_key(const char *p, const char *e, const char **k, size_t *klen)
+{
+    int esc = 0;
+    p = skip_ws(p, e);
+    if (p >= e || *p != '"')
+        return NULL;
+    *k = p + 1;
+    p = skip_string(p, e, &esc);
+    if (!p)
+        return NULL;
+    *klen = (size_t)(p - 1 - *k);
+    p = skip_ws(p, e);
+    if (p >= e || *p++ != ':')
+        return NULL;
+    return skip_ws(p, e);
+}
+
+/* After a member's value: 1 at a ',' (*pp moved past it), 0 at the object's end with nothing
+ * after it, -1 when malformed. */
+static int member_next(const char **pp, const char *e)
+{
+    const char *p = skip_ws(*pp, e);
+    if (p < e && *p == ',') {
+        *pp = p + 1;
+        return 1;
+    }
+    return p < e && *p == '}' && skip_ws(p + 1, e) == e ? 0 : -1;
+}
+
+/* The object's opening brace: the first member's position, NULL when json is not an object;
+ * *empty tells whether it is {}. */
+static const char *object_open(const char *p, const char *e, int *empty)
+{
     p = skip_ws(p, e);
     if (p >= e || *p++ != '{')
+        return NULL;
+    const char *q = skip_ws(p, e);
+    *empty = q < e && *q == '}' && skip_ws(q + 1, e) == e;
+    return p;
+}
+
+int rc_record_peek(const char *json, size_t len, char *url, size_t cap, int *depth)
+{
+    const char *e = json + len, *k;
+    size_t klen;
+    int have_url = 0, have_depth = 0, empty, more;
+    if (len > 0 && json[0] != '{')
+        return peek_compact(json, e, url, cap, depth);
+    const char *p = object_open(json, e, &empty);
+    if (!p || empty)
         return -EINVAL;
-    for (;;) {
-        p = skip_ws(p, e);
-        if (p < e && *p == '}' && !have_url && !have_depth)
+    do {
+        const char *v = member_key(p, e, &k, &klen);
+        if (!v)
             return -EINVAL;
-        if (p >= e || *p != '"')
-            return -EINVAL;
-        const char *k = p + 1;
-        esc = 0;
-        p = skip_string(p, e, &esc);
-        if (!p)
-            return -EINVAL;
-        size_t klen = (size_t)(p - 1 - k);
-        p = skip_ws(p, e);
-        if (p >= e || *p++ != ':')
-            return -EINVAL;
-        p = skip_ws(p, e);
-        const char *v = p;
+        p = v;
         if (klen == 3 && memcmp(k, "url", 3) == 0) {
-            if (p >= e || *p != '"')
-                return -EINVAL;
-            esc = 0;
-            p = skip_string(p, e, &esc);
-            if (!p)
+            int esc = 0;
+            if (p >= e || *p != '"' || !(p = skip_string(p, e, &esc)))
                 return -EINVAL;
             int r = copy_url(v + 1, p - 1, url, cap);
             if (r < 0)
@@ -177,13 +223,28 @@ int rc_record_peek(const char *json, size_t len, char *url, size_t cap, int *dep
             if (!p || p == v)
                 return -EINVAL;
         }
-        p = skip_ws(p, e);
-        if (p < e && *p == ',') {
-            p++;
-            continue;
-        }
-        if (p < e && *p == '}' && skip_ws(p + 1, e) == e)
-            return have_url && have_depth ? 0 : -EINVAL;
+    } while ((more = member_next(&p, e)) == 1);
+    return more == 0 && have_url && have_depth ? 0 : -EINVAL;
+}
+
+int rc_json_peek_int(const char *json, size_t len, const char *key, long long *ret)
+{
+    const char *e = json + len, *k;
+    size_t klen, want = strlen(key);
+    int empty, more, found = 0;
+    const char *p = object_open(json, e, &empty);
+    if (!p)
         return -EINVAL;
-    }
+    if (empty)
+        return -ENOENT;
+    do {
+        const char *v = member_key(p, e, &k, &klen);
+        if (!v || !(p = skip_value(v, e)) || p == v)
+            return -EINVAL;
+        if (!found && klen == want && memcmp(k, key, want) == 0)
+            found = int_value(v, p, ret) == 0 ? 1 : -1;
+    } while ((more = member_next(&p, e)) == 1);
+    if (more < 0)
+        return -EINVAL;
+    return found == 1 ? 0 : found < 0 ? -EDOM : -ENOENT;
 }

@@ -68,6 +68,12 @@ def test_exact_page_set_unlimited_depth(tmp, procs):
     bad = overlaps(read_requests(log))
     check(not bad, "overlapping requests to one host: %s" % bad[:2])
     check("finished" in r.stdout and "pages" in r.stdout, "no summary printed: %s" % r.stdout)
+    # The summary's statuses are the records' (read by a scan of each line, not a parse).
+    counts = {}
+    for p in pages:
+        counts[p["status_code"]] = counts.get(p["status_code"], 0) + 1
+    want_line = "statuses   " + ", ".join("%d: %d" % (s, counts[s]) for s in sorted(counts))
+    check(want_line in r.stdout, "summary statuses: want %r in %s" % (want_line, r.stdout))
     # The two workers share the machine's CPUs for parsing.
     threads = max(1, len(os.sched_getaffinity(0)) // 2)
     for i in (1, 2):

@@ -137,5 +137,32 @@ int main(void)
                          "{\"url\":\"http://a.test/\",\"depth\":1,\"item\":{\"a\":1}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         RC_CHECK_INT_EQ(rc_record_peek(bad[i], strlen(bad[i]), u, sizeof u, &d), -EINVAL);
+
+    /* One integer of a page record (the crawl's summary): top-level members only. */
+    static const struct {
+        const char *json;
+        int rc;
+        long long v;
+    } ints[] = {
+        {"{\"_id\":\"a\",\"url\":\"http://a.test/\",\"status_code\":200,\"links\":5}\n", 0, 200},
+        {"{\"attrs\":{\"status_code\":500},\"status_code\":404}", 0, 404},
+        {"{\"title\":\"\\\"status_code\\\":301\",\"status_code\":-1}", 0, -1},
+        {"{\"chain\":[{\"status_code\":301},[1,\"]\"]], \"status_code\" : 0 }", 0, 0},
+        {"{\"status_code\":null,\"url\":\"x\"}", -EDOM, 0},
+        {"{\"status_code\":\"200\"}", -EDOM, 0},
+        {"{\"status_code\":2.5}", -EDOM, 0},
+        {"{\"url\":\"x\"}", -ENOENT, 0},
+        {"{ }", -ENOENT, 0},
+        {"{\"status_code\":200", -EINVAL, 0},
+        {"{\"status_code\":200,}", -EINVAL, 0},
+        {"{\"a\":{\"b\":1},\"status_code\":200} x", -EINVAL, 0},
+        {"[200]", -EINVAL, 0},
+        {"", -EINVAL, 0},
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        long long v = 0;
+        RC_CHECK_INT_EQ(rc_json_peek_int(ints[i].json, strlen(ints[i].json), "status_code", &v), ints[i].rc);
+        RC_CHECK(ints[i].rc != 0 || v == ints[i].v);
+    }
     return rc_test_done("test_record");
 }
