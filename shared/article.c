@@ -597,6 +597,23 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
     return id;
 }
 
+/* A table of DATA_ROWS or more rows with text is data (a list of laureates, a ranking of books):
+ * a class naming its own parts ("sticky-header", "js-dataTooltip") does not make it the page's
+ * header or a tooltip. */
+#define DATA_ROWS 4
+static int data_table(const art *a, size_t t)
+{
+    if (a->v[t].node->v.element.tag != GUMBO_TAG_TABLE)
+        return 0;
+    unsigned rows = 0;
+    for (size_t k = t + 1; k < a->v[t].end && rows < DATA_ROWS; k++) {
+        size_t p = a->v[k].parent;
+        if (a->v[k].node->v.element.tag == GUMBO_TAG_TR && a->v[k].text && (p == t || a->v[p].parent == t))
+            rows++;
+    }
+    return rows >= DATA_ROWS;
+}
+
 /* A class such as "with-sidebar-right" or "header-style-3" on a wrapper of the whole page
  * says nothing: an element is boilerplate when it says so and holds neither the <h1> nor half
  * of the page's text outside links. */
@@ -614,6 +631,8 @@ static void mark_boiler(art *a)
          * page (schema.org Product), a block named reviews is its buyers' reviews, not its
          * description. */
         int says = s->says_boiler || (a->product && s->reviews);
+        if (says && !s->menu && data_table(a, i))
+            says = 0;
         s->boiler = says && !s->has_h1 && (s->menu || (s->text - s->link) * 2 <= page);
         if (s->parent != SIZE_MAX) {
             s->in_boiler = a->v[s->parent].boiler || a->v[s->parent].in_boiler;

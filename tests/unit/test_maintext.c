@@ -951,6 +951,15 @@ static const struct not_text {
      "the size in the table.</p></div></div></body>",
      "TEXT ",
      {"OVERLAY "}},
+    /* A table of rows is data whatever its class says of its own parts (a header that sticks, a
+     * tooltip on each row); a table of a row or two named so is still a tooltip. */
+    {"<body><div class=content><p>TEXT " PARA "</p><p>" PARA "</p><table class=\"wikitable sticky-header\">"
+     "<tr><th>Year</th><th>Physics</th></tr><tr><td>1901</td><td>LAUREATE Wilhelm Roentgen</td></tr>"
+     "<tr><td>1902</td><td>Hendrik Lorentz</td></tr><tr><td>1903</td><td>Henri Becquerel</td></tr>"
+     "</table><p>" PARA "</p><table class=price-tooltip><tr><td>TOOLTIP Prices include taxes.</td></tr>"
+     "</table></div></body>",
+     "LAUREATE ",
+     {"TOOLTIP "}},
 };
 
 static void test_not_text(void)
