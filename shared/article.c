@@ -935,6 +935,8 @@ static void put_text(out *o, const char *text)
  * there the entries are links, not links around an article. */
 #define SCOPE_LD 0.5
 
+static int is_heading(GumboTag t);
+
 /* Whether the element at I is left out of the article's text. */
 static int cut(const art *a, size_t i)
 {
@@ -983,6 +985,86 @@ static int text_beside(const GumboVector *kids, unsigned i)
     return 0;
 }
 
+/* Headings of a shop's recommendations: other products, not the one the page is about. */
+static const char *const RECOMMEND_HEADS[] = {"People who viewed this item also viewed",
+                                              "People who bought this item also bought",
+                                              "Customers also bought",
+                                              "Customers also viewed",
+                                              "Customers who bought this item also bought",
+                                              "Customers who viewed this item also viewed",
+                                              "Frequently bought together",
+                                              "Complete the look",
+                                              "Similar items",
+                                              "Similar products",
+                                              "Related products",
+                                              "Recently viewed",
+                                              "Recently viewed items",
+                                              "Recently viewed products",
+                                              "You may also like",
+                                              "You might also like",
+                                              NULL};
+
+/* The text of N's subtree into BUF (at most CAP - 1 bytes, spaces collapsed). */
+static void text_into(const GumboNode *n, char *buf, size_t cap, size_t *len)
+{
+    const GumboVector *kids = &n->v.element.children;
+    for (unsigned i = 0; i < kids->length && *len + 1 < cap; i++) {
+        const GumboNode *k = kids->data[i];
+        if (k->type == GUMBO_NODE_ELEMENT) {
+            text_into(k, buf, cap, len);
+            continue;
+        }
+        if (k->type != GUMBO_NODE_TEXT && k->type != GUMBO_NODE_WHITESPACE)
+            continue;
+        for (const char *p = k->v.text.text; *p && *len + 1 < cap; p++) {
+            int ws = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
+            if (!ws)
+                buf[(*len)++] = *p;
+            else if (*len && buf[*len - 1] != ' ')
+                buf[(*len)++] = ' ';
+        }
+    }
+    buf[*len] = 0;
+}
+
+/* Whether the element at K is a heading of recommendations. */
+static int recommend_head(const art *a, size_t k)
+{
+    const GumboNode *n = a->v[k].node;
+    const char *role = attr(n, "role");
+    if (!is_heading(n->v.element.tag) && !(role && !strcasecmp(role, "heading")))
+        return 0;
+    if (a->v[k].text > 64)
+        return 0;
+    char buf[80];
+    size_t len = 0;
+    text_into(n, buf, sizeof buf, &len);
+    while (len && (buf[len - 1] == ' ' || buf[len - 1] == ':'))
+        buf[--len] = 0;
+    const char *p = buf[0] == ' ' ? buf + 1 : buf;
+    for (const char *const *h = RECOMMEND_HEADS; *h; h++)
+        if (!strcasecmp(p, *h))
+            return 1;
+    return 0;
+}
+
+/* Whether the block at I opens with a heading of recommendations (a carousel of other products
+ * under "Customers also bought"), and is not most of what was chosen. */
+static int recommendations(const art *a, size_t i)
+{
+    if (!a->v[i].has_block || nonlink(&a->v[i]) * 2 > a->scope)
+        return 0;
+    for (size_t k = i + 1; k < a->v[i].end; k++) {
+        if (!a->v[k].text)
+            continue; /* the first element with text */
+        if (recommend_head(a, k))
+            return 1;
+        if (is_heading(a->v[k].node->v.element.tag) || !a->v[k].has_block)
+            return 0;
+    }
+    return 0;
+}
+
 static void emit(art *a, size_t id, out *o, int depth)
 {
     const GumboNode *n = a->v[id].node;
@@ -1017,6 +1099,9 @@ static void emit(art *a, size_t id, out *o, int depth)
         /* A heading over a block that is cut ("Related articles") or over nothing goes too. */
         GumboTag kt = k->v.element.tag;
         int orphan = kt >= GUMBO_TAG_H1 && kt <= GUMBO_TAG_H6 && next < a->v[id].end && cut(a, next);
+        /* Recommendations: a block that opens with their heading. */
+        if (is_block(kt) && recommendations(a, c))
+            continue;
         if (!cut(a, c) && !bare_link && !orphan)
             emit(a, c, o, depth + 1);
     }

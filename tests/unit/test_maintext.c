@@ -960,6 +960,14 @@ static const struct not_text {
      "</table></div></body>",
      "LAUREATE ",
      {"TOOLTIP "}},
+    /* A shop's recommendations (a block under "Customers also bought") are other products, not
+     * the page's. */
+    {"<body><div class=product><h1>Boots</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+     "</p><section class=carousel><h2>Customers also bought:</h2><div class=cards><div class=card><p>OTHER "
+     "Leather boots in brown, handmade.</p><p>$120.00</p></div><div class=card><p>Rubber boots in green, "
+     "for rain.</p><p>$40.00</p></div></div></section></div></body>",
+     "TEXT ",
+     {"OTHER "}},
 };
 
 static void test_not_text(void)
