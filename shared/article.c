@@ -629,11 +629,11 @@ static void mark_boiler(art *a)
         /* A class that says boilerplate on most of the page is a wrapper's; a shop's menu is
          * navigation even when its hidden panels hold most of the page's text. On a product's
          * page (schema.org Product), a block named reviews is its buyers' reviews, not its
-         * description. */
+         * description, even when they are most of the page. */
         int says = s->says_boiler || (a->product && s->reviews);
         if (says && !s->menu && data_table(a, i))
             says = 0;
-        s->boiler = says && !s->has_h1 && (s->menu || (s->text - s->link) * 2 <= page);
+        s->boiler = says && !s->has_h1 && (s->menu || (a->product && s->reviews) || (s->text - s->link) * 2 <= page);
         if (s->parent != SIZE_MAX) {
             s->in_boiler = a->v[s->parent].boiler || a->v[s->parent].in_boiler;
             s->comments |= a->v[s->parent].comments;
@@ -943,6 +943,9 @@ static int cut(const art *a, size_t i)
     const node_stat *s = &a->v[i];
     /* A "banner" or "share" class on most of the article does not make it boilerplate. */
     if (s->boiler && (s->text - s->link) * 2 <= a->scope)
+        return 1;
+    /* A product's buyers' reviews are not its description however long they run. */
+    if (s->boiler && a->product && s->reviews)
         return 1;
     if (s->small_junk && s->text < SMALL_JUNK_CHARS)
         return 1;

@@ -886,6 +886,19 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "DESC ") && !strstr(t, "REVIEW "));
     free(t);
     rc_buf_release(&b);
+
+    /* ... even when the reviews are most of the page's text. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<head><script type=application/ld+json>{\"@type\": \"Product\", \"name\": \"Mic\"}</script>"
+                    "</head><body><div class=page-content><h1>Mic</h1><div class=desc><p>DESC " PARA "</p><p>" PARA
+                    "</p></div><div class=product-reviews>");
+    for (int i = 0; i < 8; i++)
+        rc_buf_printf(&b, "<div class=entry><p>REVIEW %d Great, " PARA "</p></div>", i);
+    rc_buf_puts(&b, "</div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "DESC ") && !strstr(t, "REVIEW "));
+    free(t);
+    rc_buf_release(&b);
 }
 
 /* Blocks that are not the page's text, each case a page, the text it must give (keep) and what
