@@ -629,11 +629,14 @@ static void mark_boiler(art *a)
         /* A class that says boilerplate on most of the page is a wrapper's; a shop's menu is
          * navigation even when its hidden panels hold most of the page's text. On a product's
          * page (schema.org Product), a block named reviews is its buyers' reviews, not its
-         * description, even when they are most of the page. */
+         * description, even when they are most of the page; and a <footer> that says it is one
+         * is the page's footer (legal notes, footnotes of offers) however long. */
         int says = s->says_boiler || (a->product && s->reviews);
         if (says && !s->menu && data_table(a, i))
             says = 0;
-        s->boiler = says && !s->has_h1 && (s->menu || (a->product && s->reviews) || (s->text - s->link) * 2 <= page);
+        s->boiler = says && !s->has_h1 &&
+                    (s->menu || (a->product && s->reviews) || s->node->v.element.tag == GUMBO_TAG_FOOTER ||
+                     (s->text - s->link) * 2 <= page);
         if (s->parent != SIZE_MAX) {
             s->in_boiler = a->v[s->parent].boiler || a->v[s->parent].in_boiler;
             s->comments |= a->v[s->parent].comments;

@@ -981,6 +981,14 @@ static const struct not_text {
      "for rain.</p><p>$40.00</p></div></div></section></div></body>",
      "TEXT ",
      {"OTHER "}},
+    /* The page's <footer> named so (its legal notes, footnotes of the offers) is boilerplate
+     * even when it holds most of the page's text. */
+    {"<body><main><h1>Watch</h1><div class=intro><p>TEXT " PARA "</p><p>" PARA "</p></div></main>"
+     "<footer class=global-footer><section class=notes><ol><li>FOOTNOTE Testing conducted in January, " PARA
+     "</li><li>Battery life varies, " PARA "</li><li>Trade-in values vary, " PARA "</li><li>Offers vary, " PARA
+     "</li></ol></section></footer></body>",
+     "TEXT ",
+     {"FOOTNOTE "}},
 };
 
 static void test_not_text(void)
