@@ -1338,6 +1338,24 @@ static int heading_block(const art *a, size_t k)
            is_heading(a->v[k + 1].node->v.element.tag);
 }
 
+/* A front page of sections, each a run of entries (a news site's top stories, then its sport):
+ * the nearest ancestor of the longest run's parent FOUND (at most SPREAD_LEVELS up, below
+ * <body>) whose runs hold SPREAD times its own; else FOUND. */
+static size_t runs_spread(const art *a, size_t found, const unsigned *runs)
+{
+    size_t p = a->v[found].parent;
+    for (int level = 0; level < SPREAD_LEVELS && p != SIZE_MAX; level++, p = a->v[p].parent) {
+        if (a->v[p].node->v.element.tag == GUMBO_TAG_BODY || a->v[p].boiler || a->v[p].in_boiler)
+            break;
+        unsigned sum = 0;
+        for (size_t q = p; q < a->v[p].end; q++)
+            sum += runs[q];
+        if (sum >= SPREAD * runs[found])
+            return p;
+    }
+    return found;
+}
+
 static size_t run_of_entries(const art *a, size_t best)
 {
     unsigned own = best == SIZE_MAX ? 0 : a->v[best].text;
@@ -1346,6 +1364,7 @@ static size_t run_of_entries(const art *a, size_t best)
     char sig[256], prev[256];
     size_t found = SIZE_MAX;
     unsigned most = 0;
+    unsigned *runs = rc_xcalloc(a->n, sizeof *runs); /* each element's longest run */
     for (size_t p = 0; p < a->n; p++) {
         if (a->v[p].boiler || a->v[p].in_boiler || !a->v[p].has_block)
             continue;
@@ -1370,13 +1389,20 @@ static size_t run_of_entries(const art *a, size_t best)
             prev_tag = t;
             run++;
             text += s->text;
+            if (run >= RUN_MIN && text > runs[p])
+                runs[p] = text;
             if (run >= RUN_MIN && text > most) {
                 most = text;
                 found = p;
             }
         }
     }
-    return found != SIZE_MAX && most >= RUN_SHARE * (own > 250 ? own : 250) ? found : SIZE_MAX;
+    if (found == SIZE_MAX || most < RUN_SHARE * (own > 250 ? own : 250))
+        found = SIZE_MAX;
+    else
+        found = runs_spread(a, found, runs);
+    free(runs);
+    return found;
 }
 
 static void emit_article(art *a, size_t best, out *o)

@@ -887,6 +887,28 @@ static void test_article_more(void)
     free(t);
     rc_buf_release(&b);
 
+    /* A front page of sections, each a run of stories: all of them, not the longest. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=notice><p>We use cookies to measure and to remember you.</p></div>"
+                    "<div class=page>");
+    static const char *const sections[] = {"TOP", "SPORT", "CULTURE", "SCIENCE"};
+    for (int i = 0; i < 4; i++) {
+        rc_buf_printf(&b, "<section class=%s><h2>%s</h2><div class=cards>", sections[i], sections[i]);
+        for (int j = 0; j < 8; j++)
+            rc_buf_printf(&b,
+                          "<div class=card><h3><a href=/s%d_%d>%s %d A headline of the day</a></h3><small>What "
+                          "happened today, in a line or two of summary that runs on for a while, as summaries "
+                          "do, with a clause or two more and then some, until it ends.</small></div>",
+                          i, j, sections[i], j);
+        rc_buf_puts(&b, "</div></section>");
+    }
+    rc_buf_puts(&b, "</div><div class=legal><p>FOOTER Copyright, all rights reserved, and so on.</p></div>"
+                    "</body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TOP 0 ") && strstr(t, "SPORT 7 ") && strstr(t, "SCIENCE 7 ") && !strstr(t, "FOOTER "));
+    free(t);
+    rc_buf_release(&b);
+
     /* ... even when the reviews are most of the page's text. */
     rc_buf_init(&b);
     rc_buf_puts(&b, "<head><script type=application/ld+json>{\"@type\": \"Product\", \"name\": \"Mic\"}</script>"
