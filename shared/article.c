@@ -55,7 +55,7 @@ typedef struct art {
     size_t h1; /* the first <h1> (else the first itemprop=headline), or SIZE_MAX */
     int h1_seen;
     const char *jsonld_body; /* borrowed from jsonld */
-    int product;             /* the page marks up a schema.org Product (JSON-LD or microdata) */
+    int product;             /* a product's page: schema.org Product (JSON-LD, microdata) or og:type */
     unsigned scope;          /* text outside links of the container being emitted */
     double scope_ld;         /* its link density */
     int entries;             /* that container is a run of entries (a listing's cards) */
@@ -552,6 +552,13 @@ static int in_nav(const GumboNode *n)
     return 0;
 }
 
+/* Whether META is Open Graph's type of a product's page (og:type "product", "product.group"). */
+static int og_product(const GumboNode *meta)
+{
+    const char *prop = attr(meta, "property"), *content = attr(meta, "content");
+    return prop && content && !strcasecmp(prop, "og:type") && !strncasecmp(content, "product", 7);
+}
+
 static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
@@ -582,6 +589,8 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
                 const GumboNode *h = k->v.element.children.data[j];
                 if (h->type == GUMBO_NODE_ELEMENT && h->v.element.tag == GUMBO_TAG_SCRIPT)
                     find_jsonld_body(a, h);
+                if (h->type == GUMBO_NODE_ELEMENT && h->v.element.tag == GUMBO_TAG_META && og_product(h))
+                    a->product = 1;
             }
         if (dropped(k, depth + 1))
             continue;

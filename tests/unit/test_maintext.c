@@ -887,6 +887,19 @@ static void test_article_more(void)
     free(t);
     rc_buf_release(&b);
 
+    /* Open Graph's og:type says a product's page as well. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<head><meta property=og:type content=product.group></head><body><div class=product><h1>Oil"
+                    "</h1><div class=desc><p>DESC " PARA "</p><p>" PARA "</p><p>" PARA "</p><p>" PARA
+                    "</p></div><div class=widget-reviews>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b, "<div class=entry><p>REVIEW %d Great, " PARA "</p></div>", i);
+    rc_buf_puts(&b, "</div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "DESC ") && !strstr(t, "REVIEW "));
+    free(t);
+    rc_buf_release(&b);
+
     /* A front page of sections, each a run of stories: all of them, not the longest. */
     rc_buf_init(&b);
     rc_buf_puts(&b, "<body><div class=notice><p>We use cookies to measure and to remember you.</p></div>"
