@@ -55,7 +55,7 @@ typedef struct art {
     size_t h1; /* the first <h1> (else the first itemprop=headline), or SIZE_MAX */
     int h1_seen;
     const char *jsonld_body; /* borrowed from jsonld */
-    int product;             /* the page marks up a schema.org Product (JSON-LD or microdata) */
+    int product;             /* a product's page: schema.org Product (JSON-LD, microdata) or og:type */
     unsigned scope;          /* text outside links of the container being emitted */
     double scope_ld;         /* its link density */
     int entries;             /* that container is a run of entries (a listing's cards) */
@@ -552,6 +552,13 @@ static int in_nav(const GumboNode *n)
     return 0;
 }
 
+/* Whether META is Open Graph's type of a product's page (og:type "product", "product.group"). */
+static int og_product(const GumboNode *meta)
+{
+    const char *prop = attr(meta, "property"), *content = attr(meta, "content");
+    return prop && content && !strcasecmp(prop, "og:type") && !strncasecmp(content, "product", 7);
+}
+
 static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
@@ -582,6 +589,8 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
                 const GumboNode *h = k->v.element.children.data[j];
                 if (h->type == GUMBO_NODE_ELEMENT && h->v.element.tag == GUMBO_TAG_SCRIPT)
                     find_jsonld_body(a, h);
+                if (h->type == GUMBO_NODE_ELEMENT && h->v.element.tag == GUMBO_TAG_META && og_product(h))
+                    a->product = 1;
             }
         if (dropped(k, depth + 1))
             continue;
@@ -595,6 +604,23 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
     }
     a->v[id].end = a->n;
     return id;
+}
+
+/* A table of DATA_ROWS or more rows with text is data (a list of laureates, a ranking of books):
+ * a class naming its own parts ("sticky-header", "js-dataTooltip") does not make it the page's
+ * header or a tooltip. */
+#define DATA_ROWS 4
+static int data_table(const art *a, size_t t)
+{
+    if (a->v[t].node->v.element.tag != GUMBO_TAG_TABLE)
+        return 0;
+    unsigned rows = 0;
+    for (size_t k = t + 1; k < a->v[t].end && rows < DATA_ROWS; k++) {
+        size_t p = a->v[k].parent;
+        if (a->v[k].node->v.element.tag == GUMBO_TAG_TR && a->v[k].text && (p == t || a->v[p].parent == t))
+            rows++;
+    }
+    return rows >= DATA_ROWS;
 }
 
 /* A class such as "with-sidebar-right" or "header-style-3" on a wrapper of the whole page
@@ -612,9 +638,14 @@ static void mark_boiler(art *a)
         /* A class that says boilerplate on most of the page is a wrapper's; a shop's menu is
          * navigation even when its hidden panels hold most of the page's text. On a product's
          * page (schema.org Product), a block named reviews is its buyers' reviews, not its
-         * description. */
+         * description, even when they are most of the page; and a <footer> that says it is one
+         * is the page's footer (legal notes, footnotes of offers) however long. */
         int says = s->says_boiler || (a->product && s->reviews);
-        s->boiler = says && !s->has_h1 && (s->menu || (s->text - s->link) * 2 <= page);
+        if (says && !s->menu && data_table(a, i))
+            says = 0;
+        s->boiler = says && !s->has_h1 &&
+                    (s->menu || (a->product && s->reviews) || s->node->v.element.tag == GUMBO_TAG_FOOTER ||
+                     (s->text - s->link) * 2 <= page);
         if (s->parent != SIZE_MAX) {
             s->in_boiler = a->v[s->parent].boiler || a->v[s->parent].in_boiler;
             s->comments |= a->v[s->parent].comments;
@@ -916,12 +947,17 @@ static void put_text(out *o, const char *text)
  * there the entries are links, not links around an article. */
 #define SCOPE_LD 0.5
 
+static int is_heading(GumboTag t);
+
 /* Whether the element at I is left out of the article's text. */
 static int cut(const art *a, size_t i)
 {
     const node_stat *s = &a->v[i];
     /* A "banner" or "share" class on most of the article does not make it boilerplate. */
     if (s->boiler && (s->text - s->link) * 2 <= a->scope)
+        return 1;
+    /* A product's buyers' reviews are not its description however long they run. */
+    if (s->boiler && a->product && s->reviews)
         return 1;
     if (s->small_junk && s->text < SMALL_JUNK_CHARS)
         return 1;
@@ -964,6 +1000,86 @@ static int text_beside(const GumboVector *kids, unsigned i)
     return 0;
 }
 
+/* Headings of a shop's recommendations: other products, not the one the page is about. */
+static const char *const RECOMMEND_HEADS[] = {"People who viewed this item also viewed",
+                                              "People who bought this item also bought",
+                                              "Customers also bought",
+                                              "Customers also viewed",
+                                              "Customers who bought this item also bought",
+                                              "Customers who viewed this item also viewed",
+                                              "Frequently bought together",
+                                              "Complete the look",
+                                              "Similar items",
+                                              "Similar products",
+                                              "Related products",
+                                              "Recently viewed",
+                                              "Recently viewed items",
+                                              "Recently viewed products",
+                                              "You may also like",
+                                              "You might also like",
+                                              NULL};
+
+/* The text of N's subtree into BUF (at most CAP - 1 bytes, spaces collapsed). */
+static void text_into(const GumboNode *n, char *buf, size_t cap, size_t *len)
+{
+    const GumboVector *kids = &n->v.element.children;
+    for (unsigned i = 0; i < kids->length && *len + 1 < cap; i++) {
+        const GumboNode *k = kids->data[i];
+        if (k->type == GUMBO_NODE_ELEMENT) {
+            text_into(k, buf, cap, len);
+            continue;
+        }
+        if (k->type != GUMBO_NODE_TEXT && k->type != GUMBO_NODE_WHITESPACE)
+            continue;
+        for (const char *p = k->v.text.text; *p && *len + 1 < cap; p++) {
+            int ws = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
+            if (!ws)
+                buf[(*len)++] = *p;
+            else if (*len && buf[*len - 1] != ' ')
+                buf[(*len)++] = ' ';
+        }
+    }
+    buf[*len] = 0;
+}
+
+/* Whether the element at K is a heading of recommendations. */
+static int recommend_head(const art *a, size_t k)
+{
+    const GumboNode *n = a->v[k].node;
+    const char *role = attr(n, "role");
+    if (!is_heading(n->v.element.tag) && !(role && !strcasecmp(role, "heading")))
+        return 0;
+    if (a->v[k].text > 64)
+        return 0;
+    char buf[80];
+    size_t len = 0;
+    text_into(n, buf, sizeof buf, &len);
+    while (len && (buf[len - 1] == ' ' || buf[len - 1] == ':'))
+        buf[--len] = 0;
+    const char *p = buf[0] == ' ' ? buf + 1 : buf;
+    for (const char *const *h = RECOMMEND_HEADS; *h; h++)
+        if (!strcasecmp(p, *h))
+            return 1;
+    return 0;
+}
+
+/* Whether the block at I opens with a heading of recommendations (a carousel of other products
+ * under "Customers also bought"), and is not most of what was chosen. */
+static int recommendations(const art *a, size_t i)
+{
+    if (!a->v[i].has_block || nonlink(&a->v[i]) * 2 > a->scope)
+        return 0;
+    for (size_t k = i + 1; k < a->v[i].end; k++) {
+        if (!a->v[k].text)
+            continue; /* the first element with text */
+        if (recommend_head(a, k))
+            return 1;
+        if (is_heading(a->v[k].node->v.element.tag) || !a->v[k].has_block)
+            return 0;
+    }
+    return 0;
+}
+
 static void emit(art *a, size_t id, out *o, int depth)
 {
     const GumboNode *n = a->v[id].node;
@@ -998,6 +1114,9 @@ static void emit(art *a, size_t id, out *o, int depth)
         /* A heading over a block that is cut ("Related articles") or over nothing goes too. */
         GumboTag kt = k->v.element.tag;
         int orphan = kt >= GUMBO_TAG_H1 && kt <= GUMBO_TAG_H6 && next < a->v[id].end && cut(a, next);
+        /* Recommendations: a block that opens with their heading. */
+        if (is_block(kt) && recommendations(a, c))
+            continue;
         if (!cut(a, c) && !bare_link && !orphan)
             emit(a, c, o, depth + 1);
     }
@@ -1228,6 +1347,24 @@ static int heading_block(const art *a, size_t k)
            is_heading(a->v[k + 1].node->v.element.tag);
 }
 
+/* A front page of sections, each a run of entries (a news site's top stories, then its sport):
+ * the nearest ancestor of the longest run's parent FOUND (at most SPREAD_LEVELS up, below
+ * <body>) whose runs hold SPREAD times its own; else FOUND. */
+static size_t runs_spread(const art *a, size_t found, const unsigned *runs)
+{
+    size_t p = a->v[found].parent;
+    for (int level = 0; level < SPREAD_LEVELS && p != SIZE_MAX; level++, p = a->v[p].parent) {
+        if (a->v[p].node->v.element.tag == GUMBO_TAG_BODY || a->v[p].boiler || a->v[p].in_boiler)
+            break;
+        unsigned sum = 0;
+        for (size_t q = p; q < a->v[p].end; q++)
+            sum += runs[q];
+        if (sum >= SPREAD * runs[found])
+            return p;
+    }
+    return found;
+}
+
 static size_t run_of_entries(const art *a, size_t best)
 {
     unsigned own = best == SIZE_MAX ? 0 : a->v[best].text;
@@ -1236,6 +1373,7 @@ static size_t run_of_entries(const art *a, size_t best)
     char sig[256], prev[256];
     size_t found = SIZE_MAX;
     unsigned most = 0;
+    unsigned *runs = rc_xcalloc(a->n, sizeof *runs); /* each element's longest run */
     for (size_t p = 0; p < a->n; p++) {
         if (a->v[p].boiler || a->v[p].in_boiler || !a->v[p].has_block)
             continue;
@@ -1260,13 +1398,20 @@ static size_t run_of_entries(const art *a, size_t best)
             prev_tag = t;
             run++;
             text += s->text;
+            if (run >= RUN_MIN && text > runs[p])
+                runs[p] = text;
             if (run >= RUN_MIN && text > most) {
                 most = text;
                 found = p;
             }
         }
     }
-    return found != SIZE_MAX && most >= RUN_SHARE * (own > 250 ? own : 250) ? found : SIZE_MAX;
+    if (found == SIZE_MAX || most < RUN_SHARE * (own > 250 ? own : 250))
+        found = SIZE_MAX;
+    else
+        found = runs_spread(a, found, runs);
+    free(runs);
+    return found;
 }
 
 static void emit_article(art *a, size_t best, out *o)

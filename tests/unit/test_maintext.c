@@ -886,6 +886,54 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "DESC ") && !strstr(t, "REVIEW "));
     free(t);
     rc_buf_release(&b);
+
+    /* Open Graph's og:type says a product's page as well. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<head><meta property=og:type content=product.group></head><body><div class=product><h1>Oil"
+                    "</h1><div class=desc><p>DESC " PARA "</p><p>" PARA "</p><p>" PARA "</p><p>" PARA
+                    "</p></div><div class=widget-reviews>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b, "<div class=entry><p>REVIEW %d Great, " PARA "</p></div>", i);
+    rc_buf_puts(&b, "</div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "DESC ") && !strstr(t, "REVIEW "));
+    free(t);
+    rc_buf_release(&b);
+
+    /* A front page of sections, each a run of stories: all of them, not the longest. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=notice><p>We use cookies to measure and to remember you.</p></div>"
+                    "<div class=page>");
+    static const char *const sections[] = {"TOP", "SPORT", "CULTURE", "SCIENCE"};
+    for (int i = 0; i < 4; i++) {
+        rc_buf_printf(&b, "<section class=%s><h2>%s</h2><div class=cards>", sections[i], sections[i]);
+        for (int j = 0; j < 8; j++)
+            rc_buf_printf(&b,
+                          "<div class=card><h3><a href=/s%d_%d>%s %d A headline of the day</a></h3><small>What "
+                          "happened today, in a line or two of summary that runs on for a while, as summaries "
+                          "do, with a clause or two more and then some, until it ends.</small></div>",
+                          i, j, sections[i], j);
+        rc_buf_puts(&b, "</div></section>");
+    }
+    rc_buf_puts(&b, "</div><div class=legal><p>FOOTER Copyright, all rights reserved, and so on.</p></div>"
+                    "</body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TOP 0 ") && strstr(t, "SPORT 7 ") && strstr(t, "SCIENCE 7 ") && !strstr(t, "FOOTER "));
+    free(t);
+    rc_buf_release(&b);
+
+    /* ... even when the reviews are most of the page's text. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<head><script type=application/ld+json>{\"@type\": \"Product\", \"name\": \"Mic\"}</script>"
+                    "</head><body><div class=page-content><h1>Mic</h1><div class=desc><p>DESC " PARA "</p><p>" PARA
+                    "</p></div><div class=product-reviews>");
+    for (int i = 0; i < 8; i++)
+        rc_buf_printf(&b, "<div class=entry><p>REVIEW %d Great, " PARA "</p></div>", i);
+    rc_buf_puts(&b, "</div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "DESC ") && !strstr(t, "REVIEW "));
+    free(t);
+    rc_buf_release(&b);
 }
 
 /* Blocks that are not the page's text, each case a page, the text it must give (keep) and what
@@ -951,6 +999,31 @@ static const struct not_text {
      "the size in the table.</p></div></div></body>",
      "TEXT ",
      {"OVERLAY "}},
+    /* A table of rows is data whatever its class says of its own parts (a header that sticks, a
+     * tooltip on each row); a table of a row or two named so is still a tooltip. */
+    {"<body><div class=content><p>TEXT " PARA "</p><p>" PARA "</p><table class=\"wikitable sticky-header\">"
+     "<tr><th>Year</th><th>Physics</th></tr><tr><td>1901</td><td>LAUREATE Wilhelm Roentgen</td></tr>"
+     "<tr><td>1902</td><td>Hendrik Lorentz</td></tr><tr><td>1903</td><td>Henri Becquerel</td></tr>"
+     "</table><p>" PARA "</p><table class=price-tooltip><tr><td>TOOLTIP Prices include taxes.</td></tr>"
+     "</table></div></body>",
+     "LAUREATE ",
+     {"TOOLTIP "}},
+    /* A shop's recommendations (a block under "Customers also bought") are other products, not
+     * the page's. */
+    {"<body><div class=product><h1>Boots</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+     "</p><section class=carousel><h2>Customers also bought:</h2><div class=cards><div class=card><p>OTHER "
+     "Leather boots in brown, handmade.</p><p>$120.00</p></div><div class=card><p>Rubber boots in green, "
+     "for rain.</p><p>$40.00</p></div></div></section></div></body>",
+     "TEXT ",
+     {"OTHER "}},
+    /* The page's <footer> named so (its legal notes, footnotes of the offers) is boilerplate
+     * even when it holds most of the page's text. */
+    {"<body><main><h1>Watch</h1><div class=intro><p>TEXT " PARA "</p><p>" PARA "</p></div></main>"
+     "<footer class=global-footer><section class=notes><ol><li>FOOTNOTE Testing conducted in January, " PARA
+     "</li><li>Battery life varies, " PARA "</li><li>Trade-in values vary, " PARA "</li><li>Offers vary, " PARA
+     "</li></ol></section></footer></body>",
+     "TEXT ",
+     {"FOOTNOTE "}},
 };
 
 static void test_not_text(void)
