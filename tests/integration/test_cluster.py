@@ -84,6 +84,15 @@ def submit(env, crawlid, seeds):
     check("hash tag" not in r.stderr, "submit talks about the hash tag: %s" % r.stderr[-500:])
 
 
+def fail_over_to(cl, replica):
+    """CLUSTER FAILOVER on the keyspace master's replica; returns once it serves the keyspace."""
+    check(redis_cmd(replica, "CLUSTER", "FAILOVER") == "OK", "CLUSTER FAILOVER refused")
+    deadline = time.time() + 30
+    while time.time() < deadline and cl.master_of_keyspace() != replica:
+        time.sleep(0.1)
+    check(cl.master_of_keyspace() == replica, "the replica did not take over the keyspace")
+
+
 def wait_done(cl, crawlid, timeout=120):
     deadline = time.time() + timeout
     while time.time() < deadline and cl.cmd("HGET", TAG + "job:" + crawlid, "state") != "done":
@@ -178,11 +187,7 @@ def test_failover_mid_crawl(tmp, procs):
             tmp, procs, cl, "fo", lambda m, r: next(p for p in cl.ports if p not in (m, r)))
         before = len(read_pages(pages_path))
         check(before < len(want), "the crawl ended before the failover (%d of %d pages)" % (before, len(want)))
-        check(redis_cmd(replica, "CLUSTER", "FAILOVER") == "OK", "CLUSTER FAILOVER refused")
-        deadline = time.time() + 30
-        while time.time() < deadline and cl.master_of_keyspace() != replica:
-            time.sleep(0.1)
-        check(cl.master_of_keyspace() == replica, "the replica did not take over the keyspace")
+        fail_over_to(cl, replica)
         wait_done(cl, "fo")
         after_failover = len(read_pages(pages_path)) - before
         check(after_failover > 0, "no page fetched after the failover")
@@ -259,11 +264,7 @@ def test_counters_across_failover(tmp, procs):
         while time.time() < deadline and served_304() < 45:
             time.sleep(0.05)
         check(served_304() >= 45, "the refresh did not get under way")
-        check(redis_cmd(replica, "CLUSTER", "FAILOVER") == "OK", "CLUSTER FAILOVER refused")
-        deadline = time.time() + 30
-        while time.time() < deadline and cl.master_of_keyspace() != replica:
-            time.sleep(0.1)
-        check(cl.master_of_keyspace() == replica, "the replica did not take over the keyspace")
+        fail_over_to(cl, replica)
         wait_done(cl, "cnt")
         n304 = served_304()
         deadline = time.time() + 10  # held writes go out within a second of a connection
