@@ -36,6 +36,13 @@ typedef struct rc_private_redis {
  * 1,000 x 20, jemalloc held 17.4 MB resident for 9.9 MB allocated. */
 #define RC_PRIVATE_REDIS_MALLOC_CONF "dirty_decay_ms:1000"
 
+/* The longest member (bytes) of a zset that Redis still keeps as a listpack, for the private
+ * Redis (Redis' default is 64). A host queue's member is a record, "crawlid depth priority
+ * attempt url": with the crawl's id (crawl-YYYYMMDD-HHMMSS) nearly every URL makes it longer
+ * than 64 bytes, and each such queue became a skiplist, ~1,400 bytes for a queue of 2 against
+ * ~200. Queues stay listpacks up to zset-max-listpack-entries (128) members. */
+#define RC_PRIVATE_REDIS_ZSET_LISTPACK_VALUE "512"
+
 /* 0, or a negative errno with a message in err (e.g. redis-server is not installed). */
 
 int rc_private_redis_start(rc_private_redis *r, char *err, size_t cap);
