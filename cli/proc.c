@@ -162,8 +162,24 @@ int rc_private_redis_start(rc_private_redis *r, char *err, size_t cap)
     char sock[300], logf[300 + 16];
     snprintf(sock, sizeof sock, "%s/redis.sock", r->dir);
     snprintf(logf, sizeof logf, "%s/redis.log", r->dir);
-    const char *argv[] = {bin, "--port",       "0",  "--unixsocket", sock,   "--unixsocketperm", "700", "--save",
-                          "",  "--appendonly", "no", "--dir",        r->dir, "--daemonize",      "no",  NULL};
+    const char *argv[] = {bin,
+                          "--port",
+                          "0",
+                          "--unixsocket",
+                          sock,
+                          "--unixsocketperm",
+                          "700",
+                          "--save",
+                          "",
+                          "--appendonly",
+                          "no",
+                          "--dir",
+                          r->dir,
+                          "--daemonize",
+                          "no",
+                          "--zset-max-listpack-value",
+                          RC_PRIVATE_REDIS_ZSET_LISTPACK_VALUE,
+                          NULL};
     const char *env[] = {"MALLOC_CONF=" RC_PRIVATE_REDIS_MALLOC_CONF, NULL};
     r->pid = rc_proc_spawn_env(argv, env, logf);
     free(bin);

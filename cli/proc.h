@@ -22,7 +22,7 @@ pid_t rc_proc_spawn_env(const char *const argv[], const char *const env[], const
 int rc_proc_stop(pid_t pid, int sig, int timeout_ms);
 
 /* A private redis-server on a unix socket in a fresh temporary directory, its allocator told
- * to give freed memory back within a second (RC_PRIVATE_REDIS_MALLOC_CONF). */
+ * to give freed memory back at once (RC_PRIVATE_REDIS_MALLOC_CONF). */
 typedef struct rc_private_redis {
     pid_t pid;
     char dir[256];
@@ -30,11 +30,19 @@ typedef struct rc_private_redis {
 } rc_private_redis;
 
 /* jemalloc's options (redis-server's allocator; MALLOC_CONF in its environment, unless ours
- * sets one): pages freed go back to the system within dirty_decay_ms instead of jemalloc's
- * 10 s (its muzzy_decay_ms is 0 already). A crawl's Redis frees about as much as it takes (host
- * queues filled and emptied, Lua's garbage): with the default, at the peak of the bench's
- * 1,000 x 20, jemalloc held 17.4 MB resident for 9.9 MB allocated. */
-#define RC_PRIVATE_REDIS_MALLOC_CONF "dirty_decay_ms:1000"
+ * sets one): pages freed go back to the system at once (dirty_decay_ms 0) instead of after
+ * jemalloc's 10 s (its muzzy_decay_ms is 0 already). A crawl's Redis frees about as much as it
+ * takes (host queues filled and emptied, Lua's garbage): with 10 s, at the peak of the bench's
+ * 1,000 x 20, jemalloc held 17.4 MB resident for 9.9 MB allocated; with 1 s its anonymous
+ * pages were 11.6-12.1 MB at the crawl's peak, with 0 8.7-9.0 MB, for the same Redis CPU. */
+#define RC_PRIVATE_REDIS_MALLOC_CONF "dirty_decay_ms:0"
+
+/* The longest member (bytes) of a zset that Redis still keeps as a listpack, for the private
+ * Redis (Redis' default is 64). A host queue's member is a record, "crawlid depth priority
+ * attempt url": with the crawl's id (crawl-YYYYMMDD-HHMMSS) nearly every URL makes it longer
+ * than 64 bytes, and each such queue became a skiplist, ~1,400 bytes for a queue of 2 against
+ * ~200. Queues stay listpacks up to zset-max-listpack-entries (128) members. */
+#define RC_PRIVATE_REDIS_ZSET_LISTPACK_VALUE "512"
 
 /* 0, or a negative errno with a message in err (e.g. redis-server is not installed). */
 

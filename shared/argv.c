@@ -8,6 +8,17 @@
 
 #include "util.h"
 
+/* Blocks grow from 512 bytes to 64 KB (below glibc's mmap threshold: they come from the heap
+ * and go back to it); an argument longer than that gets a block of its own. */
+#define BLOCK_MIN 512
+#define BLOCK_MAX 65536
+
+struct rc_argv_block {
+    struct rc_argv_block *next;
+    size_t size, used;
+    char data[];
+};
+
 void rc_argv_init(rc_argv *a)
 {
     memset(a, 0, sizeof *a);
@@ -15,8 +26,11 @@ void rc_argv_init(rc_argv *a)
 
 void rc_argv_reset(rc_argv *a)
 {
-    for (int i = 0; i < a->n; i++)
-        free(a->v[i]);
+    while (a->blocks) {
+        struct rc_argv_block *b = a->blocks;
+        a->blocks = b->next;
+        free(b);
+    }
     a->n = 0;
 }
 
@@ -28,6 +42,28 @@ void rc_argv_release(rc_argv *a)
     rc_argv_init(a);
 }
 
+/* A copy of s[0..n) and a NUL in the vector's blocks. */
+static char *copy(rc_argv *a, const char *s, size_t n)
+{
+    struct rc_argv_block *b = a->blocks;
+    if (!b || b->size - b->used < n + 1) {
+        size_t size = b ? RC_MIN(b->size * 2, (size_t)BLOCK_MAX) : BLOCK_MIN;
+        if (size < n + 1)
+            size = n + 1;
+        b = rc_xmalloc(sizeof *b + size);
+        b->size = size;
+        b->used = 0;
+        b->next = a->blocks;
+        a->blocks = b;
+    }
+    char *p = b->data + b->used;
+    if (n)
+        memcpy(p, s, n);
+    p[n] = '\0';
+    b->used += n + 1;
+    return p;
+}
+
 void rc_argv_addn(rc_argv *a, const char *s, size_t n)
 {
     if (a->n == a->cap) {
@@ -35,7 +71,7 @@ void rc_argv_addn(rc_argv *a, const char *s, size_t n)
         a->v = rc_xrealloc(a->v, (size_t)a->cap * sizeof(char *));
         a->len = rc_xrealloc(a->len, (size_t)a->cap * sizeof(size_t));
     }
-    a->v[a->n] = rc_xstrndup(s, n);
+    a->v[a->n] = copy(a, s, n);
     a->len[a->n] = n;
     a->n++;
 }
@@ -63,8 +99,7 @@ void rc_argv_setn(rc_argv *a, int i, const char *s, size_t n)
 {
     while (a->n <= i)
         rc_argv_addn(a, "", 0);
-    free(a->v[i]);
-    a->v[i] = rc_xstrndup(s, n);
+    a->v[i] = copy(a, s, n); /* the old copy stays in its block until reset */
     a->len[i] = n;
 }
 

@@ -1,15 +1,23 @@
 /* argv.h - an argument vector for Redis commands (hiredis *Argv calls): every argument is
- * copied into the vector, so callers may pass stack buffers. Embedded: init/release. */
+ * copied into the vector, so callers may pass stack buffers. Embedded: init/release.
+ *
+ * The copies go into blocks of the vector's own, one after another, not a malloc each: a
+ * worker's step carries up to ~100,000 arguments (64 pages of ~200 links), which were as many
+ * mallocs and frees and ~25 bytes of allocator overhead each. v[i] stays valid, NUL-terminated,
+ * until reset or release; replace an argument with rc_argv_set*, never by writing v[i]. */
 #ifndef RC_ARGV_H
 #define RC_ARGV_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+struct rc_argv_block;
+
 typedef struct rc_argv {
     char **v;
     size_t *len;
     int n, cap;
+    struct rc_argv_block *blocks; /* the copies; the newest first */
 } rc_argv;
 
 void rc_argv_init(rc_argv *a);

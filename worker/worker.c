@@ -227,12 +227,8 @@ static void on_eval_reply(redisAsyncContext *ac, void *reply, void *privdata)
         rep = NULL;
     if (rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0 && !q->resent) {
         /* Redis restarted and lost the script cache: send the source once, it caches it again. */
-        free(q->argv.v[0]);
-        free(q->argv.v[1]);
-        q->argv.v[0] = rc_xstrdup("EVAL");
-        q->argv.len[0] = 4;
-        q->argv.v[1] = rc_xstrdup(rc_lua_scripts[q->id].source);
-        q->argv.len[1] = strlen(q->argv.v[1]);
+        rc_argv_set(&q->argv, 0, "EVAL");
+        rc_argv_set(&q->argv, 1, rc_lua_scripts[q->id].source);
         q->resent = 1;
         if (send_req(q->w, q) == 0)
             return;

@@ -652,10 +652,10 @@ def private_redis_of(crawl_pid, timeout=20):
 
 
 def test_private_redis_allocator(tmp, procs):
-    """The private redis-server's jemalloc gives freed pages back within a second (MALLOC_CONF
+    """The private redis-server's jemalloc gives freed pages back at once (MALLOC_CONF
     in its environment), unless the caller's environment sets MALLOC_CONF: then it has that."""
     port, _, _ = start_web(procs, tmp, "--sites", "1", "--pages", "400", "--latency-ms", "50")
-    for given, want in ((None, "dirty_decay_ms:1000"), ("dirty_decay_ms:5000,muzzy_decay_ms:5000",) * 2):
+    for given, want in ((None, "dirty_decay_ms:0"), ("dirty_decay_ms:5000,muzzy_decay_ms:5000",) * 2):
         env = dict(os.environ)
         env.pop("MALLOC_CONF", None)
         if given:

@@ -1,0 +1,104 @@
+/* test_argv.c - the argument vector keeps its copies in blocks of its own: every argument
+ * stays where it was put, NUL-terminated and with its length, across block boundaries, past
+ * the largest block, after a replacement and after a reset. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "argv.h"
+#include "rc_test.h"
+
+/* Argument i of the many: its length varies (0 to 99 bytes) so blocks end mid-way. */
+static size_t nth(int i, char *buf, size_t cap)
+{
+    size_t n = (size_t)(i * 37 % 100);
+    if (n > cap - 1)
+        n = cap - 1;
+    for (size_t k = 0; k < n; k++)
+        buf[k] = (char)('a' + (i + (int)k) % 26);
+    buf[n] = '\0';
+    return n;
+}
+
+static void check_many(rc_argv *a, int count)
+{
+    char want[128];
+    int bad = 0;
+    for (int i = 0; i < count; i++) {
+        size_t n = nth(i, want, sizeof want);
+        if (a->len[i] != n || memcmp(a->v[i], want, n + 1) != 0)
+            bad++;
+    }
+    RC_CHECK_INT_EQ(bad, 0);
+}
+
+static void test_many_arguments(void)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    char buf[128];
+    for (int round = 0; round < 2; round++) { /* the second after a reset: the vector is reused */
+        for (int i = 0; i < 100000; i++) {
+            size_t n = nth(i, buf, sizeof buf);
+            rc_argv_addn(&a, buf, n);
+        }
+        RC_CHECK_INT_EQ(a.n, 100000);
+        check_many(&a, 100000);
+        rc_argv_reset(&a);
+        RC_CHECK_INT_EQ(a.n, 0);
+    }
+    rc_argv_release(&a);
+}
+
+static void test_long_argument(void)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    size_t big = 300000; /* past the largest block */
+    char *s = malloc(big);
+    memset(s, 'x', big);
+    rc_argv_add(&a, "EVALSHA");
+    rc_argv_addn(&a, s, big);
+    rc_argv_add(&a, "after");
+    RC_CHECK_INT_EQ(a.len[1], big);
+    RC_CHECK(memcmp(a.v[1], s, big) == 0 && a.v[1][big] == '\0');
+    RC_CHECK_STR_EQ(a.v[0], "EVALSHA");
+    RC_CHECK_STR_EQ(a.v[2], "after");
+    free(s);
+    rc_argv_release(&a);
+}
+
+/* A replaced argument (a NOSCRIPT resend swaps EVALSHA and the digest for EVAL and the source)
+ * leaves the others where they were. */
+static void test_replace(void)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, "EVALSHA");
+    rc_argv_add(&a, "0123456789abcdef");
+    rc_argv_add(&a, "");
+    rc_argv_addi(&a, -42);
+    const char *third = a.v[2];
+    rc_argv_set(&a, 0, "EVAL");
+    rc_argv_set(&a, 1, "return redis.call('PING')");
+    RC_CHECK_STR_EQ(a.v[0], "EVAL");
+    RC_CHECK_INT_EQ(a.len[0], 4);
+    RC_CHECK_STR_EQ(a.v[1], "return redis.call('PING')");
+    RC_CHECK_INT_EQ(a.len[1], strlen("return redis.call('PING')"));
+    RC_CHECK(a.v[2] == third && a.len[2] == 0 && a.v[2][0] == '\0');
+    RC_CHECK_STR_EQ(a.v[3], "-42");
+    rc_argv_setu(&a, 6, 7); /* past the end: empty arguments up to it */
+    RC_CHECK_INT_EQ(a.n, 7);
+    RC_CHECK_STR_EQ(a.v[5], "");
+    RC_CHECK_STR_EQ(a.v[6], "7");
+    rc_argv_release(&a);
+    RC_CHECK(a.v == NULL && a.n == 0);
+}
+
+int main(void)
+{
+    test_many_arguments();
+    test_long_argument();
+    test_replace();
+    return rc_test_done("test_argv");
+}
