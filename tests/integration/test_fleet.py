@@ -361,9 +361,12 @@ def test_new_job_not_behind_backlog_on_same_host(tmp, procs):
     the host's turns at the lowest pass). Each is requested within a few of the host's turns, not
     after the backlog. Politeness (0.5 s) holds throughout."""
     n_big, delay = 200000, 0.5
-    web_port, log, _ = start_web(procs, tmp, "--sites", "1", "--pages", "50")
+    web_port, log, _ = start_web(procs, tmp, "--sites", "2", "--pages", "50")
     redis_port, env = fleet(procs, tmp, web_port, 2, "--delay", str(delay), "--delay-factor", "0")
-    submit(env, "big", ["http://s0.site.test/"])
+    # The big job's seed answers in 3 s, on another host: the job must not finish (its one seed
+    # fetched, pending 0) before load_frontier counts its backlog, which a loaded machine's slow
+    # exit of the submit process once let happen (the backlog then dropped as a stopped job's).
+    submit(env, "big", ["http://s1.site.test/slow/3000/0"])
     t0 = time.time()
     load_frontier(redis_port, "big", ["http://s0.site.test/big/%d" % i for i in range(n_big)])
     in_frontier = frontier_len(redis_port, "big")
