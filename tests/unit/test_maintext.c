@@ -1024,6 +1024,15 @@ static const struct not_text {
      "</li></ol></section></footer></body>",
      "TEXT ",
      {"FOOTNOTE "}},
+    /* A card's title in a list of cards is a link around a heading ("<a><h4>Name</h4></a>"):
+     * the name is text; the same link in a block of its own (the next story's teaser) is not. */
+    {"<body><div class=entry-content><p>TEXT " PARA "</p><p>" PARA "</p><ul><li><div class=content><p>Winner</p>"
+     "<a href=/a><h4>CARD Boa Viagem Apartment</h4></a><p>Architects Office</p></div></li><li><div "
+     "class=content><p>Honoree</p><a href=/b><h4>Sete Apartment</h4></a><p>Studio Arthur Casas</p></div>"
+     "</li></ul><p>" PARA "</p><div class=next><a href=/n><h5>TEASER The next story</h5></a><p>Its first "
+     "line.</p></div></div></body>",
+     "CARD ",
+     {"TEASER "}},
 };
 
 static void test_not_text(void)
