@@ -1677,6 +1677,8 @@ static void drop_credits(char *text)
 
 /* A repeated run shorter than this is kept: a plan or a table may repeat a few lines. */
 #define REPEAT_MIN 400
+/* A paragraph this long that the next one opens with is a preview of it. */
+#define PREVIEW_MIN 100
 
 /* One paragraph of the text: where it is and the index of its first occurrence. */
 typedef struct {
@@ -1748,6 +1750,15 @@ static void drop_repeats(char *text)
         if (run >= 2 && chars >= REPEAT_MIN)
             memset(drop + i, 1, run);
         i += run ? run : 1;
+    }
+    /* A paragraph that the next one kept opens with is its preview (an answer cut short over a
+     * "more" control, then given whole). */
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && drop[j]; j++)
+            ;
+        if (!drop[i] && j < n && v[i].len >= PREVIEW_MIN && v[j].len > v[i].len &&
+            memcmp(v[i].p, v[j].p, v[i].len) == 0)
+            drop[i] = 1;
     }
     char *w = text;
     for (size_t i = 0; i < n; i++) {

@@ -934,6 +934,18 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "DESC ") && !strstr(t, "REVIEW "));
     free(t);
     rc_buf_release(&b);
+
+    /* An answer's preview, cut short over a "more" control, then the answer whole: read once. */
+    t = text_of("<body><div class=content><h1>Question?</h1><div class=answer><p>" PARA
+                "</p><div class=preview><p>ANSWER It was better than the first one, because the food was "
+                "adequate, the clothes were warm and the weapons were reliable, and the offi</p></div>"
+                "<div class=full><p>ANSWER It was better than the first one, because the food was adequate, the "
+                "clothes were warm and the weapons were reliable, and the officers knew what they did.</p></div>"
+                "<p>" PARA "</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    const char *first = strstr(t, "ANSWER ");
+    RC_CHECK(first && strstr(first, "officers knew") && !strstr(first + 1, "ANSWER "));
+    free(t);
 }
 
 /* Blocks that are not the page's text, each case a page, the text it must give (keep) and what
