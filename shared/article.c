@@ -949,6 +949,21 @@ static void put_text(out *o, const char *text)
 
 static int is_heading(GumboTag t);
 
+/* Whether the link at L wraps a heading and sits in an entry of a list, at most ITEM_LEVELS
+ * up: a card's title ("<li>...<a><h4>Name</h4></a><p>Maker</p>"), not a bare "next" or a
+ * block of links. Alone in a block of its own the same link is a teaser. */
+#define ITEM_LEVELS 4
+static int item_headline(const art *a, size_t l)
+{
+    if (a->v[l].node->v.element.tag != GUMBO_TAG_A || l + 1 >= a->v[l].end || a->v[l + 1].parent != l ||
+        !is_heading(a->v[l + 1].node->v.element.tag))
+        return 0;
+    for (int d = 0; d < ITEM_LEVELS && l != SIZE_MAX; d++, l = a->v[l].parent)
+        if (a->v[l].node->v.element.tag == GUMBO_TAG_LI)
+            return 1;
+    return 0;
+}
+
 /* Whether the element at I is left out of the article's text. */
 static int cut(const art *a, size_t i)
 {
@@ -983,6 +998,9 @@ static int cut(const art *a, size_t i)
     /* In a run of entries (a section page's rows of teasers) an entry is a headline that links
      * to the story and a line or two: a row of such entries is the listing, not links. */
     if (a->entries)
+        return 0;
+    /* A card's title in a list ("<a><h4>Name</h4></a>") is a headline, not a block of links. */
+    if (is_heading(t) && s->parent != SIZE_MAX && item_headline(a, s->parent))
         return 0;
     return s->text && s->link * 2 > s->text;
 }
@@ -1110,7 +1128,7 @@ static void emit(art *a, size_t id, out *o, int depth)
          * a run of entries a link around a block is an entry's headline. */
         int bare_link = a->v[id].has_block && !is_block(k->v.element.tag) && a->v[c].text &&
                         a->v[c].link == a->v[c].text && !text_beside(kids, i) && a->scope_ld < SCOPE_LD &&
-                        !(a->entries && a->v[c].has_block);
+                        !(a->entries && a->v[c].has_block) && !item_headline(a, c);
         /* A heading over a block that is cut ("Related articles") or over nothing goes too. */
         GumboTag kt = k->v.element.tag;
         int orphan = kt >= GUMBO_TAG_H1 && kt <= GUMBO_TAG_H6 && next < a->v[id].end && cut(a, next);
@@ -1659,6 +1677,8 @@ static void drop_credits(char *text)
 
 /* A repeated run shorter than this is kept: a plan or a table may repeat a few lines. */
 #define REPEAT_MIN 400
+/* A paragraph this long that the next one opens with is a preview of it. */
+#define PREVIEW_MIN 100
 
 /* One paragraph of the text: where it is and the index of its first occurrence. */
 typedef struct {
@@ -1730,6 +1750,15 @@ static void drop_repeats(char *text)
         if (run >= 2 && chars >= REPEAT_MIN)
             memset(drop + i, 1, run);
         i += run ? run : 1;
+    }
+    /* A paragraph that the next one kept opens with is its preview (an answer cut short over a
+     * "more" control, then given whole). */
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && drop[j]; j++)
+            ;
+        if (!drop[i] && j < n && v[i].len >= PREVIEW_MIN && v[j].len > v[i].len &&
+            memcmp(v[i].p, v[j].p, v[i].len) == 0)
+            drop[i] = 1;
     }
     char *w = text;
     for (size_t i = 0; i < n; i++) {

@@ -934,6 +934,18 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "DESC ") && !strstr(t, "REVIEW "));
     free(t);
     rc_buf_release(&b);
+
+    /* An answer's preview, cut short over a "more" control, then the answer whole: read once. */
+    t = text_of("<body><div class=content><h1>Question?</h1><div class=answer><p>" PARA
+                "</p><div class=preview><p>ANSWER It was better than the first one, because the food was "
+                "adequate, the clothes were warm and the weapons were reliable, and the offi</p></div>"
+                "<div class=full><p>ANSWER It was better than the first one, because the food was adequate, the "
+                "clothes were warm and the weapons were reliable, and the officers knew what they did.</p></div>"
+                "<p>" PARA "</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    const char *first = strstr(t, "ANSWER ");
+    RC_CHECK(first && strstr(first, "officers knew") && !strstr(first + 1, "ANSWER "));
+    free(t);
 }
 
 /* Blocks that are not the page's text, each case a page, the text it must give (keep) and what
@@ -1024,6 +1036,15 @@ static const struct not_text {
      "</li></ol></section></footer></body>",
      "TEXT ",
      {"FOOTNOTE "}},
+    /* A card's title in a list of cards is a link around a heading ("<a><h4>Name</h4></a>"):
+     * the name is text; the same link in a block of its own (the next story's teaser) is not. */
+    {"<body><div class=entry-content><p>TEXT " PARA "</p><p>" PARA "</p><ul><li><div class=content><p>Winner</p>"
+     "<a href=/a><h4>CARD Boa Viagem Apartment</h4></a><p>Architects Office</p></div></li><li><div "
+     "class=content><p>Honoree</p><a href=/b><h4>Sete Apartment</h4></a><p>Studio Arthur Casas</p></div>"
+     "</li></ul><p>" PARA "</p><div class=next><a href=/n><h5>TEASER The next story</h5></a><p>Its first "
+     "line.</p></div></div></body>",
+     "CARD ",
+     {"TEASER "}},
 };
 
 static void test_not_text(void)
