@@ -19,7 +19,9 @@ typedef struct rc_fetcher rc_fetcher;
 typedef struct rc_fetch_opts {
     int max_transfers;             /* at once, default 64 */
     int max_conns;                 /* connections kept open for reuse (CURLMOPT_MAXCONNECTS), at
-                                      least max_transfers (the default, 0) */
+                                      least max_transfers (the default, 0); only max_transfers
+                                      under connect_to rules curl files every host under one
+                                      target for (a host name target, or with resolve) */
     long connect_timeout_ms;       /* default 10000 */
     long timeout_ms;               /* whole transfer, default 30000 */
     size_t max_body;               /* decoded bytes kept; larger bodies are cut, marked truncated

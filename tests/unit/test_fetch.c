@@ -860,6 +860,48 @@ static void test_conn_cache(void)
     }
 }
 
+/* Connections kept under a --connect-to rule for every host. To an address: each host gets a rule
+ * of its own, so its connections are its own (not one list curl scans at every transfer) and the
+ * cache keeps max_conns: six hosts fetched twice in turn make six connections, and a redirect
+ * to another host still goes by the fetcher's rule. To a name: the cache stays at max_transfers
+ * (1), so every fetch makes a connection. */
+static void test_conn_cache_connect_to(void)
+{
+    for (int to_name = 0; to_name <= 1; to_name++) {
+        char *rule = rc_xasprintf("::%s:%d", to_name ? "localhost" : "127.0.0.1", srv.port);
+        const char *const rules[] = {rule, NULL};
+        rc_fetch_opts o;
+        rc_fetch_opts_init(&o);
+        o.connect_to = rules;
+        o.max_transfers = 1;
+        o.max_conns = 8;
+        rc_fetcher *f = rc_fetcher_new(loop, &o);
+        free(rule); /* copied */
+        RC_CHECK(f != NULL);
+        if (!f)
+            return;
+        int before = srv.n_conns;
+        for (int i = 0; i < 12; i++) {
+            got g;
+            char *u = rc_xasprintf("http://h%d.test/echo", i % 6);
+            char *h = rc_xasprintf("\r\nHost: h%d.test\r\n", i % 6);
+            fetch1(f, u, NULL, NULL, &g);
+            RC_CHECK_INT_EQ(g.status, 200);
+            RC_CHECK(g.body && strstr(g.body, h));
+            got_release(&g);
+            free(u);
+            free(h);
+        }
+        RC_CHECK_INT_EQ(srv.n_conns - before, to_name ? 12 : 6);
+        got g;
+        fetch1(f, "http://example.test/to-other", NULL, NULL, &g);
+        RC_CHECK_INT_EQ(g.status, 200);
+        RC_CHECK_STR_EQ(g.eff, "http://other.test:80/echo");
+        got_release(&g);
+        rc_fetcher_free(f);
+    }
+}
+
 /* A callback that starts the next fetch. */
 static void then_start(got *g)
 {
@@ -1075,6 +1117,7 @@ int main(void)
     }
     test_dns_cache();
     test_conn_cache();
+    test_conn_cache_connect_to();
     test_timeout();
     test_free_running();
     test_free_in_callback();
