@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "decode.h"
 #include "dnscache.h"
@@ -40,6 +41,7 @@ typedef struct fetch_xfer {
     struct fetch_xfer *prev, *next;
     char *url;
     int follow;                 /* let curl follow redirects */
+    int next_same_host;         /* rc_fetch_req's: keep the connection */
     struct curl_slist *headers; /* the Cookie header, if any */
     rc_fetch_cb cb;
     void *ud;
@@ -77,6 +79,8 @@ struct rc_fetcher {
     rc_dnscache *dns;           /* NULL = curl's shared DNS cache */
     struct curl_slist *resolve; /* opts.resolve for curl when dns is NULL, given once */
     int own_rules;              /* each host gets its own --connect-to rule (own_connect_to) */
+    int keep;                   /* connections kept open for reuse, at most */
+    int n_socks;                /* sockets open (connections in curl's cache or being made) */
     fetch_xfer *running;        /* doubly linked */
     fetch_xfer *idle;           /* singly linked through next */
     int n_running;
@@ -334,7 +338,18 @@ static curl_socket_t on_curl_opensocket(void *clientp, curlsocktype purpose, str
     const rc_netguard *g = x->f->opts.guard;
     if (g && rc_netguard_check_sockaddr(g, &a->addr, x->blocked, sizeof x->blocked) < 0)
         return CURL_SOCKET_BAD; /* curl tries the next address, then fails: CURLE_COULDNT_CONNECT */
-    return socket(a->family, a->socktype, a->protocol);
+    curl_socket_t fd = socket(a->family, a->socktype, a->protocol);
+    if (fd != CURL_SOCKET_BAD)
+        x->f->n_socks++;
+    return fd;
+}
+
+/* CURLOPT_CLOSESOCKETFUNCTION, with the fetcher (a connection outlives its transfer). */
+static int on_curl_closesocket(void *clientp, curl_socket_t fd)
+{
+    rc_fetcher *f = clientp;
+    f->n_socks--;
+    return close(fd);
 }
 
 /* ---- completion -------------------------------------------------------------------------- */
@@ -706,7 +721,7 @@ rc_fetcher *rc_fetcher_new(struct ev_loop *loop, const rc_fetch_opts *opts)
     f->own_rules = rules_ownable(f->connect_to, opts->n_resolve);
     /* Rules that file every host's connections under one target: curl scans them all on each
      * transfer, so no more are kept than transfers run. */
-    int keep = f->connect_to && !f->own_rules ? 0 : opts->max_conns;
+    f->keep = RC_MAX(f->connect_to && !f->own_rules ? 0 : opts->max_conns, opts->max_transfers);
     for (size_t i = 0; i < opts->n_resolve; i++)
         if (!opts->resolve[i] || !(f->resolve = curl_slist_append(f->resolve, opts->resolve[i])))
             goto fail;
@@ -739,7 +754,7 @@ rc_fetcher *rc_fetcher_new(struct ev_loop *loop, const rc_fetch_opts *opts)
         curl_multi_setopt(f->multi, CURLMOPT_SOCKETDATA, f) != CURLM_OK ||
         curl_multi_setopt(f->multi, CURLMOPT_TIMERFUNCTION, on_curl_timer) != CURLM_OK ||
         curl_multi_setopt(f->multi, CURLMOPT_TIMERDATA, f) != CURLM_OK ||
-        curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, (long)RC_MAX(keep, opts->max_transfers)) != CURLM_OK)
+        curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, (long)f->keep + 2L * opts->max_transfers) != CURLM_OK)
         goto fail;
     return f;
 
@@ -799,6 +814,17 @@ static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent, 
     SET(CURLOPT_HEADERDATA, (void *)x)
     SET(CURLOPT_OPENSOCKETFUNCTION, on_curl_opensocket)
     SET(CURLOPT_OPENSOCKETDATA, (void *)x)
+    SET(CURLOPT_CLOSESOCKETFUNCTION, on_curl_closesocket)
+    SET(CURLOPT_CLOSESOCKETDATA, (void *)f)
+    /* With f->keep connections idle (open sockets less the transfers running), this
+     * transfer's connection is closed when it is done rather than kept, and the idle ones stay
+     * until curl finds them dead or too old (CURLOPT_MAXAGE_CONN): curl's cache never fills, so
+     * curl never evicts its oldest connection, which in libcurl before 8.10 scans every host's
+     * entry and leaves the evicted host's entry behind (empty, scanned again at every later
+     * eviction): a cost per transfer that grew with every host the worker had fetched. A
+     * connection the host's next request follows on at once is kept all the same: it is idle
+     * only until then (curl's cache has room for 2 x max_transfers more). */
+    SET(CURLOPT_FORBID_REUSE, !x->next_same_host && f->n_socks - f->n_running >= f->keep ? 1L : 0L)
     if (f->connect_to)
         SET(CURLOPT_CONNECT_TO, f->connect_to)
     if (f->cainfo)
@@ -1013,6 +1039,7 @@ int rc_fetch_start_req(rc_fetcher *f, const rc_fetch_req *req, rc_fetch_cb cb, v
     }
     x->url = rc_xstrdup(req->url);
     x->follow = req->follow;
+    x->next_same_host = req->next_same_host;
     x->cb = cb;
     x->ud = ud;
     /* A custom Cookie header rather than CURLOPT_COOKIE: curl does not pass it on to another

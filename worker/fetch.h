@@ -110,6 +110,9 @@ typedef struct rc_fetch_req {
     int keep_request;              /* capture the request head as sent (WARC request records) */
     const char *if_none_match;     /* conditional GET: a stored ETag, NULL = none */
     const char *if_modified_since; /* conditional GET: a stored Last-Modified, NULL = none */
+    int next_same_host;            /* the next request to the host follows at once (robots.txt,
+                                      then its first page): its connection is kept even when
+                                      max_conns are idle */
 } rc_fetch_req;
 
 /* rc_fetch_start_ex with every choice; the same returns (-EINVAL also for CR or LF in the
