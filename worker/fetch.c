@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "decode.h"
 #include "dnscache.h"
@@ -40,6 +41,7 @@ typedef struct fetch_xfer {
     struct fetch_xfer *prev, *next;
     char *url;
     int follow;                 /* let curl follow redirects */
+    int next_same_host;         /* rc_fetch_req's: keep the connection */
     struct curl_slist *headers; /* the Cookie header, if any */
     rc_fetch_cb cb;
     void *ud;
@@ -63,6 +65,7 @@ typedef struct fetch_xfer {
     struct curl_slist *resolve; /* what it was given from the fetcher's cache */
     char *dns_key;              /* "host:port" to learn the address of, NULL = nothing to learn */
     int dns_given;              /* the address came from the fetcher's cache */
+    struct curl_slist ct_own;   /* this host's own --connect-to rule, before the fetcher's */
 } fetch_xfer;
 
 struct rc_fetcher {
@@ -75,6 +78,9 @@ struct rc_fetcher {
     struct curl_slist *connect_to;
     rc_dnscache *dns;           /* NULL = curl's shared DNS cache */
     struct curl_slist *resolve; /* opts.resolve for curl when dns is NULL, given once */
+    int own_rules;              /* each host gets its own --connect-to rule (own_connect_to) */
+    int keep;                   /* connections kept open for reuse, at most */
+    int n_socks;                /* sockets open (connections in curl's cache or being made) */
     fetch_xfer *running;        /* doubly linked */
     fetch_xfer *idle;           /* singly linked through next */
     int n_running;
@@ -84,6 +90,8 @@ struct rc_fetcher {
     int free_pending;  /* rc_fetcher_free was called from a callback */
     int curl_inited;
 };
+
+static int rules_ownable(const struct curl_slist *rules, size_t n_resolve);
 
 void rc_fetch_opts_init(rc_fetch_opts *o)
 {
@@ -184,6 +192,8 @@ static void xfer_clear(fetch_xfer *x)
         curl_easy_reset(x->easy);
     curl_slist_free_all(x->resolve); /* after the reset: curl keeps a pointer until then */
     x->resolve = NULL;
+    free(x->ct_own.data);
+    x->ct_own.data = NULL;
     free(x->dns_key);
     x->dns_key = NULL;
     x->dns_given = 0;
@@ -328,7 +338,18 @@ static curl_socket_t on_curl_opensocket(void *clientp, curlsocktype purpose, str
     const rc_netguard *g = x->f->opts.guard;
     if (g && rc_netguard_check_sockaddr(g, &a->addr, x->blocked, sizeof x->blocked) < 0)
         return CURL_SOCKET_BAD; /* curl tries the next address, then fails: CURLE_COULDNT_CONNECT */
-    return socket(a->family, a->socktype, a->protocol);
+    curl_socket_t fd = socket(a->family, a->socktype, a->protocol);
+    if (fd != CURL_SOCKET_BAD)
+        x->f->n_socks++;
+    return fd;
+}
+
+/* CURLOPT_CLOSESOCKETFUNCTION, with the fetcher (a connection outlives its transfer). */
+static int on_curl_closesocket(void *clientp, curl_socket_t fd)
+{
+    rc_fetcher *f = clientp;
+    f->n_socks--;
+    return close(fd);
 }
 
 /* ---- completion -------------------------------------------------------------------------- */
@@ -697,6 +718,10 @@ rc_fetcher *rc_fetcher_new(struct ev_loop *loop, const rc_fetch_opts *opts)
         f->connect_to = l;
     }
 
+    f->own_rules = rules_ownable(f->connect_to, opts->n_resolve);
+    /* Rules that file every host's connections under one target: curl scans them all on each
+     * transfer, so no more are kept than transfers run. */
+    f->keep = RC_MAX(f->connect_to && !f->own_rules ? 0 : opts->max_conns, opts->max_transfers);
     for (size_t i = 0; i < opts->n_resolve; i++)
         if (!opts->resolve[i] || !(f->resolve = curl_slist_append(f->resolve, opts->resolve[i])))
             goto fail;
@@ -729,8 +754,7 @@ rc_fetcher *rc_fetcher_new(struct ev_loop *loop, const rc_fetch_opts *opts)
         curl_multi_setopt(f->multi, CURLMOPT_SOCKETDATA, f) != CURLM_OK ||
         curl_multi_setopt(f->multi, CURLMOPT_TIMERFUNCTION, on_curl_timer) != CURLM_OK ||
         curl_multi_setopt(f->multi, CURLMOPT_TIMERDATA, f) != CURLM_OK ||
-        curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, (long)RC_MAX(opts->max_conns, opts->max_transfers)) !=
-            CURLM_OK)
+        curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, (long)f->keep + 2L * opts->max_transfers) != CURLM_OK)
         goto fail;
     return f;
 
@@ -790,6 +814,17 @@ static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent, 
     SET(CURLOPT_HEADERDATA, (void *)x)
     SET(CURLOPT_OPENSOCKETFUNCTION, on_curl_opensocket)
     SET(CURLOPT_OPENSOCKETDATA, (void *)x)
+    SET(CURLOPT_CLOSESOCKETFUNCTION, on_curl_closesocket)
+    SET(CURLOPT_CLOSESOCKETDATA, (void *)f)
+    /* With f->keep connections idle (open sockets less the transfers running), this
+     * transfer's connection is closed when it is done rather than kept, and the idle ones stay
+     * until curl finds them dead or too old (CURLOPT_MAXAGE_CONN): curl's cache never fills, so
+     * curl never evicts its oldest connection, which in libcurl before 8.10 scans every host's
+     * entry and leaves the evicted host's entry behind (empty, scanned again at every later
+     * eviction): a cost per transfer that grew with every host the worker had fetched. A
+     * connection the host's next request follows on at once is kept all the same: it is idle
+     * only until then (curl's cache has room for 2 x max_transfers more). */
+    SET(CURLOPT_FORBID_REUSE, !x->next_same_host && f->n_socks - f->n_running >= f->keep ? 1L : 0L)
     if (f->connect_to)
         SET(CURLOPT_CONNECT_TO, f->connect_to)
     if (f->cainfo)
@@ -831,51 +866,144 @@ static int add_header(fetch_xfer *x, const char *name, const char *value)
     return 0;
 }
 
+/* The next field of a --connect-to rule "HOST:PORT:ADDR:PORT" into out (an IPv6 address with its
+ * brackets); what follows its colon, or NULL when there is none or the field does not fit. */
+static const char *rule_field(const char *s, char *out, size_t cap)
+{
+    const char *end = s;
+    if (*end == '[' && !(end = strchr(s, ']')))
+        return NULL;
+    end += strcspn(end, ":");
+    size_t n = (size_t)(end - s);
+    if (*end != ':' || n >= cap)
+        return NULL;
+    memcpy(out, s, n);
+    out[n] = '\0';
+    return end + 1;
+}
+
+/* An address literal as CURLOPT_RESOLVE takes it: IPv4, or IPv6 in brackets. */
+static int is_addr(const char *s)
+{
+    unsigned char a[16];
+    char in[64];
+    size_t n = strlen(s);
+    if (s[0] != '[')
+        return inet_pton(AF_INET, s, a) == 1;
+    if (n < 3 || n - 2 >= sizeof in || s[n - 1] != ']')
+        return 0;
+    memcpy(in, s + 1, n - 2);
+    in[n - 2] = '\0';
+    return inet_pton(AF_INET6, in, a) == 1;
+}
+
+/* Whether two port numbers are the same one ("080" is 80); an unreadable one matches nothing. */
+static int same_port(const char *a, const char *b)
+{
+    int64_t x, y;
+    return rc_parse_i64(a, 0, 65535, &x) == 0 && rc_parse_i64(b, 0, 65535, &y) == 0 && x == y;
+}
+
+/* Whether own_connect_to can give every host its own rule: each rule sends hosts to an address
+ * or keeps their name, and no operator's --resolve entries need curl's shared DNS cache. */
+static int rules_ownable(const struct curl_slist *rules, size_t n_resolve)
+{
+    char h[256], p[16], a[256];
+    for (const struct curl_slist *l = rules; l; l = l->next) {
+        const char *s = rule_field(l->data, h, sizeof h);
+        s = s ? rule_field(s, p, sizeof p) : NULL;
+        s = s ? rule_field(s, a, sizeof a) : NULL;
+        if (!s || (a[0] && !is_addr(a)))
+            return 0;
+    }
+    return rules && n_resolve == 0;
+}
+
+/* A transfer to host:port under the fetcher's --connect-to rules. curl files a connection under
+ * the rule's target, so with one rule for every host (the tests' and benchmarks' "::ADDR:PORT")
+ * all connections would share one bundle, which curl scans, polling each idle connection, on
+ * every transfer: the cost grows with the hosts. When the rule that applies sends the host to an
+ * address, the host gets a rule of its own with itself as target ("host:port:host:PORT") and
+ * that address from a DNS cache of the transfer's own: its connections are filed under its name,
+ * as without --connect-to. The fetcher's rules follow, for redirects to other hosts. */
+static int own_connect_to(rc_fetcher *f, fetch_xfer *x, const char *host, const char *port)
+{
+    char rh[256], rp[16], ra[256];
+    const char *cport = NULL;
+    for (struct curl_slist *l = f->connect_to; l && !cport; l = l->next) {
+        const char *s = rule_field(l->data, rh, sizeof rh);
+        s = s ? rule_field(s, rp, sizeof rp) : NULL;
+        s = s ? rule_field(s, ra, sizeof ra) : NULL;
+        if (s && (!rh[0] || !strcasecmp(rh, host)) && (!rp[0] || same_port(rp, port)))
+            cport = *s ? s : port;
+        else if (!s)
+            return 0; /* a rule this cannot read: curl's own matching, unchanged */
+    }
+    if (!cport || !is_addr(ra))
+        return 0;
+    x->share = curl_share_init();
+    char *entry = rc_xasprintf("%s:%s:%s", host, cport, ra);
+    x->resolve = curl_slist_append(NULL, entry);
+    free(entry);
+    x->ct_own.data = rc_xasprintf("%s:%s:%s:%s", host, port, host, cport);
+    x->ct_own.next = f->connect_to;
+    if (!x->share || !x->resolve || curl_share_setopt(x->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
+        curl_easy_setopt(x->easy, CURLOPT_SHARE, x->share) != CURLE_OK ||
+        curl_easy_setopt(x->easy, CURLOPT_RESOLVE, x->resolve) != CURLE_OK ||
+        curl_easy_setopt(x->easy, CURLOPT_CONNECT_TO, &x->ct_own) != CURLE_OK)
+        return -1;
+    return 0;
+}
+
+/* The address the fetcher's cache holds for host:port, given to the transfer; the host is
+ * remembered to learn its address afterwards. */
+static int cached_address(rc_fetcher *f, fetch_xfer *x, const char *host, const char *port)
+{
+    x->dns_key = rc_xasprintf("%s:%s", host, port);
+    const char *addrs = rc_dnscache_get(f->dns, x->dns_key, rc_now_ms());
+    if (!addrs)
+        return 0;
+    char *entry = rc_xasprintf("%s:%s", x->dns_key, addrs);
+    x->resolve = curl_slist_append(NULL, entry);
+    free(entry);
+    x->dns_given = 1;
+    return x->resolve && curl_easy_setopt(x->easy, CURLOPT_RESOLVE, x->resolve) == CURLE_OK ? 0 : -1;
+}
+
 /* The transfer's DNS: with the fetcher's cache, a cache of its own (a share holding DNS only,
  * so libcurl's per-transfer prune scans this transfer's one or two entries, not every host
  * seen), given the cached address of its host when there is one; the host is remembered to
- * learn its address afterwards. Names only: an address literal needs no DNS. Without the
- * fetcher's cache, the operator's entries go to curl's shared cache with the first transfer. */
+ * learn its address afterwards. Names only: an address literal needs no DNS. With connect_to
+ * (no fetcher's cache), the host's own rule (own_connect_to). Otherwise, the operator's entries
+ * go to curl's shared cache with the first transfer. */
 static int dns_setup(rc_fetcher *f, fetch_xfer *x)
 {
-    if (!f->dns) {
+    if (!f->dns && !f->own_rules) {
         if (f->resolve && curl_easy_setopt(x->easy, CURLOPT_RESOLVE, f->resolve) != CURLE_OK)
             return -1;
         x->resolve = f->resolve; /* curl loads it into its cache at this start; freed with this transfer */
         f->resolve = NULL;
         return 0;
     }
-    x->share = curl_share_init();
-    if (!x->share || curl_share_setopt(x->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
-        curl_easy_setopt(x->easy, CURLOPT_SHARE, x->share) != CURLE_OK)
-        return -1;
+    if (f->dns) {
+        x->share = curl_share_init();
+        if (!x->share || curl_share_setopt(x->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
+            curl_easy_setopt(x->easy, CURLOPT_SHARE, x->share) != CURLE_OK)
+            return -1;
+    }
     CURLU *u = curl_url();
     char *host = NULL, *port = NULL;
+    int r = 0;
+    struct in_addr a4;
     if (u && curl_url_set(u, CURLUPART_URL, x->url, 0) == CURLUE_OK &&
         curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK && host[0] != '[') {
-        struct in_addr a4;
-        if (inet_pton(AF_INET, host, &a4) != 1) {
-            x->dns_key = rc_xasprintf("%s:%s", host, port);
-            const char *addrs = rc_dnscache_get(f->dns, x->dns_key, rc_now_ms());
-            if (addrs) {
-                char *entry = rc_xasprintf("%s:%s", x->dns_key, addrs);
-                x->resolve = curl_slist_append(NULL, entry);
-                free(entry);
-                x->dns_given = 1;
-                if (!x->resolve || curl_easy_setopt(x->easy, CURLOPT_RESOLVE, x->resolve) != CURLE_OK) {
-                    curl_free(host);
-                    curl_free(port);
-                    curl_url_cleanup(u);
-                    return -1;
-                }
-            }
-        }
-    }
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK && host[0] != '[' &&
+        inet_pton(AF_INET, host, &a4) != 1)
+        r = f->dns ? cached_address(f, x, host, port) : own_connect_to(f, x, host, port);
     curl_free(host);
     curl_free(port);
     curl_url_cleanup(u);
-    return 0;
+    return r;
 }
 
 int rc_fetch_start_req(rc_fetcher *f, const rc_fetch_req *req, rc_fetch_cb cb, void *ud)
@@ -911,6 +1039,7 @@ int rc_fetch_start_req(rc_fetcher *f, const rc_fetch_req *req, rc_fetch_cb cb, v
     }
     x->url = rc_xstrdup(req->url);
     x->follow = req->follow;
+    x->next_same_host = req->next_same_host;
     x->cb = cb;
     x->ud = ud;
     /* A custom Cookie header rather than CURLOPT_COOKIE: curl does not pass it on to another

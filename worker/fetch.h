@@ -19,7 +19,9 @@ typedef struct rc_fetcher rc_fetcher;
 typedef struct rc_fetch_opts {
     int max_transfers;             /* at once, default 64 */
     int max_conns;                 /* connections kept open for reuse (CURLMOPT_MAXCONNECTS), at
-                                      least max_transfers (the default, 0) */
+                                      least max_transfers (the default, 0); only max_transfers
+                                      under connect_to rules curl files every host under one
+                                      target for (a host name target, or with resolve) */
     long connect_timeout_ms;       /* default 10000 */
     long timeout_ms;               /* whole transfer, default 30000 */
     size_t max_body;               /* decoded bytes kept; larger bodies are cut, marked truncated
@@ -108,6 +110,9 @@ typedef struct rc_fetch_req {
     int keep_request;              /* capture the request head as sent (WARC request records) */
     const char *if_none_match;     /* conditional GET: a stored ETag, NULL = none */
     const char *if_modified_since; /* conditional GET: a stored Last-Modified, NULL = none */
+    int next_same_host;            /* the next request to the host follows at once (robots.txt,
+                                      then its first page): its connection is kept even when
+                                      max_conns are idle */
 } rc_fetch_req;
 
 /* rc_fetch_start_ex with every choice; the same returns (-EINVAL also for CR or LF in the

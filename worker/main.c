@@ -70,8 +70,8 @@ static const rc_conf_row rows[] = {
     {"keep-connections", RC_CONF_INT, offsetof(rc_worker_conf, keep_connections), "1024", 0, 1000000,
      "REDCRAWL_KEEP_CONNECTIONS",
      "connections kept open for reuse, at least --concurrency and at most half the open-file limit: a host is "
-     "fetched again over its connection while fewer other hosts were fetched meanwhile (with --connect-to: "
-     "--concurrency)"},
+     "fetched again over its connection while fewer other hosts were fetched meanwhile (with --connect-to to a "
+     "host name or with --resolve: --concurrency)"},
     {"max-body", RC_CONF_INT, offsetof(rc_worker_conf, max_body), "10485760", 1024, 1073741824, NULL,
      "bytes kept of a body"},
     {"max-links", RC_CONF_INT, offsetof(rc_worker_conf, max_links), "2000", 0, 1000000, NULL,

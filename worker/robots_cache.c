@@ -169,7 +169,9 @@ static void on_cached(redisAsyncContext *ac, void *reply, void *privdata)
     }
     e->state = ENTRY_FETCHING;
     char *url = rc_xasprintf("%s/robots.txt", e->origin);
-    int r = rc_fetch_start(e->c->fetcher, url, NULL, NULL, on_fetched, e); /* follows redirects */
+    /* Follows redirects; the page that asked usually follows on its connection at once. */
+    rc_fetch_req req = {.url = url, .follow = 1, .next_same_host = 1};
+    int r = rc_fetch_start_req(e->c->fetcher, &req, on_fetched, e);
     free(url);
     if (r < 0) {
         rc_fetch_result fake = {.ok = 0, .error = "cannot start the robots.txt fetch"};

@@ -2083,7 +2083,7 @@ static int open_fetcher(rc_worker *w, struct ev_loop *loop, const rc_worker_conf
     rc_fetch_opts fo;
     rc_fetch_opts_init(&fo);
     fo.max_transfers = (int)conf->concurrency;
-    fo.max_conns = conf->connect_to.n ? 0 : keep_connections(conf);
+    fo.max_conns = keep_connections(conf); /* the fetcher keeps fewer under --connect-to rules to one name */
     fo.connect_timeout_ms = (long)(conf->connect_timeout * 1000);
     fo.timeout_ms = (long)(conf->timeout * 1000);
     fo.max_body = (size_t)conf->max_body;

@@ -9,15 +9,22 @@ local from, to, n = A.from, A.to, tonumber(A.n)
 if not redis.call('ZSCORE', K('workers'), to) or not redis.call('ZSCORE', K('workers'), from) then
   return {}
 end
+-- The first n movable hosts with work in SMEMBERS' order, then the first idle ones. The scan
+-- stops at the n-th host with work, and checks an idle host only while fewer than n are found:
+-- called every second, it would otherwise make two calls per host the worker holds.
 local hosts = redis.call('SMEMBERS', K('wdoms', from))
 local with_work, idle = {}, {}
+local k_busy = K('busy', from)
 for _, host in ipairs(hosts) do
-  if redis.call('SISMEMBER', K('busy', from), host) == 0 then
-    if redis.call('EXISTS', K('hjobs', host)) == 1 then
+  if #with_work >= n then
+    break
+  end
+  if redis.call('EXISTS', K('hjobs', host)) == 1 then
+    if redis.call('SISMEMBER', k_busy, host) == 0 then
       with_work[#with_work + 1] = host
-    else
-      idle[#idle + 1] = host
     end
+  elseif #idle < n and redis.call('SISMEMBER', k_busy, host) == 0 then
+    idle[#idle + 1] = host
   end
 end
 local moved = {}

@@ -825,8 +825,9 @@ static void test_dns_cache(void)
 }
 
 /* Connections kept for reuse (max_conns): six hosts fetched in turn, twice, one transfer at a
- * time. With the cache at max_transfers (1) each host's connection is gone when its turn comes
- * again: 12 connections; with room for 8, the second round reuses all six. */
+ * time. With room for max_transfers (1) the first host's connection is kept and each other's is
+ * closed after its fetch (the cache never fills, so curl never evicts): 11 connections; with
+ * room for 8, the second round reuses all six. */
 static void test_conn_cache(void)
 {
     for (int keep = 0; keep <= 8; keep += 8) {
@@ -855,7 +856,88 @@ static void test_conn_cache(void)
             got_release(&g);
             free(u);
         }
-        RC_CHECK_INT_EQ(srv.n_conns - before, keep ? 6 : 12);
+        RC_CHECK_INT_EQ(srv.n_conns - before, keep ? 6 : 11);
+        rc_fetcher_free(f);
+    }
+}
+
+/* A request the host's next one follows at once (robots.txt, then the page) keeps its connection
+ * even with the cache's room (1) taken: h0 holds it, h1's robots.txt-like fetch is kept and its
+ * next fetch reuses it (3 connections for h0, h1, h1, h2); without the hint h1's second fetch
+ * would make a fourth. */
+static void test_conn_next_same_host(void)
+{
+    char *r[3];
+    for (int h = 0; h < 3; h++)
+        r[h] = rc_xasprintf("h%d.test:%d:127.0.0.1", h, srv.port);
+    rc_fetch_opts o;
+    rc_fetch_opts_init(&o);
+    o.resolve = (const char *const *)r;
+    o.n_resolve = 3;
+    o.dns_cache = 10;
+    o.max_transfers = 1;
+    rc_fetcher *f = rc_fetcher_new(loop, &o);
+    for (int h = 0; h < 3; h++)
+        free(r[h]); /* copied */
+    RC_CHECK(f != NULL);
+    if (!f)
+        return;
+    int before = srv.n_conns;
+    const int hosts[] = {0, 1, 1, 2}, hint[] = {0, 1, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        got g;
+        memset(&g, 0, sizeof g);
+        char *u = rc_xasprintf("http://h%d.test:%d/echo", hosts[i], srv.port);
+        rc_fetch_req req = {.url = u, .next_same_host = hint[i]};
+        RC_CHECK_INT_EQ(rc_fetch_start_req(f, &req, on_fetch, &g), 0);
+        pending++;
+        RC_CHECK(run(10));
+        RC_CHECK_INT_EQ(g.status, 200);
+        got_release(&g);
+        free(u);
+    }
+    RC_CHECK_INT_EQ(srv.n_conns - before, 3);
+    rc_fetcher_free(f);
+}
+
+/* Connections kept under a --connect-to rule for every host. To an address: each host gets a rule
+ * of its own, so its connections are its own (not one list curl scans at every transfer) and the
+ * cache keeps max_conns: six hosts fetched twice in turn make six connections, and a redirect
+ * to another host still goes by the fetcher's rule. To a name: the cache stays at max_transfers
+ * (1): only the first host's connection is kept, every other fetch makes one. */
+static void test_conn_cache_connect_to(void)
+{
+    for (int to_name = 0; to_name <= 1; to_name++) {
+        char *rule = rc_xasprintf("::%s:%d", to_name ? "localhost" : "127.0.0.1", srv.port);
+        const char *const rules[] = {rule, NULL};
+        rc_fetch_opts o;
+        rc_fetch_opts_init(&o);
+        o.connect_to = rules;
+        o.max_transfers = 1;
+        o.max_conns = 8;
+        rc_fetcher *f = rc_fetcher_new(loop, &o);
+        free(rule); /* copied */
+        RC_CHECK(f != NULL);
+        if (!f)
+            return;
+        int before = srv.n_conns;
+        for (int i = 0; i < 12; i++) {
+            got g;
+            char *u = rc_xasprintf("http://h%d.test/echo", i % 6);
+            char *h = rc_xasprintf("\r\nHost: h%d.test\r\n", i % 6);
+            fetch1(f, u, NULL, NULL, &g);
+            RC_CHECK_INT_EQ(g.status, 200);
+            RC_CHECK(g.body && strstr(g.body, h));
+            got_release(&g);
+            free(u);
+            free(h);
+        }
+        RC_CHECK_INT_EQ(srv.n_conns - before, to_name ? 11 : 6);
+        got g;
+        fetch1(f, "http://example.test/to-other", NULL, NULL, &g);
+        RC_CHECK_INT_EQ(g.status, 200);
+        RC_CHECK_STR_EQ(g.eff, "http://other.test:80/echo");
+        got_release(&g);
         rc_fetcher_free(f);
     }
 }
@@ -1075,6 +1157,8 @@ int main(void)
     }
     test_dns_cache();
     test_conn_cache();
+    test_conn_cache_connect_to();
+    test_conn_next_same_host();
     test_timeout();
     test_free_running();
     test_free_in_callback();
