@@ -824,6 +824,27 @@ static void test_dns_cache(void)
     }
 }
 
+/* A fetcher of one transfer at a time resolving h0.test .. h<n-1>.test to the test server;
+ * max_conns < 0 leaves the option's default. */
+static rc_fetcher *fetcher_for_hosts(int n, int max_conns)
+{
+    char *r[8];
+    for (int h = 0; h < n && h < 8; h++)
+        r[h] = rc_xasprintf("h%d.test:%d:127.0.0.1", h, srv.port);
+    rc_fetch_opts o;
+    rc_fetch_opts_init(&o);
+    o.resolve = (const char *const *)r;
+    o.n_resolve = (size_t)(n < 8 ? n : 8);
+    o.dns_cache = 10;
+    o.max_transfers = 1;
+    if (max_conns >= 0)
+        o.max_conns = max_conns;
+    rc_fetcher *f = rc_fetcher_new(loop, &o);
+    for (int h = 0; h < n && h < 8; h++)
+        free(r[h]); /* copied */
+    return f;
+}
+
 /* Connections kept for reuse (max_conns): six hosts fetched in turn, twice, one transfer at a
  * time. With room for max_transfers (1) the first host's connection is kept and each other's is
  * closed after its fetch (the cache never fills, so curl never evicts): 11 connections; with
@@ -831,19 +852,7 @@ static void test_dns_cache(void)
 static void test_conn_cache(void)
 {
     for (int keep = 0; keep <= 8; keep += 8) {
-        char *r[6];
-        for (int h = 0; h < 6; h++)
-            r[h] = rc_xasprintf("h%d.test:%d:127.0.0.1", h, srv.port);
-        rc_fetch_opts o;
-        rc_fetch_opts_init(&o);
-        o.resolve = (const char *const *)r;
-        o.n_resolve = 6;
-        o.dns_cache = 10;
-        o.max_transfers = 1;
-        o.max_conns = keep;
-        rc_fetcher *f = rc_fetcher_new(loop, &o);
-        for (int h = 0; h < 6; h++)
-            free(r[h]); /* copied */
+        rc_fetcher *f = fetcher_for_hosts(6, keep);
         RC_CHECK(f != NULL);
         if (!f)
             return;
@@ -867,18 +876,7 @@ static void test_conn_cache(void)
  * would make a fourth. */
 static void test_conn_next_same_host(void)
 {
-    char *r[3];
-    for (int h = 0; h < 3; h++)
-        r[h] = rc_xasprintf("h%d.test:%d:127.0.0.1", h, srv.port);
-    rc_fetch_opts o;
-    rc_fetch_opts_init(&o);
-    o.resolve = (const char *const *)r;
-    o.n_resolve = 3;
-    o.dns_cache = 10;
-    o.max_transfers = 1;
-    rc_fetcher *f = rc_fetcher_new(loop, &o);
-    for (int h = 0; h < 3; h++)
-        free(r[h]); /* copied */
+    rc_fetcher *f = fetcher_for_hosts(3, -1);
     RC_CHECK(f != NULL);
     if (!f)
         return;
