@@ -65,6 +65,7 @@ typedef struct crawl_conf {
     int sitemaps;
     int dedup_canonical;
     int64_t skip_recent_hours;
+    double bloom_fp;
     char *cacert;
     rc_strlist jump_links;
     int mark_recent;
@@ -173,6 +174,9 @@ static const rc_conf_row rows[] = {
      "fetched instead"},
     {"skip-recent-hours", RC_CONF_INT, offsetof(crawl_conf, skip_recent_hours), "0", JOB_CHECKS, NULL,
      "do not fetch a URL that any job fetched within this many hours (fleet-wide, through Redis)"},
+    {"bloom-fp", RC_CONF_DOUBLE, offsetof(crawl_conf, bloom_fp), "1e-6", JOB_CHECKS, NULL,
+     "bound on the URL dedup filter's false-positive rate: a URL wrongly taken for one already seen is not fetched "
+     "(1e-12 to 0.5)"},
     {"mark-recent", RC_CONF_BOOL, offsetof(crawl_conf, mark_recent), "0", 0, 1, "REDCRAWL_MARK_RECENT",
      "this crawl's workers record every fetch for --skip-recent-hours (rc:recent: 16 MiB in Redis)"},
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
@@ -198,6 +202,7 @@ static const struct job_option {
     {"sitemaps", "sitemaps"},
     {"dedup-canonical", "dedup_canonical"},
     {"skip-recent-hours", "skip_recent_hours"},
+    {"bloom-fp", "bloom_fp"},
     {"meta-refresh-max", "meta_refresh_max"},
     {"body", "body"},
     {"body-max", "body_max"},
