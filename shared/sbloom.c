@@ -24,8 +24,8 @@ void rc_sbloom_filter_at(const rc_sbloom_params *p, uint32_t i, rc_sbloom_filter
 {
     rc_sbloom_filter f;
     uint64_t max = mg_max(p->groups);
-    f.mg = p->mg0;
-    for (uint32_t j = 0; j < i && f.mg < max; j++)
+    f.mg = i == 0 ? p->mg0 : p->mg1;
+    for (uint32_t j = 1; j < i && f.mg < max; j++)
         f.mg <<= 1;
     if (f.mg > max)
         f.mg = max;
@@ -45,11 +45,20 @@ void rc_sbloom_filter_at(const rc_sbloom_params *p, uint32_t i, rc_sbloom_filter
     *ret = f;
 }
 
+/* Filter 1's bits per group: twice filter 0's, at least jump, within one Redis string. */
+static uint64_t second_bits(uint64_t mg0, uint64_t jump, uint32_t groups)
+{
+    uint64_t m = mg0 < mg_max(groups) ? mg0 << 1 : mg0;
+    while (m < jump && m < mg_max(groups))
+        m <<= 1;
+    return m;
+}
+
 int rc_sbloom_params_for(uint64_t expected, double fp, uint32_t groups, rc_sbloom_params *ret)
 {
     if (!(fp > 0.0 && fp < 1.0) || groups < 1 || groups > 4)
         return -EINVAL;
-    rc_sbloom_params p = {RC_SBLOOM_MIN_BITS, fp, groups};
+    rc_sbloom_params p = {RC_SBLOOM_MIN_BITS, 0, fp, groups};
     rc_sbloom_filter f;
     for (;;) {
         rc_sbloom_filter_at(&p, 0, &f);
@@ -57,6 +66,7 @@ int rc_sbloom_params_for(uint64_t expected, double fp, uint32_t groups, rc_sbloo
             break;
         p.mg0 <<= 1;
     }
+    p.mg1 = second_bits(p.mg0, RC_SBLOOM_JUMP_BITS, groups);
     *ret = p;
     return 0;
 }
@@ -118,12 +128,22 @@ uint64_t rc_sbloom_count(const rc_sbloom_params *p, uint32_t nfilters, uint64_t 
 
 int rc_sbloom_params_parse(const char *s, rc_sbloom_params *ret)
 {
-    rc_sbloom_params p;
+    rc_sbloom_params p = {0};
     int used = 0;
-    if (sscanf(s, "sbf:%" SCNu64 ":%lg:%" SCNu32 "%n", &p.mg0, &p.fp, &p.groups, &used) != 3 || s[used] != '\0')
+    if (sscanf(s, "sbf:%" SCNu64 ":%lg:%" SCNu32 "%n", &p.mg0, &p.fp, &p.groups, &used) != 3)
         return -EINVAL;
-    if (p.mg0 < 64 || (p.mg0 & (p.mg0 - 1)) != 0 || p.groups < 1 || p.groups > 4 || p.mg0 > mg_max(p.groups) ||
-        !(p.fp > 0.0 && p.fp < 1.0))
+    if (s[used] == ':') {
+        int more = 0;
+        if (sscanf(s + used, ":%" SCNu64 "%n", &p.mg1, &more) != 1)
+            return -EINVAL;
+        used += more;
+    }
+    if (s[used] != '\0' || p.mg0 < 64 || (p.mg0 & (p.mg0 - 1)) != 0 || p.groups < 1 || p.groups > 4 ||
+        p.mg0 > mg_max(p.groups) || !(p.fp > 0.0 && p.fp < 1.0))
+        return -EINVAL;
+    if (p.mg1 == 0) /* an older job's: plain doubling */
+        p.mg1 = second_bits(p.mg0, 0, p.groups);
+    if (p.mg1 < p.mg0 || (p.mg1 & (p.mg1 - 1)) != 0 || p.mg1 > mg_max(p.groups))
         return -EINVAL;
     *ret = p;
     return 0;
@@ -131,5 +151,5 @@ int rc_sbloom_params_parse(const char *s, rc_sbloom_params *ret)
 
 void rc_sbloom_params_encode(const rc_sbloom_params *p, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "sbf:%" PRIu64 ":%.17g:%" PRIu32, p->mg0, p->fp, p->groups);
+    snprintf(buf, cap, "sbf:%" PRIu64 ":%.17g:%" PRIu32 ":%" PRIu64, p->mg0, p->fp, p->groups, p->mg1);
 }

@@ -1,7 +1,8 @@
 /* sbloom.h - the job's URL filter: a scalable bloom filter (Almeida, Baquero, Preguica and
  * Hutchison, "Scalable Bloom Filters", 2007). It starts small and, each time its newest filter
- * holds as many URLs as its error budget allows, adds one twice as large with half the error
- * rate; a URL is present when all its bits are set in any filter. So a one-URL job costs
+ * holds as many URLs as its error budget allows, adds one with half the error rate: the second
+ * at least RC_SBLOOM_JUMP_BITS, each later one twice as large as the one before; a URL is
+ * present when all its bits are set in any filter. So a one-URL job costs
  * RC_SBLOOM_MIN_BITS / 8 bytes, not the size of a million-URL filter, and the false-positive
  * rate of the whole stays below fp (fp/2 + fp/4 + ... < fp) however far it grows.
  *
@@ -25,11 +26,17 @@
 #define RC_SBLOOM_MAX_K 16
 /* Bits in each group of the first filter when the job gives no expected size: 128 bytes. */
 #define RC_SBLOOM_MIN_BITS 1024
+/* Bits in each group of the second filter at least: 8 KiB. A job past its first few dozen URLs
+ * is going to grow, and each filter a new URL must be read in costs Redis calls (about two
+ * GETBITs, each ~3 us inside a Lua script): doubling from 1,024 bits a job of 12,000 URLs had
+ * 10 filters, from here 4 (a million URLs: 16 -> 11). */
+#define RC_SBLOOM_JUMP_BITS 65536
 /* No filter passes one Redis string (512 MiB = 2^32 bits); past that they stop doubling. */
 #define RC_SBLOOM_MAX_BITS (UINT64_C(1) << 32)
 
 typedef struct rc_sbloom_params {
     uint64_t mg0;    /* bits per group in filter 0 (a power of two) */
+    uint64_t mg1;    /* bits per group in filter 1 (a power of two >= mg0); filter i > 1 doubles it */
     double fp;       /* bound on the false-positive rate of all filters together */
     uint32_t groups; /* h >= 1: each filter is h groups of k hashes (thesis 4.2.3); 1 = classic */
 } rc_sbloom_params;
@@ -65,8 +72,10 @@ double rc_sbloom_expected_fp(const rc_sbloom_params *p, uint32_t nfilters, uint6
 /* URLs held: the capacities of the full filters plus last_count. */
 uint64_t rc_sbloom_count(const rc_sbloom_params *p, uint32_t nfilters, uint64_t last_count);
 
-/* Params as text "sbf:mg0:fp:groups", kept in the job hash (field bloom) so that every process
- * of a job uses the same filter. Encode writes at most 64 bytes. */
+/* Params as text "sbf:mg0:fp:groups:mg1", kept in the job hash (field bloom) so that every
+ * process of a job uses the same filter. Parse also reads the form without mg1 that jobs made
+ * by an older version carry (mg1 = 2 x mg0: their filters keep their sizes). Encode writes at
+ * most 96 bytes. */
 int rc_sbloom_params_parse(const char *s, rc_sbloom_params *ret);
 void rc_sbloom_params_encode(const rc_sbloom_params *p, char *buf, size_t cap);
 

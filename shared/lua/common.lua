@@ -259,10 +259,11 @@ end
 
 -- The job's URL filter: a scalable bloom filter (shared/sbloom.h, which holds the same
 -- arithmetic in C: keep them equal). Filter i is the bitmap bloom:{crawlid}:{i}; the job hash
--- keeps the params ('bloom' = "sbf:mg0:fp:groups"), how many filters there are
+-- keeps the params ('bloom' = "sbf:mg0:fp:groups:mg1"), how many filters there are
 -- ('bloom_filters', absent = 1) and how many URLs the newest holds ('bloom_count'). A URL is
 -- present when all its bits are set in some filter; a new one goes into the newest, and when
--- that one holds its capacity the next, twice as large at half the error rate, starts.
+-- that one holds its capacity the next starts at half the error rate: filter 1 has mg1 bits a
+-- group (at least 65,536: fewer filters to read a new URL in), each later one twice the last.
 -- The state is read once per script call and written back by bloom_close.
 local BLOOM = {}
 local BLOOM_MAX_K = 16
@@ -274,7 +275,10 @@ local function bloom_open(crawlid)
     return st
   end
   local v = redis.call('HMGET', K('job', crawlid), 'bloom', 'bloom_filters', 'bloom_count')
-  local mg0, fp, groups = string.match(v[1] or '', '^sbf:(%d+):([^:]+):(%d+)$')
+  local mg0, fp, groups, mg1 = string.match(v[1] or '', '^sbf:(%d+):([^:]+):(%d+):(%d+)$')
+  if not mg0 then -- a job made by an older version: no mg1, plain doubling
+    mg0, fp, groups = string.match(v[1] or '', '^sbf:(%d+):([^:]+):(%d+)$')
+  end
   -- A job hash without params (Redis lost it) gets the defaults rather than an error halfway
   -- through a script that has already written.
   st = {crawlid = crawlid, mg0 = tonumber(mg0) or 1024, fp = tonumber(fp) or 1e-6, groups = tonumber(groups) or 1,
@@ -282,6 +286,10 @@ local function bloom_open(crawlid)
   st.mgmax = BLOOM_MAX_BITS
   while st.mgmax * st.groups > BLOOM_MAX_BITS do
     st.mgmax = st.mgmax / 2
+  end
+  st.mg1 = tonumber(mg1) or math.min(st.mg0 * 2, st.mgmax)
+  if not mg0 then
+    st.mg1 = math.min(65536, st.mgmax) -- RC_SBLOOM_JUMP_BITS, as rc_sbloom_params_for
   end
   BLOOM[crawlid] = st
   return st
@@ -294,7 +302,10 @@ local function bloom_filter(st, i)
     return f
   end
   local mg = st.mg0
-  for _ = 1, i do
+  if i > 0 then
+    mg = st.mg1
+  end
+  for _ = 2, i do
     if mg >= st.mgmax then break end
     mg = mg * 2
   end

@@ -1,7 +1,7 @@
 #!lua
 --- args: crawlid spec max_pages bloom k n ...
 -- submit: create (or extend) a job and put its seeds in the frontier, through the bloom.
--- Arguments: crawlid, spec, max_pages, bloom params ("sbf:mg0:fp:groups", used when the
+-- Arguments: crawlid, spec, max_pages, bloom params ("sbf:mg0:fp:groups:mg1", used when the
 --       job is new), k, n, then n x (record, k bloom hash values).
 -- Idempotent: a redelivered request finds its seeds in the bloom and adds nothing.
 local crawlid, spec, max_pages, bloom = A.crawlid, A.spec, A.max_pages, A.bloom

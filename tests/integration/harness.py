@@ -204,14 +204,16 @@ def expected_pages(g, seeds, maxdepth, domains, skip=lambda url: False):
 
 def sbloom_filter(params, i):
     """Filter i of a job's growing bloom (shared/sbloom.c, common.lua): (bits per group, hashes
-    per group, capacity). params is the job hash's "sbf:mg0:fp:groups"."""
+    per group, capacity). params is the job hash's "sbf:mg0:fp:groups:mg1" (an older job's has
+    no mg1: plain doubling)."""
     import math
-    _, mg0, fp, groups = params.split(":")
-    mg0, fp, groups = int(mg0), float(fp), int(groups)
+    f = params.split(":")
+    mg0, fp, groups = int(f[1]), float(f[2]), int(f[3])
     mgmax = 1 << 32
     while mgmax * groups > (1 << 32):
         mgmax >>= 1
-    mg = min(mg0 << i, mgmax)
+    mg1 = int(f[4]) if len(f) > 4 else min(mg0 * 2, mgmax)
+    mg = mg0 if i == 0 else min(mg1 << (i - 1), mgmax)
     fpi = fp / 2.0 ** (i + 1)
     kt = min(math.ceil(math.log(1 / fpi) / math.log(2)), 16)
     k = min(max(int(kt // groups), 1), 16 // groups)

@@ -5,6 +5,7 @@
  * (and moves nothing another scheduler took first), stop.lua deletes it, and the zset an older
  * version kept is drained first. */
 #include <hiredis/hiredis.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "rc_test.h"
 #include "rc_test_redis.h"
 #include "redis.h"
+#include "sbloom.h"
 #include "scripts.h"
 #include "seeds.h"
 #include "util.h"
@@ -261,6 +263,86 @@ static void test_stop(rc_redis *r)
     RC_CHECK_INT_EQ(rc_seeds_count(r, NULL), 0);
 }
 
+/* submit.lua with n URLs of job crawlid whose bloom params are params, hashed as a worker
+ * hashes them, in batches of 500. */
+static long long submit_hashed(rc_redis *r, const char *crawlid, const char *params, int n)
+{
+    rc_sbloom_params bp;
+    RC_CHECK_INT_EQ(rc_sbloom_params_parse(params, &bp), 0);
+    long long added = 0;
+    for (int at = 0; at < n; at += 500) {
+        rc_argv a;
+        rc_argv_init(&a);
+        rc_argv_set(&a, RC_SUBMIT_CRAWLID, crawlid);
+        rc_argv_set(&a, RC_SUBMIT_SPEC, "{}");
+        rc_argv_seti(&a, RC_SUBMIT_MAX_PAGES, 0);
+        rc_argv_set(&a, RC_SUBMIT_BLOOM, params);
+        rc_argv_setu(&a, RC_SUBMIT_K, rc_sbloom_nhash(&bp));
+        rc_argv_seti(&a, RC_SUBMIT_N, n - at < 500 ? n - at : 500);
+        for (int i = at; i < n && i < at + 500; i++) {
+            char rec[80], url[40];
+            snprintf(url, sizeof url, "http://b.test/%d", i);
+            snprintf(rec, sizeof rec, "%s 0 5 0 %s", crawlid, url);
+            rc_argv_add(&a, rec);
+            uint32_t h[RC_SBLOOM_MAX_K];
+            rc_sbloom_hashes(&bp, url, strlen(url), h);
+            for (uint32_t j = 0; j < rc_sbloom_nhash(&bp); j++)
+                rc_argv_addu(&a, h[j]);
+        }
+        redisReply *rep = rc_redis_eval(r, RC_LUA_SUBMIT, NOW, &a);
+        rc_argv_release(&a);
+        RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY);
+        if (rep && rep->type == REDIS_REPLY_ARRAY)
+            added += rep->element[0]->integer;
+        if (rep)
+            freeReplyObject(rep);
+    }
+    return added;
+}
+
+/* The Lua grows a job's bloom exactly as shared/sbloom.c says, in both forms of the params: the
+ * filters' count, the newest's count and every bitmap's length. */
+static void check_bloom_sizes(rc_redis *r, const char *crawlid, const char *params, int n, uint32_t want_filters)
+{
+    RC_CHECK_INT_EQ(submit_hashed(r, crawlid, params, n), n);
+    rc_sbloom_params bp;
+    rc_sbloom_params_parse(params, &bp);
+    uint32_t nf = 1;
+    uint64_t left = (uint64_t)n;
+    for (rc_sbloom_filter f;; nf++) {
+        rc_sbloom_filter_at(&bp, nf - 1, &f);
+        if (left < f.cap)
+            break;
+        left -= f.cap;
+    }
+    RC_CHECK_INT_EQ(nf, want_filters);
+    redisReply *rep = rc_redis_cmd(r, "HMGET rc:job:%s bloom_filters bloom_count", crawlid);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 && rep->element[0]->str);
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->element[0]->str) {
+        int64_t got_n = -1, got_count = -1;
+        rc_parse_i64(rep->element[0]->str, 0, INT64_MAX, &got_n);
+        rc_parse_i64(rep->element[1]->str, 0, INT64_MAX, &got_count);
+        RC_CHECK_INT_EQ(got_n, nf);
+        RC_CHECK_INT_EQ(got_count, left);
+    }
+    if (rep)
+        freeReplyObject(rep);
+    for (uint32_t i = 0; i < nf; i++) {
+        rc_sbloom_filter f;
+        rc_sbloom_filter_at(&bp, i, &f);
+        char key[64];
+        snprintf(key, sizeof key, "rc:bloom:%s:%u", crawlid, i);
+        RC_CHECK_INT_EQ(cmd_int(r, "STRLEN %s%s", key, ""), (long long)(f.mg / 8));
+    }
+}
+
+static void test_bloom_sizes(rc_redis *r)
+{
+    /* 3,000 URLs: doubling from 1,024 bits, 7 filters; jumping to 65,536 at filter 1, 3. */
+    check_bloom_sizes(r, "BOLD", "sbf:1024:1e-06:1", 3000, 7);
+    check_bloom_sizes(r, "BNEW", "sbf:1024:1e-06:1:65536", 3000, 3);
+}
+
 int main(void)
 {
     rc_redis *r = rc_test_redis_open(&redis, "frontier");
@@ -271,6 +353,7 @@ int main(void)
     test_legacy(r);
     test_other_job(r);
     test_stop(r);
+    test_bloom_sizes(r);
     rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
     return rc_test_done("test_frontier");
