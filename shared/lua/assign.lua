@@ -89,15 +89,18 @@ end
 -- the host into its owner's ready set. A queue that exists already needs neither: its job is in
 -- the host's turns, and an owned host with work is in its owner's ready or busy set (take lets
 -- a host go only once nothing is queued on it).
+local queues = {} -- queues known to exist in this call: one EXISTS per queue, not per record
 local function push(crawlid, host, score, member, o, new)
   local q = P .. 'q:' .. crawlid .. ':' .. host
-  if redis.call('EXISTS', q) == 1 then
+  if queues[q] or redis.call('EXISTS', q) == 1 then
+    queues[q] = true
     redis.call('ZADD', q, score, member)
     if new then
       make_ready(host, o)
     end
   else
     host_push(crawlid, host, score, member)
+    queues[q] = true
     make_ready(host, o)
   end
 end
