@@ -11,6 +11,9 @@
 #   PERF=1                          also profile the crawl tree with perf (Debian's linux-perf)
 #                                   and print the top symbols (the timing then includes perf)
 #   PERF_OUT=FILE                   keep perf's data there (for perf report -i FILE)
+#   GAPS=1                          also print the host cycle from the test server's request log:
+#                                   per host, the time from a response's end to its next request
+#                                   (at delay 0 what bounds pages/s on few hosts: hosts / gap)
 #   NO_BUILD=1                      use build/ as it is (to compare builds of other commits)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -27,7 +30,9 @@ EXTRA=("${@:4}")
 WORK=$(mktemp -d /tmp/redcrawl-bench-XXXXXX)
 # shellcheck source=scripts/testweb.sh
 . scripts/testweb.sh
-testweb_start --sites "$HOSTS" --pages "$PAGES" --page-size 30000
+log=()
+[ -z "${GAPS:-}" ] || log=(--log "$WORK/requests.tsv")
+testweb_start --sites "$HOSTS" --pages "$PAGES" --page-size 30000 "${log[@]}"
 
 seeds=()
 for i in $(seq 0 $((HOSTS - 1))); do seeds+=("http://s$i.site.test/"); done
@@ -61,6 +66,29 @@ if [ -n "${PERF:-}" ]; then
   echo "by process:"
   perf report -q -i "$WORK/perf.data" --no-children --sort comm --stdio 2>/dev/null | grep -v '^$' | sed 's/ *- *- *$//' | head -6
   [ -z "${PERF_OUT:-}" ] || cp "$WORK/perf.data" "$PERF_OUT"
+fi
+if [ -n "${GAPS:-}" ]; then
+  python3 - "$WORK/requests.tsv" "$HOSTS" <<'PY'
+import collections, sys
+by = collections.defaultdict(list)
+with open(sys.argv[1]) as f:
+    for line in f:
+        start, end, host = line.split("\t")[:3]
+        by[host].append((int(start), int(end)))
+gaps, resp = [], []
+for v in by.values():
+    v.sort()
+    gaps += [(b[0] - a[1]) / 1000 for a, b in zip(v, v[1:])]
+    resp += [(e - s) / 1000 for s, e in v]
+gaps.sort()
+resp.sort()
+q = lambda x, p: x[int(p * (len(x) - 1))] if x else 0
+mean = sum(gaps) / max(len(gaps), 1)
+print("host cycle   response %.2f ms (median); gap to the host's next request: median %.2f, p90 %.2f, "
+      "p99 %.2f, mean %.2f ms  ->  at most %.0f pages/s over %s hosts" %
+      (q(resp, .5), q(gaps, .5), q(gaps, .9), q(gaps, .99), mean, int(sys.argv[2]) * 1000 / max(mean + q(resp, .5), 1e-3),
+       sys.argv[2]))
+PY
 fi
 if [ -d "$WORK/out/warc" ]; then
   echo "warc         $(du -sb "$WORK/out/warc" | cut -f1) bytes in $(ls "$WORK/out/warc" | wc -l) file(s); pages.jsonl $(stat -c %s "$WORK/out/pages.jsonl") bytes"
