@@ -843,8 +843,8 @@ static int submit_job(crawl_run *run, rc_private_redis *pr, const rc_job *job, c
 static int start_scheduler(crawl_run *run, const char *redis_url)
 {
     char logf[700], err[600];
-    const char *opts[] = {"redis",          redis_url, "prefix",       run->c->prefix, "log-level", run->c->log_level,
-                          "worker-timeout", "3",       "metrics-port", "-1",           NULL};
+    const char *opts[] = {"redis",          redis_url, "prefix", run->c->prefix, "log-level", run->c->log_level,
+                          "worker-timeout", "3",       NULL};
     snprintf(logf, sizeof logf, "%s/scheduler.log", run->logdir);
     run->sched = rc_insched_start(opts, logf, err, sizeof err);
     if (!run->sched) {

@@ -53,7 +53,7 @@ static void *run(void *arg)
     rc_insched *in = arg;
     char err[512];
     rc_log_to_fd(in->fd);
-    rc_scheduler *s = rc_scheduler_new(in->loop, &in->conf, err, sizeof err);
+    rc_scheduler *s = rc_scheduler_new(in->loop, &in->conf, NULL, err, sizeof err);
     if (!s) {
         rc_error("scheduler", "cannot start: %s", err);
         set_state(in, FAILED, err);

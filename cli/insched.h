@@ -1,7 +1,8 @@
 /* insched.h - the scheduler inside `redcrawl crawl`'s process: scheduler/scheduler.c's loop on
  * a thread of its own, with an event loop of its own and its own Redis connection, so that an
  * embedded crawl runs one process fewer (each costs ~3 MB of library relocations and a heap).
- * Its log lines go to a file of their own (logs/scheduler.log), as the process' did.
+ * Its log lines go to a file of their own (logs/scheduler.log), as the process' did. It serves
+ * no metrics (--metrics-port is redcrawl-scheduler's, sched_metrics.h).
  *
  * Threads: rc_insched_start, _ended and _stop are called from one thread (the CLI's); the
  * scheduler's state is touched only by its own thread. It is not restarted: its loop ends only

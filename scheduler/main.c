@@ -9,6 +9,8 @@
 
 #include "config.h"
 #include "log.h"
+#include "metrics_http.h"
+#include "sched_metrics.h"
 #include "sched_conf.h"
 #include "scheduler.h"
 
@@ -35,6 +37,18 @@ static bool usage_error(const rc_sched_conf *conf, int argc, char **argv, int op
     return false;
 }
 
+/* --metrics-port: the scheduler's families served on their own thread. 0 (nothing asked, or
+ * served), or -1 with a message in err. */
+static int serve_metrics(const rc_sched_conf *conf, rc_sched_metrics **m, rc_metrics_http **h, char *err, size_t cap)
+{
+    if (conf->metrics_port < 0)
+        return 0;
+    *m = rc_sched_metrics_new();
+    if (!(*h = rc_metrics_http_start((*m)->reg, conf->metrics_addr, (int)conf->metrics_port, err, cap)))
+        return -1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     rc_sched_conf conf;
@@ -54,9 +68,14 @@ int main(int argc, char **argv)
      * closed connection (or the TLS relay's socket) must fail with EPIPE. */
     signal(SIGPIPE, SIG_IGN);
     struct ev_loop *loop = EV_DEFAULT;
-    rc_scheduler *s = rc_scheduler_new(loop, &conf, err, sizeof err);
-    if (!s) {
+    rc_sched_metrics *metrics = NULL;
+    rc_metrics_http *http = NULL;
+    rc_scheduler *s = NULL;
+    if (serve_metrics(&conf, &metrics, &http, err, sizeof err) < 0 ||
+        !(s = rc_scheduler_new(loop, &conf, metrics, err, sizeof err))) {
         fprintf(stderr, "redcrawl-scheduler: %s\n", err);
+        rc_metrics_http_stop(http);
+        rc_sched_metrics_free(metrics);
         rc_conf_release(rows, nrows, &conf);
         return 1;
     }
@@ -66,9 +85,13 @@ int main(int argc, char **argv)
     ev_signal_start(loop, &sigterm);
     ev_signal_start(loop, &sigint);
     rc_scheduler_start(s);
+    if (http)
+        rc_info("scheduler", "metrics on http://%s:%d/metrics", conf.metrics_addr, rc_metrics_http_port(http));
     ev_run(loop, 0);
     rc_scheduler_stop(s);
     rc_scheduler_free(s);
+    rc_metrics_http_stop(http);
+    rc_sched_metrics_free(metrics);
     rc_conf_release(rows, nrows, &conf);
     return 0;
 }

@@ -84,7 +84,7 @@ static void test_start_stop(rc_redis *r, const char *dir)
 {
     char log[600], err[512] = "";
     snprintf(log, sizeof log, "%s/scheduler.log", dir);
-    const char *opts[] = {"redis", redis.url, "worker-timeout", "3", "metrics-port", "-1", NULL};
+    const char *opts[] = {"redis", redis.url, "worker-timeout", "3", NULL};
     rc_insched *in = rc_insched_start(opts, log, err, sizeof err);
     RC_CHECK(in != NULL);
     RC_CHECK_STR_EQ(err, "");
