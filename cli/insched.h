@@ -1,6 +1,7 @@
 /* insched.h - the scheduler inside `redcrawl crawl`'s process: scheduler/scheduler.c's loop on
  * a thread of its own, with an event loop of its own and its own Redis connection, so that an
- * embedded crawl runs one process fewer (each costs ~3 MB of library relocations and a heap).
+ * embedded crawl runs one process fewer (the scheduler's was 2.6-3.6 MB of PSS: its relocated
+ * library pages and its heap).
  * Its log lines go to a file of their own (logs/scheduler.log), as the process' did. It serves
  * no metrics (--metrics-port is redcrawl-scheduler's, sched_metrics.h).
  *
