@@ -358,6 +358,19 @@ def test_scheduler_in_process(tmp, procs):
     check(" scheduler " not in stderr, "scheduler lines on the CLI's stderr: %s" % stderr[-1000:])
 
 
+def test_scheduler_cannot_start(tmp, procs):
+    """A scheduler that cannot start (here its log file cannot be opened) ends the crawl before
+    any worker starts, saying why, with exit status 1."""
+    out = os.path.join(tmp, "out")
+    os.makedirs(os.path.join(out, "logs", "scheduler.log"))  # a directory: open() fails
+    r = subprocess.run([REDCRAWL, "crawl", "--out", out, "--quiet", "--web-port", "-1", "http://a.test/"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1, "want exit 1, got %d: %s" % (r.returncode, r.stderr[-1000:]))
+    check("the scheduler cannot start: cannot open" in r.stderr and "scheduler.log" in r.stderr,
+          "no reason given: %s" % r.stderr[-1000:])
+    check(not os.path.exists(os.path.join(out, "logs", "worker-1.log")), "a worker was started")
+
+
 def test_bad_input(tmp, procs):
     cases = [
         (["ftp://example.test/"], "url"),
@@ -746,4 +759,5 @@ if __name__ == "__main__":
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
-               test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process])
+               test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process,
+               test_scheduler_cannot_start])
