@@ -1,11 +1,11 @@
 /* insched.h - the scheduler inside `redcrawl crawl`'s process: scheduler/scheduler.c's loop on
  * a thread of its own, with an event loop of its own and its own Redis connection, so that an
  * embedded crawl runs one process fewer (the scheduler's was 2.6-3.6 MB of PSS: its relocated
- * library pages and its heap).
- * Its log lines go to a file of their own (logs/scheduler.log), as the process' did. It serves
- * no metrics (--metrics-port is redcrawl-scheduler's, sched_metrics.h).
+ * library pages and its heap). Its log lines go to a file of their own (logs/scheduler.log), as
+ * the process' did. It serves no metrics (--metrics-port is redcrawl-scheduler's,
+ * sched_metrics.h).
  *
- * Threads: rc_insched_start, _ended and _stop are called from one thread (the CLI's); the
+ * Threads: rc_insched_start and rc_insched_stop are called from one thread (the CLI's); the
  * scheduler's state is touched only by its own thread. It is not restarted: its loop ends only
  * when stopped (it rides out a Redis that goes away, reconnecting, as the process does), so
  * what could end it early is a failure to start, reported by rc_insched_start. */

@@ -10,8 +10,8 @@
 #include "config.h"
 #include "log.h"
 #include "metrics_http.h"
-#include "sched_metrics.h"
 #include "sched_conf.h"
+#include "sched_metrics.h"
 #include "scheduler.h"
 
 static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
