@@ -1,6 +1,7 @@
 /* crawl.c - `redcrawl crawl`: the embedded single-machine run. Starts a private Redis (unless
- * --redis), submits the job, runs the scheduler and N workers as child processes, restarts a
- * worker that dies, shows progress, stops when the job has nothing pending, prints a summary. */
+ * --redis), submits the job, runs the scheduler on a thread of this process (insched.h) and N
+ * workers as child processes, restarts a worker that dies, shows progress, stops when the job
+ * has nothing pending, prints a summary. */
 #include <errno.h>
 #include <hiredis/hiredis.h>
 #include <jansson.h>
@@ -19,6 +20,7 @@
 #include "cli.h"
 #include "config.h"
 #include "frontier.h"
+#include "insched.h"
 #include "job.h"
 #include "log.h"
 #include "netguard.h"
@@ -222,13 +224,13 @@ static void on_signal(int sig)
 typedef struct crawl_run {
     crawl_conf *c;
     rc_redis *r;
-    char *worker_bin, *sched_bin;
+    char *worker_bin;
     char logdir[600];
-    pid_t sched;
-    pid_t web; /* redcrawl-web, 0 = none (not wanted, not found, or it exited: not restarted) */
+    rc_insched *sched; /* the scheduler's thread */
+    pid_t web;         /* redcrawl-web, 0 = none (not wanted, not found, or it exited: not restarted) */
     pid_t *workers;
     int restarts;
-    char **wargv, **sargv;
+    char **wargv;
     rc_seedlist *seeds; /* --seeds: the list, submitted by batches; NULL = the URL arguments only */
     int64_t added;      /* seeds new to the job */
 } crawl_run;
@@ -389,31 +391,22 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
         add_arg(&run->wargv, &n, "--allow-port");
         add_arg(&run->wargv, &n, c->allow_port.v[i]);
     }
-    n = 0;
-    add_arg(&run->sargv, &n, run->sched_bin);
-    for (size_t i = 0; i < RC_ARRAY_LEN(common); i++)
-        add_arg(&run->sargv, &n, common[i]);
-    add_arg(&run->sargv, &n, "--worker-timeout");
-    add_arg(&run->sargv, &n, "3");
 }
 
-/* Children that exited: a worker or the scheduler is restarted (the work it held is recovered
- * by the scheduler's reaper). */
+/* Children that exited: a worker is restarted (the work it held is recovered by the scheduler's
+ * reaper). */
 static void check_children(crawl_run *run)
 {
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        const char *what = NULL;
         int idx = -1;
         for (int i = 0; i < run->c->workers; i++)
             if (run->workers[i] == pid)
-                idx = i, what = "worker";
-        if (pid == run->sched)
-            what = "scheduler";
+                idx = i;
         if (pid == run->web)
             run->web = 0; /* the dashboard is a convenience: the crawl goes on without it */
-        if (!what)
+        if (idx < 0)
             continue;
         char how[64];
         if (WIFSIGNALED(status))
@@ -423,19 +416,13 @@ static void check_children(crawl_run *run)
         if (interrupted)
             continue;
         run->restarts++;
-        fprintf(stderr, "\r\033[Kredcrawl: %s %s; restarting it (logs in %s)\n", what, how, run->logdir);
+        fprintf(stderr, "\r\033[Kredcrawl: worker %s; restarting it (logs in %s)\n", how, run->logdir);
         if (run->restarts > 100) {
             fprintf(stderr, "redcrawl: too many restarts; giving up (see %s)\n", run->logdir);
             interrupted = 2;
             return;
         }
-        if (idx >= 0)
-            run->workers[idx] = start_worker(run, idx);
-        else {
-            char logf[700];
-            snprintf(logf, sizeof logf, "%s/scheduler.log", run->logdir);
-            run->sched = rc_proc_spawn((const char *const *)run->sargv, logf);
-        }
+        run->workers[idx] = start_worker(run, idx);
     }
 }
 
@@ -771,10 +758,15 @@ static int build_job(const crawl_conf *c, char **urls, int n, rc_seedlist *seeds
     return r < 0 ? -EINVAL : 0;
 }
 
-/* The network options, checked before anything starts: the workers would refuse them later. */
-static int check_net_options(const crawl_conf *c)
+/* The network options and --log-level, checked before anything starts: the workers would
+ * refuse them later. The level is this process' too, where the scheduler runs (insched.h). */
+static int check_options(const crawl_conf *c)
 {
     char err[512];
+    if (rc_log_set_level(c->log_level) < 0) {
+        fprintf(stderr, "redcrawl crawl: --log-level: '%s' is not debug, info, warn or error\n", c->log_level);
+        return -EINVAL;
+    }
     for (size_t i = 0; i < c->connect_to.n; i++)
         if (rc_netguard_check_connect_to(c->connect_to.v[i], err, sizeof err) < 0) {
             fprintf(stderr, "redcrawl crawl: --connect-to: %s\n", err);
@@ -805,10 +797,9 @@ static int prepare_run(crawl_run *run, const char *outdir)
         return mk;
     }
     run->worker_bin = rc_proc_find("redcrawl-worker");
-    run->sched_bin = rc_proc_find("redcrawl-scheduler");
-    if (!run->worker_bin || !run->sched_bin) {
-        fprintf(stderr, "redcrawl crawl: cannot find redcrawl-worker / redcrawl-scheduler next to this program or on "
-                        "PATH (build with scripts/setup.sh)\n");
+    if (!run->worker_bin) {
+        fprintf(stderr, "redcrawl crawl: cannot find redcrawl-worker next to this program or on PATH (build with "
+                        "scripts/setup.sh)\n");
         return -ENOENT;
     }
     return 0;
@@ -851,9 +842,26 @@ static int submit_job(crawl_run *run, rc_private_redis *pr, const rc_job *job, c
     return 0;
 }
 
+/* The scheduler, on a thread of this process with its own Redis connection (insched.h): as the
+ * redcrawl-scheduler process it was, with a short worker timeout so that a dead worker's URLs
+ * come back soon. Its lines go to logs/scheduler.log. 0, or -EIO when it could not start (said). */
+static int start_scheduler(crawl_run *run, const char *redis_url)
+{
+    char logf[700], err[600];
+    const char *opts[] = {"redis",          redis_url, "prefix", run->c->prefix, "log-level", run->c->log_level,
+                          "worker-timeout", "3",       NULL};
+    snprintf(logf, sizeof logf, "%s/scheduler.log", run->logdir);
+    run->sched = rc_insched_start(opts, logf, err, sizeof err);
+    if (!run->sched) {
+        fprintf(stderr, "redcrawl crawl: the scheduler cannot start: %s (see %s)\n", err, logf);
+        return -EIO;
+    }
+    return 0;
+}
+
 /* Signals caught, then the scheduler, the dashboard and the workers started, and the memory
- * the submission used given back. */
-static void start_children(crawl_run *run, const char *redis_url, const char *outdir)
+ * the submission used given back. 0, or -EIO when the scheduler could not start. */
+static int start_children(crawl_run *run, const char *redis_url, const char *outdir)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -863,9 +871,8 @@ static void start_children(crawl_run *run, const char *redis_url, const char *ou
     signal(SIGPIPE, SIG_IGN);
 
     build_argv(run, redis_url, outdir);
-    char logf[700];
-    snprintf(logf, sizeof logf, "%s/scheduler.log", run->logdir);
-    run->sched = rc_proc_spawn((const char *const *)run->sargv, logf);
+    if (start_scheduler(run, redis_url) < 0)
+        return -EIO;
     run->web = start_dashboard(run);
     run->workers = rc_xcalloc((size_t)run->c->workers, sizeof(pid_t));
     for (int i = 0; i < run->c->workers; i++)
@@ -876,6 +883,7 @@ static void start_children(crawl_run *run, const char *redis_url, const char *ou
      * what is still allocated; this process then only watches the job, for the whole crawl. */
     malloc_trim(0);
 #endif
+    return 0;
 }
 
 /* How a crawl ended, and its counters then. */
@@ -972,7 +980,8 @@ static void stop_children(crawl_run *run)
 {
     interrupted = interrupted ? interrupted : 1; /* children exiting now are not restarted */
     stop_workers(run, (int)run->c->workers, (int)(run->c->timeout * 1000) + 5000);
-    rc_proc_stop(run->sched, SIGTERM, 10000);
+    rc_insched_stop(run->sched);
+    run->sched = NULL;
     if (run->web > 0)
         rc_proc_stop(run->web, SIGTERM, 5000);
 }
@@ -1068,10 +1077,11 @@ int rc_cli_crawl(int argc, char **argv)
     int optind = 0, rc = 1;
     memset(&c, 0, sizeof c);
     c.robots_delay = -1; /* unset: the table only accepts 0 and up */
-    if (rc_conf_cmdline(rows, NROWS, &c, argc, argv, "redcrawl crawl",
-                        "usage: redcrawl crawl [options] URL...\n\nCrawls from the URLs on this machine: a "
-                        "private Redis, a scheduler and N workers;\npage records go to OUT/pages.jsonl.\n\n",
-                        &optind, &rc)) {
+    if (rc_conf_cmdline(
+            rows, NROWS, &c, argc, argv, "redcrawl crawl",
+            "usage: redcrawl crawl [options] URL...\n\nCrawls from the URLs on this machine: a "
+            "private Redis, a scheduler (in this process) and N workers;\npage records go to OUT/pages.jsonl.\n\n",
+            &optind, &rc)) {
         rc_conf_release(rows, NROWS, &c);
         return rc;
     }
@@ -1095,14 +1105,14 @@ int rc_cli_crawl(int argc, char **argv)
         goto out;
     rc = 1;
     /* The job, validated by the same code that validates submitted requests. */
-    if (check_net_options(&c) < 0 || build_job(&c, argv + optind, argc - optind, run.seeds, &job) < 0) {
+    if (check_options(&c) < 0 || build_job(&c, argv + optind, argc - optind, run.seeds, &job) < 0) {
         rc = 2;
         goto out;
     }
     outdir = c.out ? rc_xstrdup(c.out) : rc_xasprintf("redcrawl-out/%s", job.crawlid);
-    if (prepare_run(&run, outdir) < 0 || submit_job(&run, &pr, &job, &redis_url) < 0)
+    if (prepare_run(&run, outdir) < 0 || submit_job(&run, &pr, &job, &redis_url) < 0 ||
+        start_children(&run, redis_url, outdir) < 0)
         goto out;
-    start_children(&run, redis_url, outdir);
     int tty = isatty(STDERR_FILENO) && !c.quiet;
     fprintf(stderr, "redcrawl: crawling %lld seed(s) as job %s with %lld workers, output in %s/\n",
             (long long)run.added, job.crawlid, (long long)c.workers, outdir);
@@ -1127,15 +1137,14 @@ int rc_cli_crawl(int argc, char **argv)
     int nothing = end.st.fetched == 0 && end.st.unreachable > 0;
     rc = end.lost ? 3 : end.stopped_by_user ? 130 : end.st.store_failed > 0 ? 4 : nothing ? 5 : 0;
 out:
+    rc_insched_stop(run.sched);
     if (run.r)
         rc_redis_free(run.r);
     if (pr.pid)
         rc_private_redis_stop(&pr);
     free(run.worker_bin);
-    free(run.sched_bin);
     free(run.workers);
     free_args(run.wargv);
-    free_args(run.sargv);
     free(outdir);
     rc_job_release(&job);
     rc_seedlist_free(run.seeds);

@@ -97,7 +97,8 @@ pid_t rc_proc_spawn_env(const char *const argv[], const char *const env[], const
         if (nul >= 0)
             dup2(nul, STDIN_FILENO);
         signal(SIGPIPE, SIG_DFL);
-        /* setenv after fork: this process has no other thread that could hold its lock */
+        /* setenv after fork: no other thread of this process calls setenv (the scheduler thread of
+         * `redcrawl crawl` does not), so no other thread held its lock */
         add_env(env);
         execv(argv[0], (char *const *)argv); /* execv's prototype predates const */
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));

@@ -4,15 +4,12 @@
 #include <stdlib.h>
 
 #include "metrics.h"
-#include "metrics_http.h"
 #include "util.h"
 
 static const double round_bounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1};
 
-rc_sched_metrics *rc_sched_metrics_new(const char *addr, int port, char *err, size_t cap)
+rc_sched_metrics *rc_sched_metrics_new(void)
 {
-    if (port < 0)
-        return NULL;
     rc_sched_metrics *m = rc_xcalloc(1, sizeof *m);
     rc_metrics *r = m->reg = rc_metrics_new();
     m->leader = rc_metrics_gauge(r, "redcrawl_scheduler_leader", "1 while this scheduler holds the leader lock.", NULL);
@@ -36,23 +33,13 @@ rc_sched_metrics *rc_sched_metrics_new(const char *addr, int port, char *err, si
     m->round_seconds = rc_metrics_histogram(r, "redcrawl_scheduler_round_seconds",
                                             "One dispatch round that handed out or dropped something.", round_bounds,
                                             sizeof round_bounds / sizeof round_bounds[0]);
-    if (!(m->http = rc_metrics_http_start(r, addr, port, err, cap))) {
-        rc_sched_metrics_free(m);
-        return NULL;
-    }
     return m;
-}
-
-int rc_sched_metrics_port(const rc_sched_metrics *m)
-{
-    return rc_metrics_http_port(m->http);
 }
 
 void rc_sched_metrics_free(rc_sched_metrics *m)
 {
     if (!m)
         return;
-    rc_metrics_http_stop(m->http);
     rc_metrics_free(m->reg);
     free(m);
 }

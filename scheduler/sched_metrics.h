@@ -1,9 +1,11 @@
 /* sched_metrics.h - the scheduler's Prometheus metrics (README "Metrics" says what each means).
  *
- * Ownership: the scheduler's loop thread declares the families, updates them (counters as
- * dispatch, reaping and lease expiry happen; gauges at each once-a-second refresh, by the
- * leader only: a standby shows leader 0 and its last values) and frees them after the loop;
- * the HTTP server's thread (shared/metrics_http.c) only renders, under the registry's mutex. */
+ * Ownership: redcrawl-scheduler's main declares the families, serves reg (shared/metrics_http.c,
+ * whose thread only renders, under the registry's mutex) and frees them after the loop; the
+ * scheduler's loop updates them (counters as dispatch, reaping and lease expiry happen; gauges at
+ * each once-a-second refresh, by the leader only: a standby shows leader 0 and its last values).
+ * Serving is the program's, not the scheduler's: the one inside `redcrawl crawl` has no
+ * metrics, and that program does not link the HTTP server (libmicrohttpd and its TLS stack). */
 #ifndef RC_SCHED_METRICS_H
 #define RC_SCHED_METRICS_H
 
@@ -11,11 +13,9 @@
 
 struct rc_metrics;
 struct rc_metric;
-struct rc_metrics_http;
 
 typedef struct rc_sched_metrics {
     struct rc_metrics *reg;
-    struct rc_metrics_http *http;
     struct rc_metric *leader;        /* gauge: 1 while this process holds the leader lock */
     struct rc_metric *workers;       /* gauge: live workers */
     struct rc_metric *frontier;      /* gauge: URLs in the frontier, not yet dispatched */
@@ -30,10 +30,8 @@ typedef struct rc_sched_metrics {
     struct rc_metric *round_seconds; /* histogram: one dispatch round (read, decide, assign.lua) */
 } rc_sched_metrics;
 
-/* port < 0: metrics off (NULL, no error). Otherwise serves addr:port (0 = a free port);
- * NULL with a message in err when the server cannot start. */
-rc_sched_metrics *rc_sched_metrics_new(const char *addr, int port, char *err, size_t cap);
-int rc_sched_metrics_port(const rc_sched_metrics *m);
+/* The families, in a registry of their own (reg). */
+rc_sched_metrics *rc_sched_metrics_new(void);
 void rc_sched_metrics_free(rc_sched_metrics *m);
 
 #endif

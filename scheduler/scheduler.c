@@ -76,7 +76,7 @@ struct rc_scheduler {
     int refused;               /* Redis refuses writes (OOM, ...): dispatch waits, said once */
     int mem_full;              /* INFO memory shows maxmemory reached under noeviction */
     char run_id[48];           /* Redis' run_id: a change means it restarted */
-    rc_sched_metrics *metrics; /* NULL = --metrics-port off; see sched_metrics.h for threads */
+    rc_sched_metrics *metrics; /* borrowed; NULL = none; see sched_metrics.h for threads */
     uint64_t moved_ms;         /* rc_redis_moved_ms when last seen: a new node's run_id is no restart */
     rc_wake *wake;             /* nudged when seeds arrive in an empty frontier; NULL = poll only */
     uint64_t last_dispatch_ms;
@@ -974,7 +974,8 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
     ev_timer_start(loop, t);
 }
 
-rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, char *err, size_t cap)
+rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, rc_sched_metrics *metrics, char *err,
+                               size_t cap)
 {
     rc_redis *r = rc_redis_new(conf->redis, conf->prefix, err, cap);
     if (!r)
@@ -1001,11 +1002,7 @@ rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, 
         freeReplyObject(rep);
     ev_timer_init(&s->tick, on_tick, 0, 0);
     s->tick.data = s;
-    if (conf->metrics_port >= 0 &&
-        !(s->metrics = rc_sched_metrics_new(conf->metrics_addr, (int)conf->metrics_port, err, cap))) {
-        rc_scheduler_free(s);
-        return NULL;
-    }
+    s->metrics = metrics;
     return s;
 }
 
@@ -1041,8 +1038,6 @@ static void start_wake(rc_scheduler *s)
 void rc_scheduler_start(rc_scheduler *s)
 {
     rc_info(MOD, "started id=%s redis=%s prefix=%s", s->id, rc_redis_url(s->r), rc_redis_prefix(s->r));
-    if (s->metrics)
-        rc_info(MOD, "metrics on http://%s:%d/metrics", s->conf->metrics_addr, rc_sched_metrics_port(s->metrics));
     start_wake(s);
     ev_timer_start(s->loop, &s->tick);
 }
@@ -1073,7 +1068,6 @@ void rc_scheduler_free(rc_scheduler *s)
     rc_strmap_free(s->jobs, free);
     rc_strmap_free(s->blacklist, NULL);
     rc_strmap_free(s->draining, free_worker);
-    rc_sched_metrics_free(s->metrics);
     rc_wake_free(s->wake);
     rc_redis_free(s->r);
     free(s);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 struct ev_loop;
+struct rc_sched_metrics;
 
 typedef struct rc_sched_conf {
     char *redis;
@@ -22,14 +23,16 @@ typedef struct rc_sched_conf {
     int64_t max_attempts;   /* fetch attempts before a URL lands in failed */
     double lock_ttl;        /* seconds: leader lease */
     int poll_only;          /* no pub/sub nudges: dispatch on the tick only */
-    int64_t metrics_port;   /* Prometheus endpoint: -1 off, 0 a free port (logged) */
-    char *metrics_addr;     /* its address (default loopback) */
+    int64_t metrics_port;   /* Prometheus endpoint: -1 off, 0 a free port (logged); served by the */
+    char *metrics_addr;     /* program (redcrawl-scheduler's main), at this address (loopback) */
 } rc_sched_conf;
 
 typedef struct rc_scheduler rc_scheduler;
 
-/* NULL with a message in err when Redis is unreachable. conf is borrowed for the lifetime. */
-rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, char *err, size_t cap);
+/* NULL with a message in err when Redis is unreachable. conf and metrics (the families it
+ * updates, sched_metrics.h; NULL = none) are borrowed for the lifetime. */
+rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, struct rc_sched_metrics *metrics,
+                               char *err, size_t cap);
 void rc_scheduler_start(rc_scheduler *s);
 void rc_scheduler_stop(rc_scheduler *s);
 void rc_scheduler_free(rc_scheduler *s);

@@ -11,6 +11,14 @@
 
 int rc_log_level_current = RC_LOG_INFO;
 
+/* Per thread, so that one thread's lines can go to a file of their own (rc_log_to_fd). */
+static _Thread_local int log_fd = -1;
+
+void rc_log_to_fd(int fd)
+{
+    log_fd = fd;
+}
+
 int rc_log_set_level(const char *name)
 {
     static const char *const names[] = {"debug", "info", "warn", "error"};
@@ -48,6 +56,6 @@ void rc_log_write(int level, const char *module, const char *fmt, ...)
         n = (int)sizeof line - 2;
     line[n++] = '\n';
     /* One write() per line so lines from several processes sharing stderr do not interleave. */
-    ssize_t w = write(STDERR_FILENO, line, (size_t)n);
+    ssize_t w = write(log_fd >= 0 ? log_fd : STDERR_FILENO, line, (size_t)n);
     (void)w;
 }

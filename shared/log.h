@@ -1,5 +1,6 @@
-/* log.h - one log module: "ts level pid module msg key=value" lines on stderr.
- * The level is the only mutable global; it is checked before formatting. */
+/* log.h - one log module: "ts level pid module msg key=value" lines on stderr, or on a file a
+ * thread chose for its own lines (rc_log_to_fd). The level is the only mutable global; it is
+ * checked before formatting. */
 #ifndef RC_LOG_H
 #define RC_LOG_H
 
@@ -9,6 +10,11 @@ extern int rc_log_level_current;
 
 /* Parses "debug|info|warn|error"; -EINVAL on anything else. */
 int rc_log_set_level(const char *name);
+
+/* The calling thread's lines go to fd from now on (-1: stderr again); other threads' are not
+ * affected. For a daemon's loop run on a thread of another program (the scheduler inside
+ * `redcrawl crawl`, cli/insched.c), whose lines belong in its own log. fd stays the caller's. */
+void rc_log_to_fd(int fd);
 
 void rc_log_write(int level, const char *module, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """End-to-end crawls against a real redis-server and the project's test web server:
 exact page sets, maxdepth, allowed domains, load sharing, a worker SIGKILLed mid-crawl,
-politeness (no two requests at once to one host), --max-pages, Ctrl-C, bad input, and a fleet
-started by hand with the daemons."""
+politeness (no two requests at once to one host), --max-pages, Ctrl-C, bad input, the scheduler
+on a thread of the CLI, and a fleet started by hand with the daemons."""
 import collections
+import glob
 import json
 import os
 import signal
@@ -306,6 +307,70 @@ def test_sigint_stops_cleanly(tmp, procs):
     check(len(pages) > 0 and len({x["url"] for x in pages}) == len(pages), "pages missing or duplicated")
 
 
+def children_of(pid):
+    """The command lines of a process' children (from /proc)."""
+    out = []
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            with open(stat) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                with open(os.path.join(os.path.dirname(stat), "cmdline"), "rb") as f:
+                    out.append(f.read().replace(b"\0", b" ").decode(errors="replace").strip())
+        except (OSError, IndexError, ValueError):
+            pass  # gone meanwhile
+    return out
+
+
+def test_scheduler_in_process(tmp, procs):
+    """The scheduler runs on a thread of `redcrawl crawl` (one process fewer): the crawl's
+    children are Redis and the workers only, the scheduler's lines still go to logs/scheduler.log
+    (with the CLI's pid, none on its stderr), and Ctrl-C stops it with the crawl: its last line
+    says what it dispatched."""
+    port, _, _ = start_web(procs, tmp, "--sites", "2", "--pages", "400", "--latency-ms", "20")
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet", "--web-port", "-1",
+           "--workers", "1", "--maxdepth", "-1", "--delay", "0.05", "http://s0.site.test/", "http://s1.site.test/"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        pages_path = os.path.join(out, "pages.jsonl")
+        deadline = time.time() + 30
+        while time.time() < deadline and not (os.path.exists(pages_path) and os.path.getsize(pages_path) > 0):
+            time.sleep(0.05)
+        kids = children_of(p.pid)
+        p.send_signal(signal.SIGINT)
+        stdout, stderr = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(p.returncode == 130, "want exit 130 after Ctrl-C, got %d: %s" % (p.returncode, stderr[-1000:]))
+    names = sorted(os.path.basename(k.split()[0]) for k in kids)
+    check(names == ["redcrawl-worker", "redis-server"], "want Redis and one worker as children, got %s" % kids)
+    log = open(os.path.join(out, "logs", "scheduler.log")).read()
+    lines = log.splitlines()
+    check(any("leading: this scheduler dispatches" in x for x in lines), "no leader line: %s" % log[-1000:])
+    check(all(x.split()[2] == str(p.pid) for x in lines), "a line of another pid than the CLI's: %s" % log[-1000:])
+    stopped = [x for x in lines if " scheduler stopped dispatched=" in x]
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check(len(stopped) == 1 and int(stopped[0].split("dispatched=")[1].split()[0]) >= len(pages) > 0,
+          "want one 'stopped' line dispatching at least the %d pages: %s" % (len(pages), log[-1000:]))
+    check(" scheduler " not in stderr, "scheduler lines on the CLI's stderr: %s" % stderr[-1000:])
+
+
+def test_scheduler_cannot_start(tmp, procs):
+    """A scheduler that cannot start (here its log file cannot be opened) ends the crawl before
+    any worker starts, saying why, with exit status 1."""
+    out = os.path.join(tmp, "out")
+    os.makedirs(os.path.join(out, "logs", "scheduler.log"))  # a directory: open() fails
+    r = subprocess.run([REDCRAWL, "crawl", "--out", out, "--quiet", "--web-port", "-1", "http://a.test/"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1, "want exit 1, got %d: %s" % (r.returncode, r.stderr[-1000:]))
+    check("the scheduler cannot start: cannot open" in r.stderr and "scheduler.log" in r.stderr,
+          "no reason given: %s" % r.stderr[-1000:])
+    check(not os.path.exists(os.path.join(out, "logs", "worker-1.log")), "a worker was started")
+
+
 def test_bad_input(tmp, procs):
     cases = [
         (["ftp://example.test/"], "url"),
@@ -323,6 +388,7 @@ def test_bad_input(tmp, procs):
         (["--workers", "0", "http://a.test/"], "--workers"),
         (["--delay", "soon", "http://a.test/"], "--delay"),
         (["--no-such-option", "http://a.test/"], "--no-such-option"),
+        (["--log-level", "loud", "http://a.test/"], "--log-level"),
         ([], "URL"),
     ]
     for args, word in cases:
@@ -699,4 +765,5 @@ if __name__ == "__main__":
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
-               test_robots_503_says_so, test_private_redis_allocator])
+               test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process,
+               test_scheduler_cannot_start])
