@@ -41,6 +41,7 @@ typedef struct node_stat {
     unsigned reply : 1;       /* a comment under the article (see cut_comments) */
     unsigned itemprop : 1;    /* itemprop=articleBody */
     unsigned comments : 1;    /* class/id says comments, or inside such an element */
+    unsigned own_comment : 1; /* its own class/id says comments */
     unsigned article : 1;     /* <article>, or itemtype schema.org Article/NewsArticle/BlogPosting */
     unsigned signature : 1;   /* class/id says signature: a poster's, under each post of a thread */
     unsigned forum_post : 1;  /* itemtype schema.org DiscussionForumPosting or Question */
@@ -59,6 +60,7 @@ typedef struct art {
     unsigned scope;          /* text outside links of the container being emitted */
     double scope_ld;         /* its link density */
     int entries;             /* that container is a run of entries (a listing's cards) */
+    int feed;                /* that container is a thread in a feed named comments */
     json_t *jsonld;
     const struct matcher *match; /* the class/id word lists */
 } art;
@@ -437,7 +439,7 @@ static void judge(const matcher *mt, node_stat *s)
     s->article = t == GUMBO_TAG_ARTICLE || (it && (strstr(it, "Article") || strstr(it, "BlogPosting")));
     s->forum_post = it && (strstr(it, "DiscussionForumPosting") || strstr(it, "/Question"));
     s->reply_item = it && (strstr(it, "/Comment") || strstr(it, "/Answer"));
-    s->comments = (says & W_COMMENTS) != 0;
+    s->comments = s->own_comment = (says & W_COMMENTS) != 0;
     s->signature = (says & W_SIGNATURE) != 0;
     s->reviews = (says & W_REVIEWS) != 0;
     int w = 0;
@@ -968,8 +970,9 @@ static int item_headline(const art *a, size_t l)
 static int cut(const art *a, size_t i)
 {
     const node_stat *s = &a->v[i];
-    /* A "banner" or "share" class on most of the article does not make it boilerplate. */
-    if (s->boiler && (s->text - s->link) * 2 <= a->scope)
+    /* A "banner" or "share" class on most of the article does not make it boilerplate; in a
+     * thread held in a feed named comments, a post named comment is the thread's. */
+    if (s->boiler && (s->text - s->link) * 2 <= a->scope && !(a->feed && s->own_comment))
         return 1;
     /* A product's buyers' reviews are not its description however long they run. */
     if (s->boiler && a->product && s->reviews)
@@ -1432,6 +1435,31 @@ static size_t run_of_entries(const art *a, size_t best)
     return found;
 }
 
+/* A thread whose posts sit in a feed named comments (a forum's "#comments", each post a
+ * "comment"): the page has no article of its own (the best block is weak, under RUN_WEAK
+ * characters: a sign-up prompt, a notice), and the outermost element named comments holds
+ * RUN_SHARE times its text. Returns that feed, or SIZE_MAX. An article's comments stay cut:
+ * there the article is the best block. */
+static size_t comments_feed(const art *a, size_t best)
+{
+    unsigned own = best == SIZE_MAX ? 0 : nonlink(&a->v[best]);
+    if (own >= RUN_WEAK)
+        return SIZE_MAX;
+    size_t feed = SIZE_MAX;
+    for (size_t i = 0; i < a->n; i++) {
+        const node_stat *s = &a->v[i];
+        int outer = s->parent == SIZE_MAX || !a->v[s->parent].comments;
+        if (!s->own_comment || !outer || !s->says_boiler || s->in_boiler || !s->has_block ||
+            link_density(s) >= SCOPE_LD)
+            continue;
+        if (feed == SIZE_MAX || nonlink(s) > nonlink(&a->v[feed]))
+            feed = i;
+    }
+    if (feed == SIZE_MAX || nonlink(&a->v[feed]) < RUN_SHARE * (own > 250 ? own : 250))
+        return SIZE_MAX;
+    return feed;
+}
+
 static void emit_article(art *a, size_t best, out *o)
 {
     size_t parent = a->v[best].parent;
@@ -1560,6 +1588,13 @@ static int emit_best(art *a, out *o, int trust_named)
     size_t run = named == SIZE_MAX ? run_of_entries(a, best) : SIZE_MAX;
     if (run != SIZE_MAX)
         best = run;
+    size_t feed = named == SIZE_MAX && run == SIZE_MAX ? comments_feed(a, best) : SIZE_MAX;
+    if (feed != SIZE_MAX) {
+        a->feed = 1;
+        emit_whole(a, feed, o);
+        a->feed = 0;
+        return 0;
+    }
     if (best == SIZE_MAX)
         return named != SIZE_MAX;
     size_t forum = schema_thread(a, best);

@@ -759,6 +759,22 @@ static void test_article_more(void)
     free(t);
     rc_buf_release(&b);
 
+    /* A thread whose posts sit in a feed named comments (a forum's "#comments", each post a
+     * "comment"), with no article of its own but a sign-up prompt: the feed is the thread. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h1>Thread title</h1><div class=prompt><p>Create an account or sign in to take part in "
+                    "the talk.</p></div><div class=topic id=comments><div id=feed>");
+    for (int i = 0; i < 4; i++)
+        rc_buf_printf(&b,
+                      "<article class=post id=elComment_%d><div class=author>Poster %d</div><div class=rich>"
+                      "<p>POST %d " PARA "</p><p>" PARA "</p><p>" PARA "</p></div></article>",
+                      i, i, i);
+    rc_buf_puts(&b, "</div></div><footer><p>About us, and what the forum is for today.</p></footer></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "POST 0 ") != NULL && strstr(t, "POST 2 ") != NULL);
+    free(t);
+    rc_buf_release(&b);
+
     /* A thread the page marks up as a DiscussionForumPosting with Comment items: the question
      * (its named body) and the replies. */
     rc_buf_init(&b);
