@@ -145,11 +145,17 @@ static int dropped(const GumboNode *n, int depth)
     if (n->v.element.tag_namespace != GUMBO_NAMESPACE_HTML)
         return 1;
     switch (n->v.element.tag) {
+    case GUMBO_TAG_BUTTON:
+        /* A button that is a heading's text (an accordion's question, "<h3><button>How do I
+         * ...?</button></h3>") is read with the heading; other buttons are controls. */
+        if (n->parent && n->parent->type == GUMBO_NODE_ELEMENT && n->parent->v.element.tag >= GUMBO_TAG_H1 &&
+            n->parent->v.element.tag <= GUMBO_TAG_H6)
+            return hidden(n);
+        return 1;
     case GUMBO_TAG_SCRIPT:
     case GUMBO_TAG_STYLE:
     case GUMBO_TAG_HEAD:
     case GUMBO_TAG_TEMPLATE:
-    case GUMBO_TAG_BUTTON:
     case GUMBO_TAG_SELECT:
     case GUMBO_TAG_TEXTAREA:
     case GUMBO_TAG_INPUT:
@@ -966,6 +972,21 @@ static int item_headline(const art *a, size_t l)
     return 0;
 }
 
+/* Whether the heading at H is a control: its link goes nowhere ("javascript:", "#") or opens
+ * a part of the page (aria-controls: an accordion's question, a tab). */
+static int control_heading(const art *a, size_t h)
+{
+    for (size_t k = h + 1; k < a->v[h].end; k++) {
+        const GumboNode *n = a->v[k].node;
+        if (n->v.element.tag != GUMBO_TAG_A)
+            continue;
+        const char *href = attr(n, "href");
+        if (!(href && (!strncasecmp(href, "javascript:", 11) || !strcmp(href, "#"))) && !attr(n, "aria-controls"))
+            return 0;
+    }
+    return 1;
+}
+
 /* Whether the element at I is left out of the article's text. */
 static int cut(const art *a, size_t i)
 {
@@ -1001,6 +1022,10 @@ static int cut(const art *a, size_t i)
     /* In a run of entries (a section page's rows of teasers) an entry is a headline that links
      * to the story and a line or two: a row of such entries is the listing, not links. */
     if (a->entries)
+        return 0;
+    /* An accordion's question ("<h3><a href=javascript:void(0) aria-controls=a1>") opens its
+     * answer: a heading of the page, not a link away. */
+    if (is_heading(t) && control_heading(a, i))
         return 0;
     /* A card's title in a list ("<a><h4>Name</h4></a>") is a headline, not a block of links. */
     if (is_heading(t) && s->parent != SIZE_MAX && item_headline(a, s->parent))

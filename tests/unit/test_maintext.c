@@ -735,6 +735,16 @@ static void test_article_more(void)
     free(t);
     rc_buf_release(&b);
 
+    /* A FAQ's accordion: each question is a heading whose button, or whose link that goes
+     * nowhere and opens the answer, is its text; the questions are read with the answers. */
+    t = text_of("<body><div class=faq><h2>Questions</h2><h3><button aria-expanded=false>QUESTION one, how much "
+                "do I need?</button></h3><div><p>" PARA "</p></div><h3><a href=\"javascript:void(0);\" "
+                "aria-controls=a2>QUESTION two, when can I stop?</a></h3><div id=a2><p>" PARA "</p></div><h3><a "
+                "href=#>QUESTION three, where should I live?</a></h3><div><p>" PARA "</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "QUESTION one") && strstr(t, "QUESTION two") && strstr(t, "QUESTION three"));
+    free(t);
+
     /* A JSON-LD articleBody that is the page's HTML escaped as entities (its tags would
      * become text). */
     t = text_of("<html><head><script type=application/ld+json>{\"articleBody\": \"&lt;div align=&quot;center&quot;"
