@@ -1460,29 +1460,79 @@ static size_t run_of_entries(const art *a, size_t best)
     return found;
 }
 
-/* A thread whose posts sit in a feed named comments (a forum's "#comments", each post a
- * "comment"): the page has no article of its own (the best block is weak, under RUN_WEAK
- * characters: a sign-up prompt, a notice), and the outermost element named comments holds
- * RUN_SHARE times its text. Returns that feed, or SIZE_MAX. An article's comments stay cut:
- * there the article is the best block. */
-static size_t comments_feed(const art *a, size_t best)
+/* Whether the element at I says comments and boilerplate, and no ancestor of it does (a page
+ * whose <body> is named "comments-page" holds the feed, it is not one). */
+static int outer_comments(const art *a, size_t i)
 {
-    unsigned own = best == SIZE_MAX ? 0 : nonlink(&a->v[best]);
-    if (own >= RUN_WEAK)
-        return SIZE_MAX;
+    const node_stat *s = &a->v[i];
+    if (!s->own_comment || !s->says_boiler)
+        return 0;
+    for (size_t p = s->parent; p != SIZE_MAX; p = a->v[p].parent)
+        if (a->v[p].own_comment && a->v[p].says_boiler)
+            return 0;
+    return 1;
+}
+
+/* Whether the feed follows the block BEST as an article's comments do: both in one container,
+ * at most FEED_LEVELS below it, the block first. */
+#define FEED_LEVELS 4
+static int commented(const art *a, size_t best, size_t feed)
+{
+    size_t x = best;
+    for (int level = 0; level < FEED_LEVELS && a->v[x].parent != SIZE_MAX; level++) {
+        size_t p = a->v[x].parent;
+        if (holds(a, p, feed)) {
+            if (holds(a, x, feed) || feed < x)
+                return 0;
+            int depth = 0;
+            for (size_t q = a->v[feed].parent; q != p && depth < FEED_LEVELS; q = a->v[q].parent)
+                depth++;
+            return depth < FEED_LEVELS;
+        }
+        x = p;
+    }
+    return 0;
+}
+
+/* The largest element named comments (outermost, not mostly links), when it is the page's
+ * thread rather than an article's comments, else SIZE_MAX. */
+static size_t feed_candidate(const art *a)
+{
     size_t feed = SIZE_MAX;
     for (size_t i = 0; i < a->n; i++) {
         const node_stat *s = &a->v[i];
-        int outer = s->parent == SIZE_MAX || !a->v[s->parent].comments;
-        if (!s->own_comment || !outer || !s->says_boiler || s->in_boiler || !s->has_block ||
-            link_density(s) >= SCOPE_LD)
+        if (!s->has_block || s->in_boiler || link_density(s) >= SCOPE_LD || !outer_comments(a, i))
             continue;
         if (feed == SIZE_MAX || nonlink(s) > nonlink(&a->v[feed]))
             feed = i;
     }
-    if (feed == SIZE_MAX || nonlink(&a->v[feed]) < RUN_SHARE * (own > 250 ? own : 250))
-        return SIZE_MAX;
     return feed;
+}
+
+/* A thread whose posts sit in a feed named comments (a forum's "#comments", each post a
+ * "comment"; a link post's comment area): the page has no article of its own and the feed holds
+ * RUN_SHARE times the best block's text. An article's comments stay cut: an <article> beside
+ * the feed, a best block the feed follows in the same container, a best block that holds the
+ * feed and MIN_ARTICLE_BODY of text besides, or one with RUN_WEAK characters and FEED_MASS of
+ * paragraph scores say the page has one. Returns the feed, or SIZE_MAX. */
+#define FEED_MASS 8
+static size_t comments_feed(const art *a, size_t best)
+{
+    size_t feed = feed_candidate(a);
+    if (feed == SIZE_MAX)
+        return SIZE_MAX;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->v[i].article && !holds(a, i, feed) && !holds(a, feed, i) && nonlink(&a->v[i]) >= MIN_ARTICLE_BODY)
+            return SIZE_MAX;
+    unsigned own = 0;
+    if (best != SIZE_MAX) {
+        own = nonlink(&a->v[best]);
+        if (holds(a, best, feed) && (own -= nonlink(&a->v[feed])) >= MIN_ARTICLE_BODY)
+            return SIZE_MAX;
+        if ((own >= RUN_WEAK && a->v[best].mass >= FEED_MASS) || commented(a, best, feed))
+            return SIZE_MAX;
+    }
+    return nonlink(&a->v[feed]) >= RUN_SHARE * (own > 250 ? own : 250) ? feed : SIZE_MAX;
 }
 
 static void emit_article(art *a, size_t best, out *o)

@@ -772,16 +772,50 @@ static void test_article_more(void)
     /* A thread whose posts sit in a feed named comments (a forum's "#comments", each post a
      * "comment"), with no article of its own but a sign-up prompt: the feed is the thread. */
     rc_buf_init(&b);
-    rc_buf_puts(&b, "<body><h1>Thread title</h1><div class=prompt><p>Create an account or sign in to take part in "
-                    "the talk.</p></div><div class=topic id=comments><div id=feed>");
+    rc_buf_puts(&b, "<body><h1>Thread title</h1><div class=topic id=comments><div id=feed>");
     for (int i = 0; i < 4; i++)
         rc_buf_printf(&b,
                       "<article class=post id=elComment_%d><div class=author>Poster %d</div><div class=rich>"
                       "<p>POST %d " PARA "</p><p>" PARA "</p><p>" PARA "</p></div></article>",
                       i, i, i);
-    rc_buf_puts(&b, "</div></div><footer><p>About us, and what the forum is for today.</p></footer></body>");
+    rc_buf_puts(&b, "</div></div><div class=prompt><p>Create an account or sign in to take part in the talk.</p>"
+                    "</div><footer><p>About us, and what the forum is for today.</p></footer></body>");
     t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "POST 0 ") != NULL && strstr(t, "POST 2 ") != NULL);
+    free(t);
+    rc_buf_release(&b);
+    /* A link post (a title and a link, no text) over its comment area, on a page whose body is
+     * named for comments: the comments are the thread. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body class=comments-page><div class=content><p class=title><a href=/x>A link to a study of "
+                    "hair</a></p><div class=commentarea>");
+    for (int i = 0; i < 4; i++)
+        rc_buf_printf(&b,
+                      "<div class=\"thing comment\"><p class=tagline><a href=/u%d>user%d</a> 12 points</p>"
+                      "<div class=md><p>REPLY %d " PARA "</p><p>" PARA "</p><p>" PARA "</p></div></div>",
+                      i, i, i);
+    rc_buf_puts(&b, "</div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "REPLY 0 ") != NULL && strstr(t, "REPLY 3 ") != NULL);
+    free(t);
+    rc_buf_release(&b);
+    /* A blog's short post (an <article>) over the same comments: the comments stay cut. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><article><h1>Open thread</h1><div class=entry><p>POST Our goal with this open thread "
+                    "is to let readers raise questions about our work, in the comments below.</p><p>You can read "
+                    "the last one here, and write to us at any time.</p></div></article><div class=comments-area>"
+                    "<ol class=comment-list>");
+    for (int i = 0; i < 4; i++)
+        rc_buf_printf(&b,
+                      "<li class=comment><div class=comment-body><p>REPLY %d " PARA "</p><p>" PARA "</p><p>" PARA
+                      "</p></div></li>",
+                      i);
+    rc_buf_puts(&b, "</ol></div><footer class=site-footer>");
+    for (int i = 0; i < 12; i++)
+        rc_buf_puts(&b, "<p>ABOUT " PARA "</p>");
+    rc_buf_puts(&b, "</footer></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "POST ") != NULL && strstr(t, "REPLY ") == NULL);
     free(t);
     rc_buf_release(&b);
 
