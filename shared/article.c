@@ -1535,6 +1535,30 @@ static size_t comments_feed(const art *a, size_t best)
     return nonlink(&a->v[feed]) >= RUN_SHARE * (own > 250 ? own : 250) ? feed : SIZE_MAX;
 }
 
+/* Whether C is another section of the article BEST is one of: the same tag and class (a
+ * <section> after a <section>, a documentation page's parts), and it opens with a heading. */
+static int sister_section(const art *a, size_t best, size_t c)
+{
+    const GumboNode *b = a->v[best].node, *n = a->v[c].node;
+    GumboTag t = n->v.element.tag;
+    if (t != b->v.element.tag || (t != GUMBO_TAG_SECTION && t != GUMBO_TAG_DIV))
+        return 0;
+    const char *bc = attr(b, "class"), *nc = attr(n, "class");
+    if (bc ? !nc || strcmp(bc, nc) != 0 : nc && *nc)
+        return 0;
+    if (t == GUMBO_TAG_DIV && !(bc && *bc))
+        return 0;
+    for (size_t k = c + 1; k < a->v[c].end; k++) {
+        if (!a->v[k].text)
+            continue; /* the first element with text */
+        if (is_heading(a->v[k].node->v.element.tag))
+            return 1;
+        if (!a->v[k].has_block)
+            return 0;
+    }
+    return 0;
+}
+
 static void emit_article(art *a, size_t best, out *o)
 {
     size_t parent = a->v[best].parent;
@@ -1556,6 +1580,8 @@ static void emit_article(art *a, size_t best, out *o)
             if (s->cand && final_score(s) >= threshold)
                 take = 1;
             else if (t == GUMBO_TAG_P && s->text > 80 && ld < 0.25)
+                take = 1;
+            else if (s->cand && ld < SPREAD_LD && sister_section(a, best, c))
                 take = 1;
         }
         if (take) {

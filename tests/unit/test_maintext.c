@@ -735,6 +735,21 @@ static void test_article_more(void)
     free(t);
     rc_buf_release(&b);
 
+    /* A documentation page in <section>s: a last section that scores little (a short lead-in
+     * and a list) is still one of them, not what follows the article. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=body><section id=intro><h1>Logging HOWTO</h1>");
+    for (int i = 0; i < 8; i++)
+        rc_buf_puts(&b, "<p>" PARA " " PARA ", and so on, with, commas, here, there, again.</p>");
+    rc_buf_puts(&b, "</section><section id=handlers><h2>Useful handlers</h2><p>LAST Many useful subclasses of the "
+                    "handler are provided:</p><ul><li>StreamHandler instances send messages to streams.</li><li>"
+                    "FileHandler instances send messages to files.</li></ul></section></div><div class=related>"
+                    "<a href=/next>Next topic</a></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "LAST Many") != NULL && strstr(t, "FileHandler instances") != NULL);
+    free(t);
+    rc_buf_release(&b);
+
     /* A FAQ's accordion: each question is a heading whose button, or whose link that goes
      * nowhere and opens the answer, is its text; the questions are read with the answers. */
     t = text_of("<body><div class=faq><h2>Questions</h2><h3><button aria-expanded=false>QUESTION one, how much "
