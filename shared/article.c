@@ -420,6 +420,18 @@ static void class_id(const GumboNode *n, char *buf, size_t cap)
     buf[k] = 0;
 }
 
+/* The W_ bits of CI (a "class id" string) with a component's own header blanked: in a BEM name
+ * "__header" is the header of a card, a listing's entry or a section ("new-listing__header"
+ * holds a job's title), not the page's. CI is changed. */
+static unsigned part_words(const matcher *mt, char *ci)
+{
+    static const char *const parts[] = {"__header", NULL};
+    for (const char *const *w = parts; *w; w++)
+        for (char *p = strstr(ci, *w); p; p = strstr(p + 2, *w))
+            memset(p + 2, 'x', strlen(*w) - 2);
+    return matcher_scan(mt, ci);
+}
+
 static void judge(const matcher *mt, node_stat *s)
 {
     const GumboNode *n = s->node;
@@ -430,6 +442,8 @@ static void judge(const matcher *mt, node_stat *s)
     const char *ip = attr(n, "itemprop");
     int hasci = ci[0] != ' ' || ci[1];
     unsigned says = hasci ? matcher_scan(mt, ci) : 0;
+    if ((says & W_UNLIKELY) && strstr(ci, "__"))
+        says = (says & ~(unsigned)W_UNLIKELY) | (part_words(mt, ci) & W_UNLIKELY);
     s->menu = t == GUMBO_TAG_NAV || (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "menu")));
     s->says_boiler = s->menu || (role && (!strcasecmp(role, "contentinfo") || !strcasecmp(role, "banner"))) ||
                      (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && (says & W_UNLIKELY) &&

@@ -750,6 +750,23 @@ static void test_article_more(void)
     free(t);
     rc_buf_release(&b);
 
+    /* A job board's cards, each a link around the card, whose title sits in the card's own
+     * header (BEM's "new-listing__header"): the header of a card, not the page's. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h2>Full-stack jobs</h2><ul>");
+    for (int i = 0; i < 6; i++)
+        rc_buf_printf(&b,
+                      "<li class=listing-container><a class=listing-link href=/j%d><div class=new-listing><div "
+                      "class=new-listing__header><h3>TITLE %d Senior Software Engineer</h3></div><p "
+                      "class=new-listing__company>Company number %d</p><p>Remote, anywhere in the world</p><p>"
+                      "Full-Time, $50,000 - $74,999 USD, with a team that ships every week.</p></div></a></li>",
+                      i, i, i);
+    rc_buf_puts(&b, "</ul></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TITLE 0 ") != NULL && strstr(t, "TITLE 5 ") != NULL);
+    free(t);
+    rc_buf_release(&b);
+
     /* A FAQ's accordion: each question is a heading whose button, or whose link that goes
      * nowhere and opens the answer, is its text; the questions are read with the answers. */
     t = text_of("<body><div class=faq><h2>Questions</h2><h3><button aria-expanded=false>QUESTION one, how much "
