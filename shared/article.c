@@ -986,6 +986,39 @@ static int item_headline(const art *a, size_t l)
     return 0;
 }
 
+/* Whether the heading at H sits in a card, an ancestor at most ITEM_LEVELS up with CARD_MIN or
+ * more siblings of its tag and class (a grid of teasers, a list of books). */
+#define CARD_MIN 3
+#define CARD_SHARE 3 /* the cards hold a third of the container: a list, not teasers in an article */
+static void signature(const GumboNode *n, char *buf, size_t cap);
+static int card_title(const art *a, size_t h)
+{
+    char sig[256], sig2[256];
+    size_t x = a->v[h].parent;
+    for (int d = 0; d < ITEM_LEVELS && x != SIZE_MAX && a->v[x].parent != SIZE_MAX; d++, x = a->v[x].parent) {
+        signature(a->v[x].node, sig, sizeof sig);
+        if (!sig[0])
+            continue;
+        size_t p = a->v[x].parent;
+        int same = 0;
+        unsigned group = 0;
+        for (size_t k = p + 1; k < a->v[p].end; k = a->v[k].end) {
+            if (a->v[k].node->v.element.tag != a->v[x].node->v.element.tag)
+                continue;
+            signature(a->v[k].node, sig2, sizeof sig2);
+            if (!strcmp(sig, sig2)) {
+                same++;
+                group += a->v[k].text;
+            }
+            if (same >= CARD_MIN && group * CARD_SHARE >= a->scope)
+                return 1;
+        }
+        if (same >= CARD_MIN)
+            return 0;
+    }
+    return 0;
+}
+
 /* Whether the heading at H is a control: its link goes nowhere ("javascript:", "#") or opens
  * a part of the page (aria-controls: an accordion's question, a tab). */
 static int control_heading(const art *a, size_t h)
@@ -1040,6 +1073,10 @@ static int cut(const art *a, size_t i)
     /* An accordion's question ("<h3><a href=javascript:void(0) aria-controls=a1>") opens its
      * answer: a heading of the page, not a link away. */
     if (is_heading(t) && control_heading(a, i))
+        return 0;
+    /* A headline in a card of a grid of cards ("<h3><a>Story</a></h3>" in one of many sibling
+     * cards of one class) is the entry's title, not a block of links. */
+    if (is_heading(t) && s->link * 2 > s->text && card_title(a, i))
         return 0;
     /* A card's title in a list ("<a><h4>Name</h4></a>") is a headline, not a block of links. */
     if (is_heading(t) && s->parent != SIZE_MAX && item_headline(a, s->parent))

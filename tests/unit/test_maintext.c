@@ -767,6 +767,36 @@ static void test_article_more(void)
     free(t);
     rc_buf_release(&b);
 
+    /* A documentation hub: cards, each a heading that links to a guide and a line of summary.
+     * The titles are the entries' text; in an article, three teaser boxes of that shape
+     * (another story's headline and lead) are not. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=content><h1>Actions</h1><p>" PARA "</p>");
+    for (int i = 0; i < 5; i++)
+        rc_buf_printf(&b,
+                      "<div class=card><h2><a href=/g%d>GUIDE %d Using workflow templates</a></h2><p>Templates "
+                      "let you start a workflow, with jobs, steps and runners, in minutes.</p></div>",
+                      i, i);
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "GUIDE 0 ") != NULL && strstr(t, "GUIDE 4 ") != NULL);
+    free(t);
+    rc_buf_release(&b);
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=content><h1>Story</h1>");
+    for (int i = 0; i < 12; i++)
+        rc_buf_puts(&b, "<p>STORY " PARA "</p>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b,
+                      "<div class=box><h2><a href=/t%d>TEASER %d Another story</a></h2><p>What is new, and "
+                      "why it matters, in a podcast.</p></div>",
+                      i, i);
+    rc_buf_puts(&b, "<p>" PARA "</p></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "STORY ") != NULL && strstr(t, "TEASER ") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
     /* A FAQ's accordion: each question is a heading whose button, or whose link that goes
      * nowhere and opens the answer, is its text; the questions are read with the answers. */
     t = text_of("<body><div class=faq><h2>Questions</h2><h3><button aria-expanded=false>QUESTION one, how much "
