@@ -1718,6 +1718,42 @@ static void emit_whole(art *a, size_t c, out *o)
     emit(a, c, o, depth_of(a, c));
 }
 
+/* React's streaming server rendering (Next.js) sends a page's parts late, each in a <div hidden
+ * id="S:n"> after the page's layout, and a script moves each into its placeholder (which one is
+ * said only in the script). When the block chosen sits in such a chunk, the article is the
+ * chunks with paragraphs of their own (not mostly links), in order: its sections, sent apart.
+ * Returns whether it emitted them. */
+static int is_chunk(const node_stat *s)
+{
+    const char *id = attr(s->node, "id");
+    return s->node->v.element.tag == GUMBO_TAG_DIV && id && id[0] == 'S' && id[1] == ':';
+}
+
+static int emit_chunks(art *a, size_t best, out *o)
+{
+    size_t x = best;
+    while (a->v[x].parent != SIZE_MAX && a->v[a->v[x].parent].node->v.element.tag != GUMBO_TAG_BODY)
+        x = a->v[x].parent;
+    size_t body = a->v[x].parent;
+    if (body == SIZE_MAX || !is_chunk(&a->v[x]))
+        return 0;
+    unsigned scope = 0, parts = 0;
+    for (size_t k = body + 1; k < a->v[body].end; k = a->v[k].end)
+        if (is_chunk(&a->v[k]) && a->v[k].mass > 0 && link_density(&a->v[k]) < SCOPE_LD) {
+            scope += nonlink(&a->v[k]);
+            parts++;
+        }
+    if (parts < 2)
+        return 0;
+    a->scope = scope;
+    a->scope_ld = 0;
+    emit_lead(a, x, o);
+    for (size_t k = body + 1; k < a->v[body].end; k = a->v[k].end)
+        if (is_chunk(&a->v[k]) && a->v[k].mass > 0 && link_density(&a->v[k]) < SCOPE_LD)
+            emit(a, k, o, depth_of(a, k));
+    return 1;
+}
+
 /* Which element holds the article, and emits it; whether that was a body the page names (only
  * if TRUST_NAMED). */
 static int emit_best(art *a, out *o, int trust_named)
@@ -1771,6 +1807,8 @@ static int emit_best(art *a, out *o, int trust_named)
         a->entries = 0;
         return named != SIZE_MAX;
     }
+    if (named == SIZE_MAX && emit_chunks(a, best, o))
+        return 0;
     a->scope = nonlink(&a->v[best]);
     a->scope_ld = link_density(&a->v[best]);
     /* A named article body holds no replies: sections of class "post-section" in it are the

@@ -797,6 +797,23 @@ static void test_article_more(void)
     free(t);
     rc_buf_release(&b);
 
+    /* A page of React's streaming rendering: the article's sections arrive as hidden chunks
+     * after the layout (<div hidden id="S:n">), each moved into place by a script; the chunks
+     * with paragraphs are the article, in order, and a chunk of links is not. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=layout><h1>Index funds</h1><div class=article-wrap><template id=B:0>"
+                    "</template><div>Loading paragraph...</div><template id=B:1></template></div></div>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b,
+                      "<div hidden id=S:%d><div class=rich><h2>PART %d</h2><p>" PARA "</p><p>" PARA "</p></div></div>",
+                      i + 2, i);
+    rc_buf_puts(&b, "<div hidden id=S:9><ul><li><a href=/a>LINKS to a guide about funds</a></li><li><a href=/b>"
+                    "Another guide about funds</a></li></ul></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "PART 0") && strstr(t, "PART 1") && strstr(t, "PART 2") && !strstr(t, "LINKS"));
+    free(t);
+    rc_buf_release(&b);
+
     /* A FAQ's accordion: each question is a heading whose button, or whose link that goes
      * nowhere and opens the answer, is its text; the questions are read with the answers. */
     t = text_of("<body><div class=faq><h2>Questions</h2><h3><button aria-expanded=false>QUESTION one, how much "
