@@ -48,6 +48,7 @@ typedef struct node_stat {
     unsigned reply_item : 1;  /* itemtype schema.org Comment or Answer */
     unsigned menu : 1;        /* <nav>, role navigation or menu */
     unsigned reviews : 1;     /* class/id says reviews (boilerplate on a product's page) */
+    unsigned holder : 1;      /* holds a placeholder of React's streamed chunks (see emit_chunks) */
 } node_stat;
 
 typedef struct art {
@@ -581,6 +582,13 @@ static int og_product(const GumboNode *meta)
     return prop && content && !strcasecmp(prop, "og:type") && !strncasecmp(content, "product", 7);
 }
 
+/* Whether K is the placeholder of one of React's streamed chunks (<template id="B:n">). */
+static int chunk_placeholder(const GumboNode *k)
+{
+    const char *id = attr(k, "id");
+    return id && id[0] == 'B' && id[1] == ':';
+}
+
 static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
@@ -614,10 +622,13 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
                 if (h->type == GUMBO_NODE_ELEMENT && h->v.element.tag == GUMBO_TAG_META && og_product(h))
                     a->product = 1;
             }
+        if (k->type == GUMBO_NODE_TEMPLATE && chunk_placeholder(k))
+            a->v[id].holder = 1;
         if (dropped(k, depth + 1))
             continue;
         size_t c = collect(a, k, id, depth + 1, in_link);
         node_stat *s = &a->v[id], *cs = &a->v[c];
+        s->holder |= cs->holder;
         s->text += cs->text;
         s->link += cs->link;
         s->commas += cs->commas;
@@ -1719,14 +1730,20 @@ static void emit_whole(art *a, size_t c, out *o)
 }
 
 /* React's streaming server rendering (Next.js) sends a page's parts late, each in a <div hidden
- * id="S:n"> after the page's layout, and a script moves each into its placeholder (which one is
- * said only in the script). When the block chosen sits in such a chunk, the article is the
- * chunks with paragraphs of their own (not mostly links), in order: its sections, sent apart.
- * Returns whether it emitted them. */
+ * id="S:n"> after the page's layout, and a script moves each into its placeholder (<template
+ * id="B:n">; which chunk goes where is said only in the script). When the block chosen sits in
+ * such a chunk, or holds their placeholders, the article is that block and the chunks with
+ * paragraphs of their own (not mostly links), in order: its sections, sent apart. Returns
+ * whether it emitted them. */
 static int is_chunk(const node_stat *s)
 {
     const char *id = attr(s->node, "id");
     return s->node->v.element.tag == GUMBO_TAG_DIV && id && id[0] == 'S' && id[1] == ':';
+}
+
+static int chunk_part(const art *a, size_t k, size_t best)
+{
+    return is_chunk(&a->v[k]) && a->v[k].mass > 0 && link_density(&a->v[k]) < SCOPE_LD && !holds(a, k, best);
 }
 
 static int emit_chunks(art *a, size_t best, out *o)
@@ -1735,21 +1752,24 @@ static int emit_chunks(art *a, size_t best, out *o)
     while (a->v[x].parent != SIZE_MAX && a->v[a->v[x].parent].node->v.element.tag != GUMBO_TAG_BODY)
         x = a->v[x].parent;
     size_t body = a->v[x].parent;
-    if (body == SIZE_MAX || !is_chunk(&a->v[x]))
+    int holder = a->v[best].holder && !is_chunk(&a->v[x]);
+    if (body == SIZE_MAX || !(holder || is_chunk(&a->v[x])))
         return 0;
-    unsigned scope = 0, parts = 0;
+    unsigned scope = holder ? nonlink(&a->v[best]) : 0, parts = 0;
     for (size_t k = body + 1; k < a->v[body].end; k = a->v[k].end)
-        if (is_chunk(&a->v[k]) && a->v[k].mass > 0 && link_density(&a->v[k]) < SCOPE_LD) {
+        if (chunk_part(a, k, best) || (!holder && k == x)) {
             scope += nonlink(&a->v[k]);
             parts++;
         }
-    if (parts < 2)
+    if (parts < (holder ? 1u : 2u))
         return 0;
     a->scope = scope;
     a->scope_ld = 0;
-    emit_lead(a, x, o);
+    emit_lead(a, holder ? best : x, o);
+    if (holder)
+        emit(a, best, o, depth_of(a, best));
     for (size_t k = body + 1; k < a->v[body].end; k = a->v[k].end)
-        if (is_chunk(&a->v[k]) && a->v[k].mass > 0 && link_density(&a->v[k]) < SCOPE_LD)
+        if (chunk_part(a, k, best) || (!holder && k == x))
             emit(a, k, o, depth_of(a, k));
     return 1;
 }
@@ -1807,8 +1827,8 @@ static int emit_best(art *a, out *o, int trust_named)
         a->entries = 0;
         return named != SIZE_MAX;
     }
-    if (named == SIZE_MAX && emit_chunks(a, best, o))
-        return 0;
+    if (emit_chunks(a, best, o))
+        return named != SIZE_MAX;
     a->scope = nonlink(&a->v[best]);
     a->scope_ld = link_density(&a->v[best]);
     /* A named article body holds no replies: sections of class "post-section" in it are the

@@ -813,6 +813,18 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "PART 0") && strstr(t, "PART 1") && strstr(t, "PART 2") && !strstr(t, "LINKS"));
     free(t);
     rc_buf_release(&b);
+    /* The same chunks when the block chosen is the article's body that holds their placeholders. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=layout><h1>Cloud stocks</h1><div class=article-body><p>BODY " PARA "</p><p>" PARA
+                    "</p><p>" PARA "</p><template id=B:0></template><div>Loading...</div>"
+                    "<template id=B:1></template><div>Loading...</div></div></div>");
+    for (int i = 0; i < 2; i++)
+        rc_buf_printf(&b, "<div hidden id=S:%d><div><h2>PART %d</h2><p>" PARA "</p></div></div>", i + 4, i);
+    rc_buf_puts(&b, "</body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "BODY ") && strstr(t, "PART 0") && strstr(t, "PART 1"));
+    free(t);
+    rc_buf_release(&b);
 
     /* A FAQ's accordion: each question is a heading whose button, or whose link that goes
      * nowhere and opens the answer, is its text; the questions are read with the answers. */
