@@ -998,7 +998,9 @@ static int item_headline(const art *a, size_t l)
 }
 
 /* Whether the heading at H sits in a card, an ancestor at most ITEM_LEVELS up with CARD_MIN or
- * more siblings of its tag and class (a grid of teasers, a list of books). */
+ * more siblings of its tag and class (a grid of teasers, a list of books) that together hold a
+ * 1/CARD_SHARE of the container, the card at most half of them (a layout's row that holds the
+ * article is not a card). */
 #define CARD_MIN 3
 #define CARD_SHARE 3 /* the cards hold a third of the container: a list, not teasers in an article */
 static void signature(const GumboNode *n, char *buf, size_t cap);
@@ -1021,7 +1023,7 @@ static int card_title(const art *a, size_t h)
                 same++;
                 group += a->v[k].text;
             }
-            if (same >= CARD_MIN && group * CARD_SHARE >= a->scope)
+            if (same >= CARD_MIN && group * CARD_SHARE >= a->scope && nonlink(&a->v[x]) * 2 <= group)
                 return 1;
         }
         if (same >= CARD_MIN)

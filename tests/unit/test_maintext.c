@@ -796,6 +796,19 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "STORY ") != NULL && strstr(t, "TEASER ") == NULL);
     free(t);
     rc_buf_release(&b);
+    /* Nor are the rows of a page's grid cards: a headline link under the article, in the row
+     * that holds most of the rows' text, is the next story's. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=row><div class=ad><p>Advertisement, a word from a sponsor.</p></div></div>"
+                    "<div class=row><div class=article-text>");
+    for (int i = 0; i < 8; i++)
+        rc_buf_puts(&b, "<p>STORY " PARA "</p>");
+    rc_buf_puts(&b, "<h6><a href=/n>NEXT Another story</a></h6></div></div><div class=row><div class=ad><p>"
+                    "Advertisement, another word from a sponsor.</p></div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "STORY ") != NULL && strstr(t, "NEXT ") == NULL);
+    free(t);
+    rc_buf_release(&b);
 
     /* A page of React's streaming rendering: the article's sections arrive as hidden chunks
      * after the layout (<div hidden id="S:n">), each moved into place by a script; the chunks
