@@ -41,12 +41,14 @@ typedef struct node_stat {
     unsigned reply : 1;       /* a comment under the article (see cut_comments) */
     unsigned itemprop : 1;    /* itemprop=articleBody */
     unsigned comments : 1;    /* class/id says comments, or inside such an element */
+    unsigned own_comment : 1; /* its own class/id says comments */
     unsigned article : 1;     /* <article>, or itemtype schema.org Article/NewsArticle/BlogPosting */
     unsigned signature : 1;   /* class/id says signature: a poster's, under each post of a thread */
     unsigned forum_post : 1;  /* itemtype schema.org DiscussionForumPosting or Question */
     unsigned reply_item : 1;  /* itemtype schema.org Comment or Answer */
     unsigned menu : 1;        /* <nav>, role navigation or menu */
     unsigned reviews : 1;     /* class/id says reviews (boilerplate on a product's page) */
+    unsigned holder : 1;      /* holds a placeholder of React's streamed chunks (see emit_chunks) */
 } node_stat;
 
 typedef struct art {
@@ -59,6 +61,7 @@ typedef struct art {
     unsigned scope;          /* text outside links of the container being emitted */
     double scope_ld;         /* its link density */
     int entries;             /* that container is a run of entries (a listing's cards) */
+    int feed;                /* that container is a thread in a feed named comments */
     json_t *jsonld;
     const struct matcher *match; /* the class/id word lists */
 } art;
@@ -143,11 +146,17 @@ static int dropped(const GumboNode *n, int depth)
     if (n->v.element.tag_namespace != GUMBO_NAMESPACE_HTML)
         return 1;
     switch (n->v.element.tag) {
+    case GUMBO_TAG_BUTTON:
+        /* A button that is a heading's text (an accordion's question, "<h3><button>How do I
+         * ...?</button></h3>") is read with the heading; other buttons are controls. */
+        if (n->parent && n->parent->type == GUMBO_NODE_ELEMENT && n->parent->v.element.tag >= GUMBO_TAG_H1 &&
+            n->parent->v.element.tag <= GUMBO_TAG_H6)
+            return hidden(n);
+        return 1;
     case GUMBO_TAG_SCRIPT:
     case GUMBO_TAG_STYLE:
     case GUMBO_TAG_HEAD:
     case GUMBO_TAG_TEMPLATE:
-    case GUMBO_TAG_BUTTON:
     case GUMBO_TAG_SELECT:
     case GUMBO_TAG_TEXTAREA:
     case GUMBO_TAG_INPUT:
@@ -412,6 +421,18 @@ static void class_id(const GumboNode *n, char *buf, size_t cap)
     buf[k] = 0;
 }
 
+/* The W_ bits of CI (a "class id" string) with a component's own header blanked: in a BEM name
+ * "__header" is the header of a card, a listing's entry or a section ("new-listing__header"
+ * holds a job's title), not the page's. CI is changed. */
+static unsigned part_words(const matcher *mt, char *ci)
+{
+    static const char *const parts[] = {"__header", NULL};
+    for (const char *const *w = parts; *w; w++)
+        for (char *p = strstr(ci, *w); p; p = strstr(p + 2, *w))
+            memset(p + 2, 'x', strlen(*w) - 2);
+    return matcher_scan(mt, ci);
+}
+
 static void judge(const matcher *mt, node_stat *s)
 {
     const GumboNode *n = s->node;
@@ -422,6 +443,8 @@ static void judge(const matcher *mt, node_stat *s)
     const char *ip = attr(n, "itemprop");
     int hasci = ci[0] != ' ' || ci[1];
     unsigned says = hasci ? matcher_scan(mt, ci) : 0;
+    if ((says & W_UNLIKELY) && strstr(ci, "__"))
+        says = (says & ~(unsigned)W_UNLIKELY) | (part_words(mt, ci) & W_UNLIKELY);
     s->menu = t == GUMBO_TAG_NAV || (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "menu")));
     s->says_boiler = s->menu || (role && (!strcasecmp(role, "contentinfo") || !strcasecmp(role, "banner"))) ||
                      (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && (says & W_UNLIKELY) &&
@@ -437,7 +460,7 @@ static void judge(const matcher *mt, node_stat *s)
     s->article = t == GUMBO_TAG_ARTICLE || (it && (strstr(it, "Article") || strstr(it, "BlogPosting")));
     s->forum_post = it && (strstr(it, "DiscussionForumPosting") || strstr(it, "/Question"));
     s->reply_item = it && (strstr(it, "/Comment") || strstr(it, "/Answer"));
-    s->comments = (says & W_COMMENTS) != 0;
+    s->comments = s->own_comment = (says & W_COMMENTS) != 0;
     s->signature = (says & W_SIGNATURE) != 0;
     s->reviews = (says & W_REVIEWS) != 0;
     int w = 0;
@@ -559,6 +582,13 @@ static int og_product(const GumboNode *meta)
     return prop && content && !strcasecmp(prop, "og:type") && !strncasecmp(content, "product", 7);
 }
 
+/* Whether K is the placeholder of one of React's streamed chunks (<template id="B:n">). */
+static int chunk_placeholder(const GumboNode *k)
+{
+    const char *id = attr(k, "id");
+    return id && id[0] == 'B' && id[1] == ':';
+}
+
 static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
@@ -592,10 +622,13 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
                 if (h->type == GUMBO_NODE_ELEMENT && h->v.element.tag == GUMBO_TAG_META && og_product(h))
                     a->product = 1;
             }
+        if (k->type == GUMBO_NODE_TEMPLATE && chunk_placeholder(k))
+            a->v[id].holder = 1;
         if (dropped(k, depth + 1))
             continue;
         size_t c = collect(a, k, id, depth + 1, in_link);
         node_stat *s = &a->v[id], *cs = &a->v[c];
+        s->holder |= cs->holder;
         s->text += cs->text;
         s->link += cs->link;
         s->commas += cs->commas;
@@ -964,12 +997,63 @@ static int item_headline(const art *a, size_t l)
     return 0;
 }
 
+/* Whether the heading at H sits in a card, an ancestor at most ITEM_LEVELS up with CARD_MIN or
+ * more siblings of its tag and class (a grid of teasers, a list of books) that together hold a
+ * 1/CARD_SHARE of the container, the card at most half of them (a layout's row that holds the
+ * article is not a card). */
+#define CARD_MIN 3
+#define CARD_SHARE 3 /* the cards hold a third of the container: a list, not teasers in an article */
+static void signature(const GumboNode *n, char *buf, size_t cap);
+static int card_title(const art *a, size_t h)
+{
+    char sig[256], sig2[256];
+    size_t x = a->v[h].parent;
+    for (int d = 0; d < ITEM_LEVELS && x != SIZE_MAX && a->v[x].parent != SIZE_MAX; d++, x = a->v[x].parent) {
+        signature(a->v[x].node, sig, sizeof sig);
+        if (!sig[0])
+            continue;
+        size_t p = a->v[x].parent;
+        int same = 0;
+        unsigned group = 0;
+        for (size_t k = p + 1; k < a->v[p].end; k = a->v[k].end) {
+            if (a->v[k].node->v.element.tag != a->v[x].node->v.element.tag)
+                continue;
+            signature(a->v[k].node, sig2, sizeof sig2);
+            if (!strcmp(sig, sig2)) {
+                same++;
+                group += a->v[k].text;
+            }
+            if (same >= CARD_MIN && group * CARD_SHARE >= a->scope && nonlink(&a->v[x]) * 2 <= group)
+                return 1;
+        }
+        if (same >= CARD_MIN)
+            return 0;
+    }
+    return 0;
+}
+
+/* Whether the heading at H is a control: its link goes nowhere ("javascript:", "#") or opens
+ * a part of the page (aria-controls: an accordion's question, a tab). */
+static int control_heading(const art *a, size_t h)
+{
+    for (size_t k = h + 1; k < a->v[h].end; k++) {
+        const GumboNode *n = a->v[k].node;
+        if (n->v.element.tag != GUMBO_TAG_A)
+            continue;
+        const char *href = attr(n, "href");
+        if (!(href && (!strncasecmp(href, "javascript:", 11) || !strcmp(href, "#"))) && !attr(n, "aria-controls"))
+            return 0;
+    }
+    return 1;
+}
+
 /* Whether the element at I is left out of the article's text. */
 static int cut(const art *a, size_t i)
 {
     const node_stat *s = &a->v[i];
-    /* A "banner" or "share" class on most of the article does not make it boilerplate. */
-    if (s->boiler && (s->text - s->link) * 2 <= a->scope)
+    /* A "banner" or "share" class on most of the article does not make it boilerplate; in a
+     * thread held in a feed named comments, a post named comment is the thread's. */
+    if (s->boiler && (s->text - s->link) * 2 <= a->scope && !(a->feed && s->own_comment))
         return 1;
     /* A product's buyers' reviews are not its description however long they run. */
     if (s->boiler && a->product && s->reviews)
@@ -998,6 +1082,14 @@ static int cut(const art *a, size_t i)
     /* In a run of entries (a section page's rows of teasers) an entry is a headline that links
      * to the story and a line or two: a row of such entries is the listing, not links. */
     if (a->entries)
+        return 0;
+    /* An accordion's question ("<h3><a href=javascript:void(0) aria-controls=a1>") opens its
+     * answer: a heading of the page, not a link away. */
+    if (is_heading(t) && control_heading(a, i))
+        return 0;
+    /* A headline in a card of a grid of cards ("<h3><a>Story</a></h3>" in one of many sibling
+     * cards of one class) is the entry's title, not a block of links. */
+    if (is_heading(t) && s->link * 2 > s->text && card_title(a, i))
         return 0;
     /* A card's title in a list ("<a><h4>Name</h4></a>") is a headline, not a block of links. */
     if (is_heading(t) && s->parent != SIZE_MAX && item_headline(a, s->parent))
@@ -1432,6 +1524,105 @@ static size_t run_of_entries(const art *a, size_t best)
     return found;
 }
 
+/* Whether the element at I says comments and boilerplate, and no ancestor of it does (a page
+ * whose <body> is named "comments-page" holds the feed, it is not one). */
+static int outer_comments(const art *a, size_t i)
+{
+    const node_stat *s = &a->v[i];
+    if (!s->own_comment || !s->says_boiler)
+        return 0;
+    for (size_t p = s->parent; p != SIZE_MAX; p = a->v[p].parent)
+        if (a->v[p].own_comment && a->v[p].says_boiler)
+            return 0;
+    return 1;
+}
+
+/* Whether the feed follows the block BEST as an article's comments do: both in one container,
+ * at most FEED_LEVELS below it, the block first. */
+#define FEED_LEVELS 4
+static int commented(const art *a, size_t best, size_t feed)
+{
+    size_t x = best;
+    for (int level = 0; level < FEED_LEVELS && a->v[x].parent != SIZE_MAX; level++) {
+        size_t p = a->v[x].parent;
+        if (holds(a, p, feed)) {
+            if (holds(a, x, feed) || feed < x)
+                return 0;
+            int depth = 0;
+            for (size_t q = a->v[feed].parent; q != p && depth < FEED_LEVELS; q = a->v[q].parent)
+                depth++;
+            return depth < FEED_LEVELS;
+        }
+        x = p;
+    }
+    return 0;
+}
+
+/* The largest element named comments (outermost, not mostly links), when it is the page's
+ * thread rather than an article's comments, else SIZE_MAX. */
+static size_t feed_candidate(const art *a)
+{
+    size_t feed = SIZE_MAX;
+    for (size_t i = 0; i < a->n; i++) {
+        const node_stat *s = &a->v[i];
+        if (!s->has_block || s->in_boiler || link_density(s) >= SCOPE_LD || !outer_comments(a, i))
+            continue;
+        if (feed == SIZE_MAX || nonlink(s) > nonlink(&a->v[feed]))
+            feed = i;
+    }
+    return feed;
+}
+
+/* A thread whose posts sit in a feed named comments (a forum's "#comments", each post a
+ * "comment"; a link post's comment area): the page has no article of its own and the feed holds
+ * RUN_SHARE times the best block's text. An article's comments stay cut: an <article> beside
+ * the feed, a best block the feed follows in the same container, a best block that holds the
+ * feed and MIN_ARTICLE_BODY of text besides, or one with RUN_WEAK characters and FEED_MASS of
+ * paragraph scores say the page has one. Returns the feed, or SIZE_MAX. */
+#define FEED_MASS 8
+static size_t comments_feed(const art *a, size_t best)
+{
+    size_t feed = feed_candidate(a);
+    if (feed == SIZE_MAX)
+        return SIZE_MAX;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->v[i].article && !holds(a, i, feed) && !holds(a, feed, i) && nonlink(&a->v[i]) >= MIN_ARTICLE_BODY)
+            return SIZE_MAX;
+    unsigned own = 0;
+    if (best != SIZE_MAX) {
+        own = nonlink(&a->v[best]);
+        if (holds(a, best, feed) && (own -= nonlink(&a->v[feed])) >= MIN_ARTICLE_BODY)
+            return SIZE_MAX;
+        if ((own >= RUN_WEAK && a->v[best].mass >= FEED_MASS) || commented(a, best, feed))
+            return SIZE_MAX;
+    }
+    return nonlink(&a->v[feed]) >= RUN_SHARE * (own > 250 ? own : 250) ? feed : SIZE_MAX;
+}
+
+/* Whether C is another section of the article BEST is one of: the same tag and class (a
+ * <section> after a <section>, a documentation page's parts), and it opens with a heading. */
+static int sister_section(const art *a, size_t best, size_t c)
+{
+    const GumboNode *b = a->v[best].node, *n = a->v[c].node;
+    GumboTag t = n->v.element.tag;
+    if (t != b->v.element.tag || (t != GUMBO_TAG_SECTION && t != GUMBO_TAG_DIV))
+        return 0;
+    const char *bc = attr(b, "class"), *nc = attr(n, "class");
+    if (bc ? !nc || strcmp(bc, nc) != 0 : nc && *nc)
+        return 0;
+    if (t == GUMBO_TAG_DIV && !(bc && *bc))
+        return 0;
+    for (size_t k = c + 1; k < a->v[c].end; k++) {
+        if (!a->v[k].text)
+            continue; /* the first element with text */
+        if (is_heading(a->v[k].node->v.element.tag))
+            return 1;
+        if (!a->v[k].has_block)
+            return 0;
+    }
+    return 0;
+}
+
 static void emit_article(art *a, size_t best, out *o)
 {
     size_t parent = a->v[best].parent;
@@ -1453,6 +1644,8 @@ static void emit_article(art *a, size_t best, out *o)
             if (s->cand && final_score(s) >= threshold)
                 take = 1;
             else if (t == GUMBO_TAG_P && s->text > 80 && ld < 0.25)
+                take = 1;
+            else if (s->cand && ld < SPREAD_LD && sister_section(a, best, c))
                 take = 1;
         }
         if (take) {
@@ -1538,6 +1731,51 @@ static void emit_whole(art *a, size_t c, out *o)
     emit(a, c, o, depth_of(a, c));
 }
 
+/* React's streaming server rendering (Next.js) sends a page's parts late, each in a <div hidden
+ * id="S:n"> after the page's layout, and a script moves each into its placeholder (<template
+ * id="B:n">; which chunk goes where is said only in the script). When the block chosen sits in
+ * such a chunk, or holds their placeholders, the article is that block and the chunks with
+ * paragraphs of their own (not mostly links), in order: its sections, sent apart. Returns
+ * whether it emitted them. */
+static int is_chunk(const node_stat *s)
+{
+    const char *id = attr(s->node, "id");
+    return s->node->v.element.tag == GUMBO_TAG_DIV && id && id[0] == 'S' && id[1] == ':';
+}
+
+static int chunk_part(const art *a, size_t k, size_t best)
+{
+    return is_chunk(&a->v[k]) && a->v[k].mass > 0 && link_density(&a->v[k]) < SCOPE_LD && !holds(a, k, best);
+}
+
+static int emit_chunks(art *a, size_t best, out *o)
+{
+    size_t x = best;
+    while (a->v[x].parent != SIZE_MAX && a->v[a->v[x].parent].node->v.element.tag != GUMBO_TAG_BODY)
+        x = a->v[x].parent;
+    size_t body = a->v[x].parent;
+    int holder = a->v[best].holder && !is_chunk(&a->v[x]);
+    if (body == SIZE_MAX || !(holder || is_chunk(&a->v[x])))
+        return 0;
+    unsigned scope = holder ? nonlink(&a->v[best]) : 0, parts = 0;
+    for (size_t k = body + 1; k < a->v[body].end; k = a->v[k].end)
+        if (chunk_part(a, k, best) || (!holder && k == x)) {
+            scope += nonlink(&a->v[k]);
+            parts++;
+        }
+    if (parts < (holder ? 1u : 2u))
+        return 0;
+    a->scope = scope;
+    a->scope_ld = 0;
+    emit_lead(a, holder ? best : x, o);
+    if (holder)
+        emit(a, best, o, depth_of(a, best));
+    for (size_t k = body + 1; k < a->v[body].end; k = a->v[k].end)
+        if (chunk_part(a, k, best) || (!holder && k == x))
+            emit(a, k, o, depth_of(a, k));
+    return 1;
+}
+
 /* Which element holds the article, and emits it; whether that was a body the page names (only
  * if TRUST_NAMED). */
 static int emit_best(art *a, out *o, int trust_named)
@@ -1560,6 +1798,13 @@ static int emit_best(art *a, out *o, int trust_named)
     size_t run = named == SIZE_MAX ? run_of_entries(a, best) : SIZE_MAX;
     if (run != SIZE_MAX)
         best = run;
+    size_t feed = named == SIZE_MAX && run == SIZE_MAX ? comments_feed(a, best) : SIZE_MAX;
+    if (feed != SIZE_MAX) {
+        a->feed = 1;
+        emit_whole(a, feed, o);
+        a->feed = 0;
+        return 0;
+    }
     if (best == SIZE_MAX)
         return named != SIZE_MAX;
     size_t forum = schema_thread(a, best);
@@ -1584,6 +1829,8 @@ static int emit_best(art *a, out *o, int trust_named)
         a->entries = 0;
         return named != SIZE_MAX;
     }
+    if (emit_chunks(a, best, o))
+        return named != SIZE_MAX;
     a->scope = nonlink(&a->v[best]);
     a->scope_ld = link_density(&a->v[best]);
     /* A named article body holds no replies: sections of class "post-section" in it are the

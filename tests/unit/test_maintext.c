@@ -950,6 +950,188 @@ static void test_article_more(void)
 
 /* Blocks that are not the page's text, each case a page, the text it must give (keep) and what
  * it must not (drop). */
+/* Threads whose posts sit in a feed named comments, and an article's comments (issue 15, round 12). */
+static void test_article_feeds(void)
+{
+    char *t;
+    rc_buf b;
+    /* A thread whose posts sit in a feed named comments (a forum's "#comments", each post a
+     * "comment"), with no article of its own but a sign-up prompt: the feed is the thread. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h1>Thread title</h1><div class=topic id=comments><div id=feed>");
+    for (int i = 0; i < 4; i++)
+        rc_buf_printf(&b,
+                      "<article class=post id=elComment_%d><div class=author>Poster %d</div><div class=rich>"
+                      "<p>POST %d " PARA "</p><p>" PARA "</p><p>" PARA "</p></div></article>",
+                      i, i, i);
+    rc_buf_puts(&b, "</div></div><div class=prompt><p>Create an account or sign in to take part in the talk.</p>"
+                    "</div><footer><p>About us, and what the forum is for today.</p></footer></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "POST 0 ") != NULL && strstr(t, "POST 2 ") != NULL);
+    free(t);
+    rc_buf_release(&b);
+    /* A link post (a title and a link, no text) over its comment area, on a page whose body is
+     * named for comments: the comments are the thread. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body class=comments-page><div class=content><p class=title><a href=/x>A link to a study of "
+                    "hair</a></p><div class=commentarea>");
+    for (int i = 0; i < 4; i++)
+        rc_buf_printf(&b,
+                      "<div class=\"thing comment\"><p class=tagline><a href=/u%d>user%d</a> 12 points</p>"
+                      "<div class=md><p>REPLY %d " PARA "</p><p>" PARA "</p><p>" PARA "</p></div></div>",
+                      i, i, i);
+    rc_buf_puts(&b, "</div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "REPLY 0 ") != NULL && strstr(t, "REPLY 3 ") != NULL);
+    free(t);
+    rc_buf_release(&b);
+    /* A blog's short post (an <article>) over the same comments: the comments stay cut. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><article><h1>Open thread</h1><div class=entry><p>POST Our goal with this open thread "
+                    "is to let readers raise questions about our work, in the comments below.</p><p>You can read "
+                    "the last one here, and write to us at any time.</p></div></article><div class=comments-area>"
+                    "<ol class=comment-list>");
+    for (int i = 0; i < 4; i++)
+        rc_buf_printf(&b,
+                      "<li class=comment><div class=comment-body><p>REPLY %d " PARA "</p><p>" PARA "</p><p>" PARA
+                      "</p></div></li>",
+                      i);
+    rc_buf_puts(&b, "</ol></div><footer class=site-footer>");
+    for (int i = 0; i < 12; i++)
+        rc_buf_puts(&b, "<p>ABOUT " PARA "</p>");
+    rc_buf_puts(&b, "</footer></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "POST ") != NULL && strstr(t, "REPLY ") == NULL);
+    free(t);
+    rc_buf_release(&b);
+}
+
+/* Cards: a BEM element's header, a grid's headline links, and what is not a card (round 12). */
+static void test_article_cards(void)
+{
+    char *t;
+    rc_buf b;
+    /* A job board's cards, each a link around the card, whose title sits in the card's own
+     * header (BEM's "new-listing__header"): the header of a card, not the page's. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><h2>Full-stack jobs</h2><ul>");
+    for (int i = 0; i < 6; i++)
+        rc_buf_printf(&b,
+                      "<li class=listing-container><a class=listing-link href=/j%d><div class=new-listing><div "
+                      "class=new-listing__header><h3>TITLE %d Senior Software Engineer</h3></div><p "
+                      "class=new-listing__company>Company number %d</p><p>Remote, anywhere in the world</p><p>"
+                      "Full-Time, $50,000 - $74,999 USD, with a team that ships every week.</p></div></a></li>",
+                      i, i, i);
+    rc_buf_puts(&b, "</ul></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TITLE 0 ") != NULL && strstr(t, "TITLE 5 ") != NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* A documentation hub: cards, each a heading that links to a guide and a line of summary.
+     * The titles are the entries' text; in an article, three teaser boxes of that shape
+     * (another story's headline and lead) are not. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=content><h1>Actions</h1><p>" PARA "</p>");
+    for (int i = 0; i < 5; i++)
+        rc_buf_printf(&b,
+                      "<div class=card><h2><a href=/g%d>GUIDE %d Using workflow templates</a></h2><p>Templates "
+                      "let you start a workflow, with jobs, steps and runners, in minutes.</p></div>",
+                      i, i);
+    rc_buf_puts(&b, "</div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "GUIDE 0 ") != NULL && strstr(t, "GUIDE 4 ") != NULL);
+    free(t);
+    rc_buf_release(&b);
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=content><h1>Story</h1>");
+    for (int i = 0; i < 12; i++)
+        rc_buf_puts(&b, "<p>STORY " PARA "</p>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b,
+                      "<div class=box><h2><a href=/t%d>TEASER %d Another story</a></h2><p>What is new, and "
+                      "why it matters, in a podcast.</p></div>",
+                      i, i);
+    rc_buf_puts(&b, "<p>" PARA "</p></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "STORY ") != NULL && strstr(t, "TEASER ") == NULL);
+    free(t);
+    rc_buf_release(&b);
+    /* Nor are the rows of a page's grid cards: a headline link under the article, in the row
+     * that holds most of the rows' text, is the next story's. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=row><div class=ad><p>Advertisement, a word from a sponsor.</p></div></div>"
+                    "<div class=row><div class=article-text>");
+    for (int i = 0; i < 8; i++)
+        rc_buf_puts(&b, "<p>STORY " PARA "</p>");
+    rc_buf_puts(&b, "<h6><a href=/n>NEXT Another story</a></h6></div></div><div class=row><div class=ad><p>"
+                    "Advertisement, another word from a sponsor.</p></div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "STORY ") != NULL && strstr(t, "NEXT ") == NULL);
+    free(t);
+    rc_buf_release(&b);
+}
+
+/* Parts of an article sent apart or folded: sections, React's streamed chunks, an accordion's
+ * questions (round 12). */
+static void test_article_parts(void)
+{
+    char *t;
+    rc_buf b;
+    /* A documentation page in <section>s: a last section that scores little (a short lead-in
+     * and a list) is still one of them, not what follows the article. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=body><section id=intro><h1>Logging HOWTO</h1>");
+    for (int i = 0; i < 8; i++)
+        rc_buf_puts(&b, "<p>" PARA " " PARA ", and so on, with, commas, here, there, again.</p>");
+    rc_buf_puts(&b, "</section><section id=handlers><h2>Useful handlers</h2><p>LAST Many useful subclasses of the "
+                    "handler are provided:</p><ul><li>StreamHandler instances send messages to streams.</li><li>"
+                    "FileHandler instances send messages to files.</li></ul></section></div><div class=related>"
+                    "<a href=/next>Next topic</a></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "LAST Many") != NULL && strstr(t, "FileHandler instances") != NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* A page of React's streaming rendering: the article's sections arrive as hidden chunks
+     * after the layout (<div hidden id="S:n">), each moved into place by a script; the chunks
+     * with paragraphs are the article, in order, and a chunk of links is not. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=layout><h1>Index funds</h1><div class=article-wrap><template id=B:0>"
+                    "</template><div>Loading paragraph...</div><template id=B:1></template></div></div>");
+    for (int i = 0; i < 3; i++)
+        rc_buf_printf(&b,
+                      "<div hidden id=S:%d><div class=rich><h2>PART %d</h2><p>" PARA "</p><p>" PARA "</p></div></div>",
+                      i + 2, i);
+    rc_buf_puts(&b, "<div hidden id=S:9><ul><li><a href=/a>LINKS to a guide about funds</a></li><li><a href=/b>"
+                    "Another guide about funds</a></li></ul></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "PART 0") && strstr(t, "PART 1") && strstr(t, "PART 2") && !strstr(t, "LINKS"));
+    free(t);
+    rc_buf_release(&b);
+    /* The same chunks when the block chosen is the article's body that holds their placeholders. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=layout><h1>Cloud stocks</h1><div class=article-body><p>BODY " PARA "</p><p>" PARA
+                    "</p><p>" PARA "</p><template id=B:0></template><div>Loading...</div>"
+                    "<template id=B:1></template><div>Loading...</div></div></div>");
+    for (int i = 0; i < 2; i++)
+        rc_buf_printf(&b, "<div hidden id=S:%d><div><h2>PART %d</h2><p>" PARA "</p></div></div>", i + 4, i);
+    rc_buf_puts(&b, "</body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "BODY ") && strstr(t, "PART 0") && strstr(t, "PART 1"));
+    free(t);
+    rc_buf_release(&b);
+
+    /* A FAQ's accordion: each question is a heading whose button, or whose link that goes
+     * nowhere and opens the answer, is its text; the questions are read with the answers. */
+    t = text_of("<body><div class=faq><h2>Questions</h2><h3><button aria-expanded=false>QUESTION one, how much "
+                "do I need?</button></h3><div><p>" PARA "</p></div><h3><a href=\"javascript:void(0);\" "
+                "aria-controls=a2>QUESTION two, when can I stop?</a></h3><div id=a2><p>" PARA "</p></div><h3><a "
+                "href=#>QUESTION three, where should I live?</a></h3><div><p>" PARA "</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "QUESTION one") && strstr(t, "QUESTION two") && strstr(t, "QUESTION three"));
+    free(t);
+}
 static const struct not_text {
     const char *html, *keep, *drop[3];
 } not_text[] = {
@@ -1069,6 +1251,9 @@ int main(int argc, char **argv)
     test_article();
     test_article_cues();
     test_article_more();
+    test_article_feeds();
+    test_article_cards();
+    test_article_parts();
     test_not_text();
     test_corpus();
     return rc_test_done("test_maintext");
