@@ -325,7 +325,10 @@ end
 
 -- take_urls(w, maxn, lease_ms, ip): a worker leases the next URL of each of its domains that may be fetched now: from the
 -- queue of the host's job whose turn it is (common.lua: stride scheduling by priority).
--- Returns {lease members, next due time or -1}; nothing while the worker is draining.
+-- Returns {lease members, next due time or -1, last}; nothing while the worker is draining.
+-- last lists the positions (1-based) of the members that were the last URL queued on their
+-- host: the worker need not keep their connection for a next request (worker/fetch.h
+-- last_on_host).
 -- A taken domain leaves ready:{w} and enters busy:{w}, so it is never fetched twice at once;
 -- complete puts it back with its next allowed time. Shared throttles (thesis 4.2.2): when
 -- domainconf has a rate for the host (or a parent domain, or "*"), a sliding-window log per
@@ -335,11 +338,11 @@ local function take_urls(w, maxn, lease_ms, ip)
   -- A worker an operator drains (draining, drain.lua) takes nothing new: it finishes what it
   -- holds while the scheduler gives its hosts to other workers.
   if redis.call('SISMEMBER', K('draining'), w) == 1 then
-    return {{}, '-1'}
+    return {{}, '-1', {}}
   end
   local ready = K('ready', w)
   local hosts = redis.call('ZRANGEBYSCORE', ready, '-inf', NOW, 'LIMIT', 0, maxn)
-  local out = {}
+  local out, last = {}, {}
   for _, host in ipairs(hosts) do
     while true do
       local crawlid, q, member, shared, more = next_turn(host)
@@ -398,6 +401,9 @@ local function take_urls(w, maxn, lease_ms, ip)
         redis.call('ZREM', ready, host)
         redis.call('SADD', K('busy', w), host)
         out[#out + 1] = lm
+        if not more and not shared then
+          last[#last + 1] = #out
+        end
         break
       elseif job.state then
         redis.call('HINCRBY', jk, 'dropped', 1)
@@ -407,7 +413,7 @@ local function take_urls(w, maxn, lease_ms, ip)
     end
   end
   local nxt = redis.call('ZRANGE', ready, 0, 0, 'WITHSCORES')
-  return {out, nxt[2] or '-1'}
+  return {out, nxt[2] or '-1', last}
 end
 
 -- heartbeat(w, mode, first, last): a worker's heartbeat, and its registration fence. Flagged allow-oom: a worker must keep

@@ -124,6 +124,10 @@ static void test_batch(rc_redis *r)
         RC_CHECK(t != NULL && t->element[0]->elements == 1);
         if (t && t->element[0]->elements == 1)
             RC_CHECK_STR_EQ(t->element[0]->element[0]->str, "h2\tJ 1 1 0 http://h2/x");
+        /* h2's one URL was its last queued one: the take says so (its connection need not stay) */
+        RC_CHECK(t != NULL && t->element[2]->elements == 1);
+        if (t && t->element[2]->elements == 1)
+            RC_CHECK_INT_EQ(t->element[2]->element[0]->integer, 1);
     }
     if (rep)
         freeReplyObject(rep);
@@ -293,6 +297,38 @@ static void test_denied_links(rc_redis *r)
     rc_argv_release(&g);
 }
 
+/* The take names the members that were their host's last queued URL: not h3's first of two, nor
+ * h5's, whose host another job still has work on; h4's one URL. */
+static void test_take_last(rc_redis *r)
+{
+    cmd(r, "FLUSHALL%s%s%s", "", "", "");
+    cmd(r, "HSET rc:job:J state running pending %s%s%s", "5", "", "");
+    cmd(r, "HSET rc:job:J2 state running pending %s%s%s", "1", "", "");
+    cmd(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
+    cmd(r, "ZADD rc:ready:w1 1 h3 2 h4 3 %s%s%s", "h5", "", "");
+    cmd(r, "ZADD rc:hjobs:h3 0 %s%s%s", "J", "", "");
+    cmd(r, "ZADD rc:q:J:h3 1 %s 2 %s%s", "J 1 1 0 http://h3/a", "J 1 1 0 http://h3/b", "");
+    cmd(r, "ZADD rc:hjobs:h4 0 %s%s%s", "J", "", "");
+    cmd(r, "ZADD rc:q:J:h4 1 %s%s%s", "J 1 1 0 http://h4/a", "", "");
+    cmd(r, "ZADD rc:hjobs:h5 0 J 1 %s%s%s", "J2", "", "");
+    cmd(r, "ZADD rc:q:J:h5 1 %s%s%s", "J 1 1 0 http://h5/a", "", "");
+    cmd(r, "ZADD rc:q:J2:h5 1 %s%s%s", "J2 1 1 0 http://h5/b", "", "");
+    rc_step s;
+    rc_step_init(&s, "w1");
+    rc_step_take(&s, 3, 60000, "127.0.0.1");
+    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 10000, &s.args);
+    RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
+    const redisReply *t = rep && rc_step_reply_check(&s, rep) == 0 ? rc_step_reply_take(rep) : NULL;
+    RC_CHECK(t != NULL && t->element[0]->elements == 3 && t->element[2]->elements == 1);
+    if (t && t->element[0]->elements == 3 && t->element[2]->elements == 1) {
+        RC_CHECK_STR_EQ(t->element[0]->element[1]->str, "h4\tJ 1 1 0 http://h4/a");
+        RC_CHECK_INT_EQ(t->element[2]->element[0]->integer, 2);
+    }
+    if (rep)
+        freeReplyObject(rep);
+    rc_step_release(&s);
+}
+
 int main(void)
 {
     rc_redis *r = rc_test_redis_open(&redis, "step");
@@ -303,6 +339,7 @@ int main(void)
     test_same_as_complete(r);
     test_full_batch(r);
     test_denied_links(r);
+    test_take_last(r);
     rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
     return rc_test_done("test_step");
