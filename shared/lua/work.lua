@@ -80,6 +80,16 @@ local function any(key, cmd)
   return ANY[key]
 end
 
+-- The worker lets an idle host go (nothing queued, its delay over), so ownership does not grow
+-- with every host ever seen; its next URL may go to any worker, safely, since the delay since
+-- its last hit is already over.
+local function let_go(w, host)
+  redis.call('SREM', K('wdoms', w), host)
+  if redis.call('HGET', K('owner'), host) == w then
+    redis.call('HDEL', K('owner'), host)
+  end
+end
+
 -- complete_page(w, a, rest): a holds complete.lua's named arguments (lease, host, ...), rest
 -- the ARGV index of its first link. Acks the lease, schedules the domain's next fetch,
 -- pushes the page's new links through the bloom into the frontier and updates the job.
@@ -138,8 +148,15 @@ local function complete_page(w, a, rest)
     host_push(crawlid, host, seed_score(crawlid, rec.priority, rec.depth), rec_encode(rec))
     redis.call('HINCRBY', K('worker', w), 'queued', 1)
   end
-  -- The domain keeps its next allowed time even with an empty queue; take drops it once due.
-  redis.call('ZADD', K('ready', w), next_ms, host)
+  -- The domain keeps its next allowed time even with an empty queue; take drops it once due. A
+  -- host with no delay and nothing queued is dropped here: it would be due at once, but behind
+  -- every host already waiting in ready (a crawl of one page per host held them all there, its
+  -- owner's sets twice as large, each dropped by a take in a slot a lease could have had).
+  if not back and tonumber(next_ms) <= NOW and redis.call('EXISTS', K('hjobs', host)) == 0 then
+    let_go(w, host)
+  else
+    redis.call('ZADD', K('ready', w), next_ms, host)
+  end
   local added, refused = 0, 0
   local running = (n > 0 or denied > 0) and job_get(crawlid).state == 'running'
   if denied > 0 and running then
@@ -347,14 +364,9 @@ local function take_urls(w, maxn, lease_ms, ip)
     while true do
       local crawlid, q, member, shared, more = next_turn(host)
       if not crawlid then
-        -- Nothing queued and its delay has passed: the worker lets the host go, so ownership
-        -- does not grow with every host ever seen; its next URL may go to any worker, safely,
-        -- since the delay since its last hit is already over.
+        -- Nothing queued and its delay has passed: let go.
         redis.call('ZREM', ready, host)
-        redis.call('SREM', K('wdoms', w), host)
-        if redis.call('HGET', K('owner'), host) == w then
-          redis.call('HDEL', K('owner'), host)
-        end
+        let_go(w, host)
         break
       end
       local rec = rec_decode(member)

@@ -5,6 +5,7 @@
  * (complete.lua, take.lua, hb.lua) answers. */
 #include <hiredis/hiredis.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "argv.h"
@@ -297,6 +298,40 @@ static void test_denied_links(rc_redis *r)
     rc_argv_release(&g);
 }
 
+/* A complete whose host has nothing queued and no delay left lets the host go at once (owner,
+ * worker's hosts and ready all without it); with a delay still to run, or another URL queued,
+ * the host waits in ready for its next allowed time. */
+static void test_complete_lets_go(rc_redis *r)
+{
+    const char *hosts[] = {"h", "h", "h"};
+    const char *next[] = {"9000", "9500", "9000"}; /* the call runs at 9000 */
+    const long long next_ms[] = {9000, 9500, 9000};
+    for (int i = 0; i < 3; i++) {
+        cmd(r, "FLUSHALL%s%s%s", "", "", "");
+        cmd(r, "HSET rc:job:J state running pending %s%s%s", "1", "", "");
+        cmd(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
+        cmd(r, "HSET rc:owner %s w1%s%s", hosts[i], "", "");
+        cmd(r, "SADD rc:wdoms:w1 %s%s%s", hosts[i], "", "");
+        cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/a", "", "");
+        if (i == 2) {
+            cmd(r, "ZADD rc:hjobs:h 0 %s%s%s", "J", "", "");
+            cmd(r, "ZADD rc:q:J:h 1 %s%s%s", "J 0 1 0 http://h/b", "", "");
+        }
+        rc_argv a;
+        complete_args(&a, "J 0 1 0 http://h/a", 0, 1);
+        rc_argv_set(&a, RC_COMPLETE_NEXT_MS, next[i]);
+        redisReply *rep = rc_redis_eval(r, RC_LUA_COMPLETE, 9000, &a);
+        RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY && rep->element[0]->integer == 1);
+        if (rep)
+            freeReplyObject(rep);
+        int kept = i > 0;
+        RC_CHECK_INT_EQ(get_int(r, "ZSCORE rc:ready:w1 %s%s", "h", ""), kept ? next_ms[i] : -1);
+        RC_CHECK_INT_EQ(get_int(r, "SISMEMBER rc:wdoms:w1 %s%s", "h", ""), kept);
+        RC_CHECK_INT_EQ(get_int(r, "HEXISTS rc:owner %s%s", "h", ""), kept);
+        rc_argv_release(&a);
+    }
+}
+
 /* The take names the members that were their host's last queued URL: not h3's first of two, nor
  * h5's, whose host another job still has work on; h4's one URL. */
 static void test_take_last(rc_redis *r)
@@ -340,6 +375,7 @@ int main(void)
     test_full_batch(r);
     test_denied_links(r);
     test_take_last(r);
+    test_complete_lets_go(r);
     rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
     return rc_test_done("test_step");
