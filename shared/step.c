@@ -65,7 +65,7 @@ int rc_step_reply_check(const rc_step *s, const redisReply *rep)
         if (done->element[i]->type != REDIS_REPLY_ARRAY || done->element[i]->elements < 3)
             return -EPROTO;
     const redisReply *took = rep->element[2];
-    if (took->type != REDIS_REPLY_ARRAY || took->elements != (s->take ? 2u : 0u))
+    if (took->type != REDIS_REPLY_ARRAY || took->elements != (s->take ? 3u : 0u))
         return -EPROTO;
     return 0;
 }
@@ -82,5 +82,5 @@ const redisReply *rc_step_reply_complete(const redisReply *rep, int i)
 
 const redisReply *rc_step_reply_take(const redisReply *rep)
 {
-    return rep->element[2]->elements == 2 ? rep->element[2] : NULL;
+    return rep->element[2]->elements == 3 ? rep->element[2] : NULL;
 }

@@ -39,7 +39,7 @@ void rc_step_take(rc_step *s, int64_t max, uint64_t lease_ms, const char *ip);
 /* Whether rep is step.lua's answer to s: {hb, n complete results, take}. 0 or -EPROTO. */
 int rc_step_reply_check(const rc_step *s, const struct redisReply *rep);
 /* Its parts (rep checked): the heartbeat's verdict (1, 0 reaped, -1 none), the i-th complete's
- * result ({1, added, pending} or {-1, 0, 0}), the take's {leases, due} (NULL when none). */
+ * result ({1, added, pending} or {-1, 0, 0}), the take's {leases, due, last} (NULL when none). */
 int64_t rc_step_reply_beat(const struct redisReply *rep);
 const struct redisReply *rc_step_reply_complete(const struct redisReply *rep, int i);
 const struct redisReply *rc_step_reply_take(const struct redisReply *rep);

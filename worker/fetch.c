@@ -42,6 +42,7 @@ typedef struct fetch_xfer {
     char *url;
     int follow;                 /* let curl follow redirects */
     int next_same_host;         /* rc_fetch_req's: keep the connection */
+    int last_on_host;           /* rc_fetch_req's: close the connection */
     struct curl_slist *headers; /* the Cookie header, if any */
     rc_fetch_cb cb;
     void *ud;
@@ -823,8 +824,12 @@ static CURLcode xfer_setup(rc_fetcher *f, fetch_xfer *x, const char *useragent, 
      * entry and leaves the evicted host's entry behind (empty, scanned again at every later
      * eviction): a cost per transfer that grew with every host the worker had fetched. A
      * connection the host's next request follows on at once is kept all the same: it is idle
-     * only until then (curl's cache has room for 2 x max_transfers more). */
-    SET(CURLOPT_FORBID_REUSE, !x->next_same_host && f->n_socks - f->n_running >= f->keep ? 1L : 0L)
+     * only until then (curl's cache has room for 2 x max_transfers more). One that no request
+     * will follow (the host's last queued URL) is closed whatever the room: kept, it would
+     * never be used, and would fill the cache with hosts done (a crawl of one page per host
+     * kept the first hosts' max_conns connections, walked by curl at every transfer that kept
+     * its connection: curl_multi_remove_handle marks "connect only" ones by a walk of all). */
+    SET(CURLOPT_FORBID_REUSE, !x->next_same_host && (x->last_on_host || f->n_socks - f->n_running >= f->keep) ? 1L : 0L)
     if (f->connect_to)
         SET(CURLOPT_CONNECT_TO, f->connect_to)
     if (f->cainfo)
@@ -1040,6 +1045,7 @@ int rc_fetch_start_req(rc_fetcher *f, const rc_fetch_req *req, rc_fetch_cb cb, v
     x->url = rc_xstrdup(req->url);
     x->follow = req->follow;
     x->next_same_host = req->next_same_host;
+    x->last_on_host = req->last_on_host;
     x->cb = cb;
     x->ud = ud;
     /* A custom Cookie header rather than CURLOPT_COOKIE: curl does not pass it on to another

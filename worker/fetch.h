@@ -113,6 +113,10 @@ typedef struct rc_fetch_req {
     int next_same_host;            /* the next request to the host follows at once (robots.txt,
                                       then its first page): its connection is kept even when
                                       max_conns are idle */
+    int last_on_host;              /* no request to the host is expected (its last queued URL):
+                                      its connection is closed when done, not kept idle, where
+                                      it would only lengthen curl's walks of its cache (at each
+                                      transfer that keeps one) until it grows too old */
 } rc_fetch_req;
 
 /* rc_fetch_start_ex with every choice; the same returns (-EINVAL also for CR or LF in the

@@ -96,6 +96,7 @@ struct task {
     int duplicate;
     int stored_somewhere; /* a sink may hold the page: a failed store requeues it as a redelivery */
     int adopted;          /* its take's reply was lost (adopt_orphans): an earlier process may have stored it */
+    int last_on_host;     /* its take said it was its host's last queued URL (rc_fetch_req's) */
     long status;
     int ok;
     char *error;
@@ -1280,7 +1281,8 @@ static void fetch_now(rc_worker *w, task *t)
                         .useragent = j->useragent,
                         .keep_request = j->warc,
                         .if_none_match = t->rec.refresh ? t->rec.etag : NULL,
-                        .if_modified_since = t->rec.refresh ? t->rec.lastmod : NULL};
+                        .if_modified_since = t->rec.refresh ? t->rec.lastmod : NULL,
+                        .last_on_host = t->last_on_host};
     int r = rc_fetch_start_req(w->fetcher, &req, on_fetched, t);
     if (r < 0) {
         rc_error(MOD, "cannot start fetch url=%s error=%s", t->rec.url, strerror(-r));
@@ -1444,8 +1446,8 @@ static void schedule_pump(rc_worker *w, double after)
 }
 
 /* A task for one lease member ("host<TAB>record"), fetched at once; lease_end_ms is on the
- * monotonic clock. */
-static void start_leased(rc_worker *w, const char *m, size_t len, uint64_t lease_end_ms, int adopted)
+ * monotonic clock; last: the host's last queued URL (take.lua's answer). */
+static void start_leased(rc_worker *w, const char *m, size_t len, uint64_t lease_end_ms, int adopted, int last)
 {
     const char *tab = memchr(m, '\t', len);
     task *t = rc_xcalloc(1, sizeof *t);
@@ -1453,6 +1455,7 @@ static void start_leased(rc_worker *w, const char *m, size_t len, uint64_t lease
     t->epoch = w->epoch;
     t->lease_end_ms = lease_end_ms;
     t->adopted = adopted;
+    t->last_on_host = last;
     rc_argv_init(&t->complete);
     t->lease = rc_xstrndup(m, len);
     rc_strmap_put(w->held, t->lease, t);
@@ -1487,7 +1490,7 @@ static void on_leases_reply(redisAsyncContext *ac, void *reply, void *privdata)
         int64_t end = rc_reply_int(rep->element[i + 1], 0);
         uint64_t left = end > (int64_t)now_ms ? (uint64_t)end - now_ms : 0;
         rc_warn(MOD, "adopting a lease whose take reply was lost: %.*s", (int)RC_MIN(m->len, 200), m->str);
-        start_leased(w, m->str, m->len, mono + left, 1);
+        start_leased(w, m->str, m->len, mono + left, 1, 0);
         adopted++;
     }
     if (adopted)
@@ -1509,18 +1512,23 @@ static void on_take_reply(rc_worker *w, redisReply *rep, void *ud)
         schedule_pump(w, 1.0);
         return;
     }
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 3) {
         schedule_pump(w, 0.5);
         return;
     }
     note_accepted(w);
-    redisReply *list = rep->element[0];
+    redisReply *list = rep->element[0], *last = rep->element[2];
     size_t got = list->type == REDIS_REPLY_ARRAY ? list->elements : 0;
+    size_t n_last = last->type == REDIS_REPLY_ARRAY ? last->elements : 0, next_last = 0;
     if (w->max_rate > 0)
         w->tokens -= (double)got;
-    for (size_t i = 0; i < got; i++)
+    for (size_t i = 0; i < got; i++) {
+        /* last lists positions (1-based) in order */
+        int is_last = next_last < n_last && rc_reply_int(last->element[next_last], 0) == (int64_t)i + 1;
+        next_last += (size_t)is_last;
         start_leased(w, list->element[i]->str, list->element[i]->len,
-                     w->take_sent_ms + (uint64_t)(w->conf->lease_seconds * 1000), 0);
+                     w->take_sent_ms + (uint64_t)(w->conf->lease_seconds * 1000), 0, is_last);
+    }
     /* Next take: at once if that filled up or more is due, else when the next domain is due
      * (at most 100 ms, since the scheduler may hand us new domains any time). */
     int64_t due = rc_reply_int(rep->element[1], -1);

@@ -38,8 +38,10 @@ local function lives(w)
 end
 
 -- The host's owner: its recorded one while that worker lives, else w (when w lives), recorded
--- by claim. Read only: a record found already handled changes nothing.
-local owners = {}
+-- by claim. Read only: a record found already handled changes nothing. A host with no owner
+-- recorded at all is in `unowned`: nothing of it is in flight (take lets a host go only when it
+-- is idle, reap drops its worker's busy set), so make_ready need not ask.
+local owners, unowned = {}, {}
 local function owner_of(host, w)
   local o = owners[host]
   if o then
@@ -50,6 +52,7 @@ local function owner_of(host, w)
     owners[host] = o
     return o, false
   end
+  unowned[host] = not o
   if w and lives(w) then
     return w, true
   end
@@ -57,12 +60,16 @@ local function owner_of(host, w)
 end
 
 -- Records w as the host's owner. w takes the host with its politeness state: an orphaned host
--- brings its queues and next allowed time.
+-- brings its queues and next allowed time. Whether there are orphans at all is asked once.
+local any_orphans
 local function claim(host, w)
   owners[host] = w
   redis.call('HSET', k_owner, host, w)
   redis.call('SADD', K('wdoms', w), host)
-  local due = redis.call('ZSCORE', k_orphans, host)
+  if any_orphans == nil then
+    any_orphans = redis.call('EXISTS', k_orphans) == 1
+  end
+  local due = any_orphans and redis.call('ZSCORE', k_orphans, host)
   if due then
     redis.call('ZREM', k_orphans, host)
     local n = host_backlog(host)
@@ -79,7 +86,7 @@ local readied = {}
 local function make_ready(host, o)
   if not readied[host] then
     readied[host] = true
-    if redis.call('SISMEMBER', K('busy', o), host) == 0 then
+    if unowned[host] or redis.call('SISMEMBER', K('busy', o), host) == 0 then
       redis.call('ZADD', K('ready', o), 'NX', NOW, host)
     end
   end
@@ -99,7 +106,7 @@ local function push(crawlid, host, score, member, o, new)
       make_ready(host, o)
     end
   else
-    host_push(crawlid, host, score, member)
+    host_push(crawlid, host, score, member, true)
     queues[q] = true
     make_ready(host, o)
   end

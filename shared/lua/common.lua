@@ -196,14 +196,25 @@ end
 -- while both have work a job of priority 2 gets twice the turns of one of priority 1. A job
 -- joining a host starts at the host's lowest pass: it saved no credit while away, and waits
 -- behind no backlog. jq:{crawlid} lists the hosts where the job has a queue (stop, stats).
-local function host_push(crawlid, host, score, member)
+-- fresh: the job had no queue on the host, so is probably not in its turns either: the lowest
+-- pass is read first, which on a host without jobs (a new host, the common case) also says the
+-- job is not there; otherwise membership first (one read when it is there).
+local function host_push(crawlid, host, score, member, fresh)
   redis.call('ZADD', K('q', crawlid, host), score, member)
   local hj = K('hjobs', host)
-  if not redis.call('ZSCORE', hj, crawlid) then
-    local low = redis.call('ZRANGE', hj, 0, 0, 'WITHSCORES')
-    redis.call('ZADD', hj, tonumber(low[2]) or 0, crawlid)
-    redis.call('SADD', K('jq', crawlid), host)
+  local low
+  if fresh then
+    low = redis.call('ZRANGE', hj, 0, 0, 'WITHSCORES')
+    if low[1] == crawlid or (low[1] and redis.call('ZSCORE', hj, crawlid)) then
+      return
+    end
+  elseif redis.call('ZSCORE', hj, crawlid) then
+    return
+  else
+    low = redis.call('ZRANGE', hj, 0, 0, 'WITHSCORES')
   end
+  redis.call('ZADD', hj, tonumber(low[2]) or 0, crawlid)
+  redis.call('SADD', K('jq', crawlid), host)
 end
 
 -- A job leaves a host's turns once its queue there is empty.

@@ -16,7 +16,7 @@
 -- Returns {hb, completes, take}: hb is 1, 0 (reaped: the take is skipped, every complete finds
 -- its lease gone) or -1 (none asked); completes holds one result per group in order, each
 -- {1, links added, pending, denied links new} or {-1, 0, 0} (lease lost: that page's result is dropped); take
--- is take.lua's {lease members, next due time} ({} when none was asked).
+-- is take.lua's {lease members, next due time, last} ({} when none was asked).
 -- Not allow-oom: at maxmemory the whole call is refused up front and nothing of it happens, so
 -- the worker holds every complete of it and sends its heartbeat alone (hb.lua is allow-oom).
 local w = A.worker
@@ -40,7 +40,7 @@ for c = 1, n do
 end
 local took = {}
 if take_max > 0 then
-  took = beat == 0 and {{}, '-1'} or take_urls(w, take_max, tonumber(A.lease_ms), A.ip)
+  took = beat == 0 and {{}, '-1', {}} or take_urls(w, take_max, tonumber(A.lease_ms), A.ip)
 end
 tally_flush()
 return {beat, done, took}

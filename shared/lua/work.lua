@@ -80,6 +80,16 @@ local function any(key, cmd)
   return ANY[key]
 end
 
+-- The worker lets an idle host go (nothing queued, its delay over), so ownership does not grow
+-- with every host ever seen; its next URL may go to any worker, safely, since the delay since
+-- its last hit is already over.
+local function let_go(w, host)
+  redis.call('SREM', K('wdoms', w), host)
+  if redis.call('HGET', K('owner'), host) == w then
+    redis.call('HDEL', K('owner'), host)
+  end
+end
+
 -- complete_page(w, a, rest): a holds complete.lua's named arguments (lease, host, ...), rest
 -- the ARGV index of its first link. Acks the lease, schedules the domain's next fetch,
 -- pushes the page's new links through the bloom into the frontier and updates the job.
@@ -138,8 +148,15 @@ local function complete_page(w, a, rest)
     host_push(crawlid, host, seed_score(crawlid, rec.priority, rec.depth), rec_encode(rec))
     redis.call('HINCRBY', K('worker', w), 'queued', 1)
   end
-  -- The domain keeps its next allowed time even with an empty queue; take drops it once due.
-  redis.call('ZADD', K('ready', w), next_ms, host)
+  -- The domain keeps its next allowed time even with an empty queue; take drops it once due. A
+  -- host with no delay and nothing queued is dropped here: it would be due at once, but behind
+  -- every host already waiting in ready (a crawl of one page per host held them all there, its
+  -- owner's sets twice as large, each dropped by a take in a slot a lease could have had).
+  if not back and tonumber(next_ms) <= NOW and redis.call('EXISTS', K('hjobs', host)) == 0 then
+    let_go(w, host)
+  else
+    redis.call('ZADD', K('ready', w), next_ms, host)
+  end
   local added, refused = 0, 0
   local running = (n > 0 or denied > 0) and job_get(crawlid).state == 'running'
   if denied > 0 and running then
@@ -325,7 +342,10 @@ end
 
 -- take_urls(w, maxn, lease_ms, ip): a worker leases the next URL of each of its domains that may be fetched now: from the
 -- queue of the host's job whose turn it is (common.lua: stride scheduling by priority).
--- Returns {lease members, next due time or -1}; nothing while the worker is draining.
+-- Returns {lease members, next due time or -1, last}; nothing while the worker is draining.
+-- last lists the positions (1-based) of the members that were the last URL queued on their
+-- host: the worker need not keep their connection for a next request (worker/fetch.h
+-- last_on_host).
 -- A taken domain leaves ready:{w} and enters busy:{w}, so it is never fetched twice at once;
 -- complete puts it back with its next allowed time. Shared throttles (thesis 4.2.2): when
 -- domainconf has a rate for the host (or a parent domain, or "*"), a sliding-window log per
@@ -335,23 +355,18 @@ local function take_urls(w, maxn, lease_ms, ip)
   -- A worker an operator drains (draining, drain.lua) takes nothing new: it finishes what it
   -- holds while the scheduler gives its hosts to other workers.
   if redis.call('SISMEMBER', K('draining'), w) == 1 then
-    return {{}, '-1'}
+    return {{}, '-1', {}}
   end
   local ready = K('ready', w)
   local hosts = redis.call('ZRANGEBYSCORE', ready, '-inf', NOW, 'LIMIT', 0, maxn)
-  local out = {}
+  local out, last = {}, {}
   for _, host in ipairs(hosts) do
     while true do
       local crawlid, q, member, shared, more = next_turn(host)
       if not crawlid then
-        -- Nothing queued and its delay has passed: the worker lets the host go, so ownership
-        -- does not grow with every host ever seen; its next URL may go to any worker, safely,
-        -- since the delay since its last hit is already over.
+        -- Nothing queued and its delay has passed: let go.
         redis.call('ZREM', ready, host)
-        redis.call('SREM', K('wdoms', w), host)
-        if redis.call('HGET', K('owner'), host) == w then
-          redis.call('HDEL', K('owner'), host)
-        end
+        let_go(w, host)
         break
       end
       local rec = rec_decode(member)
@@ -398,6 +413,9 @@ local function take_urls(w, maxn, lease_ms, ip)
         redis.call('ZREM', ready, host)
         redis.call('SADD', K('busy', w), host)
         out[#out + 1] = lm
+        if not more and not shared then
+          last[#last + 1] = #out
+        end
         break
       elseif job.state then
         redis.call('HINCRBY', jk, 'dropped', 1)
@@ -407,7 +425,7 @@ local function take_urls(w, maxn, lease_ms, ip)
     end
   end
   local nxt = redis.call('ZRANGE', ready, 0, 0, 'WITHSCORES')
-  return {out, nxt[2] or '-1'}
+  return {out, nxt[2] or '-1', last}
 end
 
 -- heartbeat(w, mode, first, last): a worker's heartbeat, and its registration fence. Flagged allow-oom: a worker must keep

@@ -898,6 +898,35 @@ static void test_conn_next_same_host(void)
     rc_fetcher_free(f);
 }
 
+/* A host's last queued URL closes its connection, room or not: with room for 8, h0 fetched
+ * three times keeps one connection, but after a fetch marked last_on_host the next one opens a
+ * new one (2 connections), which the fetch after it reuses. */
+static void test_conn_last_on_host(void)
+{
+    for (int mark = 0; mark <= 1; mark++) {
+        rc_fetcher *f = fetcher_for_hosts(1, 8);
+        RC_CHECK(f != NULL);
+        if (!f)
+            return;
+        int before = srv.n_conns;
+        const int last[] = {mark, 0, 0};
+        for (int i = 0; i < 3; i++) {
+            got g;
+            memset(&g, 0, sizeof g);
+            char *u = rc_xasprintf("http://h0.test:%d/echo", srv.port);
+            rc_fetch_req req = {.url = u, .last_on_host = last[i]};
+            RC_CHECK_INT_EQ(rc_fetch_start_req(f, &req, on_fetch, &g), 0);
+            pending++;
+            RC_CHECK(run(10));
+            RC_CHECK_INT_EQ(g.status, 200);
+            got_release(&g);
+            free(u);
+        }
+        RC_CHECK_INT_EQ(srv.n_conns - before, mark ? 2 : 1);
+        rc_fetcher_free(f);
+    }
+}
+
 /* Connections kept under a --connect-to rule for every host. To an address: each host gets a rule
  * of its own, so its connections are its own (not one list curl scans at every transfer) and the
  * cache keeps max_conns: six hosts fetched twice in turn make six connections, and a redirect
@@ -1157,6 +1186,7 @@ int main(void)
     test_conn_cache();
     test_conn_cache_connect_to();
     test_conn_next_same_host();
+    test_conn_last_on_host();
     test_timeout();
     test_free_running();
     test_free_in_callback();

@@ -7,6 +7,7 @@
 #include <hiredis/hiredis.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "argv.h"
@@ -26,7 +27,9 @@ static rc_test_redis redis;
 static long long cmd_int(rc_redis *r, const char *fmt, const char *a, const char *b)
 {
     redisReply *rep = rc_redis_cmd(r, fmt, a, b);
-    long long v = rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer : -1;
+    long long v = rep && rep->type == REDIS_REPLY_INTEGER  ? rep->integer
+                  : rep && rep->type == REDIS_REPLY_STRING ? strtoll(rep->str, NULL, 10)
+                                                           : -1;
     if (rep)
         freeReplyObject(rep);
     return v;
@@ -237,6 +240,59 @@ static void test_other_job(rc_redis *r)
     RC_CHECK_INT_EQ(cmd_int(r, "ZCARD rc:q:M:%s%s", "m", ""), 1);
 }
 
+/* The calls of a command since the last CONFIG RESETSTAT (INFO commandstats), 0 for none. */
+static long long calls_of(rc_redis *r, const char *name)
+{
+    redisReply *rep = rc_redis_cmd(r, "INFO commandstats");
+    char key[64];
+    snprintf(key, sizeof key, "cmdstat_%s:calls=", name);
+    const char *at = rep && rep->type == REDIS_REPLY_STRING ? strstr(rep->str, key) : NULL;
+    long long n = at ? strtoll(at + strlen(key), NULL, 10) : 0;
+    if (rep)
+        freeReplyObject(rep);
+    return n;
+}
+
+/* A new host (no owner, no orphans anywhere) is set up in full without asking whether it is an
+ * orphan, busy or already has the job in its turns; a second job joins its turns at the lowest
+ * pass, and a job already there is not added again. */
+static void test_new_host(rc_redis *r)
+{
+    const char *recs[] = {"N 0 1 0 http://n1/a"};
+    RC_CHECK_INT_EQ(submit(r, "N", recs, 1, 6), 1);
+    redisReply *win = window(r, "N", 5);
+    cmd(r, "CONFIG RESETSTAT%s%s", "", "");
+    RC_CHECK_INT_EQ(assign(r, "N", win->element[0], "n1", NULL), 1);
+    freeReplyObject(win);
+    RC_CHECK_INT_EQ(calls_of(r, "zscore"), 1); /* w1's liveness only */
+    RC_CHECK_INT_EQ(calls_of(r, "sismember"), 0);
+    RC_CHECK_INT_EQ(cmd_int(r, "ZSCORE rc:hjobs:n1 %s%s", "N", ""), 0);
+    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:jq:N %s%s", "n1", ""), 1);
+    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:wdoms:w1 %s%s", "n1", ""), 1);
+    RC_CHECK_INT_EQ(cmd_int(r, "ZSCORE rc:ready:w1 %s%s", "n1", ""), NOW);
+    redisReply *o = rc_redis_cmd(r, "HGET rc:owner n1");
+    RC_CHECK(o && o->type == REDIS_REPLY_STRING && strcmp(o->str, "w1") == 0);
+    if (o)
+        freeReplyObject(o);
+    /* another job on the host joins at the lowest pass; the first job's next URL adds no turn */
+    cmd(r, "ZADD rc:hjobs:n1 3 %s%s", "N", "");
+    const char *more[] = {"P 0 1 0 http://n1/b"};
+    RC_CHECK_INT_EQ(submit(r, "P", more, 1, 7), 1);
+    win = window(r, "P", 5);
+    RC_CHECK_INT_EQ(assign(r, "P", win->element[0], "n1", NULL), 1);
+    freeReplyObject(win);
+    RC_CHECK_INT_EQ(cmd_int(r, "ZSCORE rc:hjobs:n1 %s%s", "P", ""), 3);
+    const char *again[] = {"P 0 1 0 http://n1/c"};
+    RC_CHECK_INT_EQ(submit(r, "P", again, 1, 8), 1);
+    cmd(r, "ZINCRBY rc:hjobs:n1 1 %s%s", "P", "");
+    cmd(r, "DEL rc:q:P:n1%s%s", "", ""); /* its queue emptied, its turn not yet left */
+    win = window(r, "P", 5);
+    RC_CHECK_INT_EQ(assign(r, "P", win->element[0], "n1", NULL), 1);
+    freeReplyObject(win);
+    RC_CHECK_INT_EQ(cmd_int(r, "ZSCORE rc:hjobs:n1 %s%s", "P", ""), 4);
+    RC_CHECK_INT_EQ(cmd_int(r, "ZCARD rc:hjobs:n1%s%s", "", ""), 2);
+}
+
 /* A stop deletes every bucket, the index and a legacy zset, and counts them all. */
 static void test_stop(rc_redis *r)
 {
@@ -354,6 +410,7 @@ int main(void)
     test_other_job(r);
     test_stop(r);
     test_bloom_sizes(r);
+    test_new_host(r);
     rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
     return rc_test_done("test_frontier");

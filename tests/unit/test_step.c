@@ -5,6 +5,7 @@
  * (complete.lua, take.lua, hb.lua) answers. */
 #include <hiredis/hiredis.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "argv.h"
@@ -124,6 +125,10 @@ static void test_batch(rc_redis *r)
         RC_CHECK(t != NULL && t->element[0]->elements == 1);
         if (t && t->element[0]->elements == 1)
             RC_CHECK_STR_EQ(t->element[0]->element[0]->str, "h2\tJ 1 1 0 http://h2/x");
+        /* h2's one URL was its last queued one: the take says so (its connection need not stay) */
+        RC_CHECK(t != NULL && t->element[2]->elements == 1);
+        if (t && t->element[2]->elements == 1)
+            RC_CHECK_INT_EQ(t->element[2]->element[0]->integer, 1);
     }
     if (rep)
         freeReplyObject(rep);
@@ -293,6 +298,72 @@ static void test_denied_links(rc_redis *r)
     rc_argv_release(&g);
 }
 
+/* A complete whose host has nothing queued and no delay left lets the host go at once (owner,
+ * worker's hosts and ready all without it); with a delay still to run, or another URL queued,
+ * the host waits in ready for its next allowed time. */
+static void test_complete_lets_go(rc_redis *r)
+{
+    const char *hosts[] = {"h", "h", "h"};
+    const char *next[] = {"9000", "9500", "9000"}; /* the call runs at 9000 */
+    const long long next_ms[] = {9000, 9500, 9000};
+    for (int i = 0; i < 3; i++) {
+        cmd(r, "FLUSHALL%s%s%s", "", "", "");
+        cmd(r, "HSET rc:job:J state running pending %s%s%s", "1", "", "");
+        cmd(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
+        cmd(r, "HSET rc:owner %s w1%s%s", hosts[i], "", "");
+        cmd(r, "SADD rc:wdoms:w1 %s%s%s", hosts[i], "", "");
+        cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/a", "", "");
+        if (i == 2) {
+            cmd(r, "ZADD rc:hjobs:h 0 %s%s%s", "J", "", "");
+            cmd(r, "ZADD rc:q:J:h 1 %s%s%s", "J 0 1 0 http://h/b", "", "");
+        }
+        rc_argv a;
+        complete_args(&a, "J 0 1 0 http://h/a", 0, 1);
+        rc_argv_set(&a, RC_COMPLETE_NEXT_MS, next[i]);
+        redisReply *rep = rc_redis_eval(r, RC_LUA_COMPLETE, 9000, &a);
+        RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY && rep->element[0]->integer == 1);
+        if (rep)
+            freeReplyObject(rep);
+        int kept = i > 0;
+        RC_CHECK_INT_EQ(get_int(r, "ZSCORE rc:ready:w1 %s%s", "h", ""), kept ? next_ms[i] : -1);
+        RC_CHECK_INT_EQ(get_int(r, "SISMEMBER rc:wdoms:w1 %s%s", "h", ""), kept);
+        RC_CHECK_INT_EQ(get_int(r, "HEXISTS rc:owner %s%s", "h", ""), kept);
+        rc_argv_release(&a);
+    }
+}
+
+/* The take names the members that were their host's last queued URL: not h3's first of two, nor
+ * h5's, whose host another job still has work on; h4's one URL. */
+static void test_take_last(rc_redis *r)
+{
+    cmd(r, "FLUSHALL%s%s%s", "", "", "");
+    cmd(r, "HSET rc:job:J state running pending %s%s%s", "5", "", "");
+    cmd(r, "HSET rc:job:J2 state running pending %s%s%s", "1", "", "");
+    cmd(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
+    cmd(r, "ZADD rc:ready:w1 1 h3 2 h4 3 %s%s%s", "h5", "", "");
+    cmd(r, "ZADD rc:hjobs:h3 0 %s%s%s", "J", "", "");
+    cmd(r, "ZADD rc:q:J:h3 1 %s 2 %s%s", "J 1 1 0 http://h3/a", "J 1 1 0 http://h3/b", "");
+    cmd(r, "ZADD rc:hjobs:h4 0 %s%s%s", "J", "", "");
+    cmd(r, "ZADD rc:q:J:h4 1 %s%s%s", "J 1 1 0 http://h4/a", "", "");
+    cmd(r, "ZADD rc:hjobs:h5 0 J 1 %s%s%s", "J2", "", "");
+    cmd(r, "ZADD rc:q:J:h5 1 %s%s%s", "J 1 1 0 http://h5/a", "", "");
+    cmd(r, "ZADD rc:q:J2:h5 1 %s%s%s", "J2 1 1 0 http://h5/b", "", "");
+    rc_step s;
+    rc_step_init(&s, "w1");
+    rc_step_take(&s, 3, 60000, "127.0.0.1");
+    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 10000, &s.args);
+    RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
+    const redisReply *t = rep && rc_step_reply_check(&s, rep) == 0 ? rc_step_reply_take(rep) : NULL;
+    RC_CHECK(t != NULL && t->element[0]->elements == 3 && t->element[2]->elements == 1);
+    if (t && t->element[0]->elements == 3 && t->element[2]->elements == 1) {
+        RC_CHECK_STR_EQ(t->element[0]->element[1]->str, "h4\tJ 1 1 0 http://h4/a");
+        RC_CHECK_INT_EQ(t->element[2]->element[0]->integer, 2);
+    }
+    if (rep)
+        freeReplyObject(rep);
+    rc_step_release(&s);
+}
+
 int main(void)
 {
     rc_redis *r = rc_test_redis_open(&redis, "step");
@@ -303,6 +374,8 @@ int main(void)
     test_same_as_complete(r);
     test_full_batch(r);
     test_denied_links(r);
+    test_take_last(r);
+    test_complete_lets_go(r);
     rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
     return rc_test_done("test_step");
