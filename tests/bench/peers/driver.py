@@ -11,7 +11,7 @@ What each run measures (crawler side: the command's whole process tree):
   peak_rss_mb  the largest sum of RSS over the tree's processes, sampled every 0.2 s (the peak
                of the sums, not a sum of each process' peak). A page of a shared library (libc,
                libcrypto, ...) counts once in every process that maps it, so a tree of several
-               processes (redcrawl's: its CLI, Redis, scheduler, workers) counts it several times
+               processes (redcrawl's: its CLI with the scheduler's thread, Redis, workers) counts it several times
   peak_pss_mb  the same over PSS (/proc/PID/smaps_rollup: a shared page divided among the
                processes that map it), so each page the tree uses counts once: the figure to
                compare between one process and several. For one process it is its RSS less
