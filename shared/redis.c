@@ -243,6 +243,7 @@ static int open_node(rc_redis *r, int ms, char *err, size_t cap)
                  r->url, node, r->c ? r->c->errstr : "out of memory");
         return -ECONNREFUSED;
     }
+    rc_fd_cloexec(r->c->fd);
     redisSetTimeout(r->c, tv);
     int ar = rc_redis_auth(r->c, &r->addr, err, cap);
     if (ar < 0)

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,4 +366,11 @@ char *rc_read_file(const char *path, size_t max, size_t *ret_len)
     }
     *ret_len = b.len;
     return rc_buf_steal(&b);
+}
+
+void rc_fd_cloexec(int fd)
+{
+    int flags = fd >= 0 ? fcntl(fd, F_GETFD) : -1;
+    if (flags >= 0 && !(flags & FD_CLOEXEC))
+        (void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
 }

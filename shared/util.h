@@ -95,4 +95,8 @@ static inline int rc_hexval(unsigned char c)
 /* Lower-case ASCII in place. */
 void rc_ascii_lower(char *s, size_t n);
 
+/* Marks fd close-on-exec: a library's socket (hiredis opens its own without the flag) must not
+ * pass to the processes the caller starts. fd < 0 is ignored. */
+void rc_fd_cloexec(int fd);
+
 #endif

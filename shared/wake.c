@@ -117,6 +117,7 @@ static void attach(rc_wake *wk, const char *path)
         retry_later(wk);
         return;
     }
+    rc_fd_cloexec(ac->c.fd);
     ac->data = wk;
     redisLibevAttach(wk->loop, ac);
     redisAsyncSetConnectCallback(ac, on_connect);

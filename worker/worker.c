@@ -432,6 +432,7 @@ static void attach_redis(rc_worker *w, const char *path)
         start_reconnect(w);
         return;
     }
+    rc_fd_cloexec(ac->c.fd);
     ac->data = w;
     redisLibevAttach(w->loop, ac);
     redisAsyncSetConnectCallback(ac, on_connect);

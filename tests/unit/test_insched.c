@@ -3,6 +3,7 @@
  * own file and no other thread's; the scheduler takes the leader lock, logs to its file and
  * hands the lock back when stopped; options, a bad level and an unreachable Redis are refused
  * with a message. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <hiredis/hiredis.h>
 #include <pthread.h>
@@ -80,6 +81,24 @@ static int lock_held(rc_redis *r, int want)
     return held;
 }
 
+/* Sockets of this process that a child it starts would inherit (no FD_CLOEXEC). */
+static int inheritable_sockets(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char path[300], target[64] = "";
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        int fd = e->d_name[0] >= '0' && e->d_name[0] <= '9' ? (int)strtol(e->d_name, NULL, 10) : -1;
+        if (len > 0 && fd != dirfd(d) && strncmp(target, "socket:", 7) == 0 && !(fcntl(fd, F_GETFD) & FD_CLOEXEC))
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
 static void test_start_stop(rc_redis *r, const char *dir)
 {
     char log[600], err[512] = "";
@@ -89,6 +108,9 @@ static void test_start_stop(rc_redis *r, const char *dir)
     RC_CHECK(in != NULL);
     RC_CHECK_STR_EQ(err, "");
     RC_CHECK_INT_EQ(lock_held(r, 1), 1);
+    /* The workers redcrawl crawl starts inherit none of its Redis connections, the scheduler
+     * thread's (sync and nudge) and its own. */
+    RC_CHECK_INT_EQ(inheritable_sockets(), 0);
     rc_insched_stop(in);
     RC_CHECK_INT_EQ(lock_held(r, 0), 0); /* handed over at once, not left to its lease */
     char *text = slurp(log);
