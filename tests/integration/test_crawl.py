@@ -283,15 +283,12 @@ def test_retry_on_503(tmp, procs):
                       (host, (b[0] - a[1]) / 1e6))
 
 
-def test_sigint_stops_cleanly(tmp, procs):
-    args = ["--sites", "2", "--pages", "400", "--latency-ms", "50"]
-    port, _, _ = start_web(procs, tmp, *args)
-    out = os.path.join(tmp, "out")
-    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet",
-           "--maxdepth", "-1", "--delay", "0.05", "http://s0.site.test/"]
+def ctrl_c(cmd, ready):
+    """Runs cmd (a crawl) in a session of its own, calls ready(p) until it is time, then sends
+    Ctrl-C; it must exit 130. Returns its stdout, stderr and what ready returned."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        time.sleep(2.0)
+        seen = ready(p)
         p.send_signal(signal.SIGINT)
         stdout, stderr = p.communicate(timeout=60)
     finally:
@@ -299,6 +296,16 @@ def test_sigint_stops_cleanly(tmp, procs):
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
     check(p.returncode == 130, "want exit 130 after Ctrl-C, got %d: %s" % (p.returncode, stderr[-1000:]))
+    return stdout, stderr, seen
+
+
+def test_sigint_stops_cleanly(tmp, procs):
+    args = ["--sites", "2", "--pages", "400", "--latency-ms", "50"]
+    port, _, _ = start_web(procs, tmp, *args)
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet",
+           "--maxdepth", "-1", "--delay", "0.05", "http://s0.site.test/"]
+    stdout, stderr, _ = ctrl_c(cmd, lambda p: time.sleep(2.0))
     check("stopped by user" in stdout, "summary missing: %s" % stdout)
     left = subprocess.run(["pgrep", "-f", "redcrawl-(worker|scheduler).*%s" % out], capture_output=True, text=True)
     check(not left.stdout.strip(), "children left running: %s" % left.stdout)
@@ -331,26 +338,21 @@ def test_scheduler_in_process(tmp, procs):
     out = os.path.join(tmp, "out")
     cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet", "--web-port", "-1",
            "--workers", "1", "--maxdepth", "-1", "--delay", "0.05", "http://s0.site.test/", "http://s1.site.test/"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        pages_path = os.path.join(out, "pages.jsonl")
+    pages_path = os.path.join(out, "pages.jsonl")
+
+    def first_page_then_children(p):
         deadline = time.time() + 30
         while time.time() < deadline and not (os.path.exists(pages_path) and os.path.getsize(pages_path) > 0):
             time.sleep(0.05)
-        kids = children_of(p.pid)
-        p.send_signal(signal.SIGINT)
-        stdout, stderr = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-    check(p.returncode == 130, "want exit 130 after Ctrl-C, got %d: %s" % (p.returncode, stderr[-1000:]))
+        return p.pid, children_of(p.pid)
+
+    stdout, stderr, (pid, kids) = ctrl_c(cmd, first_page_then_children)
     names = sorted(os.path.basename(k.split()[0]) for k in kids)
     check(names == ["redcrawl-worker", "redis-server"], "want Redis and one worker as children, got %s" % kids)
     log = open(os.path.join(out, "logs", "scheduler.log")).read()
     lines = log.splitlines()
     check(any("leading: this scheduler dispatches" in x for x in lines), "no leader line: %s" % log[-1000:])
-    check(all(x.split()[2] == str(p.pid) for x in lines), "a line of another pid than the CLI's: %s" % log[-1000:])
+    check(all(x.split()[2] == str(pid) for x in lines), "a line of another pid than the CLI's: %s" % log[-1000:])
     stopped = [x for x in lines if " scheduler stopped dispatched=" in x]
     pages = read_pages(os.path.join(out, "pages.jsonl"))
     check(len(stopped) == 1 and int(stopped[0].split("dispatched=")[1].split()[0]) >= len(pages) > 0,

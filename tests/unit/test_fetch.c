@@ -845,6 +845,21 @@ static rc_fetcher *fetcher_for_hosts(int n, int max_conns)
     return f;
 }
 
+/* Fetches h<host>.test's /echo to its end (a 200), with the request's connection hints. */
+static void fetch_echo(rc_fetcher *f, int host, int next_same_host, int last_on_host)
+{
+    got g;
+    memset(&g, 0, sizeof g);
+    char *u = rc_xasprintf("http://h%d.test:%d/echo", host, srv.port);
+    rc_fetch_req req = {.url = u, .next_same_host = next_same_host, .last_on_host = last_on_host};
+    RC_CHECK_INT_EQ(rc_fetch_start_req(f, &req, on_fetch, &g), 0);
+    pending++;
+    RC_CHECK(run(10));
+    RC_CHECK_INT_EQ(g.status, 200);
+    got_release(&g);
+    free(u);
+}
+
 /* Connections kept for reuse (max_conns): six hosts fetched in turn, twice, one transfer at a
  * time. With room for max_transfers (1) the first host's connection is kept and each other's is
  * closed after its fetch (the cache never fills, so curl never evicts): 11 connections; with
@@ -882,18 +897,8 @@ static void test_conn_next_same_host(void)
         return;
     int before = srv.n_conns;
     const int hosts[] = {0, 1, 1, 2}, hint[] = {0, 1, 0, 0};
-    for (int i = 0; i < 4; i++) {
-        got g;
-        memset(&g, 0, sizeof g);
-        char *u = rc_xasprintf("http://h%d.test:%d/echo", hosts[i], srv.port);
-        rc_fetch_req req = {.url = u, .next_same_host = hint[i]};
-        RC_CHECK_INT_EQ(rc_fetch_start_req(f, &req, on_fetch, &g), 0);
-        pending++;
-        RC_CHECK(run(10));
-        RC_CHECK_INT_EQ(g.status, 200);
-        got_release(&g);
-        free(u);
-    }
+    for (int i = 0; i < 4; i++)
+        fetch_echo(f, hosts[i], hint[i], 0);
     RC_CHECK_INT_EQ(srv.n_conns - before, 3);
     rc_fetcher_free(f);
 }
@@ -910,18 +915,8 @@ static void test_conn_last_on_host(void)
             return;
         int before = srv.n_conns;
         const int last[] = {mark, 0, 0};
-        for (int i = 0; i < 3; i++) {
-            got g;
-            memset(&g, 0, sizeof g);
-            char *u = rc_xasprintf("http://h0.test:%d/echo", srv.port);
-            rc_fetch_req req = {.url = u, .last_on_host = last[i]};
-            RC_CHECK_INT_EQ(rc_fetch_start_req(f, &req, on_fetch, &g), 0);
-            pending++;
-            RC_CHECK(run(10));
-            RC_CHECK_INT_EQ(g.status, 200);
-            got_release(&g);
-            free(u);
-        }
+        for (int i = 0; i < 3; i++)
+            fetch_echo(f, 0, 0, last[i]);
         RC_CHECK_INT_EQ(srv.n_conns - before, mark ? 2 : 1);
         rc_fetcher_free(f);
     }
@@ -931,7 +926,8 @@ static void test_conn_last_on_host(void)
  * of its own, so its connections are its own (not one list curl scans at every transfer) and the
  * cache keeps max_conns: six hosts fetched twice in turn make six connections, and a redirect
  * to another host still goes by the fetcher's rule. To a name: the cache stays at max_transfers
- * (1): only the first host's connection is kept, every other fetch makes one. */
+ * (1): nearly every fetch makes a connection (11 of 12 as a rule; which one curl keeps depends
+ * on timing, and about one run in twenty under load reused a second: 10). */
 static void test_conn_cache_connect_to(void)
 {
     for (int to_name = 0; to_name <= 1; to_name++) {
@@ -959,7 +955,11 @@ static void test_conn_cache_connect_to(void)
             free(u);
             free(h);
         }
-        RC_CHECK_INT_EQ(srv.n_conns - before, to_name ? 11 : 6);
+        int made = srv.n_conns - before;
+        if (to_name)
+            RC_CHECK(made >= 10 && made <= 11);
+        else
+            RC_CHECK_INT_EQ(made, 6);
         got g;
         fetch1(f, "http://example.test/to-other", NULL, NULL, &g);
         RC_CHECK_INT_EQ(g.status, 200);
