@@ -102,6 +102,7 @@ static int start_thread(rc_insched *in, char *err, size_t cap)
         snprintf(err, cap, "cannot start its thread: %s", strerror(r));
         return -r;
     }
+    pthread_setname_np(in->thread, "rc-scheduler");
     pthread_mutex_lock(&in->mu);
     while (in->state == STARTING)
         pthread_cond_wait(&in->cv, &in->mu);

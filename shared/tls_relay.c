@@ -550,6 +550,8 @@ int rc_tls_relay_new(const rc_tls_opts *o, rc_tls_relay **ret, char *err, size_t
         r = -pthread_create(&t->thread, NULL, relay_main, t);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         t->started = r == 0;
+        if (t->started)
+            pthread_setname_np(t->thread, "rc-tls-relay");
         if (r < 0)
             snprintf(err, cap, "TLS relay: cannot start a thread: %s", strerror(-r));
     }

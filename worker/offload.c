@@ -100,6 +100,9 @@ rc_offload *rc_offload_new(struct ev_loop *loop, int threads, char *err, size_t 
             rc_offload_free(o);
             return NULL;
         }
+        char name[16];                                          /* the kernel's limit; top -H and perf show it */
+        snprintf(name, sizeof name, "rc-parse-%d", i % 100000); /* fits: at most 6 digits */
+        pthread_setname_np(o->threads[i], name);
         o->n_threads++;
     }
     return o;

@@ -935,6 +935,7 @@ static int writer_start(rc_mongo_sink *s, char *err, size_t cap)
         snprintf(err, cap, "mongo: cannot start the writer thread: %s", strerror(pr));
         return -pr;
     }
+    pthread_setname_np(s->thread, "rc-mongo-writer");
     s->thread_started = 1;
     return 0;
 }

@@ -1,10 +1,14 @@
 /* test_offload.c - the worker's offload (worker/offload.c): work runs on the threads with the
  * index of the thread running it, never two jobs on one index at once, and every job's done()
- * runs back on the loop; with no threads, work and done run inline with index 0. */
+ * runs back on the loop; with no threads, work and done run inline with index 0. The threads
+ * are named rc-parse-N. */
 #include "offload.h"
 
+#include <dirent.h>
 #include <ev.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "rc_test.h"
@@ -51,6 +55,26 @@ static void on_timeout(struct ev_loop *loop, ev_timer *t, int revents)
     ev_break(loop, EVBREAK_ALL);
 }
 
+/* How many of this process's threads carry the name (top -H, perf and ps show it). */
+static int threads_named(const char *want)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[300], name[32] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
+        if (f && fgets(name, sizeof name, f))
+            n += strncmp(name, want, strlen(want)) == 0 && name[strlen(want)] == '\n';
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
 static void test_threads(void)
 {
     char err[200];
@@ -58,6 +82,8 @@ static void test_threads(void)
     rc_offload *o = rc_offload_new(st.loop, THREADS, err, sizeof err);
     RC_CHECK(o != NULL);
     RC_CHECK_INT_EQ(rc_offload_threads(o), THREADS);
+    RC_CHECK_INT_EQ(threads_named("rc-parse-0"), 1);
+    RC_CHECK_INT_EQ(threads_named("rc-parse-3"), 1);
     for (int i = 0; i < JOBS; i++)
         rc_offload_submit(o, work, done, NULL);
     ev_timer guard;
