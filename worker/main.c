@@ -102,9 +102,10 @@ static const rc_conf_row rows[] = {
     {"step-batch", RC_CONF_INT, offsetof(rc_worker_conf, step_batch), "64", 1, 64, "REDCRAWL_STEP_BATCH",
      "completes sent together in one Redis call (step.lua, with the take and the heartbeat; at most 4 such calls in "
      "flight); 1 = one complete.lua call per page, take.lua and hb.lua on their own"},
-    {"step-wait", RC_CONF_DOUBLE, offsetof(rc_worker_conf, step_wait), "0.005", 0, 0.1, "REDCRAWL_STEP_WAIT",
-     "seconds a busy worker's finished pages and take wait for others to share their Redis call (a worker with "
-     "nothing else being fetched or parsed sends at once)"},
+    {"step-wait", RC_CONF_DOUBLE, offsetof(rc_worker_conf, step_wait), "0", 0, 0.1, "REDCRAWL_STEP_WAIT",
+     "seconds a busy worker's finished pages and take wait for others to share their Redis call (0: those finished "
+     "in one turn of the loop, or while 4 calls are in flight, go together; a worker with nothing else being "
+     "fetched or parsed sends at once)"},
     {"heartbeat", RC_CONF_DOUBLE, offsetof(rc_worker_conf, heartbeat), "1", 0.1, 60, NULL, "heartbeat period, seconds"},
     {"tree", RC_CONF_STR, offsetof(rc_worker_conf, tree), "light", 0, 0, "REDCRAWL_TREE",
      "the tree of a page whose job has no XPath rules (main text, content dedup): light (htmltree.c, a tree "
