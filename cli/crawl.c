@@ -89,7 +89,8 @@ typedef struct crawl_conf {
 #define JOB_CHECKS -1e15, 1e15
 
 static const rc_conf_row rows[] = {
-    {"workers", RC_CONF_INT, offsetof(crawl_conf, workers), "2", 1, 256, NULL, "worker processes"},
+    {"workers", RC_CONF_INT, offsetof(crawl_conf, workers), "1", 1, 256, NULL,
+     "worker processes (one parses on every core; more share the cores)"},
     {"parse-threads", RC_CONF_INT, offsetof(crawl_conf, parse_threads), "-1", -1, RC_PAGE_THREADS_MAX, NULL,
      "threads parsing pages in each worker (-1 = the CPUs shared by the workers: CPUs / --workers, at least 1; 0 = "
      "on each worker's event loop)"},
