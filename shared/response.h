@@ -42,6 +42,7 @@ typedef struct rc_fetch_result {
     const char *http_version; /* "HTTP/1.0", "HTTP/1.1", "HTTP/2", "HTTP/3", or NULL */
     const char *etag;         /* the last response's ETag / Last-Modified, may be NULL */
     const char *last_modified;
+    void *xfer; /* the fetcher's transfer delivering it (worker/fetch.c's rc_fetch_result_move), else NULL */
 } rc_fetch_result;
 
 #endif

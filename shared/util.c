@@ -98,6 +98,11 @@ static void buf_reserve(rc_buf *b, size_t extra)
     b->cap = cap;
 }
 
+void rc_buf_reserve(rc_buf *b, size_t n)
+{
+    buf_reserve(b, n);
+}
+
 void rc_buf_append(rc_buf *b, const void *data, size_t n)
 {
     buf_reserve(b, n);

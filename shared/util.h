@@ -29,6 +29,8 @@ void rc_buf_init(rc_buf *b);
 void rc_buf_release(rc_buf *b);
 void rc_buf_reset(rc_buf *b);
 void rc_buf_append(rc_buf *b, const void *data, size_t n);
+/* Room for n more bytes (and the NUL) at once: appends up to that size never move the bytes. */
+void rc_buf_reserve(rc_buf *b, size_t n);
 void rc_buf_puts(rc_buf *b, const char *s);
 /* One byte; inline because text is often built a byte at a time. */
 static inline void rc_buf_putc(rc_buf *b, char c)

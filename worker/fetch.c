@@ -227,6 +227,16 @@ static void xfer_recycle(rc_fetcher *f, fetch_xfer *x)
 
 /* ---- curl data callbacks ----------------------------------------------------------------- */
 
+/* A body whose length is announced gets its buffer at once, not by doubling from 64 bytes (nine
+ * moves of a 30 KB page); capped, as the length is the server's word. */
+#define RC_FETCH_RESERVE_MAX (1u << 20)
+static void reserve_for_length(fetch_xfer *x, size_t max)
+{
+    curl_off_t cl = -1;
+    if (curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK && cl > 0)
+        rc_buf_reserve(&x->raw, RC_MIN((size_t)cl, RC_MIN(max, (size_t)RC_FETCH_RESERVE_MAX)));
+}
+
 /* Raw bytes are kept as they came (both copies capped at max_body) and decoded as they arrive,
  * so a compressed body that would expand past max_body stops the transfer at the cap. Returning
  * anything but n makes curl fail with CURLE_WRITE_ERROR, which the completion turns into ok +
@@ -239,8 +249,10 @@ static size_t on_curl_write(char *ptr, size_t size, size_t nmemb, void *userdata
 
     if (!x->dec && !(x->dec = rc_decoder_new(x->content_encoding, max, x->errbuf, sizeof x->errbuf)))
         x->dec = rc_decoder_new(NULL, max, x->errbuf, sizeof x->errbuf); /* unknown coding: as is */
-    if (x->body.len == 0 && x->raw.len == 0)
+    if (x->body.len == 0 && x->raw.len == 0) {
         x->errbuf[0] = '\0'; /* the note about an unknown coding is not an error */
+        reserve_for_length(x, max);
+    }
     rc_buf_append(&x->raw, ptr, RC_MIN(n, room));
     /* Without a coding the raw bytes are the body: no second copy of every page. */
     int r = rc_decoder_identity(x->dec)
@@ -369,20 +381,16 @@ static char *dup_bytes(const char *p, size_t n)
     return d;
 }
 
-rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r, int keep_raw)
+/* Everything of r but the bodies, owned. */
+static rc_fetch_result *dup_head(const rc_fetch_result *r)
 {
     rc_fetch_result *d = rc_xmalloc(sizeof *d);
     *d = *r;
+    d->xfer = NULL;
     d->url = dup_or_null(r->url);
     d->effective_url = dup_or_null(r->effective_url);
     d->content_type = dup_or_null(r->content_type);
     d->retry_after = dup_or_null(r->retry_after);
-    d->body = dup_bytes(r->body, r->body_len);
-    /* Without a Content-Encoding both point at the same bytes: keep them shared. Left out,
-     * raw_body is the body's first 0 bytes (never NULL, freed with the body). */
-    d->raw_body = r->raw_body != r->body && keep_raw ? dup_bytes(r->raw_body, r->raw_len) : d->body;
-    if (r->raw_body != r->body && !keep_raw)
-        d->raw_len = 0;
     d->content_encoding = dup_or_null(r->content_encoding);
     d->error = dup_or_null(r->error);
     d->remote_ip = dup_or_null(r->remote_ip);
@@ -393,6 +401,39 @@ rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r, int keep_raw)
     d->http_version = dup_or_null(r->http_version);
     d->etag = dup_or_null(r->etag);
     d->last_modified = dup_or_null(r->last_modified);
+    return d;
+}
+
+/* Without a Content-Encoding both bodies are the same bytes: kept shared. Left out, raw_body is
+ * the body's first 0 bytes (never NULL, freed with the body). */
+static void keep_raw_or_not(rc_fetch_result *d, const rc_fetch_result *r, int keep_raw, char *raw)
+{
+    d->raw_body = raw ? raw : d->body;
+    if (r->raw_body != r->body && !keep_raw)
+        d->raw_len = 0;
+}
+
+rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r, int keep_raw)
+{
+    rc_fetch_result *d = dup_head(r);
+    d->body = dup_bytes(r->body, r->body_len);
+    keep_raw_or_not(d, r, keep_raw, r->raw_body != r->body && keep_raw ? dup_bytes(r->raw_body, r->raw_len) : NULL);
+    return d;
+}
+
+rc_fetch_result *rc_fetch_result_move(const rc_fetch_result *r, int keep_raw)
+{
+    fetch_xfer *x = r->xfer;
+    int coded = r->raw_body != r->body;
+    rc_buf *body = x ? (coded ? &x->body : &x->raw) : NULL;
+    if (!body || !body->ptr || body->ptr != r->body)
+        return rc_fetch_result_dup(r, keep_raw);
+    rc_fetch_result *d = dup_head(r);
+    d->body = rc_buf_steal(body);
+    char *raw = NULL;
+    if (coded && keep_raw)
+        raw = x->raw.ptr ? rc_buf_steal(&x->raw) : dup_bytes(r->raw_body, r->raw_len);
+    keep_raw_or_not(d, r, keep_raw, raw);
     return d;
 }
 
@@ -502,6 +543,7 @@ static void xfer_deliver(fetch_xfer *x)
                                                       : NULL;
     r.etag = x->etag;
     r.last_modified = x->last_modified;
+    r.xfer = x;
     dns_learn(x, ip, redirects);
 
     if (x->code == CURLE_OK ||

@@ -75,6 +75,10 @@ typedef void (*rc_fetch_cb)(void *ud, const rc_fetch_result *res);
  * received are left out (raw_len 0): only a WARC record needs them, and a page
  * waiting for a parse thread would hold both. */
 rc_fetch_result *rc_fetch_result_dup(const rc_fetch_result *r, int keep_raw);
+/* The same, but in a fetch callback the bodies are moved out of the transfer, not copied (a
+ * page's bytes are copied once less): r's body and raw_body must not be read after it. A
+ * result from elsewhere is copied. */
+rc_fetch_result *rc_fetch_result_move(const rc_fetch_result *r, int keep_raw);
 void rc_fetch_result_free(rc_fetch_result *r);
 
 /* loop is borrowed and must outlive the fetcher; opts (NULL = defaults) is copied.

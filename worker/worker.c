@@ -1175,7 +1175,7 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         t->pctx.sitemaps = (const char *const *)t->sitemaps;
         t->pctx.n_sitemaps = n;
     }
-    t->res = rc_fetch_result_dup(res, t->job->pj.job.warc);
+    t->res = rc_fetch_result_move(res, t->job->pj.job.warc);
     t->page = rc_xcalloc(1, sizeof *t->page);
     rc_offload_submit(w->parse, parse_task, on_parsed, t);
 }

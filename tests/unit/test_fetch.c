@@ -631,6 +631,59 @@ static void test_encodings(rc_fetcher *f)
     free(text);
 }
 
+/* rc_fetch_result_move in a callback: the bodies leave the transfer (the same bytes at the same
+ * address: not copied), the compressed ones only when asked; a result from elsewhere is copied. */
+typedef struct moved {
+    int keep;
+    const char *body_at, *raw_at; /* where the callback's result had them */
+    rc_fetch_result *d;
+} moved;
+
+static void on_move(void *ud, const rc_fetch_result *r)
+{
+    moved *m = ud;
+    m->body_at = r->body;
+    m->raw_at = r->raw_body;
+    m->d = rc_fetch_result_move(r, m->keep);
+    pending--;
+}
+
+static void check_moved(const moved *m, int gzip, const char *text, size_t len)
+{
+    RC_CHECK(m->d->body == m->body_at);
+    if (!gzip) {
+        RC_CHECK_STR_EQ(m->d->body, PAGE);
+        RC_CHECK(m->d->raw_body == m->d->body);
+        return;
+    }
+    RC_CHECK(m->d->body_len == len && memcmp(m->d->body, text, len) == 0);
+    RC_CHECK(m->keep ? m->d->raw_body == m->raw_at && m->d->raw_len > 0 : m->d->raw_len == 0);
+}
+
+static void test_result_move(rc_fetcher *f)
+{
+    size_t len;
+    char *text = text_body(&len);
+    for (int keep = 0; keep <= 1; keep++)
+        for (int gzip = 0; gzip <= 1; gzip++) {
+            moved m = {.keep = keep};
+            char *u = url_for(gzip ? "/gzip" : "/page");
+            RC_CHECK_INT_EQ(rc_fetch_start(f, u, NULL, NULL, on_move, &m), 0);
+            pending++;
+            RC_CHECK(run(10));
+            free(u);
+            RC_CHECK(m.d != NULL);
+            if (m.d)
+                check_moved(&m, gzip, text, len);
+            rc_fetch_result_free(m.d);
+        }
+    rc_fetch_result r = {.url = "http://a.test/", .body = "x", .body_len = 1, .raw_body = "x", .raw_len = 1};
+    rc_fetch_result *d = rc_fetch_result_move(&r, 0);
+    RC_CHECK(d->body != r.body && strcmp(d->body, "x") == 0 && d->raw_body == d->body);
+    rc_fetch_result_free(d);
+    free(text);
+}
+
 static void test_body_limit(rc_fetcher *f)
 {
     got g;
@@ -1174,6 +1227,7 @@ int main(void)
         test_basic(f);
         test_request_parts(f);
         test_encodings(f);
+        test_result_move(f);
         test_body_limit(f);
         test_redirects(f);
         test_errors(f);
