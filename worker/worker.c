@@ -72,8 +72,8 @@ typedef struct job_entry {
 } job_entry;
 
 /* One leased URL from take to the ack of its complete. Threads: the loop's, but between
- * rc_offload_submit and on_parsed, when one parse thread has it: that thread writes page and
- * pctx and reads res, rec, job, sitemaps and worker_id, and the loop touches none of the task. */
+ * rc_offload_submit and on_parsed, when one parse thread has it: that thread writes page, lines
+ * and pctx and reads res, rec, job, sitemaps and worker_id, and the loop touches none of the task. */
 struct task {
     rc_worker *w;
     task *next;
@@ -84,7 +84,11 @@ struct task {
     rc_argv complete; /* complete's arguments after prefix and now, kept for resends */
     uint64_t *hashes; /* seen-cache hashes of the links sent, added once Redis took them */
     size_t n_hashes;
-    rc_page_result *page;       /* between processing and storing */
+    rc_page_result *page; /* between processing and storing */
+    char **lines;         /* page's n_lines documents serialised by the parse thread
+                             (store_page's order), or NULL; doc_changed: lines[0] is stale */
+    size_t n_lines;
+    int doc_changed;
     rc_fetch_result *res;       /* owned copy while the parse thread works on it */
     rc_page_ctx pctx;           /* what the parse thread reads (job entry and seen-cache borrowed) */
     char *worker_id;            /* w->id when the fetch ended, for the parse thread: reregister()
@@ -500,8 +504,35 @@ static void connect_redis(rc_worker *w)
 
 /* ---------- tasks ---------- */
 
+/* Frees a page's serialised documents (store_page's order: page, first URL's, items). */
+static void lines_free(char **lines, size_t n)
+{
+    for (size_t i = 0; lines && i < n; i++)
+        free(lines[i]);
+    free(lines);
+}
+
+/* How many documents a page stores: its record, at a redirect chain's end its first URL's
+ * record again, then its items. */
+static size_t page_docs(const rc_page_result *pg)
+{
+    return (pg->first_doc ? 2 : 1) + json_array_size(pg->items);
+}
+
+static char *dump_doc(const rc_page_result *pg, size_t i)
+{
+    size_t npages = pg->first_doc ? 2 : 1;
+    if (i == 0)
+        return json_dumps(pg->doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    if (i < npages)
+        return json_dumps(pg->first_doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    return json_dumps(json_array_get(pg->items, i - npages),
+                      JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+}
+
 static void task_free(task *t)
 {
+    lines_free(t->lines, t->n_lines);
     free(t->dup_of);
     free(t->worker_id);
     rc_fetch_result_free(t->res);
@@ -915,20 +946,25 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
     }
     /* The page record, then (at a redirect chain's end) its first URL's record again, then items. */
     size_t npages = pg->first_doc ? 2 : 1;
-    size_t n = npages + json_array_size(pg->items);
-    char **lines = rc_xcalloc(n, sizeof(char *));
+    size_t n = page_docs(pg);
+    char **lines = t->lines && t->n_lines == n ? t->lines : rc_xcalloc(n, sizeof(char *));
+    if (lines != t->lines)
+        lines_free(t->lines, t->n_lines);
+    t->lines = NULL;
+    t->n_lines = 0;
+    if (duplicate_of || t->doc_changed || !lines[0]) { /* changed since the parse thread wrote it */
+        free(lines[0]);
+        lines[0] = dump_doc(pg, 0);
+    }
     const char **ids = rc_xcalloc(n, sizeof(char *));
-    lines[0] = json_dumps(pg->doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     ids[0] = json_string_value(json_object_get(pg->doc, "_id"));
-    if (pg->first_doc) {
-        lines[1] = json_dumps(pg->first_doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (pg->first_doc)
         ids[1] = json_string_value(json_object_get(pg->first_doc, "_id"));
-    }
-    for (size_t i = npages; i < n; i++) {
-        json_t *item = json_array_get(pg->items, i - npages);
-        lines[i] = json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
-        ids[i] = json_string_value(json_object_get(item, "_id"));
-    }
+    for (size_t i = npages; i < n; i++)
+        ids[i] = json_string_value(json_object_get(json_array_get(pg->items, i - npages), "_id"));
+    for (size_t i = 1; i < n; i++)
+        if (!lines[i])
+            lines[i] = dump_doc(pg, i);
     t->sink_waits = 1; /* held until every sink was asked */
     t->sink_status = 0;
     t->stored_somewhere = 0;
@@ -960,9 +996,7 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
             snprintf(t->sink_err, sizeof t->sink_err, "%s", err);
         }
     }
-    for (size_t i = 0; i < n; i++)
-        free(lines[i]);
-    free(lines);
+    lines_free(lines, n);
     free(ids);
     free(docs);
     on_sink_done(t, 0, NULL); /* drop the hold */
@@ -987,6 +1021,13 @@ static void parse_task(void *arg, int thread)
     task *t = arg;
     t->pctx.rules = rc_page_job_rules(&t->job->pj, thread);
     rc_page_process(&t->pctx, t->res, t->page);
+    /* Serialised here, off the loop (json_dumps was a tenth of its time); the loop writes the
+     * page's record again only if it changes it (a duplicate, an unchanged refresh). */
+    size_t n = page_docs(t->page);
+    t->lines = rc_xcalloc(n, sizeof(char *));
+    t->n_lines = n;
+    for (size_t i = 0; i < n; i++)
+        t->lines[i] = dump_doc(t->page, i);
 }
 
 static void mark_recent(rc_worker *w, const char *url);
@@ -1001,6 +1042,7 @@ static void keep_warc(rc_worker *w, task *t, const rc_fetch_result *res, uint64_
     meta = rc_xasprintf("crawlid: %s\r\nhopsFromSeed: %d\r\nfetchTimeMs: %.0f\r\nworker: %s\r\n", t->rec.crawlid,
                         t->rec.depth, res->total_ms, w->id);
     json_t *doc = t->page ? t->page->doc : NULL;
+    t->doc_changed |= doc != NULL; /* the record the parse thread serialised lacks what follows */
     if (rc_warc_sink_write(w->warc, t->rec.crawlid, res, meta, now, &where, err, sizeof err) < 0) {
         rc_error(MOD, "WARC write failed url=%s error=%s", t->rec.url, err);
         if (doc)
@@ -1073,6 +1115,7 @@ static void on_parsed(void *arg)
         if (t->rec.refresh && t->rec.digest && strcmp(t->rec.digest, t->page->digest) == 0) {
             /* Fetched whole (no validators, or the server ignored them) but its text is the same. */
             json_object_set_new(t->page->doc, "unchanged", json_true());
+            t->doc_changed = 1;
             count_unchanged(w, t);
         }
     }
