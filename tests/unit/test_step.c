@@ -78,6 +78,7 @@ static void complete_args(rc_argv *a, const char *record, int n_links, int salt)
     rc_argv_seti(a, RC_COMPLETE_K, K);
     rc_argv_seti(a, RC_COMPLETE_N, n_links);
     rc_argv_seti(a, RC_COMPLETE_DENIED, 0);
+    rc_argv_seti(a, RC_COMPLETE_AWAY, 0);
     for (int l = 0; l < n_links; l++) {
         char link[64];
         snprintf(link, sizeof link, "J 1 1 0 http://h/%d-%d", salt, l);
