@@ -31,12 +31,14 @@
 #include "msg.h"
 #include "progress.h"
 #include "redis.h"
+#include "shard.h"
 #include "url.h"
 #include "util.h"
 
 typedef struct ctl_conf {
     char *redis;
     char *prefix;
+    int64_t shards;
     char *kafka;
     char *topic_prefix;
     double timeout;
@@ -69,6 +71,8 @@ typedef struct ctl_conf {
          "seconds to wait for the answer (Kafka)"},                                                                 \
         ROW_STR("redis", redis, NULL, "REDCRAWL_REDIS", "Redis URL, used without --kafka (embedded mode)"),         \
         ROW_STR("prefix", prefix, RC_DEFAULT_PREFIX, "REDCRAWL_PREFIX", "Redis key prefix (embedded mode)"),        \
+        {"shards", RC_CONF_INT, offsetof(ctl_conf, shards), "1", 1, RC_SHARDS_MAX, "REDCRAWL_SHARDS",               \
+         "shards of the keyspace (embedded mode): a seed goes to its host's, anything else to every one"},          \
         {"json", RC_CONF_BOOL, offsetof(ctl_conf, json), "0", 0, 1, NULL, "print the answer as JSON"},              \
         ROW_STR("appid", appid, "redcrawl-cli", NULL, "application id (3-40 characters)"),                          \
         ROW_STR("uuid", uuid, NULL, NULL, "request id (default: a random UUID)")
@@ -443,6 +447,49 @@ out:
 
 /* ---- embedded ------------------------------------------------------------------------------ */
 
+/* One request applied to Redis: its answer into *answer. 0, or -1 with a message in err. */
+static int apply_one(rc_redis *r, struct req *rq, char **answer, char *err, size_t cap)
+{
+    rc_msg m;
+    rc_msg_error e;
+    int res;
+    if (rc_msg_parse(rq->json, strlen(rq->json), &m, &e) < 0)
+        return rc_control_reject(r, &e, answer, err, cap);
+    res = rc_control_apply(r, &m, answer, err, cap);
+    rc_msg_release(&m);
+    return res;
+}
+
+/* The shard a request goes to in a sharded keyspace: a crawl request's, by its seed's host;
+ * -1 for any other (it goes to every shard). */
+static int request_shard(const struct req *rq, int shards)
+{
+    rc_msg m;
+    rc_msg_error e;
+    if (rc_msg_parse(rq->json, strlen(rq->json), &m, &e) < 0)
+        return 0;
+    int crawl = m.kind == RC_MSG_CRAWL, s = crawl && m.url ? rc_shard_of_url(m.url, shards) : -1;
+    rc_msg_release(&m);
+    return crawl && s < 0 ? 0 : s;
+}
+
+/* The connection to shard i, made on first use. NULL with a message in err. */
+static rc_redis *shard_conn(const ctl_conf *c, rc_redis **conns, int i, char *err, size_t cap)
+{
+    char prefix[256];
+    if (!conns[i] && rc_shard_prefix(c->prefix, i, (int)c->shards, prefix, sizeof prefix) < 0) {
+        snprintf(err, cap, "--prefix '%s' has a hash tag: a sharded keyspace makes its own", c->prefix);
+        return NULL;
+    }
+    if (!conns[i])
+        conns[i] = rc_redis_new(c->redis, prefix, err, cap);
+    return conns[i];
+}
+
+/* Sharded (--shards K): a crawl request goes to its seed's shard, which makes the job there
+ * (the other shards get it from the first links forwarded to them); any other request to
+ * every shard, answered by the last (a stop stops the job everywhere; an info answers for
+ * that shard). Unsharded: every request to the one keyspace. */
 static int send_embedded(const ctl_conf *c, const char *cmdname, struct req *rs, int n)
 {
     char err[512];
@@ -453,30 +500,25 @@ static int send_embedded(const ctl_conf *c, const char *cmdname, struct req *rs,
                 cmdname);
         return 2;
     }
-    rc_redis *r = rc_redis_new(c->redis, c->prefix, err, sizeof err);
-    if (!r) {
-        fprintf(stderr, "redcrawl %s: %s\n", cmdname, err);
-        return 1;
-    }
+    rc_redis *conns[RC_SHARDS_MAX] = {NULL};
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
-        rc_msg m;
-        rc_msg_error e;
-        char *answer = NULL;
-        int res;
-        if (rc_msg_parse(rs[i].json, strlen(rs[i].json), &m, &e) < 0) {
-            res = rc_control_reject(r, &e, &answer, err, sizeof err);
-        } else {
-            res = rc_control_apply(r, &m, &answer, err, sizeof err);
-            rc_msg_release(&m);
+        int only = c->shards > 1 ? request_shard(&rs[i], (int)c->shards) : 0;
+        for (int s = 0; s < (int)c->shards && rc == 0; s++) {
+            if (only >= 0 && s != only)
+                continue;
+            char *answer = NULL;
+            rc_redis *r = shard_conn(c, conns, s, err, sizeof err);
+            if (!r || apply_one(r, &rs[i], &answer, err, sizeof err) < 0) {
+                fprintf(stderr, "redcrawl %s: %s\n", cmdname, err);
+                rc = 1;
+            }
+            free(rs[i].answer);
+            rs[i].answer = answer;
         }
-        if (res < 0) {
-            fprintf(stderr, "redcrawl %s: %s\n", cmdname, err);
-            rc = 1;
-        }
-        rs[i].answer = answer;
     }
-    rc_redis_free(r);
+    for (int s = 0; s < (int)c->shards; s++)
+        rc_redis_free(conns[s]);
     return rc;
 }
 
