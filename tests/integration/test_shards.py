@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""One crawl job over three shards on three masters of a real Redis Cluster (3 masters without
+replicas of Debian's redis-server, started by scripts/services.sh in the test's temp dir with
+REDCRAWL_CLUSTER_REPLICAS=0, stopped by pid): a scheduler and a worker per shard (--shards 3
+--shard I), the seed submitted with --shards 3 to its host's shard, the test web's hosts spread
+over the shards by host. Every expected page is fetched and stored exactly once; each master
+holds the keys of its shard and of no other (the job's hash and bloom among them), each shard
+fetched its hosts' pages, the outboxes are empty, and the job ends: two reads of every shard in
+turn find pending 0 and `arrived` unchanged (ARCHITECTURE.md "Shards")."""
+import collections
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, expected_pages, graph,  # noqa: E402
+                     read_pages, read_requests, redis_cmd, run_tests, start_web)
+
+SERVICES = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "services.sh")
+SHARDS = 3
+SLOTS = 16384
+EDGE = 16  # shared/shard.c: a tag's slot kept this far inside its shard's share
+
+
+class Cluster:
+    """3 masters, no replicas, in DIR/svc, started and stopped by the project's script."""
+
+    def __init__(self, tmp):
+        self.dir = os.path.join(tmp, "svc")
+        env = dict(os.environ, REDCRAWL_CLUSTER_REPLICAS="0")
+        r = subprocess.run(["bash", SERVICES, "start", "cluster", "--dir", self.dir], capture_output=True,
+                           text=True, timeout=120, env=env)
+        if r.returncode != 0:
+            raise Failure("services.sh start cluster failed:\n%s" % r.stderr[-3000:])
+        self.seed_url = r.stdout.strip().split("=", 1)[1]
+        with open(os.path.join(self.dir, "cluster", "ports")) as f:
+            self.ports = [int(p) for p in f.read().split()]
+
+    def stop(self):
+        subprocess.run(["bash", SERVICES, "stop", "cluster", "--dir", self.dir], capture_output=True, timeout=60)
+
+    def master_of(self, key):
+        slot = redis_cmd(self.ports[0], "CLUSTER", "KEYSLOT", key)
+        for rng in redis_cmd(self.ports[0], "CLUSTER", "SLOTS"):
+            if rng[0] <= slot <= rng[1]:
+                return rng[2][1]
+        raise Failure("no master serves slot %s" % slot)
+
+
+def shard_prefix(cl, i):
+    """Shard i's prefix as shared/shard.c names it, the tag's slot asked of Redis itself."""
+    lo, hi = i * SLOTS // SHARDS + EDGE, (i + 1) * SLOTS // SHARDS - EDGE
+    for n in range(10000):
+        tag = "{s%d.%d}" % (i, n)
+        if lo <= redis_cmd(cl.ports[0], "CLUSTER", "KEYSLOT", tag) < hi:
+            return "rc:%s:" % tag
+    raise Failure("no tag for shard %d" % i)
+
+
+def job_counts(cl, prefixes, crawlid):
+    """Every shard's (pending, arrived, state, fetched) of the job, one shard after another."""
+    out = []
+    for p in prefixes:
+        v = redis_cmd(cl.master_of(p), "HMGET", p + "job:" + crawlid, "pending", "arrived", "state", "fetched")
+        out.append((int(v[0] or 0), int(v[1] or 0), v[2], int(v[3] or 0)))
+    return out
+
+
+def wait_job_end(cl, prefixes, crawlid, timeout=180):
+    """The job's end as a sharded keyspace defines it: two reads of every shard in turn, both
+    with pending 0 everywhere and no shard's `arrived` changed between them."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        now = job_counts(cl, prefixes, crawlid)
+        if all(c[0] == 0 for c in now) and last and [c[1] for c in now] == [c[1] for c in last] \
+                and all(c[0] == 0 for c in last):
+            return now
+        last = now
+        time.sleep(0.3)
+    raise Failure("job %s did not end: %s" % (crawlid, job_counts(cl, prefixes, crawlid)))
+
+
+def test_one_job_over_three_masters(tmp, procs):
+    cl = Cluster(tmp)
+    try:
+        args = ["--sites", "6", "--pages", "30"]
+        web_port, log, _ = start_web(procs, tmp, *args)
+        prefixes = [shard_prefix(cl, i) for i in range(SHARDS)]
+        masters = [cl.master_of(p) for p in prefixes]
+        check(len(set(masters)) == SHARDS, "the shards' tags share masters: %s %s" % (prefixes, masters))
+        env = dict(os.environ, REDCRAWL_REDIS=cl.seed_url, REDCRAWL_SHARDS=str(SHARDS))
+        out = os.path.join(tmp, "out")
+        for i in range(SHARDS):
+            procs.start([SCHEDULER, "--shard", str(i), "--worker-timeout", "3"],
+                        os.path.join(tmp, "scheduler%d.log" % i), env=env)
+            procs.start([WORKER, "--shard", str(i), "--id", "w%d" % i, "--out", out, "--delay", "0",
+                         "--connect-to", "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8"],
+                        os.path.join(tmp, "worker%d.log" % i), env=env)
+        seed = "http://s0.site.test/"
+        r = subprocess.run([REDCRAWL, "submit", "--crawlid", "shj", "--maxdepth", "-1", seed],
+                           capture_output=True, text=True, env=env, timeout=30)
+        check(r.returncode == 0 and "new URL" in r.stdout, "submit failed: %s %s" % (r.stdout, r.stderr))
+        counts = wait_job_end(cl, prefixes, "shj")
+        want = expected_pages(graph(*args), [seed], -1, ["site.test"])
+        pages = read_pages(os.path.join(out, "pages.jsonl"))
+        urls = collections.Counter(p["url"] for p in pages)
+        dups = [u for u, n in urls.items() if n > 1]
+        check(not dups, "%d pages stored more than once, e.g. %s" % (len(dups), dups[:3]))
+        missing, extra = set(want) - set(urls), set(urls) - set(want)
+        check(not missing and not extra, "%d missing (e.g. %s), %d unexpected (e.g. %s)" %
+              (len(missing), sorted(missing)[:3], len(extra), sorted(extra)[:3]))
+        asked = collections.Counter((q[2], q[3]) for q in read_requests(log) if not q[3].startswith("/robots.txt"))
+        twice = [k for k, n in asked.items() if n > 1]
+        check(not twice, "%d URLs requested more than once, e.g. %s" % (len(twice), twice[:3]))
+        check(len(asked) == len(want), "%d URLs requested, want %d" % (len(asked), len(want)))
+        # Each shard did its hosts' share, and says the job is done there.
+        check(all(c[3] > 0 for c in counts), "a shard fetched nothing: %s" % counts)
+        check(sum(c[3] for c in counts) == len(want), "fetched %s, want %d in all" % (counts, len(want)))
+        check(all(c[2] == "done" for c in counts), "a shard's job is not done: %s" % counts)
+        # Each master holds its shard's keys and no other's; the outboxes are empty.
+        for p, m in zip(prefixes, masters):
+            keys = redis_cmd(m, "KEYS", "*")
+            check(keys and all(k.startswith(p) for k in keys), "keys on %d outside %s: %s" %
+                  (m, p, [k for k in keys if not k.startswith(p)][:5]))
+            check(p + "job:shj" in keys and p + "bloom:shj:0" in keys, "no job or bloom of shard %s on %d" % (p, m))
+            check(not any(k.startswith(p + "out:") for k in keys), "an outbox of %s is not empty" % p)
+        by_worker = collections.Counter(p.get("worker") for p in pages)
+        print("  %d pages on masters %s, fetched per shard %s, stored by %s" %
+              (len(want), masters, [c[3] for c in counts], dict(by_worker)))
+    finally:
+        procs.stop_all()
+        cl.stop()
+
+
+if __name__ == "__main__":
+    run_tests([test_one_job_over_three_masters])
