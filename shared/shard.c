@@ -57,3 +57,17 @@ int rc_shard_prefix(const char *base, int i, int k, char *buf, size_t cap)
         return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
     }
 }
+
+int rc_shard_end_round(rc_shard_end *e, const long long *pending, const long long *arrived, int k)
+{
+    int zero = 1, same = e->rounds > 0;
+    for (int i = 0; i < k && i < RC_SHARDS_MAX; i++) {
+        zero &= pending[i] == 0;
+        same &= arrived[i] == e->arrived[i];
+        e->arrived[i] = arrived[i];
+    }
+    int over = zero && e->zero && same;
+    e->zero = zero;
+    e->rounds++;
+    return over;
+}

@@ -26,4 +26,21 @@ int rc_shard_of_url(const char *url, int k);
  * all hash to that one tag). 0, -EINVAL (i or k out of range, tagged BASE), -ENAMETOOLONG. */
 int rc_shard_prefix(const char *base, int i, int k, char *buf, size_t cap);
 
+/* A sharded job's end (ARCHITECTURE.md "Shards"): read every shard's pending and arrived in
+ * turn, again and again, and give each round to rc_shard_end_round. It is over when two rounds
+ * in a row find pending 0 in every shard and no shard's arrived changed between them: within a
+ * shard only submit.lua raises pending from 0, counting it in arrived, so every shard was 0 at
+ * the instant between the two rounds, with no page in flight and no link travelling. One round
+ * summing to 0 is not enough: links forwarded into a shard already read, and counted off one
+ * not yet read, vanish from that sum. Embedded: zero it to begin. */
+typedef struct rc_shard_end {
+    int rounds;                       /* rounds read so far */
+    int zero;                         /* the last round found pending 0 everywhere */
+    long long arrived[RC_SHARDS_MAX]; /* the last round's */
+} rc_shard_end;
+
+/* One round of k shards' pending and arrived counts (a shard without the job reads 0, 0): 1 when
+ * the job is over, 0 when not yet. */
+int rc_shard_end_round(rc_shard_end *e, const long long *pending, const long long *arrived, int k);
+
 #endif

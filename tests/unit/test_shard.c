@@ -79,11 +79,33 @@ static void prefixes(void)
     RC_CHECK_INT_EQ(rc_shard_prefix("rc:", 0, 2, buf, 6), -ENAMETOOLONG);
 }
 
+/* The job's end over shards: two rounds at 0 with arrived unchanged; a round that misses links
+ * on their way (forwarded into shard 0 after it was read, counted off shard 1 before it was) is
+ * not taken for the end, nor a round after a shard rose from 0 and fell back. */
+static void job_end(void)
+{
+    rc_shard_end e;
+    memset(&e, 0, sizeof e);
+    long long p1[3] = {0, 5, 0}, a1[3] = {0, 9, 0};
+    RC_CHECK_INT_EQ(rc_shard_end_round(&e, p1, a1, 3), 0);
+    long long p2[3] = {0, 0, 0}, a2[3] = {0, 9, 0}; /* shard 0 read before 3 links arrived */
+    RC_CHECK_INT_EQ(rc_shard_end_round(&e, p2, a2, 3), 0);
+    long long p3[3] = {0, 0, 0}, a3[3] = {3, 9, 0}; /* they came and went: arrived says so */
+    RC_CHECK_INT_EQ(rc_shard_end_round(&e, p3, a3, 3), 0);
+    RC_CHECK_INT_EQ(rc_shard_end_round(&e, p3, a3, 3), 1);
+    memset(&e, 0, sizeof e); /* one round at 0 is never the end, even the first */
+    RC_CHECK_INT_EQ(rc_shard_end_round(&e, p3, a3, 3), 0);
+    RC_CHECK_INT_EQ(rc_shard_end_round(&e, p1, a3, 3), 0);
+    RC_CHECK_INT_EQ(rc_shard_end_round(&e, p3, a3, 3), 0);
+    RC_CHECK_INT_EQ(rc_shard_end_round(&e, p3, a3, 3), 1);
+}
+
 int main(void)
 {
     same_host_same_shard();
     one_shard();
     stable_and_even();
     prefixes();
+    job_end();
     return rc_test_done("test_shard");
 }
