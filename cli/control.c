@@ -796,27 +796,50 @@ out:
     return rc;
 }
 
-/* stop --wait: polls the job until nothing of it is pending (its pages in flight are done: a
- * stop purges what is queued), showing the wait on a terminal. 0 when done, 1 otherwise. */
-static int wait_stopped(const ctl_conf *c, const char *crawlid)
+/* One round of the job's pending over the shards (one keyspace: its only shard), read in turn
+ * into pending and arrived; the sum, or -1 when a shard did not answer. */
+static int64_t read_round(const ctl_conf *c, rc_redis **conns, const char *crawlid, long long *pending,
+                          long long *arrived)
 {
     char err[512], key[300];
-    rc_redis *r = rc_redis_new(c->redis, c->prefix, err, sizeof err);
-    if (!r) {
-        fprintf(stderr, "redcrawl stop: %s\n", err);
-        return 1;
+    int64_t sum = 0;
+    for (int s = 0; s < (int)c->shards; s++) {
+        rc_redis *r = shard_conn(c, conns, s, err, sizeof err);
+        redisReply *rep =
+            r ? rc_redis_cmd(r, "HMGET %s pending arrived", rc_redis_key(r, key, sizeof key, "job:%s", crawlid)) : NULL;
+        int ok = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2;
+        pending[s] = ok ? rc_reply_int(rep->element[0], 0) : -1;
+        arrived[s] = ok ? rc_reply_int(rep->element[1], 0) : -1;
+        if (rep)
+            freeReplyObject(rep);
+        if (!ok)
+            return -1;
+        sum += pending[s];
     }
+    return sum;
+}
+
+/* stop --wait: polls the job until nothing of it is pending (its pages in flight are done: a
+ * stop purges what is queued), showing the wait on a terminal; in a sharded keyspace until every
+ * shard says so as rc_shard_end_round decides (links still travelling keep it waiting). 0 when
+ * done, 1 otherwise. */
+static int wait_stopped(const ctl_conf *c, const char *crawlid)
+{
+    rc_redis *conns[RC_SHARDS_MAX] = {NULL};
+    long long pend[RC_SHARDS_MAX], arrived[RC_SHARDS_MAX];
+    rc_shard_end end;
+    memset(&end, 0, sizeof end);
     rc_progress p;
     rc_progress_init(&p, "redcrawl stop", c->timeout);
     int64_t pending = -1;
+    int over = 0;
     for (;;) {
-        redisReply *rep = rc_redis_cmd(r, "HGET %s pending", rc_redis_key(r, key, sizeof key, "job:%s", crawlid));
-        pending = !rep || rep->type == REDIS_REPLY_ERROR ? -1
-                  : rep->type == REDIS_REPLY_NIL         ? 0
-                                                         : rc_reply_int(rep, -1);
-        if (rep)
-            freeReplyObject(rep);
-        if (pending == 0 || rc_progress_elapsed(&p) >= c->timeout)
+        pending = read_round(c, conns, crawlid, pend, arrived);
+        if (pending < 0)
+            memset(&end, 0, sizeof end); /* a round not read whole proves nothing */
+        else
+            over = c->shards <= 1 ? pending == 0 : rc_shard_end_round(&end, pend, arrived, (int)c->shards);
+        if (over || rc_progress_elapsed(&p) >= c->timeout)
             break;
         rc_progress_show(&p, "waiting for %lld page%s in flight of job %s", (long long)pending, pending == 1 ? "" : "s",
                          crawlid);
@@ -824,8 +847,9 @@ static int wait_stopped(const ctl_conf *c, const char *crawlid)
         nanosleep(&ts, NULL);
     }
     rc_progress_end(&p);
-    rc_redis_free(r);
-    if (pending == 0) {
+    for (int s = 0; s < (int)c->shards; s++)
+        rc_redis_free(conns[s]);
+    if (over) {
         if (!c->json)
             printf("job %s: nothing in flight any more\n", crawlid);
         return 0;

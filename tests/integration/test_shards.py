@@ -82,26 +82,36 @@ def wait_job_end(cl, prefixes, crawlid, timeout=180):
     raise Failure("job %s did not end: %s" % (crawlid, job_counts(cl, prefixes, crawlid)))
 
 
+def start_fleet(tmp, procs, cl, web_port, delay):
+    """A scheduler and a worker per shard, through the cluster's seed node; the seed submitted
+    to its shard. Returns (the shards' prefixes, their masters, env, the output dir)."""
+    prefixes = [shard_prefix(cl, i) for i in range(SHARDS)]
+    masters = [cl.master_of(p) for p in prefixes]
+    check(len(set(masters)) == SHARDS, "the shards' tags share masters: %s %s" % (prefixes, masters))
+    env = dict(os.environ, REDCRAWL_REDIS=cl.seed_url, REDCRAWL_SHARDS=str(SHARDS))
+    out = os.path.join(tmp, "out")
+    for i in range(SHARDS):
+        procs.start([SCHEDULER, "--shard", str(i), "--worker-timeout", "3"],
+                    os.path.join(tmp, "scheduler%d.log" % i), env=env)
+        procs.start([WORKER, "--shard", str(i), "--id", "w%d" % i, "--out", out, "--delay", delay,
+                     "--connect-to", "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8"],
+                    os.path.join(tmp, "worker%d.log" % i), env=env)
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", "shj", "--maxdepth", "-1", SEED],
+                       capture_output=True, text=True, env=env, timeout=30)
+    check(r.returncode == 0 and "new URL" in r.stdout, "submit failed: %s %s" % (r.stdout, r.stderr))
+    return prefixes, masters, env, out
+
+
+SEED = "http://s0.site.test/"
+
+
 def test_one_job_over_three_masters(tmp, procs):
     cl = Cluster(tmp)
     try:
         args = ["--sites", "6", "--pages", "30"]
         web_port, log, _ = start_web(procs, tmp, *args)
-        prefixes = [shard_prefix(cl, i) for i in range(SHARDS)]
-        masters = [cl.master_of(p) for p in prefixes]
-        check(len(set(masters)) == SHARDS, "the shards' tags share masters: %s %s" % (prefixes, masters))
-        env = dict(os.environ, REDCRAWL_REDIS=cl.seed_url, REDCRAWL_SHARDS=str(SHARDS))
-        out = os.path.join(tmp, "out")
-        for i in range(SHARDS):
-            procs.start([SCHEDULER, "--shard", str(i), "--worker-timeout", "3"],
-                        os.path.join(tmp, "scheduler%d.log" % i), env=env)
-            procs.start([WORKER, "--shard", str(i), "--id", "w%d" % i, "--out", out, "--delay", "0",
-                         "--connect-to", "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8"],
-                        os.path.join(tmp, "worker%d.log" % i), env=env)
-        seed = "http://s0.site.test/"
-        r = subprocess.run([REDCRAWL, "submit", "--crawlid", "shj", "--maxdepth", "-1", seed],
-                           capture_output=True, text=True, env=env, timeout=30)
-        check(r.returncode == 0 and "new URL" in r.stdout, "submit failed: %s %s" % (r.stdout, r.stderr))
+        prefixes, masters, env, out = start_fleet(tmp, procs, cl, web_port, "0")
+        seed = SEED
         counts = wait_job_end(cl, prefixes, "shj")
         want = expected_pages(graph(*args), [seed], -1, ["site.test"])
         pages = read_pages(os.path.join(out, "pages.jsonl"))
@@ -134,5 +144,41 @@ def test_one_job_over_three_masters(tmp, procs):
         cl.stop()
 
 
+def test_stop_over_shards(tmp, procs):
+    """`redcrawl stop --shards 3 --wait` mid-crawl: it returns once nothing of the job is in
+    flight or travelling in any shard (rc_shard_end_round), and nothing is fetched after."""
+    cl = Cluster(tmp)
+    try:
+        args = ["--sites", "6", "--pages", "30"]
+        web_port, log, _ = start_web(procs, tmp, *args)
+        prefixes, masters, env, out = start_fleet(tmp, procs, cl, web_port, "0.3")
+        deadline = time.time() + 60
+        while time.time() < deadline and sum(c[3] for c in job_counts(cl, prefixes, "shj")) < 20:
+            time.sleep(0.1)
+        counts = job_counts(cl, prefixes, "shj")
+        check(sum(1 for c in counts if c[3] > 0) >= 2, "the job did not spread over shards: %s" % counts)
+        r = subprocess.run([REDCRAWL, "stop", "--wait", "--timeout", "60", "shj"], capture_output=True, text=True,
+                           env=env, timeout=90)
+        check(r.returncode == 0 and "nothing in flight any more" in r.stdout, "stop --wait: %s %s" %
+              (r.stdout, r.stderr[-500:]))
+        counts = job_counts(cl, prefixes, "shj")
+        check(all(c[0] == 0 for c in counts), "pending left after stop --wait: %s" % counts)
+        check(all(c[2] in ("stopped", "done", None) for c in counts), "a shard still runs the job: %s" % counts)
+        asked = len(read_requests(log))
+        time.sleep(2)
+        check(len(read_requests(log)) == asked, "pages fetched after stop --wait returned")
+        for p, m in zip(prefixes, masters):
+            check(not redis_cmd(m, "KEYS", p + "out:*"), "an outbox of %s is not empty" % p)
+        pages = read_pages(os.path.join(out, "pages.jsonl"))
+        urls = collections.Counter(p["url"] for p in pages)
+        check(all(n == 1 for n in urls.values()), "a page stored twice")
+        fetched = sum(c[3] for c in counts)
+        check(len(urls) == fetched and fetched < 216, "stored %d, fetched %s" % (len(urls), counts))
+        print("  stopped after %d of 216 pages, per shard %s" % (fetched, [c[3] for c in counts]))
+    finally:
+        procs.stop_all()
+        cl.stop()
+
+
 if __name__ == "__main__":
-    run_tests([test_one_job_over_three_masters])
+    run_tests([test_one_job_over_three_masters, test_stop_over_shards])
