@@ -8,6 +8,7 @@ holds the keys of its shard and of no other (the job's hash and bloom among them
 fetched its hosts' pages, the outboxes are empty, and the job ends: two reads of every shard in
 turn find pending 0 and `arrived` unchanged (ARCHITECTURE.md "Shards")."""
 import collections
+import json
 import os
 import subprocess
 import sys
@@ -136,6 +137,11 @@ def test_one_job_over_three_masters(tmp, procs):
                   (m, p, [k for k in keys if not k.startswith(p)][:5]))
             check(p + "job:shj" in keys and p + "bloom:shj:0" in keys, "no job or bloom of shard %s on %d" % (p, m))
             check(not any(k.startswith(p + "out:") for k in keys), "an outbox of %s is not empty" % p)
+        # redcrawl info over the shards: their counts summed, the job done.
+        r = subprocess.run([REDCRAWL, "info", "--json", "shj"], capture_output=True, text=True, env=env, timeout=30)
+        info = json.loads(r.stdout) if r.returncode == 0 else {}
+        check(info.get("fetched") == len(want) and info.get("pending") == 0 and info.get("state") == "done" and
+              "error" not in info, "info over the shards: %s %s" % (r.stdout, r.stderr[-300:]))
         by_worker = collections.Counter(p.get("worker") for p in pages)
         print("  %d pages on masters %s, fetched per shard %s, stored by %s" %
               (len(want), masters, [c[3] for c in counts], dict(by_worker)))
