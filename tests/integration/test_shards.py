@@ -6,7 +6,10 @@ REDCRAWL_CLUSTER_REPLICAS=0, stopped by pid): a scheduler and a worker per shard
 over the shards by host. Every expected page is fetched and stored exactly once; each master
 holds the keys of its shard and of no other (the job's hash and bloom among them), each shard
 fetched its hosts' pages, the outboxes are empty, and the job ends: two reads of every shard in
-turn find pending 0 and `arrived` unchanged (ARCHITECTURE.md "Shards")."""
+turn find pending 0 and `arrived` unchanged (ARCHITECTURE.md "Shards"); `redcrawl info` sums
+the shards. A stop over the shards mid-crawl (`stop --wait` returns once nothing is left, nothing
+fetched after), and a shard's worker SIGKILLed mid-crawl (reaped by its shard's scheduler only,
+its work taken up by a new worker of that shard, every page stored)."""
 import collections
 import json
 import os
@@ -85,22 +88,28 @@ def wait_job_end(cl, prefixes, crawlid, timeout=180):
 
 def start_fleet(tmp, procs, cl, web_port, delay):
     """A scheduler and a worker per shard, through the cluster's seed node; the seed submitted
-    to its shard. Returns (the shards' prefixes, their masters, env, the output dir)."""
+    to its shard. Returns (the shards' prefixes, their masters, env, the output dir, the worker
+    processes by shard)."""
     prefixes = [shard_prefix(cl, i) for i in range(SHARDS)]
     masters = [cl.master_of(p) for p in prefixes]
     check(len(set(masters)) == SHARDS, "the shards' tags share masters: %s %s" % (prefixes, masters))
     env = dict(os.environ, REDCRAWL_REDIS=cl.seed_url, REDCRAWL_SHARDS=str(SHARDS))
     out = os.path.join(tmp, "out")
+    workers = []
     for i in range(SHARDS):
         procs.start([SCHEDULER, "--shard", str(i), "--worker-timeout", "3"],
                     os.path.join(tmp, "scheduler%d.log" % i), env=env)
-        procs.start([WORKER, "--shard", str(i), "--id", "w%d" % i, "--out", out, "--delay", delay,
-                     "--connect-to", "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8"],
-                    os.path.join(tmp, "worker%d.log" % i), env=env)
+        workers.append(start_worker(tmp, procs, env, web_port, i, "w%d" % i, delay))
     r = subprocess.run([REDCRAWL, "submit", "--crawlid", "shj", "--maxdepth", "-1", SEED],
                        capture_output=True, text=True, env=env, timeout=30)
     check(r.returncode == 0 and "new URL" in r.stdout, "submit failed: %s %s" % (r.stdout, r.stderr))
-    return prefixes, masters, env, out
+    return prefixes, masters, env, out, workers
+
+
+def start_worker(tmp, procs, env, web_port, shard, wid, delay):
+    return procs.start([WORKER, "--shard", str(shard), "--id", wid, "--out", os.path.join(tmp, "out"), "--delay",
+                        delay, "--connect-to", "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8"],
+                       os.path.join(tmp, "worker-%s.log" % wid), env=env)
 
 
 SEED = "http://s0.site.test/"
@@ -111,7 +120,7 @@ def test_one_job_over_three_masters(tmp, procs):
     try:
         args = ["--sites", "6", "--pages", "30"]
         web_port, log, _ = start_web(procs, tmp, *args)
-        prefixes, masters, env, out = start_fleet(tmp, procs, cl, web_port, "0")
+        prefixes, masters, env, out, _ = start_fleet(tmp, procs, cl, web_port, "0")
         seed = SEED
         counts = wait_job_end(cl, prefixes, "shj")
         want = expected_pages(graph(*args), [seed], -1, ["site.test"])
@@ -157,7 +166,7 @@ def test_stop_over_shards(tmp, procs):
     try:
         args = ["--sites", "6", "--pages", "30"]
         web_port, log, _ = start_web(procs, tmp, *args)
-        prefixes, masters, env, out = start_fleet(tmp, procs, cl, web_port, "0.3")
+        prefixes, masters, env, out, _ = start_fleet(tmp, procs, cl, web_port, "0.3")
         deadline = time.time() + 60
         while time.time() < deadline and sum(c[3] for c in job_counts(cl, prefixes, "shj")) < 20:
             time.sleep(0.1)
@@ -186,5 +195,40 @@ def test_stop_over_shards(tmp, procs):
         cl.stop()
 
 
+def test_worker_killed_in_a_shard(tmp, procs):
+    """A shard's worker SIGKILLed mid-crawl and another started for that shard: that shard's
+    scheduler reaps the dead one (the other shards know nothing of it), its leases and hosts go
+    to the new one; every page is stored, the job ends over all shards."""
+    cl = Cluster(tmp)
+    try:
+        args = ["--sites", "6", "--pages", "30"]
+        web_port, log, _ = start_web(procs, tmp, *args)
+        prefixes, masters, env, out, workers = start_fleet(tmp, procs, cl, web_port, "0.05")
+        deadline = time.time() + 60
+        while time.time() < deadline and job_counts(cl, prefixes, "shj")[0][3] < 20:
+            time.sleep(0.05)
+        workers[0].kill()  # a process this test started
+        workers[0].wait()
+        killed_at = job_counts(cl, prefixes, "shj")[0][3]
+        start_worker(tmp, procs, env, web_port, 0, "w0b", "0.05")
+        counts = wait_job_end(cl, prefixes, "shj")
+        want = expected_pages(graph(*args), [SEED], -1, ["site.test"])
+        urls = collections.Counter(p["url"] for p in read_pages(os.path.join(out, "pages.jsonl")))
+        missing, extra = set(want) - set(urls), set(urls) - set(want)
+        check(not missing and not extra, "%d missing (e.g. %s), %d unexpected" %
+              (len(missing), sorted(missing)[:3], len(extra)))
+        again = sum(n - 1 for n in urls.values())
+        check(again <= 32, "%d pages stored again: more than the dead worker could hold in flight" % again)
+        logs = [open(os.path.join(tmp, "scheduler%d.log" % i)).read() for i in range(SHARDS)]
+        check("worker=w0 " in logs[0] and "worker gone" in logs[0], "shard 0's scheduler did not reap w0")
+        check(not any("worker=w0 " in t for t in logs[1:]), "another shard's scheduler knew w0")
+        check(all(c[2] == "done" and c[0] == 0 for c in counts), "the job did not end: %s" % counts)
+        print("  w0 killed after %d pages of shard 0; %d stored again; per shard %s" %
+              (killed_at, again, [c[3] for c in counts]))
+    finally:
+        procs.stop_all()
+        cl.stop()
+
+
 if __name__ == "__main__":
-    run_tests([test_one_job_over_three_masters, test_stop_over_shards])
+    run_tests([test_one_job_over_three_masters, test_stop_over_shards, test_worker_killed_in_a_shard])
