@@ -133,16 +133,22 @@ static int submit_run(rc_forward *f, int t, redisReply *const *lines, size_t n)
     return ok ? 0 : -1;
 }
 
-/* The first n lines of the outbox for shard t are there: off here (forward.lua). */
-static int take_off(rc_forward *f, int t, size_t n)
+/* The first n lines of the outbox for shard t are there: off here (forward.lua), when they are
+ * still the outbox's head (another scheduler that led meanwhile may have taken them). */
+static int take_off(rc_forward *f, int t, redisReply *const *lines, size_t n)
 {
     rc_argv a;
     rc_argv_init(&a);
     rc_argv_seti(&a, RC_FORWARD_TARGET, t);
     rc_argv_setu(&a, RC_FORWARD_N, n);
+    rc_argv_setn(&a, RC_FORWARD_FIRST, lines[0]->str, lines[0]->len);
+    rc_argv_setn(&a, RC_FORWARD_LAST, lines[n - 1]->str, lines[n - 1]->len);
     redisReply *rep = rc_redis_eval(f->own, RC_LUA_FORWARD, rc_now_ms(), &a);
     rc_argv_release(&a);
     int ok = rep && rep->type == REDIS_REPLY_INTEGER;
+    if (ok && rep->integer < 0)
+        rc_warn(MOD, "the outbox for shard %d no longer starts with the lines forwarded: another scheduler took them",
+                t);
     if (rep)
         freeReplyObject(rep);
     return ok ? 0 : -1;
@@ -169,7 +175,7 @@ static int64_t forward_to(rc_forward *f, int t, int64_t max)
         ok = submit_run(f, t, rep->element + i, j - i) == 0;
         i = j;
     }
-    ok = ok && (n == 0 || take_off(f, t, n) == 0);
+    ok = ok && (n == 0 || take_off(f, t, rep->element, n) == 0);
     freeReplyObject(rep);
     return ok ? (int64_t)n : -1;
 }

@@ -396,18 +396,29 @@ static void test_away_links(rc_redis *r)
         freeReplyObject(rep);
     RC_CHECK_INT_EQ(rc_seeds_count(r, "J"), before + 1);
     RC_CHECK_INT_EQ(get_int(r, "LLEN rc:out:%s%s", "2", ""), 2);
-    redisReply *line = rc_redis_cmd(r, "LINDEX rc:out:2 0");
-    RC_CHECK(line && line->type == REDIS_REPLY_STRING && strncmp(line->str, "J\tJ 1 1 0 http://h/9-1\t", 23) == 0);
-    if (line)
-        freeReplyObject(line);
+    redisReply *out = rc_redis_cmd(r, "LRANGE rc:out:2 0 -1");
+    RC_CHECK(out && out->type == REDIS_REPLY_ARRAY && out->elements == 2);
+    if (!out || out->type != REDIS_REPLY_ARRAY || out->elements != 2)
+        return;
+    RC_CHECK(strncmp(out->element[0]->str, "J\tJ 1 1 0 http://h/9-1\t", 23) == 0);
     rc_argv fw;
     rc_argv_init(&fw);
     rc_argv_set(&fw, RC_FORWARD_TARGET, "2");
     rc_argv_set(&fw, RC_FORWARD_N, "2");
+    rc_argv_set(&fw, RC_FORWARD_FIRST, out->element[1]->str); /* not the head: another took it */
+    rc_argv_set(&fw, RC_FORWARD_LAST, out->element[1]->str);
+    rep = rc_redis_eval(r, RC_LUA_FORWARD, 9700, &fw);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == -1);
+    if (rep)
+        freeReplyObject(rep);
+    RC_CHECK_INT_EQ(get_int(r, "LLEN rc:out:%s%s", "2", ""), 2);
+    RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "pending"), pending + 2);
+    rc_argv_set(&fw, RC_FORWARD_FIRST, out->element[0]->str);
     rep = rc_redis_eval(r, RC_LUA_FORWARD, 9700, &fw);
     RC_CHECK(rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 0);
     if (rep)
         freeReplyObject(rep);
+    freeReplyObject(out);
     RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "pending"), pending);
     RC_CHECK_INT_EQ(get_int(r, "EXISTS rc:out:%s%s", "2", ""), 0);
     rc_argv_release(&fw);
