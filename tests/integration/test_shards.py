@@ -9,7 +9,8 @@ fetched its hosts' pages, the outboxes are empty, and the job ends: two reads of
 turn find pending 0 and `arrived` unchanged (ARCHITECTURE.md "Shards"); `redcrawl info` sums
 the shards. A stop over the shards mid-crawl (`stop --wait` returns once nothing is left, nothing
 fetched after), and a shard's worker SIGKILLed mid-crawl (reaped by its shard's scheduler only,
-its work taken up by a new worker of that shard, every page stored)."""
+its work taken up by a new worker of that shard, every page stored), and a manual failover of a
+shard's master mid-crawl (3 masters with a replica each: every page fetched exactly once)."""
 import collections
 import json
 import os
@@ -28,11 +29,12 @@ EDGE = 16  # shared/shard.c: a tag's slot kept this far inside its shard's share
 
 
 class Cluster:
-    """3 masters, no replicas, in DIR/svc, started and stopped by the project's script."""
+    """3 masters (no replicas unless asked), in DIR/svc, started and stopped by the project's
+    script."""
 
-    def __init__(self, tmp):
+    def __init__(self, tmp, replicas=0):
         self.dir = os.path.join(tmp, "svc")
-        env = dict(os.environ, REDCRAWL_CLUSTER_REPLICAS="0")
+        env = dict(os.environ, REDCRAWL_CLUSTER_REPLICAS=str(replicas))
         r = subprocess.run(["bash", SERVICES, "start", "cluster", "--dir", self.dir], capture_output=True,
                            text=True, timeout=120, env=env)
         if r.returncode != 0:
@@ -50,6 +52,22 @@ class Cluster:
             if rng[0] <= slot <= rng[1]:
                 return rng[2][1]
         raise Failure("no master serves slot %s" % slot)
+
+
+def fail_over(cl, master):
+    """CLUSTER FAILOVER on master's replica; returns its port once it serves master's slots
+    (asked up to three times: Redis drops a manual failover that takes over 5 s)."""
+    replica = next(p for p in cl.ports if (redis_cmd(p, "ROLE") or [""])[0] == "slave" and
+                   redis_cmd(p, "ROLE")[2] == master)
+    slot = next(r[0] for r in redis_cmd(cl.ports[0], "CLUSTER", "SLOTS") if r[2][1] == master)
+    for _ in range(3):
+        check(redis_cmd(replica, "CLUSTER", "FAILOVER") == "OK", "CLUSTER FAILOVER refused")
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if any(r[0] == slot and r[2][1] == replica for r in redis_cmd(cl.ports[0], "CLUSTER", "SLOTS")):
+                return replica
+            time.sleep(0.1)
+    raise Failure("the replica of %d did not take over" % master)
 
 
 def shard_prefix(cl, i):
@@ -230,5 +248,38 @@ def test_worker_killed_in_a_shard(tmp, procs):
         cl.stop()
 
 
+def test_failover_of_a_shard(tmp, procs):
+    """A manual failover of one shard's master mid-crawl (3 masters with a replica each): that
+    shard's scheduler and worker, and the other shards' schedulers forwarding links to it, follow
+    it to the promoted replica; every page is fetched and stored exactly once."""
+    cl = Cluster(tmp, replicas=1)
+    try:
+        args = ["--sites", "6", "--pages", "30"]
+        web_port, log, _ = start_web(procs, tmp, *args)
+        prefixes, masters, env, out, _ = start_fleet(tmp, procs, cl, web_port, "0.05")
+        deadline = time.time() + 60
+        while time.time() < deadline and sum(c[3] for c in job_counts(cl, prefixes, "shj")) < 30:
+            time.sleep(0.05)
+        before = job_counts(cl, prefixes, "shj")[0][3]
+        moved_to = fail_over(cl, masters[0])
+        check(cl.master_of(prefixes[0]) == moved_to, "shard 0 did not move")
+        counts = wait_job_end(cl, prefixes, "shj")
+        want = expected_pages(graph(*args), [SEED], -1, ["site.test"])
+        urls = collections.Counter(p["url"] for p in read_pages(os.path.join(out, "pages.jsonl")))
+        missing, extra = set(want) - set(urls), set(urls) - set(want)
+        check(not missing and not extra, "%d missing (e.g. %s), %d unexpected" %
+              (len(missing), sorted(missing)[:3], len(extra)))
+        check(all(n == 1 for n in urls.values()), "pages stored twice: %s" % [u for u, n in urls.items() if n > 1][:3])
+        asked = collections.Counter((q[2], q[3]) for q in read_requests(log) if not q[3].startswith("/robots.txt"))
+        check(all(n == 1 for n in asked.values()) and len(asked) == len(want), "requests: %d for %d pages" %
+              (sum(asked.values()), len(want)))
+        print("  shard 0 moved from %d to %d after %d of its pages; per shard %s" %
+              (masters[0], moved_to, before, [c[3] for c in counts]))
+    finally:
+        procs.stop_all()
+        cl.stop()
+
+
 if __name__ == "__main__":
-    run_tests([test_one_job_over_three_masters, test_stop_over_shards, test_worker_killed_in_a_shard])
+    run_tests([test_one_job_over_three_masters, test_stop_over_shards, test_worker_killed_in_a_shard,
+               test_failover_of_a_shard])
