@@ -1,6 +1,7 @@
 /* forward.c - see forward.h. */
 #include "forward.h"
 
+#include <errno.h>
 #include <hiredis/hiredis.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +9,11 @@
 
 #include "argv.h"
 #include "log.h"
+#include "recpeek.h"
 #include "redis.h"
 #include "scripts.h"
 #include "shard.h"
+#include "url.h"
 #include "util.h"
 
 #define MOD "forward"
@@ -103,8 +106,35 @@ static int job_fields(rc_forward *f, const char *crawlid, rc_argv *a)
     return gone;
 }
 
+/* Whether a line is "crawlid TAB record TAB hash..." with a record a worker would write (a
+ * URL and a depth) and at least one hash value. */
+static int line_ok(const redisReply *line)
+{
+    const char *end = line->str + line->len, *rec = line->str + line_job(line) + 1;
+    const char *tab = rec < end ? memchr(rec, '\t', (size_t)(end - rec)) : NULL;
+    char url[RC_URL_MAX + 1];
+    int depth;
+    if (!tab || tab + 1 >= end)
+        return 0;
+    int r = rc_record_peek(rec, (size_t)(tab - rec), url, sizeof url, &depth);
+    return r == 0 || r == -EAGAIN;
+}
+
+/* Lines submit.lua fails on (not a refusal: a bug, or lines not made by a worker) would hold
+ * the outbox for ever: they are said, counted in the job's dropped here, and taken off. */
+static void drop_run(rc_forward *f, const char *crawlid, int t, size_t n, const char *why)
+{
+    char key[300];
+    rc_error(MOD, "shard %d fails on %zu links of job %s, dropped: %s", t, n, crawlid, why);
+    redisReply *rep = rc_redis_cmd(f->own, "HINCRBY %s dropped %lld",
+                                   rc_redis_key(f->own, key, sizeof key, "job:%s", crawlid), (long long)n);
+    if (rep)
+        freeReplyObject(rep);
+}
+
 /* n lines of one job into shard t through submit.lua. 0 (also for a job stopped here: nothing
- * to send), -1 when either shard could not be asked or shard t refused. */
+ * to send; and for lines the script fails on: dropped), -1 when either shard could not be
+ * asked or shard t refused. */
 static int submit_run(rc_forward *f, int t, redisReply *const *lines, size_t n)
 {
     char crawlid[256];
@@ -117,17 +147,32 @@ static int submit_run(rc_forward *f, int t, redisReply *const *lines, size_t n)
         return st > 0 ? 0 : -1;
     }
     int k = 0;
+    size_t good = 0;
     rc_argv_setu(&a, RC_SUBMIT_K, 0);
-    rc_argv_setu(&a, RC_SUBMIT_N, n);
+    rc_argv_setu(&a, RC_SUBMIT_N, 0);
     for (size_t i = 0; i < n; i++)
-        k = add_line(&a, lines[i]);
+        if (line_ok(lines[i])) {
+            k = add_line(&a, lines[i]);
+            good++;
+        }
+    if (good < n) /* checked here: submit.lua failing midway would leave what it did so far */
+        drop_run(f, crawlid, t, n - good, "not a frontier record with its hash values");
     rc_argv_seti(&a, RC_SUBMIT_K, k);
-    redisReply *rep = rc_redis_eval(f->to[t], RC_LUA_SUBMIT, rc_now_ms(), &a);
+    rc_argv_setu(&a, RC_SUBMIT_N, good);
+    redisReply *rep = good ? rc_redis_eval(f->to[t], RC_LUA_SUBMIT, rc_now_ms(), &a) : NULL;
+    if (!good) {
+        rc_argv_release(&a);
+        return 0;
+    }
     rc_argv_release(&a);
     int ok = rep && rep->type == REDIS_REPLY_ARRAY;
-    if (!f->failing && !ok)
+    if (!ok && rep && rep->type == REDIS_REPLY_ERROR && !rc_redis_refusal(rep->str)) {
+        drop_run(f, crawlid, t, n, rep->str); /* the script fails on them: it would for ever */
+        ok = 1;
+    } else if (!f->failing && !ok) {
         rc_warn(MOD, "shard %d does not take job %s's links now (held, retried): %s", t, crawlid,
                 rep && rep->type == REDIS_REPLY_ERROR ? rep->str : rc_redis_error(f->to[t]));
+    }
     if (rep)
         freeReplyObject(rep);
     return ok ? 0 : -1;

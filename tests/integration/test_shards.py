@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, expected_pages, graph,  # noqa: E402
-                     read_pages, read_requests, redis_cmd, run_tests, start_web)
+                     read_pages, read_requests, redis_cmd, run_tests, start_redis, start_web)
 
 SERVICES = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "services.sh")
 SHARDS = 3
@@ -280,6 +280,50 @@ def test_failover_of_a_shard(tmp, procs):
         cl.stop()
 
 
+def shard_of(env, host):
+    """(shard, prefix) of a host, as `redcrawl shard` says."""
+    r = subprocess.run([REDCRAWL, "shard", host], capture_output=True, text=True, env=env, timeout=30)
+    check(r.returncode == 0, "redcrawl shard: %s" % r.stderr)
+    f = r.stdout.split()
+    return int(f[0]), f[1]
+
+
+def test_forward_drops_what_fails(tmp, procs):
+    """Shards side by side on one plain Redis: an outbox line that is not a worker's (its record
+    unreadable) is dropped, said and counted in its job's `dropped`, instead of holding the
+    outbox for ever or leaving half a submit.lua done; the other job's line behind it is
+    forwarded, its shard getting the job."""
+    port, _ = start_redis(procs, tmp)
+    env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % port, REDCRAWL_SHARDS="2")
+    hosts = {}
+    for n in range(50):
+        s, p = shard_of(env, "h%d.test" % n)
+        hosts.setdefault(s, ("h%d.test" % n, p))
+    (h0, p0), (h1, p1) = hosts[0], hosts[1]
+    for job in ("bad", "good"):
+        r = subprocess.run([REDCRAWL, "submit", "--crawlid", job, "http://%s/" % h0], capture_output=True,
+                           text=True, env=env, timeout=30)
+        check(r.returncode == 0, "submit: %s" % r.stderr)
+    hashes = "\t".join(str(1000 + i) for i in range(16))
+    redis_cmd(port, "RPUSH", p0 + "out:1", "bad\tnot a record\t" + hashes,
+              "good\tgood 1 1 0 http://%s/x\t%s" % (h1, hashes))
+    for job in ("bad", "good"):
+        redis_cmd(port, "HINCRBY", p0 + "job:" + job, "pending", "1")
+    procs.start([SCHEDULER, "--shard", "0"], os.path.join(tmp, "scheduler.log"), env=env)
+    deadline = time.time() + 20
+    while time.time() < deadline and redis_cmd(port, "LLEN", p0 + "out:1") != 0:
+        time.sleep(0.1)
+    check(redis_cmd(port, "LLEN", p0 + "out:1") == 0, "the outbox was not emptied")
+    check(redis_cmd(port, "HGET", p0 + "job:bad", "dropped") == "1", "the failing line was not counted dropped: %s" %
+          redis_cmd(port, "HGETALL", p0 + "job:bad"))
+    check(redis_cmd(port, "HGET", p0 + "job:bad", "pending") == redis_cmd(port, "HGET", p0 + "job:good", "pending"),
+          "the lines were not counted off their jobs' pending alike")
+    check(redis_cmd(port, "HGET", p1 + "job:good", "pending") == "1", "the good line did not reach shard 1")
+    check(redis_cmd(port, "EXISTS", p1 + "job:bad") == 0, "the failing line made its job in shard 1")
+    log = open(os.path.join(tmp, "scheduler.log")).read()
+    check("dropped" in log and "job bad" in log, "the drop was not said: %s" % log[-500:])
+
+
 if __name__ == "__main__":
     run_tests([test_one_job_over_three_masters, test_stop_over_shards, test_worker_killed_in_a_shard,
-               test_failover_of_a_shard])
+               test_failover_of_a_shard, test_forward_drops_what_fails])
