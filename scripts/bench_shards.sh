@@ -6,6 +6,10 @@
 #     shard has WORKERS fake workers (heartbeats only) and its own redcrawl-scheduler (--shards
 #     K --shard I, release build), all dispatching at once; K = 1 is the unsharded keyspace
 #     ({rc:}) on one master.
+#   forward: the same job's links crossing shards, K = 2, 3: each shard's outboxes hold URLS
+#     links in all (as its workers would have found them on its pages) for the hosts of the
+#     others; the K schedulers forward them (submit.lua there, forward.lua here) until every
+#     outbox is empty: the cost of a link whose host another shard holds.
 #   keyspaces: K independent keyspaces under their own hash tags (rc:{s0}:, ...) chosen so that
 #     each lives on a different master, each with its own whole frontier of URLS records (K x
 #     URLS in all) and its own scheduler: the piece a sharded keyspace rests on.
@@ -59,7 +63,8 @@ for port, ranges in masters:
 ' "$SEED"
 }
 MODE=${BENCH_MODE:-job}
-[[ $MODE =~ ^(job|keyspaces)$ ]] || { echo "bench_shards.sh: BENCH_MODE is job or keyspaces, not '$MODE'" >&2; exit 2; }
+[[ $MODE =~ ^(job|forward|keyspaces)$ ]] ||
+  { echo "bench_shards.sh: BENCH_MODE is job, forward or keyspaces, not '$MODE'" >&2; exit 2; }
 mapfile -t TAGS < <(pick_tags)
 if [ "$MODE" = keyspaces ]; then
   echo "bench: ${#TAGS[@]} masters, keyspaces ${TAGS[*]}; $URLS URLs over $HOSTS hosts and $WORKERS fake workers each" >&2
@@ -108,8 +113,12 @@ units_for() {
     port=$(master_of "$prefix")
     REDCRAWL_REDIS=$REDCRAWL_REDIS_CLUSTER REDCRAWL_SHARDS=$k build/cli/redcrawl submit --crawlid bench \
       --maxdepth -1 "http://$(head -1 "$WORK/hosts$i")/" >/dev/null 2>&1
-    BENCH_ONLY_HOSTS=$WORK/hosts$i scripts/bench_frontier_load.py "$prefix" "$URLS" "$HOSTS" "$WORKERS" |
-      redis-cli -p "$port" --pipe >/dev/null
+    if [ "$MODE" = forward ]; then
+      scripts/bench_outbox_load.py "$prefix" "$i" "$k" "$URLS" "$HOSTS" "$WORK/hosts" | redis-cli -p "$port" --pipe >/dev/null
+    else
+      BENCH_ONLY_HOSTS=$WORK/hosts$i scripts/bench_frontier_load.py "$prefix" "$URLS" "$HOSTS" "$WORKERS" |
+        redis-cli -p "$port" --pipe >/dev/null
+    fi
     UNITS+=("$prefix $port --shards $k --shard $i")
   done
 }
@@ -121,7 +130,16 @@ cpu_s() {
   echo "$t"
 }
 node_pids() { cat "$NODES"/node-*/pid; }
-left_in() { redis-cli -p "$2" llen "${1}seeds:bench:1:0"; }
+# What is left to move in a unit: its frontier (job, keyspaces) or its outboxes (forward).
+left_in() {
+  if [ "$MODE" != forward ]; then
+    redis-cli -p "$2" llen "${1}seeds:bench:1:0"
+    return
+  fi
+  local t n=0
+  for ((t = 0; t < ${#UNITS[@]}; t++)); do n=$((n + $(redis-cli -p "$2" llen "${1}out:$t"))); done
+  echo "$n"
+}
 
 # One round with K masters: load, then K schedulers at once until every frontier is empty (at
 # most 120 s).
@@ -183,5 +201,5 @@ print(json.dumps({"mode": mode, "masters": int(k), "round": int(r), "urls_moved"
 }
 
 for r in $(seq 1 "$ROUNDS"); do
-  for k in $(seq 1 "${#TAGS[@]}"); do run "$k" "$r"; done
+  for k in $(seq "$([ "$MODE" = forward ] && echo 2 || echo 1)" "${#TAGS[@]}"); do run "$k" "$r"; done
 done
