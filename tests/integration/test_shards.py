@@ -324,6 +324,16 @@ def test_forward_drops_what_fails(tmp, procs):
     check("dropped" in log and "job bad" in log, "the drop was not said: %s" % log[-500:])
 
 
+def test_crawl_refuses_shards(tmp, procs):
+    """`redcrawl crawl` runs one keyspace: with REDCRAWL_SHARDS in its environment (its workers
+    and scheduler would read it and wait on shards nobody runs) it refuses, saying why."""
+    env = dict(os.environ, REDCRAWL_SHARDS="3")
+    r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "out"), "http://s0.site.test/"],
+                       capture_output=True, text=True, env=env, timeout=30)
+    check(r.returncode == 2 and "REDCRAWL_SHARDS=3" in r.stderr and "one keyspace" in r.stderr,
+          "crawl with REDCRAWL_SHARDS: %d %s" % (r.returncode, r.stderr[-300:]))
+
+
 if __name__ == "__main__":
     run_tests([test_one_job_over_three_masters, test_stop_over_shards, test_worker_killed_in_a_shard,
-               test_failover_of_a_shard, test_forward_drops_what_fails])
+               test_failover_of_a_shard, test_forward_drops_what_fails, test_crawl_refuses_shards])
