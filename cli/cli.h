@@ -11,6 +11,7 @@ int rc_cli_stats(int argc, char **argv);
 int rc_cli_status(int argc, char **argv);
 int rc_cli_domain(int argc, char **argv);
 int rc_cli_drain(int argc, char **argv);
+int rc_cli_shard(int argc, char **argv);
 int rc_cli_robots(int argc, char **argv);
 int rc_cli_extract(int argc, char **argv);
 

@@ -31,12 +31,14 @@
 #include "msg.h"
 #include "progress.h"
 #include "redis.h"
+#include "shard.h"
 #include "url.h"
 #include "util.h"
 
 typedef struct ctl_conf {
     char *redis;
     char *prefix;
+    int64_t shards;
     char *kafka;
     char *topic_prefix;
     double timeout;
@@ -69,6 +71,8 @@ typedef struct ctl_conf {
          "seconds to wait for the answer (Kafka)"},                                                                 \
         ROW_STR("redis", redis, NULL, "REDCRAWL_REDIS", "Redis URL, used without --kafka (embedded mode)"),         \
         ROW_STR("prefix", prefix, RC_DEFAULT_PREFIX, "REDCRAWL_PREFIX", "Redis key prefix (embedded mode)"),        \
+        {"shards", RC_CONF_INT, offsetof(ctl_conf, shards), "1", 1, RC_SHARDS_MAX, "REDCRAWL_SHARDS",               \
+         "shards of the keyspace (embedded mode): a seed goes to its host's, anything else to every one"},          \
         {"json", RC_CONF_BOOL, offsetof(ctl_conf, json), "0", 0, 1, NULL, "print the answer as JSON"},              \
         ROW_STR("appid", appid, "redcrawl-cli", NULL, "application id (3-40 characters)"),                          \
         ROW_STR("uuid", uuid, NULL, NULL, "request id (default: a random UUID)")
@@ -443,6 +447,93 @@ out:
 
 /* ---- embedded ------------------------------------------------------------------------------ */
 
+/* One request applied to Redis: its answer into *answer. 0, or -1 with a message in err. */
+static int apply_one(rc_redis *r, struct req *rq, char **answer, char *err, size_t cap)
+{
+    rc_msg m;
+    rc_msg_error e;
+    int res;
+    if (rc_msg_parse(rq->json, strlen(rq->json), &m, &e) < 0)
+        return rc_control_reject(r, &e, answer, err, cap);
+    res = rc_control_apply(r, &m, answer, err, cap);
+    rc_msg_release(&m);
+    return res;
+}
+
+/* The shard a request goes to in a sharded keyspace: a crawl request's, by its seed's host;
+ * -1 for any other (it goes to every shard). *one_job: an info or stop of one job, whose
+ * shards' answers are merged (merge_answer). */
+static int request_shard(const struct req *rq, int shards, int *one_job)
+{
+    rc_msg m;
+    rc_msg_error e;
+    *one_job = 0;
+    if (rc_msg_parse(rq->json, strlen(rq->json), &m, &e) < 0)
+        return 0;
+    int crawl = m.kind == RC_MSG_CRAWL, s = crawl && m.url ? rc_shard_of_url(m.url, shards) : -1;
+    *one_job = m.kind == RC_MSG_ACTION && m.crawlid[0];
+    rc_msg_release(&m);
+    return crawl && s < 0 ? 0 : s;
+}
+
+/* A state's weight when the shards' answers meet: a job runs if it runs in any shard. */
+static int state_rank(const json_t *st)
+{
+    const char *s = json_string_value(st);
+    return !s ? 0 : strcmp(s, "done") == 0 ? 1 : strcmp(s, "running") == 0 ? 3 : 2;
+}
+
+/* One shard's answer to an info or stop of one job folded into the answer so far (both JSON
+ * texts; the result malloc'd, ACC freed): counts summed (each shard's is its part; one read per
+ * shard, not rc_shard_end_round's two), domains joined, the state that says most (running,
+ * then stopped or expired, then done), and "no crawl" only when no shard has the job. */
+static char *merge_answer(char *acc, const char *answer)
+{
+    json_t *a = acc ? json_loads(acc, 0, NULL) : NULL, *o = json_loads(answer, 0, NULL);
+    if (!a || !o) {
+        json_decref(a);
+        json_decref(o);
+        free(acc);
+        return rc_xstrdup(answer);
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach (o, k, v) {
+        json_t *have = json_object_get(a, k);
+        if (json_is_integer(v) && json_is_integer(have) && strcmp(k, "server_time") != 0 && strcmp(k, "expires") != 0)
+            json_object_set_new(a, k, json_integer(json_integer_value(have) + json_integer_value(v)));
+        else if (strcmp(k, "domains") == 0 && json_is_object(have))
+            json_object_update(have, v);
+    }
+    json_t *st = json_object_get(o, "state");
+    if (state_rank(st) > state_rank(json_object_get(a, "state")))
+        json_object_set(a, "state", st);
+    if (json_string_value(json_object_get(a, "state")))
+        json_object_del(a, "error");
+    char *text = json_dumps(a, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(a);
+    json_decref(o);
+    free(acc);
+    return text ? text : rc_xstrdup(answer);
+}
+
+/* The connection to shard i, made on first use. NULL with a message in err. */
+static rc_redis *shard_conn(const ctl_conf *c, rc_redis **conns, int i, char *err, size_t cap)
+{
+    char prefix[256];
+    if (!conns[i] && rc_shard_prefix(c->prefix, i, (int)c->shards, prefix, sizeof prefix) < 0) {
+        snprintf(err, cap, "--prefix '%s' has a hash tag: a sharded keyspace makes its own", c->prefix);
+        return NULL;
+    }
+    if (!conns[i])
+        conns[i] = rc_redis_new(c->redis, prefix, err, cap);
+    return conns[i];
+}
+
+/* Sharded (--shards K): a crawl request goes to its seed's shard, which makes the job there
+ * (the other shards get it from the first links forwarded to them); any other request to
+ * every shard: an info or stop of one job answered by the shards' answers merged, any other by
+ * the last shard's. Unsharded: every request to the one keyspace. */
 static int send_embedded(const ctl_conf *c, const char *cmdname, struct req *rs, int n)
 {
     char err[512];
@@ -453,30 +544,30 @@ static int send_embedded(const ctl_conf *c, const char *cmdname, struct req *rs,
                 cmdname);
         return 2;
     }
-    rc_redis *r = rc_redis_new(c->redis, c->prefix, err, sizeof err);
-    if (!r) {
-        fprintf(stderr, "redcrawl %s: %s\n", cmdname, err);
-        return 1;
-    }
+    rc_redis *conns[RC_SHARDS_MAX] = {NULL};
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
-        rc_msg m;
-        rc_msg_error e;
-        char *answer = NULL;
-        int res;
-        if (rc_msg_parse(rs[i].json, strlen(rs[i].json), &m, &e) < 0) {
-            res = rc_control_reject(r, &e, &answer, err, sizeof err);
-        } else {
-            res = rc_control_apply(r, &m, &answer, err, sizeof err);
-            rc_msg_release(&m);
+        int one_job = 0, only = c->shards > 1 ? request_shard(&rs[i], (int)c->shards, &one_job) : 0;
+        for (int s = 0; s < (int)c->shards && rc == 0; s++) {
+            if (only >= 0 && s != only)
+                continue;
+            char *answer = NULL;
+            rc_redis *r = shard_conn(c, conns, s, err, sizeof err);
+            if (!r || apply_one(r, &rs[i], &answer, err, sizeof err) < 0) {
+                fprintf(stderr, "redcrawl %s: %s\n", cmdname, err);
+                rc = 1;
+            }
+            if (one_job && answer) {
+                rs[i].answer = merge_answer(rs[i].answer, answer);
+                free(answer);
+                continue;
+            }
+            free(rs[i].answer);
+            rs[i].answer = answer;
         }
-        if (res < 0) {
-            fprintf(stderr, "redcrawl %s: %s\n", cmdname, err);
-            rc = 1;
-        }
-        rs[i].answer = answer;
     }
-    rc_redis_free(r);
+    for (int s = 0; s < (int)c->shards; s++)
+        rc_redis_free(conns[s]);
     return rc;
 }
 
@@ -754,27 +845,50 @@ out:
     return rc;
 }
 
-/* stop --wait: polls the job until nothing of it is pending (its pages in flight are done: a
- * stop purges what is queued), showing the wait on a terminal. 0 when done, 1 otherwise. */
-static int wait_stopped(const ctl_conf *c, const char *crawlid)
+/* One round of the job's pending over the shards (one keyspace: its only shard), read in turn
+ * into pending and arrived; the sum, or -1 when a shard did not answer. */
+static int64_t read_round(const ctl_conf *c, rc_redis **conns, const char *crawlid, long long *pending,
+                          long long *arrived)
 {
     char err[512], key[300];
-    rc_redis *r = rc_redis_new(c->redis, c->prefix, err, sizeof err);
-    if (!r) {
-        fprintf(stderr, "redcrawl stop: %s\n", err);
-        return 1;
+    int64_t sum = 0;
+    for (int s = 0; s < (int)c->shards; s++) {
+        rc_redis *r = shard_conn(c, conns, s, err, sizeof err);
+        redisReply *rep =
+            r ? rc_redis_cmd(r, "HMGET %s pending arrived", rc_redis_key(r, key, sizeof key, "job:%s", crawlid)) : NULL;
+        int ok = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2;
+        pending[s] = ok ? rc_reply_int(rep->element[0], 0) : -1;
+        arrived[s] = ok ? rc_reply_int(rep->element[1], 0) : -1;
+        if (rep)
+            freeReplyObject(rep);
+        if (!ok)
+            return -1;
+        sum += pending[s];
     }
+    return sum;
+}
+
+/* stop --wait: polls the job until nothing of it is pending (its pages in flight are done: a
+ * stop purges what is queued), showing the wait on a terminal; in a sharded keyspace until every
+ * shard says so as rc_shard_end_round decides (links still travelling keep it waiting). 0 when
+ * done, 1 otherwise. */
+static int wait_stopped(const ctl_conf *c, const char *crawlid)
+{
+    rc_redis *conns[RC_SHARDS_MAX] = {NULL};
+    long long pend[RC_SHARDS_MAX], arrived[RC_SHARDS_MAX];
+    rc_shard_end end;
+    memset(&end, 0, sizeof end);
     rc_progress p;
     rc_progress_init(&p, "redcrawl stop", c->timeout);
     int64_t pending = -1;
+    int over = 0;
     for (;;) {
-        redisReply *rep = rc_redis_cmd(r, "HGET %s pending", rc_redis_key(r, key, sizeof key, "job:%s", crawlid));
-        pending = !rep || rep->type == REDIS_REPLY_ERROR ? -1
-                  : rep->type == REDIS_REPLY_NIL         ? 0
-                                                         : rc_reply_int(rep, -1);
-        if (rep)
-            freeReplyObject(rep);
-        if (pending == 0 || rc_progress_elapsed(&p) >= c->timeout)
+        pending = read_round(c, conns, crawlid, pend, arrived);
+        if (pending < 0)
+            memset(&end, 0, sizeof end); /* a round not read whole proves nothing */
+        else
+            over = c->shards <= 1 ? pending == 0 : rc_shard_end_round(&end, pend, arrived, (int)c->shards);
+        if (over || rc_progress_elapsed(&p) >= c->timeout)
             break;
         rc_progress_show(&p, "waiting for %lld page%s in flight of job %s", (long long)pending, pending == 1 ? "" : "s",
                          crawlid);
@@ -782,8 +896,9 @@ static int wait_stopped(const ctl_conf *c, const char *crawlid)
         nanosleep(&ts, NULL);
     }
     rc_progress_end(&p);
-    rc_redis_free(r);
-    if (pending == 0) {
+    for (int s = 0; s < (int)c->shards; s++)
+        rc_redis_free(conns[s]);
+    if (over) {
         if (!c->json)
             printf("job %s: nothing in flight any more\n", crawlid);
         return 0;

@@ -1102,6 +1102,16 @@ int rc_cli_crawl(int argc, char **argv)
         rc = 2;
         goto out;
     }
+    /* Its workers and scheduler would read it and wait on shards nobody runs. */
+    const char *shards = getenv("REDCRAWL_SHARDS");
+    if (shards && *shards && strcmp(shards, "1") != 0) {
+        fprintf(stderr,
+                "redcrawl crawl: REDCRAWL_SHARDS=%s: a crawl on this machine is one keyspace; unset it "
+                "(shards are for a fleet: README \"On a Redis Cluster\")\n",
+                shards);
+        rc = 2;
+        goto out;
+    }
     if (c.seeds && (rc = load_seeds(&c, &run, argv + optind, argc - optind)) != 0)
         goto out;
     rc = 1;

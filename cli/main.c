@@ -15,6 +15,7 @@ static const struct {
     {"stop", rc_cli_stop, "stop a job: purge its queued URLs"},
     {"stats", rc_cli_stats, "show counters, queues and live processes"},
     {"status", rc_cli_status, "live view of workers, jobs, hosts, bloom filters, Redis memory (--json once)"},
+    {"shard", rc_cli_shard, "which shard of a sharded keyspace holds a host (--shards), and its key prefix"},
     {"drain", rc_cli_drain, "drain a worker: no new URLs, its hosts go to other workers (--undo)"},
     {"domain", rc_cli_domain, "set a domain's rate limit, or (un)blacklist it"},
     {"extract", rc_cli_extract, "run extraction rules on a saved page (develop rules offline)"},

@@ -6,11 +6,16 @@
 #include "config.h"
 #include "redis.h"
 #include "scheduler.h"
+#include "shard.h"
 
 static const rc_conf_row rows[] = {
     {"redis", RC_CONF_STR, offsetof(rc_sched_conf, redis), NULL, 0, 0, "REDCRAWL_REDIS",
      "Redis URL (redis://HOST:PORT, rediss://HOST:PORT for TLS, or unix:///PATH)"},
     {"prefix", RC_CONF_STR, offsetof(rc_sched_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX", "key prefix"},
+    {"shards", RC_CONF_INT, offsetof(rc_sched_conf, shards), "1", 1, RC_SHARDS_MAX, "REDCRAWL_SHARDS",
+     "shards of the keyspace (ARCHITECTURE.md \"Shards\"): one scheduler per shard"},
+    {"shard", RC_CONF_INT, offsetof(rc_sched_conf, shard), "0", 0, RC_SHARDS_MAX - 1, "REDCRAWL_SHARD",
+     "the shard this scheduler dispatches, and forwards the links of (0 .. --shards - 1)"},
     {"log-level", RC_CONF_STR, offsetof(rc_sched_conf, log_level), "info", 0, 0, "REDCRAWL_LOG_LEVEL",
      "debug|info|warn|error"},
     {"tick-ms", RC_CONF_INT, offsetof(rc_sched_conf, tick_ms), "50", 1, 10000, NULL, "dispatch period when idle, ms"},

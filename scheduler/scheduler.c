@@ -27,7 +27,9 @@
 #include "wake.h"
 #include "wrr.h"
 #include "metrics.h"
+#include "forward.h"
 #include "sched_metrics.h"
+#include "shard.h"
 
 #define MOD "scheduler"
 
@@ -80,6 +82,7 @@ struct rc_scheduler {
     uint64_t moved_ms;         /* rc_redis_moved_ms when last seen: a new node's run_id is no restart */
     rc_wake *wake;             /* nudged when seeds arrive in an empty frontier; NULL = poll only */
     uint64_t last_dispatch_ms;
+    rc_forward *fwd; /* a sharded keyspace: this shard's outboxes to the others; NULL = one keyspace */
 };
 
 /* Said once when Redis starts refusing the dispatch (at maxmemory: assign.lua is refused
@@ -964,6 +967,8 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
         refresh_due(s);
         sample_gauges(s);
     }
+    if (s->leader && s->fwd && rc_forward_run(s->fwd, s->conf->batch) >= s->conf->batch)
+        next = 0; /* an outbox held more: go again at once */
     if (s->refused && !refreshed) {
         next = 1.0 - (double)(now - s->last_refresh_ms) / 1000.0; /* refused: dispatch once a second */
     } else if (s->leader && rc_strmap_count(s->workers) > 0) {
@@ -977,14 +982,29 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
 rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, rc_sched_metrics *metrics, char *err,
                                size_t cap)
 {
-    rc_redis *r = rc_redis_new(conf->redis, conf->prefix, err, cap);
+    char prefix[256];
+    int shards = conf->shards > 1 ? (int)conf->shards : 1;
+    if (conf->shard >= shards || rc_shard_prefix(conf->prefix, (int)conf->shard, shards, prefix, sizeof prefix) < 0) {
+        snprintf(err, cap,
+                 "--shard %lld of --shards %d with --prefix '%s': a shard from 0 to shards - 1, and a "
+                 "prefix without a hash tag when sharded",
+                 (long long)conf->shard, shards, conf->prefix);
+        return NULL;
+    }
+    rc_redis *r = rc_redis_new(conf->redis, prefix, err, cap);
     if (!r)
         return NULL;
+    rc_forward *fwd = NULL;
+    if (shards > 1 && !(fwd = rc_forward_new(conf->redis, conf->prefix, (int)conf->shard, shards, r, err, cap))) {
+        rc_redis_free(r);
+        return NULL;
+    }
     rc_redis_say_tag(r);
     rc_scheduler *s = rc_xcalloc(1, sizeof *s);
     s->loop = loop;
     s->conf = conf;
     s->r = r;
+    s->fwd = fwd;
     rc_process_id(s->id, sizeof s->id);
     s->wrr = rc_wrr_new();
     s->owners = rc_strmap_new();
@@ -1069,6 +1089,7 @@ void rc_scheduler_free(rc_scheduler *s)
     rc_strmap_free(s->blacklist, NULL);
     rc_strmap_free(s->draining, free_worker);
     rc_wake_free(s->wake);
+    rc_forward_free(s->fwd);
     rc_redis_free(s->r);
     free(s);
 }

@@ -13,6 +13,8 @@ struct rc_sched_metrics;
 typedef struct rc_sched_conf {
     char *redis;
     char *prefix;
+    int64_t shards; /* the keyspace's shards (shard.h); <= 1: one keyspace */
+    int64_t shard;  /* the one this scheduler dispatches: 0 .. shards - 1 */
     char *log_level;
     int64_t tick_ms;        /* dispatch period when idle */
     int64_t batch;          /* frontier records examined per dispatch */

@@ -7,7 +7,10 @@ Used by scripts/bench_scheduler.sh and scripts/bench_shards.sh.
   bench_frontier_load.py PREFIX URLS HOSTS WORKERS [compact|json] [lists|zset]
 
 json: the records' JSON form (what they were before); zset: the frontier as one zset per job
-(rc:seeds:{crawlid}, what it was before: the scripts drain it first). For comparison."""
+(rc:seeds:{crawlid}, what it was before: the scripts drain it first). For comparison.
+BENCH_ONLY_HOSTS=FILE: only the URLs of the hosts FILE lists, one a line (a shard's share of
+the job: `redcrawl shard`), the job's pending counting those."""
+import os
 import json
 import sys
 import time
@@ -35,20 +38,30 @@ def main():
     for w in range(workers):
         cmd(out, "ZADD", prefix + "workers", now, "fw%d" % w)
         cmd(out, "HSET", prefix + "worker:fw%d" % w, "hb", now, "started_ms", now, "slots", 64)
+    only = None
+    if os.environ.get("BENCH_ONLY_HOSTS"):
+        with open(os.environ["BENCH_ONLY_HOSTS"]) as f:
+            only = set(line.strip() for line in f if line.strip())
     batch = []
+    kept = 0
     for i in range(urls):
+        if only is not None and "h%d.bench.test" % (i % hosts) not in only:
+            continue
+        kept += 1
         rec = record("http://h%d.bench.test/p/%d" % (i % hosts, i), form, frontier)
         if frontier == "zset":
             cmd(out, "ZADD", prefix + "seeds:bench", 1000000000 + i, rec)
             continue
         batch.append(rec)
-        if len(batch) == 1000 or i == urls - 1:
+        if len(batch) == 1000:
             cmd(out, "RPUSH", prefix + "seeds:bench:1:0", *batch)
             batch = []
+    if batch:
+        cmd(out, "RPUSH", prefix + "seeds:bench:1:0", *batch)
     if frontier != "zset":
         cmd(out, "ZADD", prefix + "seedb:bench", 999 * 2 ** 40, "1:0")
     cmd(out, "SADD", prefix + "frontier", "bench")
-    cmd(out, "HINCRBY", prefix + "job:bench", "pending", urls)
+    cmd(out, "HINCRBY", prefix + "job:bench", "pending", kept)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ typedef enum rc_lua_id {
     RC_LUA_WINDOW,
     RC_LUA_FRONTIER,
     RC_LUA_STEP,
+    RC_LUA_FORWARD,
     RC_LUA_COUNT
 } rc_lua_id;
 

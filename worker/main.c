@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "shard.h"
 #include "netguard.h"
 #include "page.h"
 #include "redis.h"
@@ -23,6 +24,10 @@ static const rc_conf_row rows[] = {
      "where the keyspace's master is after a failover): the event loop waits meanwhile, so a node that does not "
      "answer costs this, not 5 s"},
     {"prefix", RC_CONF_STR, offsetof(rc_worker_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX", "key prefix"},
+    {"shards", RC_CONF_INT, offsetof(rc_worker_conf, shards), "1", 1, RC_SHARDS_MAX, "REDCRAWL_SHARDS",
+     "shards of the keyspace (ARCHITECTURE.md \"Shards\"): links of other shards' hosts go to them"},
+    {"shard", RC_CONF_INT, offsetof(rc_worker_conf, shard), "0", 0, RC_SHARDS_MAX - 1, "REDCRAWL_SHARD",
+     "the shard this worker takes its URLs from (0 .. --shards - 1)"},
     {"log-level", RC_CONF_STR, offsetof(rc_worker_conf, log_level), "info", 0, 0, "REDCRAWL_LOG_LEVEL",
      "debug|info|warn|error"},
     {"id", RC_CONF_STR, offsetof(rc_worker_conf, id), NULL, 0, 0, "REDCRAWL_WORKER_ID",

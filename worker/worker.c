@@ -40,6 +40,7 @@
 #include "notes.h"
 #include "scripts.h"
 #include "seen.h"
+#include "shard.h"
 #include "step.h"
 #include "sink.h"
 #include "sink_kafka.h"
@@ -688,6 +689,7 @@ static void complete_no_links(rc_worker *w, task *t, uint64_t next_ms, const cha
     rc_argv_setu(&t->complete, RC_COMPLETE_K, 1);
     rc_argv_setu(&t->complete, RC_COMPLETE_N, 0);
     rc_argv_setu(&t->complete, RC_COMPLETE_DENIED, 0);
+    rc_argv_setu(&t->complete, RC_COMPLETE_AWAY, 0);
     send_complete(w, t);
 }
 
@@ -846,28 +848,57 @@ static int link_denied(rc_worker *w, const char *record, size_t len)
     return rules && !rc_robots_unreachable_why(rules) && !rc_robots_allowed_url(rules, url);
 }
 
+/* The shard of a link's host (shard.h); this worker's own when the keyspace is one, or when
+ * the record cannot be read (the link then goes the way it always went). */
+static int link_shard(const rc_worker *w, const char *record, size_t len)
+{
+    char url[RC_URL_MAX + 1];
+    int depth, own = (int)w->conf->shard;
+    if (w->conf->shards <= 1 || rc_record_peek(record, len, url, sizeof url, &depth) < 0)
+        return own;
+    int s = rc_shard_of_url(url, (int)w->conf->shards);
+    return s < 0 ? own : s;
+}
+
+enum { LINK_FOLLOW, LINK_DENIED, LINK_AWAY };
+
 /* The page's links into its complete, each with its hash values: those to follow, then those
  * robots.txt forbids (link_denied), which complete.lua only counts, once per job: a disallowed
  * link costs no frontier entry, dispatch, queue, lease, take and complete of its own. On a site
- * of a few pages the disallowed links of its pages are as many as its pages. */
+ * of a few pages the disallowed links of its pages are as many as its pages. Then, in a sharded
+ * keyspace, those whose host another shard holds, each after its shard's number: complete.lua
+ * puts them into this shard's outbox for the scheduler to forward. */
 static void add_links(rc_worker *w, task *t, const rc_page_result *pg)
 {
     size_t k = rc_sbloom_nhash(&t->job->pj.bp), per = 1 + k, n = pg->n_links;
     int whole = (size_t)pg->links.n == n * per; /* else every link goes as one to follow */
-    char *deny = rc_xcalloc((size_t)pg->links.n + 1, 1);
-    size_t denied = 0;
+    char *kind = rc_xcalloc((size_t)pg->links.n + 1, 1);
+    int *shard = rc_xcalloc((size_t)pg->links.n + 1, sizeof *shard);
+    size_t count[3] = {0, 0, 0};
     for (size_t l = 0; whole && l < n; l++) {
-        deny[l] = (char)link_denied(w, pg->links.v[l * per], pg->links.len[l * per]);
-        denied += (size_t)deny[l];
+        const char *rec = pg->links.v[l * per];
+        size_t len = pg->links.len[l * per];
+        shard[l] = link_shard(w, rec, len);
+        kind[l] = shard[l] != (int)w->conf->shard ? LINK_AWAY : link_denied(w, rec, len) ? LINK_DENIED : LINK_FOLLOW;
+        count[(int)kind[l]]++;
     }
+    if (!whole)
+        count[LINK_FOLLOW] = n;
     rc_argv_setu(&t->complete, RC_COMPLETE_K, k);
-    rc_argv_setu(&t->complete, RC_COMPLETE_N, n - denied);
-    rc_argv_setu(&t->complete, RC_COMPLETE_DENIED, denied);
-    for (char pass = 0; pass < 2; pass++)
-        for (int l = 0; l < pg->links.n; l++)
-            if (deny[whole ? (size_t)l / per : (size_t)l] == pass)
-                rc_argv_addn(&t->complete, pg->links.v[l], pg->links.len[l]);
-    free(deny);
+    rc_argv_setu(&t->complete, RC_COMPLETE_N, count[LINK_FOLLOW]);
+    rc_argv_setu(&t->complete, RC_COMPLETE_DENIED, count[LINK_DENIED]);
+    rc_argv_setu(&t->complete, RC_COMPLETE_AWAY, count[LINK_AWAY]);
+    for (char pass = LINK_FOLLOW; pass <= LINK_AWAY; pass++)
+        for (int l = 0; l < pg->links.n; l++) {
+            size_t link = whole ? (size_t)l / per : (size_t)l;
+            if (kind[link] != pass)
+                continue;
+            if (pass == LINK_AWAY && (size_t)l % per == 0)
+                rc_argv_addi(&t->complete, shard[link]);
+            rc_argv_addn(&t->complete, pg->links.v[l], pg->links.len[l]);
+        }
+    free(kind);
+    free(shard);
 }
 
 /* After every sink has the page (or one failed): complete it. Nothing is acknowledged that was
@@ -2198,7 +2229,16 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     }
     if (rc_redis_parse_url(conf->redis, &w->addr, err, cap) < 0)
         goto fail;
-    w->sync = rc_redis_new(conf->redis, conf->prefix, err, cap);
+    char prefix[256];
+    int shards = conf->shards > 1 ? (int)conf->shards : 1;
+    if (conf->shard >= shards || rc_shard_prefix(conf->prefix, (int)conf->shard, shards, prefix, sizeof prefix) < 0) {
+        snprintf(err, cap,
+                 "--shard %lld of --shards %d with --prefix '%s': a shard from 0 to shards - 1, and a "
+                 "prefix without a hash tag when sharded",
+                 (long long)conf->shard, shards, conf->prefix);
+        goto fail;
+    }
+    w->sync = rc_redis_new(conf->redis, prefix, err, cap);
     if (!w->sync)
         goto fail;
     rc_redis_say_tag(w->sync);

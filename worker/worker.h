@@ -16,6 +16,8 @@ typedef struct rc_worker_conf {
     char *redis;
     double redis_locate_timeout; /* seconds each node a Redis reconnect tries may take (the loop waits) */
     char *prefix;
+    int64_t shards; /* the keyspace's shards (shard.h); 1 = one keyspace */
+    int64_t shard;  /* the one this worker takes from: 0 .. shards - 1 */
     char *log_level;
     char *id;
     char *out;

@@ -11,7 +11,7 @@
 --   n         how many completes follow
 -- then the tail: hb_n heartbeat fields and values, then n groups, each complete.lua's
 -- arguments after worker (lease host next_ms outcome reason status items items_dropped
--- refresh_at revisit k n denied: the C side's RC_COMPLETE_* positions minus one, the worker given
+-- refresh_at revisit k n denied away: the C side's RC_COMPLETE_* positions minus one, the worker given
 -- once above), followed by that group's (n + denied) x (link record, k bloom hash values).
 -- Returns {hb, completes, take}: hb is 1, 0 (reaped: the take is skipped, every complete finds
 -- its lease gone) or -1 (none asked); completes holds one result per group in order, each
@@ -36,7 +36,7 @@ for c = 1, n do
   end
   local links = i + #names - 1
   done[c] = complete_page(w, a, links)
-  i = links + (tonumber(a.n) + tonumber(a.denied)) * (1 + tonumber(a.k))
+  i = links + (tonumber(a.n) + tonumber(a.denied)) * (1 + tonumber(a.k)) + tonumber(a.away) * (2 + tonumber(a.k))
 end
 local took = {}
 if take_max > 0 then

@@ -28,6 +28,9 @@ bloom_close()
 if added > 0 then
   frontier_note(crawlid)
   redis.call('HINCRBY', jk, 'pending', added)
+  -- Only this raises a job's pending from 0: a sharded job is over when two reads of every
+  -- shard in turn find it 0 and this count unchanged (ARCHITECTURE.md "Shards").
+  redis.call('HINCRBY', jk, 'arrived', added)
   if redis.call('HGET', jk, 'state') == 'done' then
     for _, key in ipairs(job_keys(crawlid)) do
       redis.call('PERSIST', key) -- extended after it finished: its keys live again

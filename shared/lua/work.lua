@@ -90,17 +90,43 @@ local function let_go(w, host)
   end
 end
 
+-- outbox_push(crawlid, i, n, k): n links of hosts other shards hold, from ARGV[i] on, each
+-- (shard, record, k hash values), appended to this shard's outbox for that shard
+-- (out:{shard}) as one line "crawlid TAB record TAB hash ..." for the scheduler to forward
+-- (ARCHITECTURE.md "Shards"). They skip this shard's bloom: their own shard's decides. Returns n.
+local function outbox_push(crawlid, i, n, k)
+  local by = {}
+  for j = 0, n - 1 do
+    local p = i + j * (2 + k)
+    local line = {crawlid, ARGV[p + 1]}
+    for h = 1, k do
+      line[#line + 1] = ARGV[p + 1 + h]
+    end
+    local t = ARGV[p]
+    by[t] = by[t] or {}
+    by[t][#by[t] + 1] = table.concat(line, '\t')
+  end
+  for t, lines in pairs(by) do
+    for s = 1, #lines, 1000 do -- unpack's stack: a page may carry thousands of links
+      redis.call('RPUSH', K('out', t), unpack(lines, s, math.min(s + 999, #lines)))
+    end
+  end
+  return n
+end
+
 -- complete_page(w, a, rest): a holds complete.lua's named arguments (lease, host, ...), rest
 -- the ARGV index of its first link. Acks the lease, schedules the domain's next fetch,
 -- pushes the page's new links through the bloom into the frontier and updates the job.
 -- Arguments (a's fields): lease member, host, next_ms, outcome, reason, status (HTTP
 --       status, 0 for none), items stored, items dropped, refresh_at (ms; > 0: a navigation
 --       page to fetch again then), revisit (JSON {etag, lm, digest, at} the refresh record keeps
---       for a conditional GET and the unchanged check, or ""), k, n, denied,
+--       for a conditional GET and the unchanged check, or ""), k, n, denied, away,
 --       then from ARGV[rest] n x (link record, k bloom hash values), then denied more: links
 --       the worker found robots.txt forbids (it holds their site's rules). They never enter
 --       the frontier: each new one (by the bloom, so once per job) counts in robots_denied, as
---       if taken and denied, and in robots_denied_links; a queue, a lease and a complete less.
+--       if taken and denied, and in robots_denied_links; a queue, a lease and a complete less;
+--       then away more, each (shard, link record, k hash values): links another shard holds
+--       (a sharded keyspace), for outbox_push.
 -- Outcomes: done (stored), fail (stored with an error, and listed in failed), retry (back to
 -- the job's queue on the host with one more attempt), release (back untouched: the worker could not try),
 -- requeue (like release, but a sink may already hold it: marked redeliver so the next store
@@ -158,7 +184,8 @@ local function complete_page(w, a, rest)
     redis.call('ZADD', K('ready', w), next_ms, host)
   end
   local added, refused = 0, 0
-  local running = (n > 0 or denied > 0) and job_get(crawlid).state == 'running'
+  local away = tonumber(a.away)
+  local running = (n > 0 or denied > 0 or away > 0) and job_get(crawlid).state == 'running'
   if denied > 0 and running then
     refused = bloom_note_new(crawlid, rest + n * (1 + k), denied, k)
     if refused > 0 then
@@ -178,6 +205,11 @@ local function complete_page(w, a, rest)
       end
     end
   end
+  -- Links of other shards wait in this shard's outbox, counted in pending here until the
+  -- scheduler has put them into their shard (forward.lua): the job's summed pending never
+  -- reaches 0 while they travel.
+  local sent = running and away > 0 and outbox_push(crawlid, rest + (n + denied) * (1 + k), away, k) or 0
+  local grow = added + sent
   local minute = math.floor(NOW / 60000)
   local wk = K('wstat', w)
   tally_hash(wk, minute, 1)
@@ -188,19 +220,19 @@ local function complete_page(w, a, rest)
   end
   local left
   if back then
-    left = added > 0 and redis.call('HINCRBY', jk, 'pending', added) or tonumber(redis.call('HGET', jk, 'pending'))
+    left = grow > 0 and redis.call('HINCRBY', jk, 'pending', grow) or tonumber(redis.call('HGET', jk, 'pending'))
   elseif outcome == 'denied' and reason ~= 'robots.txt' then
     -- robots.txt could not be read (unreachable, 5xx): the site is off limits for a while
     -- (RFC 9309), which the user must not mistake for "disallowed"; the reason is kept by host.
     redis.call('HINCRBY', jk, 'robots_unreachable', 1)
     redis.call('HSET', K('robotsdown', crawlid), host, reason)
-    left = job_settle(crawlid, added - 1)
+    left = job_settle(crawlid, grow - 1)
   elseif outcome == 'denied' then
     redis.call('HINCRBY', jk, 'robots_denied', 1)
-    left = job_settle(crawlid, added - 1)
+    left = job_settle(crawlid, grow - 1)
   elseif outcome == 'skipped' then
     redis.call('HINCRBY', jk, 'recent_skipped', 1)
-    left = job_settle(crawlid, added - 1)
+    left = job_settle(crawlid, grow - 1)
   else
     tally_hash(jk, 'fetched', 1)
     if items > 0 then
@@ -230,7 +262,7 @@ local function complete_page(w, a, rest)
       redis.call('ZADD', K('failed'), NOW,
         cjson.encode({url = rec.url, crawlid = crawlid, reason = reason, attempts = (tonumber(rec.attempt) or 0) + 1}))
     end
-    left = job_settle(crawlid, added - 1)
+    left = job_settle(crawlid, grow - 1)
   end
   return {1, added, left, refused}
 end

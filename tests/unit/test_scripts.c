@@ -28,6 +28,7 @@ static void test_bindings(void)
     check_binding(RC_LUA_COMPLETE, "revisit", RC_COMPLETE_REVISIT);
     check_binding(RC_LUA_COMPLETE, "n", RC_COMPLETE_N);
     check_binding(RC_LUA_COMPLETE, "denied", RC_COMPLETE_DENIED);
+    check_binding(RC_LUA_COMPLETE, "away", RC_COMPLETE_AWAY);
     check_binding(RC_LUA_SUBMIT, "bloom", RC_SUBMIT_BLOOM);
     check_binding(RC_LUA_TAKE, "ip", RC_TAKE_IP);
     check_binding(RC_LUA_LOCK, "ttl_ms", RC_LOCK_TTL_MS);
@@ -68,7 +69,7 @@ static void test_counts(void)
     RC_CHECK_INT_EQ(rc_lua_check(RC_LUA_COMPLETE, RC_COMPLETE_NARGS, err, sizeof err), 0);
     RC_CHECK_INT_EQ(rc_lua_check(RC_LUA_COMPLETE, RC_COMPLETE_NARGS + 50, err, sizeof err), 0);
     RC_CHECK_INT_EQ(rc_lua_check(RC_LUA_COMPLETE, RC_COMPLETE_NARGS - 1, err, sizeof err), -EINVAL);
-    RC_CHECK_STR_EQ(err, "complete.lua takes at least 14 arguments, got 13");
+    RC_CHECK_STR_EQ(err, "complete.lua takes at least 15 arguments, got 14");
     RC_CHECK_INT_EQ(rc_lua_check(RC_LUA_STAT, 0, err, sizeof err), 0);
     RC_CHECK_INT_EQ(rc_lua_check(RC_LUA_FRONTIER, 0, err, sizeof err), 0);
     RC_CHECK_INT_EQ(rc_lua_check(RC_LUA_COUNT, 0, err, sizeof err), -EINVAL);

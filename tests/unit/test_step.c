@@ -78,6 +78,7 @@ static void complete_args(rc_argv *a, const char *record, int n_links, int salt)
     rc_argv_seti(a, RC_COMPLETE_K, K);
     rc_argv_seti(a, RC_COMPLETE_N, n_links);
     rc_argv_seti(a, RC_COMPLETE_DENIED, 0);
+    rc_argv_seti(a, RC_COMPLETE_AWAY, 0);
     for (int l = 0; l < n_links; l++) {
         char link[64];
         snprintf(link, sizeof link, "J 1 1 0 http://h/%d-%d", salt, l);
@@ -364,6 +365,68 @@ static void test_take_last(rc_redis *r)
     rc_step_release(&s);
 }
 
+/* A sharded keyspace: a page's links of another shard's hosts (away) skip this shard's bloom
+ * and frontier, wait in its outbox for that shard (one line each: crawlid, record, hash values)
+ * and count in the job's pending until forward.lua takes them off, after the scheduler put them
+ * into their shard: pending rises before the page's own end lowers it, and falls only then. */
+static void test_away_links(rc_redis *r)
+{
+    cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/away", "", "");
+    cmd(r, "HSET rc:job:J state running pending %s%s%s", "1", "", "");
+    long long pending = 1, before = rc_seeds_count(r, "J");
+    rc_argv f;
+    complete_args(&f, "J 0 1 0 http://h/away", 3, 9); /* 1 to follow, then 2 for shard 2 */
+    rc_argv_seti(&f, RC_COMPLETE_N, 1);
+    rc_argv_seti(&f, RC_COMPLETE_AWAY, 2);
+    rc_argv a; /* the same links with the shard's number before each of the last two */
+    rc_argv_init(&a);
+    for (int i = 0; i < f.n; i++) {
+        if (i == RC_COMPLETE_NARGS + 1 + K || i == RC_COMPLETE_NARGS + 2 * (1 + K))
+            rc_argv_add(&a, "2");
+        rc_argv_addn(&a, f.v[i], f.len[i]);
+    }
+    rc_step s;
+    rc_step_init(&s, "w1");
+    rc_step_add(&s, &a);
+    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 9600, &s.args);
+    RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
+    if (rep && rc_step_reply_check(&s, rep) == 0)
+        check_complete(rc_step_reply_complete(rep, 0), 1, 1, pending + 2); /* + 1 + 2 away - the page */
+    if (rep)
+        freeReplyObject(rep);
+    RC_CHECK_INT_EQ(rc_seeds_count(r, "J"), before + 1);
+    RC_CHECK_INT_EQ(get_int(r, "LLEN rc:out:%s%s", "2", ""), 2);
+    redisReply *out = rc_redis_cmd(r, "LRANGE rc:out:2 0 -1");
+    RC_CHECK(out && out->type == REDIS_REPLY_ARRAY && out->elements == 2);
+    if (!out || out->type != REDIS_REPLY_ARRAY || out->elements != 2)
+        return;
+    RC_CHECK(strncmp(out->element[0]->str, "J\tJ 1 1 0 http://h/9-1\t", 23) == 0);
+    rc_argv fw;
+    rc_argv_init(&fw);
+    rc_argv_set(&fw, RC_FORWARD_TARGET, "2");
+    rc_argv_set(&fw, RC_FORWARD_N, "2");
+    rc_argv_set(&fw, RC_FORWARD_FIRST, out->element[1]->str); /* not the head: another took it */
+    rc_argv_set(&fw, RC_FORWARD_LAST, out->element[1]->str);
+    rep = rc_redis_eval(r, RC_LUA_FORWARD, 9700, &fw);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == -1);
+    if (rep)
+        freeReplyObject(rep);
+    RC_CHECK_INT_EQ(get_int(r, "LLEN rc:out:%s%s", "2", ""), 2);
+    RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "pending"), pending + 2);
+    rc_argv_set(&fw, RC_FORWARD_FIRST, out->element[0]->str);
+    rep = rc_redis_eval(r, RC_LUA_FORWARD, 9700, &fw);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 0);
+    if (rep)
+        freeReplyObject(rep);
+    freeReplyObject(out);
+    RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "pending"), pending);
+    RC_CHECK_INT_EQ(get_int(r, "EXISTS rc:out:%s%s", "2", ""), 0);
+    rc_argv_release(&fw);
+    rc_argv_release(&a);
+    rc_argv_release(&f);
+    rc_step_release(&s);
+}
+
 int main(void)
 {
     rc_redis *r = rc_test_redis_open(&redis, "step");
@@ -376,6 +439,7 @@ int main(void)
     test_denied_links(r);
     test_take_last(r);
     test_complete_lets_go(r);
+    test_away_links(r);
     rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
     return rc_test_done("test_step");
