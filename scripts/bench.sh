@@ -31,7 +31,8 @@
 #
 # Memory: peak_rss_mb is the largest sum of the RSS of the run's process tree (sampled every
 # 0.2 s), which counts a shared library's pages once per process that maps it (redcrawl's tree
-# is its CLI, running the scheduler on a thread, Redis and 2 workers; with the scheduler a process
+# is its CLI, running the scheduler on a thread, Redis and its workers (`redcrawl crawl`'s default
+# count: 2 before 2026-11-27 10:00 UTC, 1 since; the driver passed --workers 2 until 10:15); with the scheduler a process
 # of its own ~45 MB of its ~95 MB RSS were such pages);
 # peak_pss_mb sums PSS instead, each page counted once over the processes sharing it: that is
 # the figure that compares one process with several. redcrawl runs without its dashboard

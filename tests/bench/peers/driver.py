@@ -198,9 +198,9 @@ def commands(system, a, seeds, seedfile, rundir):
         # feeds the workers' DNS cache, the path of a real crawl. --connect-to would file every
         # connection under its one target in curl's connection cache instead.
         resolve = [x for s in seeds for x in ("--resolve", "%s:%d:127.0.0.1" % (s.split("/")[2].split(":")[0], a.port))]
+        workers = ["--workers", str(a.workers)] if a.workers else []  # else redcrawl's default
         cmd = [prog, "crawl", "--quiet", "--delay", "0", "--maxdepth", "-1", "--web-port", "-1",
-               "--workers", str(a.workers), "--out", os.path.join(rundir, "out"), *resolve,
-               "--allow-net", "127.0.0.0/8"]
+               *workers, "--out", os.path.join(rundir, "out"), *resolve, "--allow-net", "127.0.0.0/8"]
         if system == "redcrawl-links":
             cmd.append("--dedup-content=0")
         return cmd + extra + seeds
@@ -224,7 +224,7 @@ def main():
     ap.add_argument("--nginx-pid", type=int, required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=900)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=0, help="redcrawl's --workers (0: its default)")
     ap.add_argument("--scrapy-procs", type=int, default=2)
     ap.add_argument("--workloads", required=True, help="NAME:HOSTS:PAGES,...")
     ap.add_argument("--systems", required=True)
