@@ -124,6 +124,11 @@ static int hidden(const GumboNode *n)
 {
     if (rc_article_overlay(n))
         return 1;
+    /* A tab panel is shown when its tab is picked (a quickstart's code for each language, a
+     * product's specifications): the page's text, which the sets' labels keep, hidden or not. */
+    const char *role = attr(n, "role");
+    if (role && !strcasecmp(role, "tabpanel"))
+        return 0;
     /* React's streaming server rendering (Next.js) sends the page's content in <div hidden
      * id="S:0"> and a script moves it into place: shown, not hidden. */
     const char *id = attr(n, "id");

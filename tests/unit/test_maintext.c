@@ -1161,6 +1161,14 @@ static const struct not_text {
      "</li></ul><div class=invisible><p>INVISIBLE " PARA "</p></div><p>" PARA "</p></div></body>",
      "SHOWN ",
      {"MODAL ", "DROPDOWN ", "INVISIBLE "}},
+    /* A tab panel is read though only its tab shows it (the code of each language of a
+     * quickstart); other hidden blocks are not. */
+    {"<body><div class=content><p>TEXT " PARA "</p><div role=tablist><a role=tab>Python</a><a role=tab>Go</a>"
+     "</div><div role=tabpanel><p>Install Python and the library.</p></div><div role=tabpanel hidden "
+     "style=\"display:none\"><p>TABGO Install Go and the module.</p></div><div hidden><p>HIDDEN " PARA
+     "</p></div><p>" PARA "</p></div></body>",
+     "TABGO ",
+     {"HIDDEN "}},
     /* Magnific Popup's content stays hidden (mfp-hide) until its lightbox opens. */
     {"<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
      "</p></div><p>" PARA "</p></div></body>",
