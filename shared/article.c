@@ -288,6 +288,8 @@ static const char *const unlikely[] = {"-ad-",
                                        "author-bio",
                                        "author_section",
                                        "author-box",
+                                       "author-section",
+                                       "the-author",
                                        "about-author",
                                        "author-info",
                                        "tooltip",
@@ -339,11 +341,13 @@ static const char *const body_words[] = {
     "bodytext",       "main-text",       "news-text",       "news_text",         "newstext",         "news-content",
     "single-content", "text-content",    "article-detail",  "news-detail",       "news_detail",      "page-content",
     "rich-text",      "richtext",        "td-post-content", "field--name-body",  "field-name-body",  NULL};
-/* Inside the article: small blocks that are not its text. */
-static const char *const junk_words[] = {"byline",   "author",     "dateline", "date",    "time",    "meta",
-                                         "caption",  "credit",     "tags",     "share",   "social",  "print",
-                                         "rating",   "breadcrumb", "toolbar",  "subline", "profile", "signature",
-                                         "userinfo", "user-info",  NULL};
+/* Inside the article: small blocks that are not its text (a poster's details beside each post of a
+ * thread: XenForo's "message-userDetails", phpBB's "usertitle"). */
+static const char *const junk_words[] = {
+    "byline",       "author",    "dateline",   "date",       "time",     "meta",      "caption",
+    "credit",       "tags",      "share",      "social",     "print",    "rating",    "breadcrumb",
+    "toolbar",      "subline",   "profile",    "signature",  "userinfo", "user-info", "userdetails",
+    "user-details", "usertitle", "user-title", "userextras", NULL};
 
 static const char *const comment_words[] = {"comment", "disqus", NULL};
 static const char *const signature_words[] = {"signature", NULL};

@@ -1169,6 +1169,25 @@ static const struct not_text {
      "</p></div><p>" PARA "</p></div></body>",
      "TABGO ",
      {"HIDDEN "}},
+    /* An author's box under the article (a bio per author, longer than a byline) is not its
+     * text. */
+    {"<body><div class=content><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p><p>" PARA "</p><div class="
+     "the-author><div class=bio><p>BIO Craig is a gear editor who has run ultras for a decade, " PARA "</p><p>" PARA
+     "</p></div></div><div class=author-section><h4>Dieter</h4><p>SECTION Dieter is the chief scientist, "
+     "a professor and a speaker, " PARA "</p><p>" PARA "</p></div></div></body>",
+     "TEXT ",
+     {"BIO ", "SECTION "}},
+    /* A poster's details beside each post of a thread (XenForo's message-userDetails, a title
+     * such as "Established Member"; phpBB's usertitle) are not the thread's text. */
+    {"<body><h1>Which case?</h1><div class=posts><article class=message><div class=message-userDetails><h4>"
+     "<a href=/m/1>melso</a></h4><h5 class=message-userTitle>MEMBER Established Member</h5></div><div "
+     "class=message-content><p>POST " PARA "</p></div></article><article class=message><div class="
+     "message-userDetails><h4><a href=/m/2>bob</a></h4><h5 class=message-userTitle>Established Member</h5>"
+     "</div><div class=message-content><p>" PARA "</p></div></article><article class=message><div><dl><dd "
+     "class=usertitle>TITLE Member</dd></dl></div><div class=message-content><p>" PARA "</p></div></article>"
+     "</div></body>",
+     "POST ",
+     {"MEMBER ", "TITLE "}},
     /* Magnific Popup's content stays hidden (mfp-hide) until its lightbox opens. */
     {"<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
      "</p></div><p>" PARA "</p></div></body>",
