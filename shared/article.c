@@ -87,6 +87,19 @@ static int is_dialog(const GumboNode *n)
  * "mfp-hide", a lightbox's content until it opens) and no class shows
  * it again at some width ("md:block", "d-lg-flex"). A screen reader's "sr-only" text is kept:
  * labels of the sets count it as often as not. */
+/* Whether the class word P (LEN bytes) hides its block on a desktop's screen ("elementor-hidden-desktop",
+ * "hide-on-desktop"): a copy of the text laid out for phones. */
+static int desktop_hidden(const char *p, size_t len)
+{
+    static const char *const ends[] = {"hidden-desktop", "hide-desktop", "hide-on-desktop", "hidden-on-desktop", NULL};
+    for (const char *const *e = ends; *e; e++) {
+        size_t el = strlen(*e);
+        if (len >= el && strncasecmp(p + len - el, *e, el) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static int hidden_class(const char *cls)
 {
     static const char *const hide[] = {"hidden",        "is-hidden", "hide",     "d-none", "modal",
@@ -101,6 +114,7 @@ static int hidden_class(const char *cls)
             break;
         for (const char *const *h = hide; *h && !hid; h++)
             hid = strlen(*h) == len && strncasecmp(p, *h, len) == 0;
+        hid |= desktop_hidden(p, len);
         for (const char *const *w = show; *w; w++)
             if (memmem(p, len, *w, strlen(*w)))
                 return 0;

@@ -1188,6 +1188,13 @@ static const struct not_text {
      "</div></body>",
      "POST ",
      {"MEMBER ", "TITLE "}},
+    /* A block hidden on a desktop's screen (Elementor's elementor-hidden-desktop) is a copy laid
+     * out for phones: the desktop's text is read, once. */
+    {"<body><div class=content><p>TEXT " PARA "</p><div class=\"elementor-widget elementor-hidden-desktop\"><p>"
+     "PHONE Free shipping on orders over fifty dollars, returns within a month.</p></div><div class="
+     "hide-on-desktop><p>MOBILE Tap to see the sizes.</p></div><p>" PARA "</p></div></body>",
+     "TEXT ",
+     {"PHONE ", "MOBILE "}},
     /* Magnific Popup's content stays hidden (mfp-hide) until its lightbox opens. */
     {"<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
      "</p></div><p>" PARA "</p></div></body>",
