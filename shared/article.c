@@ -336,6 +336,9 @@ static const char *const unlikely[] = {"-ad-",
                                        "feedback",
                                        "upsell",
                                        "overlay",
+                                       "saboxplugin",   /* Simple Author Box: an author's box */
+                                       "post-form",     /* a Q&A site's "Your answer" form */
+                                       "bottom-notice", /* "Not the answer you're looking for?" */
                                        NULL};
 static const char *const maybe[] = {"and", "article", "body", "column", "content", "main", "shadow", NULL};
 static const char *const negative[] = {"hidden",  "banner",   "combx",    "comment",  "com-",    "contact",

@@ -1195,6 +1195,16 @@ static const struct not_text {
      "hide-on-desktop><p>MOBILE Tap to see the sizes.</p></div><p>" PARA "</p></div></body>",
      "TEXT ",
      {"PHONE ", "MOBILE "}},
+    /* A Q&A page's form for a new answer and the notice under the answers, and a plugin's author
+     * box under a post, are not the page's text. */
+    {"<body><div id=mainbar><div class=question><div class=s-prose><p>QUESTION " PARA "</p></div></div><div "
+     "class=answer><div class=s-prose><p>" PARA "</p><p>" PARA "</p></div></div><form class=post-form><h2>"
+     "FORM Your Answer</h2><p>Thanks for contributing an answer, please be sure to answer the question.</p>"
+     "</form><h2 class=\"bottom-notice\">NOTICE Not the answer you're looking for? Browse other questions "
+     "tagged python or ask your own question.</h2><div class=saboxplugin-wrap><p>SABOX The author writes "
+     "about code and data, " PARA "</p></div></div></body>",
+     "QUESTION ",
+     {"FORM ", "NOTICE ", "SABOX "}},
     /* Magnific Popup's content stays hidden (mfp-hide) until its lightbox opens. */
     {"<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
      "</p></div><p>" PARA "</p></div></body>",
