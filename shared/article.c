@@ -47,7 +47,7 @@ typedef struct node_stat {
     unsigned forum_post : 1;  /* itemtype schema.org DiscussionForumPosting or Question */
     unsigned reply_item : 1;  /* itemtype schema.org Comment or Answer */
     unsigned menu : 1;        /* <nav>, role navigation or menu */
-    unsigned reviews : 1;     /* class/id says reviews (boilerplate on a product's page) */
+    unsigned reviews : 1;     /* class/id says reviews or carousel (boilerplate on a product's page) */
     unsigned holder : 1;      /* holds a placeholder of React's streamed chunks (see emit_chunks) */
 } node_stat;
 
@@ -368,7 +368,8 @@ static const char *const junk_words[] = {
 
 static const char *const comment_words[] = {"comment", "disqus", NULL};
 static const char *const signature_words[] = {"signature", NULL};
-static const char *const review_words[] = {"reviews", "review-list", "product-review", NULL};
+/* On a product's page: its buyers' reviews, and carousels (other products: "more from this shop"). */
+static const char *const review_words[] = {"reviews", "review-list", "product-review", "carousel", NULL};
 
 /* What a class/id says, one bit per word list, found in one scan of the string: judge() runs on
  * every element, and a strstr per word was most of the article method's time. */

@@ -1205,6 +1205,14 @@ static const struct not_text {
      "about code and data, " PARA "</p></div></div></body>",
      "QUESTION ",
      {"FORM ", "NOTICE ", "SABOX "}},
+    /* On a product's page a carousel is other products (the seller's other items), not its
+     * description. */
+    {"<head><meta property=og:type content=product></head><body><div class=x-item><h1>Lamp</h1><p>TEXT " PARA
+     "</p><p>" PARA "</p><div class=\"x-rx-slot carousel--slides\"><ul class=carousel__list><li><p>OTHER "
+     "Vintage brass desk lamp, green shade, works well</p><p>$45.00</p></li><li><p>Floor lamp with a linen "
+     "shade, three settings</p><p>$80.00</p></li></ul></div></div></body>",
+     "TEXT ",
+     {"OTHER "}},
     /* Magnific Popup's content stays hidden (mfp-hide) until its lightbox opens. */
     {"<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
      "</p></div><p>" PARA "</p></div></body>",
