@@ -1925,14 +1925,26 @@ static int is_related_lead(const char *p, size_t len)
     return 0;
 }
 
-/* Removes the credit paragraphs and related-article lead-ins from TEXT, in place. */
+/* Whether the paragraph P (LEN bytes) is a placeholder that a script fills ("Loading...",
+ * "Loading…"): the page's text is what replaces it, if it is in the page at all. */
+static int is_placeholder(const char *p, size_t len)
+{
+    while (len && (p[len - 1] == '.' || p[len - 1] == ' '))
+        len--;
+    if (len >= 3 && (unsigned char)p[len - 3] == 0xE2 && (unsigned char)p[len - 2] == 0x80 &&
+        (unsigned char)p[len - 1] == 0xA6) /* U+2026 ... */
+        len -= 3;
+    return len == 7 && strncasecmp(p, "Loading", 7) == 0;
+}
+
+/* Removes the credit paragraphs, related-article lead-ins and placeholders from TEXT, in place. */
 static void drop_credits(char *text)
 {
     char *w = text;
     for (const char *p = text; *p;) {
         const char *e = strstr(p, "\n\n");
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (!is_credit(p, len) && !is_related_lead(p, len)) {
+        if (!is_credit(p, len) && !is_related_lead(p, len) && !is_placeholder(p, len)) {
             if (w != text) {
                 memcpy(w, "\n\n", 2);
                 w += 2;

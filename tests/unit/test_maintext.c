@@ -1213,6 +1213,11 @@ static const struct not_text {
      "shade, three settings</p><p>$80.00</p></li></ul></div></div></body>",
      "TEXT ",
      {"OTHER "}},
+    /* A "Loading..." a script replaces is not text. */
+    {"<body><div class=content><p>TEXT " PARA "</p><div class=reviews-slot><p>Loading...</p></div><p>" PARA
+     "</p><div><p>Loading\xe2\x80\xa6</p></div><p>" PARA "</p></div></body>",
+     "TEXT ",
+     {"Loading"}},
     /* Magnific Popup's content stays hidden (mfp-hide) until its lightbox opens. */
     {"<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
      "</p></div><p>" PARA "</p></div></body>",
