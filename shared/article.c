@@ -84,7 +84,8 @@ static int is_dialog(const GumboNode *n)
 
 /* Whether CLASS names a block that style sheets hide (a framework's "hidden", "d-none"; Bootstrap's
  * "invisible", and its "modal" and "dropdown-menu" until a script opens them; Magnific Popup's
- * "mfp-hide", a lightbox's content until it opens) and no class shows
+ * "mfp-hide", a lightbox's content until it opens; Invision's "ipsHide"; Webflow's
+ * "w-condition-invisible", a block whose condition is not met) and no class shows
  * it again at some width ("md:block", "d-lg-flex"). A screen reader's "sr-only" text is kept:
  * labels of the sets count it as often as not. */
 /* Whether the class word P (LEN bytes) hides its block on a desktop's screen ("elementor-hidden-desktop",
@@ -102,8 +103,12 @@ static int desktop_hidden(const char *p, size_t len)
 
 static int hidden_class(const char *cls)
 {
-    static const char *const hide[] = {"hidden",        "is-hidden", "hide",     "d-none", "modal",
-                                       "dropdown-menu", "invisible", "mfp-hide", NULL};
+    static const char *const hide[] = {"hidden",    "is-hidden",
+                                       "hide",      "d-none",
+                                       "modal",     "dropdown-menu",
+                                       "invisible", "mfp-hide",
+                                       "ipsHide",   "w-condition-invisible",
+                                       NULL};
     static const char *const show[] = {"block", "flex", "grid", "inline", "table", NULL};
     int hid = 0;
     for (const char *p = cls; *p;) {

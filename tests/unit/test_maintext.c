@@ -1218,6 +1218,12 @@ static const struct not_text {
      "</p><div><p>Loading\xe2\x80\xa6</p></div><p>" PARA "</p></div></body>",
      "TEXT ",
      {"Loading"}},
+    /* Invision's ipsHide and Webflow's w-condition-invisible hide a block. */
+    {"<body><div class=content><p>TEXT " PARA "</p><div class=ipsHide><p>IPS Install the app for a better "
+     "experience.</p></div><p>" PARA "</p><div class=\"cta w-condition-invisible\"><p>WEBFLOW Book a demo with "
+     "our team today.</p></div><p>" PARA "</p></div></body>",
+     "TEXT ",
+     {"IPS ", "WEBFLOW "}},
     /* Magnific Popup's content stays hidden (mfp-hide) until its lightbox opens. */
     {"<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
      "</p></div><p>" PARA "</p></div></body>",
