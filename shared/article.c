@@ -47,7 +47,7 @@ typedef struct node_stat {
     unsigned forum_post : 1;  /* itemtype schema.org DiscussionForumPosting or Question */
     unsigned reply_item : 1;  /* itemtype schema.org Comment or Answer */
     unsigned menu : 1;        /* <nav>, role navigation or menu */
-    unsigned reviews : 1;     /* class/id says reviews (boilerplate on a product's page) */
+    unsigned reviews : 1;     /* class/id says reviews or carousel (boilerplate on a product's page) */
     unsigned holder : 1;      /* holds a placeholder of React's streamed chunks (see emit_chunks) */
 } node_stat;
 
@@ -84,13 +84,31 @@ static int is_dialog(const GumboNode *n)
 
 /* Whether CLASS names a block that style sheets hide (a framework's "hidden", "d-none"; Bootstrap's
  * "invisible", and its "modal" and "dropdown-menu" until a script opens them; Magnific Popup's
- * "mfp-hide", a lightbox's content until it opens) and no class shows
+ * "mfp-hide", a lightbox's content until it opens; Invision's "ipsHide"; Webflow's
+ * "w-condition-invisible", a block whose condition is not met) and no class shows
  * it again at some width ("md:block", "d-lg-flex"). A screen reader's "sr-only" text is kept:
  * labels of the sets count it as often as not. */
+/* Whether the class word P (LEN bytes) hides its block on a desktop's screen ("elementor-hidden-desktop",
+ * "hide-on-desktop"): a copy of the text laid out for phones. */
+static int desktop_hidden(const char *p, size_t len)
+{
+    static const char *const ends[] = {"hidden-desktop", "hide-desktop", "hide-on-desktop", "hidden-on-desktop", NULL};
+    for (const char *const *e = ends; *e; e++) {
+        size_t el = strlen(*e);
+        if (len >= el && strncasecmp(p + len - el, *e, el) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static int hidden_class(const char *cls)
 {
-    static const char *const hide[] = {"hidden",        "is-hidden", "hide",     "d-none", "modal",
-                                       "dropdown-menu", "invisible", "mfp-hide", NULL};
+    static const char *const hide[] = {"hidden",    "is-hidden",
+                                       "hide",      "d-none",
+                                       "modal",     "dropdown-menu",
+                                       "invisible", "mfp-hide",
+                                       "ipsHide",   "w-condition-invisible",
+                                       NULL};
     static const char *const show[] = {"block", "flex", "grid", "inline", "table", NULL};
     int hid = 0;
     for (const char *p = cls; *p;) {
@@ -101,6 +119,7 @@ static int hidden_class(const char *cls)
             break;
         for (const char *const *h = hide; *h && !hid; h++)
             hid = strlen(*h) == len && strncasecmp(p, *h, len) == 0;
+        hid |= desktop_hidden(p, len);
         for (const char *const *w = show; *w; w++)
             if (memmem(p, len, *w, strlen(*w)))
                 return 0;
@@ -124,6 +143,11 @@ static int hidden(const GumboNode *n)
 {
     if (rc_article_overlay(n))
         return 1;
+    /* A tab panel is shown when its tab is picked (a quickstart's code for each language, a
+     * product's specifications): the page's text, which the sets' labels keep, hidden or not. */
+    const char *role = attr(n, "role");
+    if (role && !strcasecmp(role, "tabpanel"))
+        return 0;
     /* React's streaming server rendering (Next.js) sends the page's content in <div hidden
      * id="S:0"> and a script moves it into place: shown, not hidden. */
     const char *id = attr(n, "id");
@@ -283,6 +307,8 @@ static const char *const unlikely[] = {"-ad-",
                                        "author-bio",
                                        "author_section",
                                        "author-box",
+                                       "author-section",
+                                       "the-author",
                                        "about-author",
                                        "author-info",
                                        "tooltip",
@@ -315,6 +341,9 @@ static const char *const unlikely[] = {"-ad-",
                                        "feedback",
                                        "upsell",
                                        "overlay",
+                                       "saboxplugin",   /* Simple Author Box: an author's box */
+                                       "post-form",     /* a Q&A site's "Your answer" form */
+                                       "bottom-notice", /* "Not the answer you're looking for?" */
                                        NULL};
 static const char *const maybe[] = {"and", "article", "body", "column", "content", "main", "shadow", NULL};
 static const char *const negative[] = {"hidden",  "banner",   "combx",    "comment",  "com-",    "contact",
@@ -334,15 +363,18 @@ static const char *const body_words[] = {
     "bodytext",       "main-text",       "news-text",       "news_text",         "newstext",         "news-content",
     "single-content", "text-content",    "article-detail",  "news-detail",       "news_detail",      "page-content",
     "rich-text",      "richtext",        "td-post-content", "field--name-body",  "field-name-body",  NULL};
-/* Inside the article: small blocks that are not its text. */
-static const char *const junk_words[] = {"byline",   "author",     "dateline", "date",    "time",    "meta",
-                                         "caption",  "credit",     "tags",     "share",   "social",  "print",
-                                         "rating",   "breadcrumb", "toolbar",  "subline", "profile", "signature",
-                                         "userinfo", "user-info",  NULL};
+/* Inside the article: small blocks that are not its text (a poster's details beside each post of a
+ * thread: XenForo's "message-userDetails", phpBB's "usertitle"). */
+static const char *const junk_words[] = {
+    "byline",       "author",    "dateline",   "date",       "time",     "meta",      "caption",
+    "credit",       "tags",      "share",      "social",     "print",    "rating",    "breadcrumb",
+    "toolbar",      "subline",   "profile",    "signature",  "userinfo", "user-info", "userdetails",
+    "user-details", "usertitle", "user-title", "userextras", NULL};
 
 static const char *const comment_words[] = {"comment", "disqus", NULL};
 static const char *const signature_words[] = {"signature", NULL};
-static const char *const review_words[] = {"reviews", "review-list", "product-review", NULL};
+/* On a product's page: its buyers' reviews, and carousels (other products: "more from this shop"). */
+static const char *const review_words[] = {"reviews", "review-list", "product-review", "carousel", NULL};
 
 /* What a class/id says, one bit per word list, found in one scan of the string: judge() runs on
  * every element, and a strstr per word was most of the article method's time. */
@@ -1898,14 +1930,26 @@ static int is_related_lead(const char *p, size_t len)
     return 0;
 }
 
-/* Removes the credit paragraphs and related-article lead-ins from TEXT, in place. */
+/* Whether the paragraph P (LEN bytes) is a placeholder that a script fills ("Loading...",
+ * "Loading…"): the page's text is what replaces it, if it is in the page at all. */
+static int is_placeholder(const char *p, size_t len)
+{
+    while (len && (p[len - 1] == '.' || p[len - 1] == ' '))
+        len--;
+    if (len >= 3 && (unsigned char)p[len - 3] == 0xE2 && (unsigned char)p[len - 2] == 0x80 &&
+        (unsigned char)p[len - 1] == 0xA6) /* U+2026 ... */
+        len -= 3;
+    return len == 7 && strncasecmp(p, "Loading", 7) == 0;
+}
+
+/* Removes the credit paragraphs, related-article lead-ins and placeholders from TEXT, in place. */
 static void drop_credits(char *text)
 {
     char *w = text;
     for (const char *p = text; *p;) {
         const char *e = strstr(p, "\n\n");
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (!is_credit(p, len) && !is_related_lead(p, len)) {
+        if (!is_credit(p, len) && !is_related_lead(p, len) && !is_placeholder(p, len)) {
             if (w != text) {
                 memcpy(w, "\n\n", 2);
                 w += 2;

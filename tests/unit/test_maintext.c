@@ -1161,6 +1161,69 @@ static const struct not_text {
      "</li></ul><div class=invisible><p>INVISIBLE " PARA "</p></div><p>" PARA "</p></div></body>",
      "SHOWN ",
      {"MODAL ", "DROPDOWN ", "INVISIBLE "}},
+    /* A tab panel is read though only its tab shows it (the code of each language of a
+     * quickstart); other hidden blocks are not. */
+    {"<body><div class=content><p>TEXT " PARA "</p><div role=tablist><a role=tab>Python</a><a role=tab>Go</a>"
+     "</div><div role=tabpanel><p>Install Python and the library.</p></div><div role=tabpanel hidden "
+     "style=\"display:none\"><p>TABGO Install Go and the module.</p></div><div hidden><p>HIDDEN " PARA
+     "</p></div><p>" PARA "</p></div></body>",
+     "TABGO ",
+     {"HIDDEN "}},
+    /* An author's box under the article (a bio per author, longer than a byline) is not its
+     * text. */
+    {"<body><div class=content><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p><p>" PARA "</p><div class="
+     "the-author><div class=bio><p>BIO Craig is a gear editor who has run ultras for a decade, " PARA "</p><p>" PARA
+     "</p></div></div><div class=author-section><h4>Dieter</h4><p>SECTION Dieter is the chief scientist, "
+     "a professor and a speaker, " PARA "</p><p>" PARA "</p></div></div></body>",
+     "TEXT ",
+     {"BIO ", "SECTION "}},
+    /* A poster's details beside each post of a thread (XenForo's message-userDetails, a title
+     * such as "Established Member"; phpBB's usertitle) are not the thread's text. */
+    {"<body><h1>Which case?</h1><div class=posts><article class=message><div class=message-userDetails><h4>"
+     "<a href=/m/1>melso</a></h4><h5 class=message-userTitle>MEMBER Established Member</h5></div><div "
+     "class=message-content><p>POST " PARA "</p></div></article><article class=message><div class="
+     "message-userDetails><h4><a href=/m/2>bob</a></h4><h5 class=message-userTitle>Established Member</h5>"
+     "</div><div class=message-content><p>" PARA "</p></div></article><article class=message><div><dl><dd "
+     "class=usertitle>TITLE Member</dd></dl></div><div class=message-content><p>" PARA "</p></div></article>"
+     "</div></body>",
+     "POST ",
+     {"MEMBER ", "TITLE "}},
+    /* A block hidden on a desktop's screen (Elementor's elementor-hidden-desktop) is a copy laid
+     * out for phones: the desktop's text is read, once. */
+    {"<body><div class=content><p>TEXT " PARA "</p><div class=\"elementor-widget elementor-hidden-desktop\"><p>"
+     "PHONE Free shipping on orders over fifty dollars, returns within a month.</p></div><div class="
+     "hide-on-desktop><p>MOBILE Tap to see the sizes.</p></div><p>" PARA "</p></div></body>",
+     "TEXT ",
+     {"PHONE ", "MOBILE "}},
+    /* A Q&A page's form for a new answer and the notice under the answers, and a plugin's author
+     * box under a post, are not the page's text. */
+    {"<body><div id=mainbar><div class=question><div class=s-prose><p>QUESTION " PARA "</p></div></div><div "
+     "class=answer><div class=s-prose><p>" PARA "</p><p>" PARA "</p></div></div><form class=post-form><h2>"
+     "FORM Your Answer</h2><p>Thanks for contributing an answer, please be sure to answer the question.</p>"
+     "</form><h2 class=\"bottom-notice\">NOTICE Not the answer you're looking for? Browse other questions "
+     "tagged python or ask your own question.</h2><div class=saboxplugin-wrap><p>SABOX The author writes "
+     "about code and data, " PARA "</p></div></div></body>",
+     "QUESTION ",
+     {"FORM ", "NOTICE ", "SABOX "}},
+    /* On a product's page a carousel is other products (the seller's other items), not its
+     * description. */
+    {"<head><meta property=og:type content=product></head><body><div class=x-item><h1>Lamp</h1><p>TEXT " PARA
+     "</p><p>" PARA "</p><div class=\"x-rx-slot carousel--slides\"><ul class=carousel__list><li><p>OTHER "
+     "Vintage brass desk lamp, green shade, works well</p><p>$45.00</p></li><li><p>Floor lamp with a linen "
+     "shade, three settings</p><p>$80.00</p></li></ul></div></div></body>",
+     "TEXT ",
+     {"OTHER "}},
+    /* A "Loading..." a script replaces is not text. */
+    {"<body><div class=content><p>TEXT " PARA "</p><div class=reviews-slot><p>Loading...</p></div><p>" PARA
+     "</p><div><p>Loading\xe2\x80\xa6</p></div><p>" PARA "</p></div></body>",
+     "TEXT ",
+     {"Loading"}},
+    /* Invision's ipsHide and Webflow's w-condition-invisible hide a block. */
+    {"<body><div class=content><p>TEXT " PARA "</p><div class=ipsHide><p>IPS Install the app for a better "
+     "experience.</p></div><p>" PARA "</p><div class=\"cta w-condition-invisible\"><p>WEBFLOW Book a demo with "
+     "our team today.</p></div><p>" PARA "</p></div></body>",
+     "TEXT ",
+     {"IPS ", "WEBFLOW "}},
     /* Magnific Popup's content stays hidden (mfp-hide) until its lightbox opens. */
     {"<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
      "</p></div><p>" PARA "</p></div></body>",
