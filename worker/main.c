@@ -1,7 +1,6 @@
 /* redcrawl-worker: fetches, parses and stores pages. See worker.h. */
 #include <curl/curl.h>
 #include <ev.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -194,13 +193,6 @@ int main(int argc, char **argv)
     if (conf.parse_threads < 0) /* every core parses; more threads than that would only wait */
         conf.parse_threads = RC_MIN(rc_cpus(), RC_PAGE_THREADS_MAX);
     signal(SIGPIPE, SIG_IGN);
-#ifdef __GLIBC__
-    /* One malloc arena for the loop and the parse threads: a parse thread's own arena kept the
-     * high-water mark of the pages it parsed (0.5-1.2 MB a worker at the bench's peak) besides
-     * the loop's heap, where the results are freed. Small blocks come from each thread's tcache
-     * without the arena's lock. */
-    mallopt(M_ARENA_MAX, 1);
-#endif
     struct ev_loop *loop = EV_DEFAULT;
     the_worker = rc_worker_new(loop, &conf, err, sizeof err);
     if (!the_worker) {
