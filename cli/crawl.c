@@ -797,7 +797,11 @@ static int prepare_run(crawl_run *run, const char *outdir)
         fprintf(stderr, "redcrawl crawl: cannot create %s: %s\n", run->logdir, strerror(-mk));
         return mk;
     }
-    run->worker_bin = rc_proc_find("redcrawl-worker");
+    /* Storing to JSON Lines only, the workers need no MongoDB or Kafka client: the lean build
+     * does not map those libraries (~1 MB of each worker's memory). */
+    run->worker_bin = run->c->mongo ? NULL : rc_proc_find("redcrawl-worker-lean");
+    if (!run->worker_bin)
+        run->worker_bin = rc_proc_find("redcrawl-worker");
     if (!run->worker_bin) {
         fprintf(stderr, "redcrawl crawl: cannot find redcrawl-worker next to this program or on PATH (build with "
                         "scripts/setup.sh)\n");

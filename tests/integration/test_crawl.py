@@ -348,7 +348,7 @@ def test_scheduler_in_process(tmp, procs):
 
     stdout, stderr, (pid, kids) = ctrl_c(cmd, first_page_then_children)
     names = sorted(os.path.basename(k.split()[0]) for k in kids)
-    check(names == ["redcrawl-worker", "redis-server"], "want Redis and one worker as children, got %s" % kids)
+    check(names == ["redcrawl-worker-lean", "redis-server"], "want Redis and one worker as children, got %s" % kids)
     log = open(os.path.join(out, "logs", "scheduler.log")).read()
     lines = log.splitlines()
     check(any("leading: this scheduler dispatches" in x for x in lines), "no leader line: %s" % log[-1000:])
@@ -725,6 +725,60 @@ def private_redis_of(crawl_pid, timeout=20):
     raise Failure("no private redis-server under redcrawl crawl (pid %d)" % crawl_pid)
 
 
+def test_lean_workers(tmp, procs):
+    """Storing to JSON Lines, `redcrawl crawl` runs redcrawl-worker-lean: a worker that links and
+    maps no MongoDB, Kafka or HTTP-server library (their pages were ~1 MB of each worker's
+    memory); the crawl is whole. The lean build refuses --mongo and --metrics-port (the full
+    worker is what a crawl with --mongo runs)."""
+    lean = WORKER + "-lean"
+    needed = subprocess.run(["readelf", "-d", lean], capture_output=True, text=True, check=True).stdout
+    unwanted = ("libmongoc", "libbson", "librdkafka", "libmicrohttpd")
+    check("libcurl" in needed and not any(x in needed for x in unwanted),
+          "redcrawl-worker-lean's NEEDED: %s" % [x for x in needed.splitlines() if "NEEDED" in x])
+    rport, _ = start_redis(procs, tmp)
+    for args, what in ((["--mongo", "mongodb://127.0.0.1:1/x"], "--mongo"), (["--metrics-port", "0"], "--metrics-port")):
+        r = subprocess.run([lean, "--redis", "redis://127.0.0.1:%d" % rport] + args, capture_output=True, text=True,
+                           timeout=30)
+        check(r.returncode != 0 and what in r.stderr and "redcrawl-worker" in r.stderr,
+              "lean worker with %s: exit %d, %s" % (what, r.returncode, r.stderr[-500:]))
+    args = ["--sites", "2", "--pages", "200"]
+    port, _, _ = start_web(procs, tmp, *args)
+    seeds = ["http://s0.site.test/", "http://s1.site.test/"]
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet", "--web-port", "-1",
+           "--workers", "2", "--maxdepth", "-1", "--delay", "0.02"] + seeds
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    maps = {}
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and len(maps) < 2:
+            for d in os.listdir("/proc"):
+                try:
+                    with open("/proc/%s/stat" % d) as f:
+                        st = f.read()
+                    if int(st[st.rindex(")") + 2:].split()[1]) == p.pid and "redcrawl-worker" in st:
+                        with open("/proc/%s/maps" % d) as f:
+                            m = f.read()
+                        if "libcurl" in m:  # past its exec and loading
+                            maps[d] = (os.readlink("/proc/%s/exe" % d), m)
+                except (OSError, ValueError):
+                    pass
+            time.sleep(0.1)
+        stdout, stderr = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(p.returncode == 0, "crawl exited %d: %s" % (p.returncode, stderr[-1000:]))
+    check(len(maps) == 2, "want 2 workers seen, got %d" % len(maps))
+    for pid, (exe, m) in maps.items():
+        check(os.path.basename(exe) == "redcrawl-worker-lean", "worker %s runs %s" % (pid, exe))
+        mapped = [x for x in unwanted if x in m]
+        check(not mapped, "worker %s maps %s" % (pid, mapped))
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check_page_set(pages, expected_pages(graph(*args), seeds, -1, ["site.test"]), "lean workers")
+
+
 def test_private_redis_allocator(tmp, procs):
     """The private redis-server's jemalloc gives freed pages back at once (MALLOC_CONF
     in its environment), unless the caller's environment sets MALLOC_CONF: then it has that."""
@@ -767,5 +821,5 @@ if __name__ == "__main__":
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
-               test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process,
+               test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process, test_lean_workers,
                test_scheduler_cannot_start])
