@@ -177,7 +177,7 @@ static const rc_conf_row rows[] = {
      "fetched instead"},
     {"skip-recent-hours", RC_CONF_INT, offsetof(crawl_conf, skip_recent_hours), "0", JOB_CHECKS, NULL,
      "do not fetch a URL that any job fetched within this many hours (fleet-wide, through Redis)"},
-    {"bloom-fp", RC_CONF_DOUBLE, offsetof(crawl_conf, bloom_fp), "1e-6", JOB_CHECKS, NULL,
+    {"bloom-fp", RC_CONF_DOUBLE, offsetof(crawl_conf, bloom_fp), "1e-9", JOB_CHECKS, NULL,
      "bound on the URL dedup filter's false-positive rate: a URL wrongly taken for one already seen is not fetched "
      "(1e-12 to 0.5)"},
     {"mark-recent", RC_CONF_BOOL, offsetof(crawl_conf, mark_recent), "0", 0, 1, "REDCRAWL_MARK_RECENT",

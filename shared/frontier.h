@@ -13,7 +13,7 @@ struct rc_redis;
 struct rc_job;
 
 /* Default bound on a job's bloom false-positive rate (all its filters together). */
-#define RC_BLOOM_DEFAULT_FP 1e-6
+#define RC_BLOOM_DEFAULT_FP 1e-9
 
 /* Appends the rc_sbloom_nhash hash values of url (what bloom_add in common.lua takes). */
 void rc_frontier_bloom_args(rc_argv *a, const rc_sbloom_params *bp, const char *url, size_t len);

@@ -53,7 +53,7 @@ typedef struct rc_job {
     size_t n_jump_links;
     int64_t refresh_seconds; /* > 0: every other (navigation) page is fetched again this often */
     int64_t expected_urls;   /* bloom: URLs the first filter holds (0, the default: it starts small) */
-    double bloom_fp;         /* bloom: bound on the false-positive rate however it grows (default 1e-6) */
+    double bloom_fp;         /* bloom: bound on the false-positive rate however it grows (default 1e-9) */
     int64_t bloom_groups;    /* h groups of the multi-group bloom (default 1) */
 } rc_job;
 

@@ -79,7 +79,7 @@ const rc_reqfield rc_reqfield_crawl[] = {
     {"data_pages", RC_REQFIELD_REGEXES, 0, 0, REGEX_LIST_MAX, 0, 0, NULL, "null", NULL},
     {"refresh_seconds", RC_REQFIELD_INT, 0, 0, YEAR_SECONDS, 0, 0, NULL, "0", "0: never"},
     {"expected_urls", RC_REQFIELD_INT, 0, 1000, EXPECTED_URLS_MAX, 0, 0, NULL, "null", "the bloom's first filter holds them all; unset: it starts small and grows"},
-    {"bloom_fp", RC_REQFIELD_NUMBER, 0, 0, 0, 1e-12, 0.5, NULL, "1e-6", "the dedup filter's false-positive rate"},
+    {"bloom_fp", RC_REQFIELD_NUMBER, 0, 0, 0, 1e-12, 0.5, NULL, "1e-9", "the dedup filter's false-positive rate"},
     {"bloom_groups", RC_REQFIELD_INT, 0, 1, 4, 0, 0, NULL, "1", NULL},
     {"urls", RC_REQFIELD_URLS, RC_REQFIELD_SPEC_ONLY, 0, LIST_MAX, 0, 0, NULL, "null", NULL},
     {"jump_links", RC_REQFIELD_REGEXES, 0, 0, REGEX_LIST_MAX, 0, 0, NULL, "null", NULL},

@@ -290,9 +290,9 @@ local function bloom_open(crawlid)
   if not mg0 then -- a job made by an older version: no mg1, plain doubling
     mg0, fp, groups = string.match(v[1] or '', '^sbf:(%d+):([^:]+):(%d+)$')
   end
-  -- A job hash without params (Redis lost it) gets the defaults rather than an error halfway
-  -- through a script that has already written.
-  st = {crawlid = crawlid, mg0 = tonumber(mg0) or 1024, fp = tonumber(fp) or 1e-6, groups = tonumber(groups) or 1,
+  -- A job hash without params (Redis lost it) gets the defaults (RC_BLOOM_DEFAULT_FP's 1e-9)
+  -- rather than an error halfway through a script that has already written.
+  st = {crawlid = crawlid, mg0 = tonumber(mg0) or 1024, fp = tonumber(fp) or 1e-9, groups = tonumber(groups) or 1,
     n = tonumber(v[2]) or 1, count = tonumber(v[3]) or 0, f = {}, dirty = false}
   st.mgmax = BLOOM_MAX_BITS
   while st.mgmax * st.groups > BLOOM_MAX_BITS do

@@ -557,9 +557,9 @@ def test_seed_list_from_stdin(tmp, procs):
     """A seed list far past the old 1,000 (21,000 URLs over 1,000 hosts) read from stdin with
     --seeds -, bad lines reported by number and skipped: every page within depth 1 of the seeds
     fetched exactly once, one request per host at a time. A list with no valid line is refused.
-    The job's bloom is asked for 1e-9 (--bloom-fp): at the default 1e-6 bound about one crawl in
-    40 of this size takes a URL for seen that was not (this set hits one, s488/p/13, since the
-    bloom's second filter starts at 65,536 bits), and the test wants the exact set."""
+    The job's bloom is asked for 1e-9 (--bloom-fp, the default since): at the old default 1e-6
+    about one crawl in 40 of this size takes a URL for seen that was not (this set hits one,
+    s488/p/13, since the bloom's second filter starts at 65,536 bits); the test wants the exact set."""
     args = ["--sites", "1000", "--pages", "25"]
     port, log, _ = start_web(procs, tmp, *args)
     g = graph(*args)
@@ -621,7 +621,13 @@ def test_bloom_grows_with_the_job(tmp, procs):
     jh = dict(zip(*[iter(redis_cmd(redis_port, "HGETALL", "rc:job:big"))] * 2))
     nf = int(jh["bloom_filters"])
     urls = sum(sbloom_filter(jh["bloom"], i)[2] for i in range(nf - 1)) + int(jh["bloom_count"])
-    check(nf == 3, "4,680 URLs should fill filters 0 and 1 (33 + 2,121) and start 2: %d filters" % nf)
+    caps = [sbloom_filter(jh["bloom"], i)[2] for i in range(8)]  # at the default 1e-9: 19, 1,184, 2,253, ...
+    want_nf, left = 1, len(pages)
+    while left > caps[want_nf - 1]:
+        left -= caps[want_nf - 1]
+        want_nf += 1
+    check(float(jh["bloom"].split(":")[2]) == 1e-9, "the default bound is not 1e-9: %s" % jh["bloom"])
+    check(nf == want_nf and nf >= 3, "%d URLs should fill %d filters %s: %d" % (len(pages), want_nf, caps[:want_nf], nf))
     check(urls == len(pages), "the bloom counted %d URLs, %d pages were fetched" % (urls, len(pages)))
     used = sum(redis_cmd(redis_port, "MEMORY", "USAGE", "rc:bloom:big:%d" % i) for i in range(nf))
     print("  bloom: one-URL job %d bytes; %d URLs in %d filters, %d bytes" % (
