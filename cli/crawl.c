@@ -1129,8 +1129,8 @@ int rc_cli_crawl(int argc, char **argv)
         start_children(&run, redis_url, outdir) < 0)
         goto out;
     int tty = isatty(STDERR_FILENO) && !c.quiet;
-    fprintf(stderr, "redcrawl: crawling %lld seed(s) as job %s with %lld workers, output in %s/\n",
-            (long long)run.added, job.crawlid, (long long)c.workers, outdir);
+    fprintf(stderr, "redcrawl: crawling %lld seed(s) as job %s with %lld worker%s, output in %s/\n",
+            (long long)run.added, job.crawlid, (long long)c.workers, c.workers == 1 ? "" : "s", outdir);
 
     crawl_end end;
     memset(&end, 0, sizeof end);
