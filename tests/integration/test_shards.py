@@ -7,8 +7,8 @@ over the shards by host. Every expected page is fetched and stored exactly once;
 holds the keys of its shard and of no other (the job's hash and bloom among them), each shard
 fetched its hosts' pages, the outboxes are empty, and the job ends: two reads of every shard in
 turn find pending 0 and `arrived` unchanged (ARCHITECTURE.md "Shards"); `redcrawl info` sums
-the shards. A stop over the shards mid-crawl (`stop --wait` returns once nothing is left, nothing
-fetched after), and a shard's worker SIGKILLed mid-crawl (reaped by its shard's scheduler only,
+the shards, and so does `redcrawl status` (every shard's workers). A stop over the shards
+mid-crawl (`stop --wait` returns once nothing is left, nothing fetched after), and a shard's worker SIGKILLed mid-crawl (reaped by its shard's scheduler only,
 its work taken up by a new worker of that shard, every page stored), and a manual failover of a
 shard's master mid-crawl (3 masters with a replica each: every page fetched exactly once). The
 Kafka control plane over the shards: redcrawl-monitor --shards 3 sends a crawl request posted to
@@ -174,6 +174,20 @@ def test_one_job_over_three_masters(tmp, procs):
         info = json.loads(r.stdout) if r.returncode == 0 else {}
         check(info.get("fetched") == len(want) and info.get("pending") == 0 and info.get("state") == "done" and
               "error" not in info, "info over the shards: %s %s" % (r.stdout, r.stderr[-300:]))
+        # redcrawl status over the shards: every shard's worker, the job once, its counts summed
+        r = subprocess.run([REDCRAWL, "status", "--json", "--interval", "0.1"], capture_output=True, text=True,
+                           env=env, timeout=30)
+        st = json.loads(r.stdout) if r.returncode == 0 else {}
+        check(sorted(w.get("shard") for w in st.get("workers", [])) == list(range(SHARDS)),
+              "status workers: %s %s" % (st.get("workers"), r.stderr[-300:]))
+        jobs = [j for j in st.get("jobs", []) if j["crawlid"] == "shj"]
+        check(len(jobs) == 1 and jobs[0]["fetched"] == len(want) and jobs[0]["pending"] == 0 and
+              jobs[0]["state"] == "done", "status jobs: %s" % st.get("jobs"))
+        check(sum(st["statuses"]["total"].values()) == len(want), "status statuses: %s" % st["statuses"])
+        check(len(st["shards"]) == SHARDS and all(x["scheduler"] for x in st["shards"]),
+              "status shards: %s" % st["shards"])
+        r = subprocess.run([REDCRAWL, "status", "--count", "1"], capture_output=True, text=True, env=env, timeout=30)
+        check(r.returncode == 0 and "shard 2" in r.stdout and "shj" in r.stdout, "status view: %s" % r.stdout)
         by_worker = collections.Counter(p.get("worker") for p in pages)
         print("  %d pages on masters %s, fetched per shard %s, stored by %s" %
               (len(want), masters, [c[3] for c in counts], dict(by_worker)))
