@@ -110,6 +110,18 @@ static void test_crawl_info_stop(void)
     RC_CHECK(json_object_get(a, "error") == NULL);
     json_decref(a);
 
+    /* every job of the app: j once, its counts summed */
+    a = run("{\"uuid\":\"i3\",\"appid\":\"app\",\"action\":\"info\",\"spiderid\":\"link\"}", NULL);
+    RC_CHECK_INT_EQ(geti(a, "total_crawlids"), 1);
+    RC_CHECK_INT_EQ(geti(a, "total_pending"), 3);
+    RC_CHECK_INT_EQ(geti(a, "total_domains"), 2);
+    json_t *j = json_object_get(json_object_get(a, "crawlids"), "j");
+    RC_CHECK_INT_EQ(geti(j, "total"), 3);
+    RC_CHECK_INT_EQ(geti(j, "pending"), 3);
+    RC_CHECK_INT_EQ(geti(j, "distinct_domains"), 2);
+    RC_CHECK_STR_EQ(gets_(j, "state"), "running");
+    json_decref(a);
+
     a = run("{\"uuid\":\"i2\",\"appid\":\"app\",\"action\":\"info\",\"spiderid\":\"link\",\"crawlid\":\"none\"}", NULL);
     RC_CHECK(json_is_string(json_object_get(a, "error")));
     json_decref(a);
