@@ -7,9 +7,10 @@ over the shards by host. Every expected page is fetched and stored exactly once;
 holds the keys of its shard and of no other (the job's hash and bloom among them), each shard
 fetched its hosts' pages, the outboxes are empty, and the job ends: two reads of every shard in
 turn find pending 0 and `arrived` unchanged (ARCHITECTURE.md "Shards"); `redcrawl info` sums
-the shards, and so does `redcrawl status` (every shard's workers). A stop over the shards
-mid-crawl (`stop --wait` returns once nothing is left, nothing fetched after), and a shard's worker SIGKILLed mid-crawl (reaped by its shard's scheduler only,
-its work taken up by a new worker of that shard, every page stored), and a manual failover of a
+the shards, and so do `redcrawl status` (every shard's workers) and redcrawl-web's REST API. A
+stop over the shards mid-crawl (`stop --wait` returns once nothing is left, nothing fetched
+after), and a shard's worker SIGKILLed mid-crawl (reaped by its shard's scheduler only, its
+work taken up by a new worker of that shard, every page stored), and a manual failover of a
 shard's master mid-crawl (3 masters with a replica each: every page fetched exactly once). The
 Kafka control plane over the shards: redcrawl-monitor --shards 3 sends a crawl request posted to
 Kafka to its seed's shard, answers an info request with the shards' counts summed and writes a
@@ -179,7 +180,7 @@ def test_one_job_over_three_masters(tmp, procs):
                            env=env, timeout=30)
         st = json.loads(r.stdout) if r.returncode == 0 else {}
         check(sorted(w.get("shard") for w in st.get("workers", [])) == list(range(SHARDS)),
-              "status workers: %s %s" % (st.get("workers"), r.stderr[-300:]))
+              "status workers: %s %d %s %s" % (st.get("workers"), r.returncode, r.stdout[:300], r.stderr[-300:]))
         jobs = [j for j in st.get("jobs", []) if j["crawlid"] == "shj"]
         check(len(jobs) == 1 and jobs[0]["fetched"] == len(want) and jobs[0]["pending"] == 0 and
               jobs[0]["state"] == "done", "status jobs: %s" % st.get("jobs"))
@@ -188,6 +189,17 @@ def test_one_job_over_three_masters(tmp, procs):
               "status shards: %s" % st["shards"])
         r = subprocess.run([REDCRAWL, "status", "--count", "1"], capture_output=True, text=True, env=env, timeout=30)
         check(r.returncode == 0 and "shard 2" in r.stdout and "shj" in r.stdout, "status view: %s" % r.stdout)
+        # redcrawl-web's REST API over the shards: the info summed, the status merged
+        import webapi
+        port, _, _ = webapi.start_webapp(procs, tmp, 0, "--redis", cl.seed_url, "--shards", str(SHARDS))
+        code, a = webapi.call(port, "POST", "/api/info", {"appid": "redcrawl-cli", "spiderid": "link",
+                                                              "crawlid": "shj"})
+        check(code == 200 and a.get("fetched") == len(want) and a.get("state") == "done", "/api/info: %s %s" %
+              (code, a))
+        code, a = webapi.call(port, "GET", "/api/status")
+        jobs = [j for j in a.get("jobs", []) if j["crawlid"] == "shj"] if code == 200 else []
+        check(len(jobs) == 1 and jobs[0]["fetched"] == len(want) and len(a["workers"]) == SHARDS and
+              sum(t["pages"] for t in a["throughput"]) == len(want), "/api/status: %s %s" % (code, a))
         by_worker = collections.Counter(p.get("worker") for p in pages)
         print("  %d pages on masters %s, fetched per shard %s, stored by %s" %
               (len(want), masters, [c[3] for c in counts], dict(by_worker)))
