@@ -27,6 +27,7 @@
 #include "kafka_conf.h"
 #include "config.h"
 #include "control.h"
+#include "control_shards.h"
 #include "domain.h"
 #include "msg.h"
 #include "progress.h"
@@ -447,75 +448,11 @@ out:
 
 /* ---- embedded ------------------------------------------------------------------------------ */
 
-/* One request applied to Redis: its answer into *answer. 0, or -1 with a message in err. */
-static int apply_one(rc_redis *r, struct req *rq, char **answer, char *err, size_t cap)
-{
-    rc_msg m;
-    rc_msg_error e;
-    int res;
-    if (rc_msg_parse(rq->json, strlen(rq->json), &m, &e) < 0)
-        return rc_control_reject(r, &e, answer, err, cap);
-    res = rc_control_apply(r, &m, answer, err, cap);
-    rc_msg_release(&m);
-    return res;
-}
-
-/* The shard a request goes to in a sharded keyspace: a crawl request's, by its seed's host;
- * -1 for any other (it goes to every shard). *one_job: an info or stop of one job, whose
- * shards' answers are merged (merge_answer). */
-static int request_shard(const struct req *rq, int shards, int *one_job)
-{
-    rc_msg m;
-    rc_msg_error e;
-    *one_job = 0;
-    if (rc_msg_parse(rq->json, strlen(rq->json), &m, &e) < 0)
-        return 0;
-    int crawl = m.kind == RC_MSG_CRAWL, s = crawl && m.url ? rc_shard_of_url(m.url, shards) : -1;
-    *one_job = m.kind == RC_MSG_ACTION && m.crawlid[0];
-    rc_msg_release(&m);
-    return crawl && s < 0 ? 0 : s;
-}
-
-/* A state's weight when the shards' answers meet: a job runs if it runs in any shard. */
-static int state_rank(const json_t *st)
-{
-    const char *s = json_string_value(st);
-    return !s ? 0 : strcmp(s, "done") == 0 ? 1 : strcmp(s, "running") == 0 ? 3 : 2;
-}
-
-/* One shard's answer to an info or stop of one job folded into the answer so far (both JSON
- * texts; the result malloc'd, ACC freed): counts summed (each shard's is its part; one read per
- * shard, not rc_shard_end_round's two), domains joined, the state that says most (running,
- * then stopped or expired, then done), and "no crawl" only when no shard has the job. */
-static char *merge_answer(char *acc, const char *answer)
-{
-    json_t *a = acc ? json_loads(acc, 0, NULL) : NULL, *o = json_loads(answer, 0, NULL);
-    if (!a || !o) {
-        json_decref(a);
-        json_decref(o);
-        free(acc);
-        return rc_xstrdup(answer);
-    }
-    const char *k;
-    json_t *v;
-    json_object_foreach (o, k, v) {
-        json_t *have = json_object_get(a, k);
-        if (json_is_integer(v) && json_is_integer(have) && strcmp(k, "server_time") != 0 && strcmp(k, "expires") != 0)
-            json_object_set_new(a, k, json_integer(json_integer_value(have) + json_integer_value(v)));
-        else if (strcmp(k, "domains") == 0 && json_is_object(have))
-            json_object_update(have, v);
-    }
-    json_t *st = json_object_get(o, "state");
-    if (state_rank(st) > state_rank(json_object_get(a, "state")))
-        json_object_set(a, "state", st);
-    if (json_string_value(json_object_get(a, "state")))
-        json_object_del(a, "error");
-    char *text = json_dumps(a, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(a);
-    json_decref(o);
-    free(acc);
-    return text ? text : rc_xstrdup(answer);
-}
+/* The connections to the shards, each made on first use. */
+struct shard_conns {
+    const ctl_conf *c;
+    rc_redis *conns[RC_SHARDS_MAX];
+};
 
 /* The connection to shard i, made on first use. NULL with a message in err. */
 static rc_redis *shard_conn(const ctl_conf *c, rc_redis **conns, int i, char *err, size_t cap)
@@ -530,10 +467,14 @@ static rc_redis *shard_conn(const ctl_conf *c, rc_redis **conns, int i, char *er
     return conns[i];
 }
 
-/* Sharded (--shards K): a crawl request goes to its seed's shard, which makes the job there
- * (the other shards get it from the first links forwarded to them); any other request to
- * every shard: an info or stop of one job answered by the shards' answers merged, any other by
- * the last shard's. Unsharded: every request to the one keyspace. */
+static rc_redis *conn_of(void *ud, int i, char *err, size_t cap)
+{
+    struct shard_conns *sc = ud;
+    return shard_conn(sc->c, sc->conns, i, err, cap);
+}
+
+/* Each request applied as rc_control_shards_handle routes it (shared/control_shards.h): over
+ * --shards K a crawl request to its seed's shard, anything else to every shard. */
 static int send_embedded(const ctl_conf *c, const char *cmdname, struct req *rs, int n)
 {
     char err[512];
@@ -544,30 +485,17 @@ static int send_embedded(const ctl_conf *c, const char *cmdname, struct req *rs,
                 cmdname);
         return 2;
     }
-    rc_redis *conns[RC_SHARDS_MAX] = {NULL};
+    struct shard_conns sc = {.c = c};
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
-        int one_job = 0, only = c->shards > 1 ? request_shard(&rs[i], (int)c->shards, &one_job) : 0;
-        for (int s = 0; s < (int)c->shards && rc == 0; s++) {
-            if (only >= 0 && s != only)
-                continue;
-            char *answer = NULL;
-            rc_redis *r = shard_conn(c, conns, s, err, sizeof err);
-            if (!r || apply_one(r, &rs[i], &answer, err, sizeof err) < 0) {
-                fprintf(stderr, "redcrawl %s: %s\n", cmdname, err);
-                rc = 1;
-            }
-            if (one_job && answer) {
-                rs[i].answer = merge_answer(rs[i].answer, answer);
-                free(answer);
-                continue;
-            }
-            free(rs[i].answer);
-            rs[i].answer = answer;
+        if (rc_control_shards_handle((int)c->shards, conn_of, &sc, rs[i].json, strlen(rs[i].json), &rs[i].answer, err,
+                                     sizeof err) < 0) {
+            fprintf(stderr, "redcrawl %s: %s\n", cmdname, err);
+            rc = 1;
         }
     }
     for (int s = 0; s < (int)c->shards; s++)
-        rc_redis_free(conns[s]);
+        rc_redis_free(sc.conns[s]);
     return rc;
 }
 

@@ -6,7 +6,8 @@
  * One frame is a snapshot (a JSON object built by rc_fleet_snapshot, shared/fleet.h, which the
  * web dashboard shows too); rates (pages/s of a worker, of a job) are the differences between
  * two snapshots, so --json takes two, --interval apart. The text view is rendered from the same
- * object, so the two never disagree. */
+ * object, so the two never disagree. With --shards K a snapshot is every shard's merged
+ * (shared/fleet_shards.h): each worker with its shard, each job once with its counts summed. */
 #include <jansson.h>
 #include <signal.h>
 #include <stddef.h>
@@ -19,12 +20,15 @@
 #include "cli.h"
 #include "config.h"
 #include "fleet.h"
+#include "fleet_shards.h"
 #include "redis.h"
+#include "shard.h"
 #include "util.h"
 
 typedef struct status_conf {
     char *redis;
     char *prefix;
+    int64_t shards;
     int json;
     double interval;
     int64_t count;
@@ -34,6 +38,8 @@ typedef struct status_conf {
 static const rc_conf_row rows[] = {
     {"redis", RC_CONF_STR, offsetof(status_conf, redis), NULL, 0, 0, "REDCRAWL_REDIS", "Redis URL"},
     {"prefix", RC_CONF_STR, offsetof(status_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX", "key prefix"},
+    {"shards", RC_CONF_INT, offsetof(status_conf, shards), "1", 1, RC_SHARDS_MAX, "REDCRAWL_SHARDS",
+     "shards of the keyspace: every shard's workers, jobs and hosts, a job's counts summed"},
     {"json", RC_CONF_BOOL, offsetof(status_conf, json), "0", 0, 1, NULL, "print one JSON document and exit"},
     {"interval", RC_CONF_DOUBLE, offsetof(status_conf, interval), "1", 0.1, 3600, NULL,
      "seconds between frames (and between the two samples of --json)"},
@@ -102,11 +108,14 @@ static void render(FILE *f, const json_t *s)
     size_t i;
     json_t *x;
     json_array_foreach (json_object_get(s, "workers"), i, x) {
-        fprintf(f, "  %-34.34s %-15.15s %6lld %7.1f %6lld %6lld %8lld %6lld %5.1f %s\n", jstr(x, "id", "?"),
+        char shard[32] = ""; /* --shards: the one it serves */
+        if (json_object_get(x, "shard"))
+            snprintf(shard, sizeof shard, ", shard %lld", (long long)jint(x, "shard"));
+        fprintf(f, "  %-34.34s %-15.15s %6lld %7.1f %6lld %6lld %8lld %6lld %5.1f %s%s\n", jstr(x, "id", "?"),
                 jstr(x, "ip", "?"), (long long)jint(x, "weight"), json_real_value(json_object_get(x, "pages_per_s")),
                 (long long)jint(x, "inflight"), (long long)jint(x, "queued"), (long long)jint(x, "fetched"),
                 (long long)jint(x, "errors"), json_real_value(json_object_get(x, "heartbeat_age_s")),
-                json_is_true(json_object_get(x, "draining")) ? "draining" : "active");
+                json_is_true(json_object_get(x, "draining")) ? "draining" : "active", shard);
     }
     fprintf(f, "\nJOBS    %-26s %-8s %8s %8s %7s %6s %6s %7s %7s %9s %9s\n", "crawlid", "state", "pending", "fetched",
             "items", "errors", "denied", "unreach", "pages/s", "bloom", "est fp");
@@ -138,14 +147,28 @@ static void sleep_s(double s)
         ;
 }
 
-static int run(rc_redis *r, const status_conf *c)
+/* One snapshot: the keyspace's, or every shard's merged. */
+static json_t *snapshot(rc_redis **conns, const status_conf *c)
+{
+    if (c->shards <= 1)
+        return rc_fleet_snapshot(conns[0], c->top);
+    json_t *acc = NULL;
+    for (int i = 0; i < (int)c->shards; i++) {
+        json_t *one = rc_fleet_snapshot(conns[i], c->top);
+        acc = rc_fleet_merge_shard(acc, one, i, c->top);
+        json_decref(one);
+    }
+    return acc;
+}
+
+static int run(rc_redis **r, const status_conf *c)
 {
     json_t *prev = NULL;
     int tty = isatty(STDOUT_FILENO);
     if (c->json) {
-        prev = rc_fleet_snapshot(r, c->top);
+        prev = snapshot(r, c);
         sleep_s(c->interval);
-        json_t *cur = rc_fleet_snapshot(r, c->top);
+        json_t *cur = snapshot(r, c);
         rc_fleet_add_rates(cur, prev);
         char *text = json_dumps(cur, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
         printf("%s\n", text);
@@ -157,7 +180,7 @@ static int run(rc_redis *r, const status_conf *c)
     for (int64_t frame = 0; !interrupted && (c->count == 0 || frame < c->count); frame++) {
         if (frame)
             sleep_s(c->interval);
-        json_t *cur = rc_fleet_snapshot(r, c->top);
+        json_t *cur = snapshot(r, c);
         rc_fleet_add_rates(cur, prev);
         if (tty)
             fputs("\033[H\033[2J", stdout); /* home and clear: redraw in place */
@@ -177,7 +200,7 @@ int rc_cli_status(int argc, char **argv)
     status_conf c;
     char err[512];
     int optind = 0, rc = 2;
-    rc_redis *r = NULL;
+    rc_redis *r[RC_SHARDS_MAX] = {NULL};
     memset(&c, 0, sizeof c);
     if (rc_conf_cmdline(rows, NROWS, &c, argc, argv, "redcrawl status",
                         "usage: redcrawl status [options]\n\nThe fleet from Redis: workers, jobs, busiest hosts, bloom "
@@ -193,17 +216,26 @@ int rc_cli_status(int argc, char **argv)
         fprintf(stderr, "redcrawl status: no Redis: pass --redis URL or set REDCRAWL_REDIS\n");
         goto out;
     }
-    if (!(r = rc_redis_new(c.redis, c.prefix, err, sizeof err))) {
-        fprintf(stderr, "redcrawl status: %s\n", err);
-        rc = 1;
-        goto out;
+    for (int i = 0; i < (int)c.shards; i++) {
+        char prefix[256];
+        if (rc_shard_prefix(c.prefix, i, (int)c.shards, prefix, sizeof prefix) < 0) {
+            fprintf(stderr, "redcrawl status: --prefix '%s' has a hash tag: a sharded keyspace makes its own\n",
+                    c.prefix);
+            goto out;
+        }
+        if (!(r[i] = rc_redis_new(c.redis, prefix, err, sizeof err))) {
+            fprintf(stderr, "redcrawl status: %s\n", err);
+            rc = 1;
+            goto out;
+        }
     }
     signal(SIGINT, on_sigint);
     signal(SIGTERM, on_sigint);
     signal(SIGPIPE, SIG_IGN); /* Redis going away is shown and retried, not a way to die */
     rc = run(r, &c);
 out:
-    rc_redis_free(r);
+    for (int i = 0; i < RC_SHARDS_MAX; i++)
+        rc_redis_free(r[i]);
     rc_conf_release(rows, NROWS, &c);
     return rc;
 }

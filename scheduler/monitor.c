@@ -31,8 +31,10 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "control_shards.h"
 #include "log.h"
 #include "redis.h"
+#include "shard.h"
 #include "util.h"
 
 #define MOD "monitor"
@@ -75,7 +77,8 @@ struct part {
 struct rc_monitor {
     struct ev_loop *loop;
     const rc_monitor_conf *conf;
-    rc_redis *r;
+    rc_redis *r;                     /* shard 0's: the registry of monitors */
+    rc_redis *shards[RC_SHARDS_MAX]; /* every shard's (--shards K; one: r) */
     rd_kafka_t *cons;
     rd_kafka_t *prod;
     rd_kafka_queue_t *cq; /* consumer queue (main queue forwarded into it) */
@@ -347,6 +350,12 @@ static void count_request(rc_monitor *m, const json_t *answer)
 }
 
 /* Advances the current message; true when it is done (and released), false when it must wait. */
+static rc_redis *shard_conn(void *ud, int i, char *err, size_t cap)
+{
+    rc_monitor *m = ud;
+    return m->shards[i];
+}
+
 static bool process(rc_monitor *m)
 {
     struct cur *c = &m->cur;
@@ -354,7 +363,8 @@ static bool process(rc_monitor *m)
         char err[512];
         char *answer = NULL;
         const char *data = c->msg->payload ? (const char *)c->msg->payload : "";
-        int res = rc_control_handle(m->r, data, c->msg->len, &answer, err, sizeof err);
+        int res =
+            rc_control_shards_handle((int)m->conf->shards, shard_conn, m, data, c->msg->len, &answer, err, sizeof err);
         if (res == -EPROTO && c->failures + 1 >= GIVE_UP) {
             /* Redis refuses it every time (a script error): holding it would stop the control plane. */
             rc_error(MOD, "giving up on %s [%d] @ %lld after %d attempts: %s", rd_kafka_topic_name(c->msg->rkt),
@@ -566,9 +576,9 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
     char err[512];
     heartbeat(m);
     sample_lag(m);
-    int n = rc_control_expire_due(m->r, (int64_t)(rc_now_ms() / 1000), notify_expired, m, err, sizeof err);
-    if (n < 0)
-        rc_warn(MOD, "expiring jobs: %s", err);
+    for (int s = 0; s < (int)m->conf->shards; s++) /* a job expires in every shard it is in */
+        if (rc_control_expire_due(m->shards[s], (int64_t)(rc_now_ms() / 1000), notify_expired, m, err, sizeof err) < 0)
+            rc_warn(MOD, "expiring jobs in shard %d: %s", s, err);
     commit_wanted(m, false); /* retries commits that failed (e.g. while the broker restarted) */
     drain(m);
 }
@@ -650,6 +660,23 @@ static int start_metrics(rc_monitor *m, char *err, size_t cap)
     return 0;
 }
 
+/* A connection per shard (--shards K), each under its shard's prefix; shard 0's keeps the
+ * registry. One shard: the prefix as given. */
+static int connect_shards(rc_monitor *m, char *err, size_t cap)
+{
+    for (int s = 0; s < (int)m->conf->shards; s++) {
+        char prefix[256];
+        if (rc_shard_prefix(m->conf->prefix, s, (int)m->conf->shards, prefix, sizeof prefix) < 0) {
+            snprintf(err, cap, "--prefix '%s' has a hash tag: a sharded keyspace makes its own", m->conf->prefix);
+            return -EINVAL;
+        }
+        if (!(m->shards[s] = rc_redis_new(m->conf->redis, prefix, err, cap)))
+            return -EIO;
+    }
+    m->r = m->shards[0];
+    return 0;
+}
+
 rc_monitor *rc_monitor_new(struct ev_loop *loop, const rc_monitor_conf *conf, char *err, size_t cap)
 {
     rc_monitor *m = rc_xcalloc(1, sizeof *m);
@@ -672,11 +699,10 @@ rc_monitor *rc_monitor_new(struct ev_loop *loop, const rc_monitor_conf *conf, ch
                  conf->topic_prefix);
         goto fail;
     }
-    m->r = rc_redis_new(conf->redis, conf->prefix, err, cap);
-    if (m->r) /* the address this host reaches Redis from, as workers report theirs */
-        snprintf(m->ip, sizeof m->ip, "%s", rc_redis_local_ip(m->r));
-    if (!m->r)
+    if (connect_shards(m, err, cap) < 0)
         goto fail;
+    /* the address this host reaches Redis from, as workers report theirs */
+    snprintf(m->ip, sizeof m->ip, "%s", rc_redis_local_ip(m->r));
     rc_redis_say_tag(m->r);
 
     /* Producer: answers and notifications. */
@@ -817,8 +843,9 @@ void rc_monitor_free(rc_monitor *m)
     for (int i = 0; i < 2; i++)
         if (m->pipefd[i] >= 0)
             close(m->pipefd[i]);
-    rc_redis_free(m->r);
-    rc_metrics_http_stop(m->http); /* before the registry it renders */
+    for (int s = 0; s < RC_SHARDS_MAX; s++)
+        rc_redis_free(m->shards[s]); /* m->r among them */
+    rc_metrics_http_stop(m->http);   /* before the registry it renders */
     rc_metrics_free(m->reg);
     free(m->fifo);
     free(m->parts);

@@ -25,6 +25,7 @@ typedef struct rc_monitor_conf {
     char *kafka;        /* bootstrap brokers */
     char *redis;        /* Redis URL */
     char *prefix;       /* Redis key prefix */
+    int64_t shards;     /* shards of the keyspace (shared/control_shards.h), 1: one keyspace */
     char *topic_prefix; /* topics are <topic_prefix>.incoming, ... */
     char *group;        /* consumer group id */
     char *id;           /* this monitor's id in Redis (default HOST-PID-RANDOM) */

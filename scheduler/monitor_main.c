@@ -11,6 +11,7 @@
 #include "log.h"
 #include "monitor.h"
 #include "redis.h"
+#include "shard.h"
 
 static const rc_conf_row rows[] = {
     {"kafka", RC_CONF_STR, offsetof(rc_monitor_conf, kafka), NULL, 0, 0, "REDCRAWL_KAFKA",
@@ -19,6 +20,8 @@ static const rc_conf_row rows[] = {
      "Redis URL (redis://HOST:PORT, rediss://HOST:PORT for TLS, or unix:///PATH)"},
     {"prefix", RC_CONF_STR, offsetof(rc_monitor_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX",
      "Redis key prefix"},
+    {"shards", RC_CONF_INT, offsetof(rc_monitor_conf, shards), "1", 1, RC_SHARDS_MAX, "REDCRAWL_SHARDS",
+     "shards of the keyspace: a crawl request goes to its seed's host's, anything else to every one"},
     {"topic-prefix", RC_CONF_STR, offsetof(rc_monitor_conf, topic_prefix), RC_TOPIC_PREFIX_DEFAULT, 0, 0,
      "REDCRAWL_TOPIC_PREFIX", "topics: PREFIX.incoming, PREFIX.outbound_firehose, PREFIX.outbound_APPID"},
     {"group", RC_CONF_STR, offsetof(rc_monitor_conf, group), "redcrawl-monitor", 0, 0, "REDCRAWL_GROUP",

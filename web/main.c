@@ -13,12 +13,15 @@
 #include "log.h"
 #include "redis.h"
 #include "rest.h"
+#include "shard.h"
 
 static const rc_conf_row rows[] = {
     {"redis", RC_CONF_STR, offsetof(rc_web_conf, redis), NULL, 0, 0, "REDCRAWL_REDIS",
      "Redis URL (redis://HOST:PORT, rediss://HOST:PORT for TLS, or unix:///PATH)"},
     {"prefix", RC_CONF_STR, offsetof(rc_web_conf, prefix), RC_DEFAULT_PREFIX, 0, 0, "REDCRAWL_PREFIX",
      "Redis key prefix"},
+    {"shards", RC_CONF_INT, offsetof(rc_web_conf, shards), "1", 1, RC_SHARDS_MAX, "REDCRAWL_SHARDS",
+     "shards of the keyspace: requests routed and the status merged over every one"},
     {"addr", RC_CONF_STR, offsetof(rc_web_conf, addr), "127.0.0.1", 0, 0, "REDCRAWL_WEB_ADDR",
      "address to listen on (not loopback: --token-file is required)"},
     {"port", RC_CONF_INT, offsetof(rc_web_conf, port), "8710", 0, 65535, "REDCRAWL_WEB_PORT",

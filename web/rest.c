@@ -17,11 +17,14 @@
 
 #include "assets.h"
 #include "control.h"
+#include "control_shards.h"
 #include "drain.h"
 #include "fleet.h"
+#include "fleet_shards.h"
 #include "log.h"
 #include "msg.h"
 #include "redis.h"
+#include "shard.h"
 #include "util.h"
 
 #define TOKEN_MAX 256
@@ -32,7 +35,9 @@
 
 struct rc_web {
     struct MHD_Daemon *d;
-    rc_redis *r;           /* microhttpd's thread only */
+    rc_redis *r;                     /* shard 0's; microhttpd's thread only */
+    rc_redis *shards[RC_SHARDS_MAX]; /* every shard's (--shards K; one: r) */
+    int nshards;
     json_t *prev;          /* previous snapshot, for rates; microhttpd's thread only */
     char token[TOKEN_MAX]; /* "" = none */
     int port;
@@ -212,6 +217,12 @@ static bool refused(const char *answer)
     return r;
 }
 
+static rc_redis *shard_conn(void *ud, int i, char *err, size_t cap)
+{
+    rc_web *w = ud;
+    return w->shards[i];
+}
+
 static enum MHD_Result control(rc_web *w, struct MHD_Connection *c, const route *rt, const body *bd)
 {
     /* An oversized body was kept to RC_MSG_MAX_BYTES + 1 bytes only, but its whole length is
@@ -244,7 +255,7 @@ static enum MHD_Result control(rc_web *w, struct MHD_Connection *c, const route 
             res = rc_control_reject(w->r, &e, &answer, err, sizeof err);
             code = MHD_HTTP_BAD_REQUEST;
         } else {
-            res = rc_control_apply(w->r, &m, &answer, err, sizeof err);
+            res = rc_control_shards_handle(w->nshards, shard_conn, w, data, len, &answer, err, sizeof err);
         }
         rc_msg_release(&m);
     }
@@ -291,7 +302,9 @@ static enum MHD_Result drain(rc_web *w, struct MHD_Connection *c, const body *bd
     }
     rc_drain_state st;
     rc_drain_mode mode = undo ? RC_DRAIN_OFF : RC_DRAIN_ON;
-    int res = rc_drain_apply(w->r, id, mode, &st, err, sizeof err);
+    int res = -ENOENT; /* a worker is registered in its shard only */
+    for (int i = 0; i < w->nshards && res == -ENOENT; i++)
+        res = rc_drain_apply(w->shards[i], id, mode, &st, err, sizeof err);
     if (res == -EIO)
         return reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, err);
     if (res == -ENOENT)
@@ -305,6 +318,53 @@ static enum MHD_Result drain(rc_web *w, struct MHD_Connection *c, const body *bd
 
 /* ---------- the dashboard's data ---------- */
 
+static int by_time_desc(const void *a, const void *b)
+{
+    json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "time_ms"));
+    json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "time_ms"));
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The snapshot, throughput and failures: the keyspace's, or every shard's merged
+ * (shared/fleet_shards.h; pages per minute summed, the newest failures of all). */
+static json_t *snapshot(rc_web *w)
+{
+    json_t *cur = NULL, *thr = NULL, *fails = json_array();
+    uint64_t now = rc_now_ms();
+    for (int i = 0; i < w->nshards; i++) {
+        json_t *one = rc_fleet_snapshot(w->shards[i], STATUS_TOP);
+        cur = w->nshards == 1 ? json_incref(one) : rc_fleet_merge_shard(cur, one, i, STATUS_TOP);
+        json_decref(one);
+        json_t *t = rc_fleet_throughput(w->shards[i], now, STATUS_MINUTES);
+        for (size_t k = 0; thr && k < json_array_size(t) && k < json_array_size(thr); k++) {
+            json_t *mine = json_array_get(thr, k);
+            json_int_t n = json_integer_value(json_object_get(json_array_get(t, k), "pages"));
+            json_object_set_new(mine, "pages", json_integer(json_integer_value(json_object_get(mine, "pages")) + n));
+        }
+        if (!thr)
+            thr = json_incref(t);
+        json_decref(t);
+        json_t *f = rc_fleet_failures(w->shards[i], STATUS_FAILURES);
+        json_array_extend(fails, f);
+        json_decref(f);
+    }
+    size_t n = json_array_size(fails);
+    json_t **v = rc_xcalloc(n ? n : 1, sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_incref(json_array_get(fails, i));
+    qsort(v, n, sizeof *v, by_time_desc);
+    json_array_clear(fails);
+    for (size_t i = 0; i < n; i++) {
+        if (i < STATUS_FAILURES)
+            json_array_append(fails, v[i]);
+        json_decref(v[i]);
+    }
+    free(v);
+    json_object_set_new(cur, "throughput", thr);
+    json_object_set_new(cur, "failures", fails);
+    return cur;
+}
+
 static enum MHD_Result status(rc_web *w, struct MHD_Connection *c)
 {
     /* The snapshot reads tolerate missing keys, so an unreachable Redis would look like an
@@ -313,7 +373,7 @@ static enum MHD_Result status(rc_web *w, struct MHD_Connection *c)
     if (!ping)
         return reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "Redis is unreachable");
     freeReplyObject(ping);
-    json_t *cur = rc_fleet_snapshot(w->r, STATUS_TOP);
+    json_t *cur = snapshot(w);
     int64_t now = json_integer_value(json_object_get(cur, "time_ms"));
     int64_t then = w->prev ? json_integer_value(json_object_get(w->prev, "time_ms")) : 0;
     rc_fleet_add_rates(cur, w->prev);
@@ -321,8 +381,6 @@ static enum MHD_Result status(rc_web *w, struct MHD_Connection *c)
         json_decref(w->prev);
         w->prev = json_deep_copy(cur);
     }
-    json_object_set_new(cur, "throughput", rc_fleet_throughput(w->r, (uint64_t)now, STATUS_MINUTES));
-    json_object_set_new(cur, "failures", rc_fleet_failures(w->r, STATUS_FAILURES));
     char *text = json_dumps(cur, JSON_COMPACT);
     json_decref(cur);
     return reply_json(c, MHD_HTTP_OK, text);
@@ -465,8 +523,17 @@ rc_web *rc_web_start(const rc_web_conf *c, char *err, size_t cap)
     rc_web *w = rc_xcalloc(1, sizeof *w);
     if (c->token_file && read_token(c->token_file, w->token, sizeof w->token, err, cap) < 0)
         goto fail;
-    if (!(w->r = rc_redis_new(c->redis, c->prefix, err, cap)))
-        goto fail;
+    w->nshards = (int)RC_MAX(c->shards, 1);
+    for (int i = 0; i < w->nshards; i++) {
+        char prefix[256];
+        if (rc_shard_prefix(c->prefix, i, w->nshards, prefix, sizeof prefix) < 0) {
+            snprintf(err, cap, "--prefix '%s' has a hash tag: a sharded keyspace makes its own", c->prefix);
+            goto fail;
+        }
+        if (!(w->shards[i] = rc_redis_new(c->redis, prefix, err, cap)))
+            goto fail;
+    }
+    w->r = w->shards[0];
     rc_redis_say_tag(w->r);
     w->d = MHD_start_daemon(flags, (uint16_t)c->port, NULL, NULL, on_request, w, MHD_OPTION_SOCK_ADDR,
                             (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED, on_completed, w,
@@ -481,7 +548,8 @@ rc_web *rc_web_start(const rc_web_conf *c, char *err, size_t cap)
     w->port = info ? (int)info->port : (int)c->port;
     return w;
 fail:
-    rc_redis_free(w->r);
+    for (int i = 0; i < RC_SHARDS_MAX; i++)
+        rc_redis_free(w->shards[i]); /* w->r among them */
     free(w);
     return NULL;
 }
@@ -497,6 +565,7 @@ void rc_web_stop(rc_web *w)
         return;
     MHD_stop_daemon(w->d);
     json_decref(w->prev);
-    rc_redis_free(w->r);
+    for (int i = 0; i < RC_SHARDS_MAX; i++)
+        rc_redis_free(w->shards[i]); /* w->r among them */
     free(w);
 }

@@ -8,7 +8,9 @@
  * redcrawl-monitor, so the answer JSON is the one Kafka carries: 200 with it, 400 with the
  * validator's field and reason, 409 for a crawl refused (job stopped or expired), 503 when Redis
  * is unreachable. GET /api/status is the dashboard's data (shared/fleet.h). Anything else under
- * /api is 404; other paths are the dashboard's files.
+ * /api is 404; other paths are the dashboard's files. With --shards K a request goes through
+ * rc_control_shards_handle (shared/control_shards.h) as in redcrawl-monitor, the status is every
+ * shard's merged (shared/fleet_shards.h), and a drain goes to the shard the worker is in.
  *
  * Safety: POST bodies must be sent as application/json (a browser cannot send that cross-site
  * without a CORS preflight, which is never granted); without a token, the Host header must name
@@ -27,6 +29,7 @@
 typedef struct rc_web_conf {
     char *redis;
     char *prefix;
+    int64_t shards;   /* shards of the keyspace (ARCHITECTURE.md "Shards"), 1: one keyspace */
     char *addr;       /* IPv4 or IPv6 literal */
     int64_t port;     /* 0 = a free one */
     char *token_file; /* required when addr is not loopback */

@@ -7,10 +7,14 @@ over the shards by host. Every expected page is fetched and stored exactly once;
 holds the keys of its shard and of no other (the job's hash and bloom among them), each shard
 fetched its hosts' pages, the outboxes are empty, and the job ends: two reads of every shard in
 turn find pending 0 and `arrived` unchanged (ARCHITECTURE.md "Shards"); `redcrawl info` sums
-the shards. A stop over the shards mid-crawl (`stop --wait` returns once nothing is left, nothing
-fetched after), and a shard's worker SIGKILLed mid-crawl (reaped by its shard's scheduler only,
-its work taken up by a new worker of that shard, every page stored), and a manual failover of a
-shard's master mid-crawl (3 masters with a replica each: every page fetched exactly once)."""
+the shards, and so do `redcrawl status` (every shard's workers) and redcrawl-web's REST API. A
+stop over the shards mid-crawl (`stop --wait` returns once nothing is left, nothing fetched
+after), and a shard's worker SIGKILLed mid-crawl (reaped by its shard's scheduler only, its
+work taken up by a new worker of that shard, every page stored), and a manual failover of a
+shard's master mid-crawl (3 masters with a replica each: every page fetched exactly once). The
+Kafka control plane over the shards: redcrawl-monitor --shards 3 sends a crawl request posted to
+Kafka to its seed's shard, answers an info request with the shards' counts summed and writes a
+domain update to every shard."""
 import collections
 import json
 import os
@@ -104,7 +108,7 @@ def wait_job_end(cl, prefixes, crawlid, timeout=180):
     raise Failure("job %s did not end: %s" % (crawlid, job_counts(cl, prefixes, crawlid)))
 
 
-def start_fleet(tmp, procs, cl, web_port, delay):
+def start_fleet(tmp, procs, cl, web_port, delay, submit=True):
     """A scheduler and a worker per shard, through the cluster's seed node; the seed submitted
     to its shard. Returns (the shards' prefixes, their masters, env, the output dir, the worker
     processes by shard)."""
@@ -118,6 +122,8 @@ def start_fleet(tmp, procs, cl, web_port, delay):
         procs.start([SCHEDULER, "--shard", str(i), "--worker-timeout", "3"],
                     os.path.join(tmp, "scheduler%d.log" % i), env=env)
         workers.append(start_worker(tmp, procs, env, web_port, i, "w%d" % i, delay))
+    if not submit:
+        return prefixes, masters, env, out, workers
     r = subprocess.run([REDCRAWL, "submit", "--crawlid", "shj", "--maxdepth", "-1", SEED],
                        capture_output=True, text=True, env=env, timeout=30)
     check(r.returncode == 0 and "new URL" in r.stdout, "submit failed: %s %s" % (r.stdout, r.stderr))
@@ -169,6 +175,31 @@ def test_one_job_over_three_masters(tmp, procs):
         info = json.loads(r.stdout) if r.returncode == 0 else {}
         check(info.get("fetched") == len(want) and info.get("pending") == 0 and info.get("state") == "done" and
               "error" not in info, "info over the shards: %s %s" % (r.stdout, r.stderr[-300:]))
+        # redcrawl status over the shards: every shard's worker, the job once, its counts summed
+        r = subprocess.run([REDCRAWL, "status", "--json", "--interval", "0.1"], capture_output=True, text=True,
+                           env=env, timeout=30)
+        st = json.loads(r.stdout) if r.returncode == 0 else {}
+        check(sorted(w.get("shard") for w in st.get("workers", [])) == list(range(SHARDS)),
+              "status workers: %s %d %s %s" % (st.get("workers"), r.returncode, r.stdout[:300], r.stderr[-300:]))
+        jobs = [j for j in st.get("jobs", []) if j["crawlid"] == "shj"]
+        check(len(jobs) == 1 and jobs[0]["fetched"] == len(want) and jobs[0]["pending"] == 0 and
+              jobs[0]["state"] == "done", "status jobs: %s" % st.get("jobs"))
+        check(sum(st["statuses"]["total"].values()) == len(want), "status statuses: %s" % st["statuses"])
+        check(len(st["shards"]) == SHARDS and all(x["scheduler"] for x in st["shards"]),
+              "status shards: %s" % st["shards"])
+        r = subprocess.run([REDCRAWL, "status", "--count", "1"], capture_output=True, text=True, env=env, timeout=30)
+        check(r.returncode == 0 and "shard 2" in r.stdout and "shj" in r.stdout, "status view: %s" % r.stdout)
+        # redcrawl-web's REST API over the shards: the info summed, the status merged
+        import webapi
+        port, _, _ = webapi.start_webapp(procs, tmp, 0, "--redis", cl.seed_url, "--shards", str(SHARDS))
+        code, a = webapi.call(port, "POST", "/api/info", {"appid": "redcrawl-cli", "spiderid": "link",
+                                                              "crawlid": "shj"})
+        check(code == 200 and a.get("fetched") == len(want) and a.get("state") == "done", "/api/info: %s %s" %
+              (code, a))
+        code, a = webapi.call(port, "GET", "/api/status")
+        jobs = [j for j in a.get("jobs", []) if j["crawlid"] == "shj"] if code == 200 else []
+        check(len(jobs) == 1 and jobs[0]["fetched"] == len(want) and len(a["workers"]) == SHARDS and
+              sum(t["pages"] for t in a["throughput"]) == len(want), "/api/status: %s %s" % (code, a))
         by_worker = collections.Counter(p.get("worker") for p in pages)
         print("  %d pages on masters %s, fetched per shard %s, stored by %s" %
               (len(want), masters, [c[3] for c in counts], dict(by_worker)))
@@ -334,6 +365,63 @@ def test_crawl_refuses_shards(tmp, procs):
           "crawl with REDCRAWL_SHARDS: %d %s" % (r.returncode, r.stderr[-300:]))
 
 
+def test_kafka_over_three_masters(tmp, procs):
+    """A crawl request posted to Kafka (kcat, as any client) for a job over 3 shards: the
+    monitor (--shards 3) sends it to its seed's shard, the per-shard schedulers and workers crawl
+    every expected page once, an info request over Kafka is answered with the shards' counts
+    summed, and a domain update reaches every shard."""
+    import test_kafka as tk
+    cl = Cluster(tmp)
+    broker = None
+    try:
+        broker = tk.kafka(tmp)
+        args = ["--sites", "6", "--pages", "30"]
+        web_port, log, _ = start_web(procs, tmp, *args)
+        prefixes, masters, env, out, _ = start_fleet(tmp, procs, cl, web_port, "0", submit=False)
+        menv = dict(env, REDCRAWL_KAFKA=broker)
+        mlog = os.path.join(tmp, "monitor.log")
+        mon = procs.start([tk.MONITOR, "--session-timeout", "3000"], mlog, env=menv)
+        tk.wait_for(lambda: check(mon.poll() is None, "the monitor exited: see %s" % mlog) or
+                    "partitions assigned" in open(mlog, errors="replace").read(), 30, "the monitor's partitions")
+        tk.kcat_produce(broker, "redcrawl.incoming", [json.dumps({
+            "uuid": "k-crawl", "appid": "kapp", "crawlid": "kj", "url": SEED, "maxdepth": -1,
+            "allowed_domains": ["site.test"]})])
+        a = tk.by_uuid(tk.wait_answers(broker, "redcrawl.outbound_firehose", ["k-crawl"]))["k-crawl"][0]
+        check(a.get("status") == "accepted" and a.get("added") == 1, "crawl answer: %s" % a)
+        seed_shard = int(subprocess.run([REDCRAWL, "shard", "s0.site.test"], capture_output=True, text=True,
+                                        env=env, timeout=30).stdout.split()[0])
+        counts = wait_job_end(cl, prefixes, "kj")
+        want = expected_pages(graph(*args), [SEED], -1, ["site.test"])
+        pages = read_pages(os.path.join(out, "pages.jsonl"))
+        urls = collections.Counter(p["url"] for p in pages)
+        check(all(n == 1 for n in urls.values()), "a page stored twice")
+        check(set(urls) == set(want), "%d stored, want %d" % (len(urls), len(want)))
+        check(all(c[3] > 0 for c in counts), "a shard fetched nothing: %s" % counts)
+        check(redis_cmd(masters[seed_shard], "HGET", prefixes[seed_shard] + "job:kj", "appid") == "kapp",
+              "the job's seed shard %d has no job kj from the request" % seed_shard)
+        # info over Kafka: the shards' counts summed
+        tk.kcat_produce(broker, "redcrawl.incoming", [json.dumps({
+            "uuid": "k-info", "appid": "kapp", "spiderid": "link", "action": "info", "crawlid": "kj"})])
+        a = tk.by_uuid(tk.wait_answers(broker, "redcrawl.outbound_firehose", ["k-info"]))["k-info"][0]
+        check(a.get("fetched") == len(want) and a.get("pending") == 0 and a.get("state") == "done" and
+              "error" not in a, "info over Kafka: %s (fetched per shard %s)" % (a, [c[3] for c in counts]))
+        # a domain update over Kafka: in every shard
+        tk.kcat_produce(broker, "redcrawl.incoming", [json.dumps({
+            "uuid": "k-dom", "appid": "kapp", "action": "domain-update", "domain": "site.test", "hits": 3,
+            "window": 60})])
+        tk.wait_answers(broker, "redcrawl.outbound_firehose", ["k-dom"])
+        for p, m in zip(prefixes, masters):
+            check(redis_cmd(m, "HGET", p + "domainconf", "site.test") is not None, "no domainconf in %s" % p)
+        print("  %d pages via Kafka, fetched per shard %s, seed in shard %d" %
+              (len(want), [c[3] for c in counts], seed_shard))
+    finally:
+        procs.stop_all()
+        if broker:
+            tk.kafka(tmp, "stop")
+        cl.stop()
+
+
 if __name__ == "__main__":
     run_tests([test_one_job_over_three_masters, test_stop_over_shards, test_worker_killed_in_a_shard,
-               test_failover_of_a_shard, test_forward_drops_what_fails, test_crawl_refuses_shards])
+               test_failover_of_a_shard, test_forward_drops_what_fails, test_crawl_refuses_shards,
+               test_kafka_over_three_masters])
