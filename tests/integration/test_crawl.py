@@ -558,8 +558,8 @@ def test_seed_list_from_stdin(tmp, procs):
     --seeds -, bad lines reported by number and skipped: every page within depth 1 of the seeds
     fetched exactly once, one request per host at a time. A list with no valid line is refused.
     The job's bloom is asked for 1e-9 (--bloom-fp): at the default 1e-6 bound about one crawl in
-    40 of this size takes a URL for seen that was not (this set hits one, s488/p/13, since the
-    bloom's second filter starts at 65,536 bits), and the test wants the exact set."""
+    40 of this size takes a URL for seen that was not (this set hit one, s488/p/13, when its
+    seeds filled the bloom's first two filters), and the test wants the exact set."""
     args = ["--sites", "1000", "--pages", "25"]
     port, log, _ = start_web(procs, tmp, *args)
     g = graph(*args)
