@@ -624,6 +624,7 @@ static json_t *option_json(const crawl_conf *c, const char *name)
  * crawlid made from the time (crawl-YYYYMMDD-HHMMSS, UTC) when --crawlid is not given. NULL after
  * printing why when the rules file cannot be read. */
 #define SCOPE_DOMAINS_MAX 1000 /* allowed_domains' limit in the request table (reqfield.c) */
+#define SEEDS_SIZE_BLOOM 1000  /* seeds that size the bloom (expected_urls' least, reqfield.c) */
 
 static json_t *job_request(const crawl_conf *c, char **urls, int n, rc_seedlist *seeds)
 {
@@ -649,6 +650,12 @@ static json_t *job_request(const crawl_conf *c, char **urls, int n, rc_seedlist 
     if (n == 0 && seeds) /* the job's spec names one seed; the list goes in by batches */
         json_array_append_new(a, json_string(rc_seedlist_urls(seeds)[0]));
     json_object_set_new(req, "urls", a);
+    if (seeds && rc_seedlist_count(seeds) >= SEEDS_SIZE_BLOOM)
+        /* The job holds at least its seeds: its bloom's first filter holds them all, so a seed
+         * is not read in every filter that a growing bloom fills with the others (100,000
+         * seeds took 7 filters, their submission ~12 GETBITs each). A job that exists already
+         * keeps its bloom. */
+        json_object_set_new(req, "expected_urls", json_integer((json_int_t)rc_seedlist_count(seeds)));
     if (seeds && !c->allowed_domains.n) {
         /* The default scope, the seeds' registrable domains, from the whole list. */
         json_t *ad = json_array();

@@ -55,7 +55,8 @@ print(len(harness.expected_pages(g, [l.strip() for l in open(sys.argv[3])], -1, 
     ${extra[@]+"${extra[@]}"} --seeds "$WORK/seeds" >"$WORK/summary" 2>"$WORK/err" || rc=$?
   t1=$(date +%s.%N)
   fetched=$(wc -l <"$WORK/out/pages.jsonl" 2>/dev/null || echo 0)
-  read -r user sys rss <"$WORK/time" || true
+  # The last line: time -f puts "Command exited with non-zero status N" before it.
+  read -r user sys rss < <(tail -n 1 "$WORK/time" 2>/dev/null) || true
   out=$(python3 - "$hosts" "$per" "$fetched" "$t0" "$t1" "${user:-0}" "${sys:-0}" "${rss:-0}" "$rc" "$base" "$expected" "$basef" <<'PY'
 import sys
 h, per, n = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])

@@ -61,7 +61,11 @@ end
 
 -- Records w as the host's owner. w takes the host with its politeness state: an orphaned host
 -- brings its queues and next allowed time. Whether there are orphans at all is asked once.
+-- A host that had no owner at all and is no orphan has nothing queued (a host loses its owner
+-- only once its queues are empty, or to reap, which makes it an orphan if they are not): it is
+-- in `blank` until its first queue is made, which then needs no look at what exists (push).
 local any_orphans
+local blank = {}
 local function claim(host, w)
   owners[host] = w
   redis.call('HSET', k_owner, host, w)
@@ -70,6 +74,7 @@ local function claim(host, w)
     any_orphans = redis.call('EXISTS', k_orphans) == 1
   end
   local due = any_orphans and redis.call('ZSCORE', k_orphans, host)
+  blank[host] = unowned[host] and not due
   if due then
     redis.call('ZREM', k_orphans, host)
     local n = host_backlog(host)
@@ -99,7 +104,16 @@ end
 local queues = {} -- queues known to exist in this call: one EXISTS per queue, not per record
 local function push(crawlid, host, score, member, o, new)
   local q = P .. 'q:' .. crawlid .. ':' .. host
-  if queues[q] or redis.call('EXISTS', q) == 1 then
+  if blank[host] then
+    -- A new host's first queue: the job is its only one, at pass 0 (host_push would find that
+    -- out with an EXISTS and a ZRANGE, two of the dozen calls a one-page host costs here).
+    blank[host] = nil
+    redis.call('ZADD', q, score, member)
+    redis.call('ZADD', K('hjobs', host), 0, crawlid)
+    redis.call('SADD', K('jq', crawlid), host)
+    queues[q] = true
+    make_ready(host, o)
+  elseif queues[q] or redis.call('EXISTS', q) == 1 then
     queues[q] = true
     redis.call('ZADD', q, score, member)
     if new then

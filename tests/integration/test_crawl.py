@@ -558,8 +558,8 @@ def test_seed_list_from_stdin(tmp, procs):
     --seeds -, bad lines reported by number and skipped: every page within depth 1 of the seeds
     fetched exactly once, one request per host at a time. A list with no valid line is refused.
     The job's bloom is asked for 1e-9 (--bloom-fp, the default since): at the old default 1e-6
-    about one crawl in 40 of this size takes a URL for seen that was not (this set hits one,
-    s488/p/13, since the bloom's second filter starts at 65,536 bits); the test wants the exact set."""
+    about one crawl in 40 of this size takes a URL for seen that was not (this set hit one,
+    s488/p/13, when its seeds filled the bloom's first two filters); the test wants the exact set."""
     args = ["--sites", "1000", "--pages", "25"]
     port, log, _ = start_web(procs, tmp, *args)
     g = graph(*args)
@@ -598,7 +598,7 @@ def test_bloom_grows_with_the_job(tmp, procs):
     """The job's bloom starts small and grows: a one-URL job's filter is a few hundred bytes of
     Redis; a 4,000-page job's has added filters (the second jumps to 65,536 bits), and the URLs
     the Lua counted into them are exactly the pages fetched (common.lua and shared/sbloom.c agree
-    on every capacity)."""
+    on every capacity). A seed list sizes the first filter to hold it."""
     args = ["--sites", "20", "--pages", "200"]
     port, _, _ = start_web(procs, tmp, *args)
     redis_port, _ = start_redis(procs, tmp)
@@ -632,6 +632,18 @@ def test_bloom_grows_with_the_job(tmp, procs):
     used = sum(redis_cmd(redis_port, "MEMORY", "USAGE", "rc:bloom:big:%d" % i) for i in range(nf))
     print("  bloom: one-URL job %d bytes; %d URLs in %d filters, %d bytes" % (
         redis_cmd(redis_port, "MEMORY", "USAGE", "rc:bloom:one:0"), urls, nf, used))
+
+    # A seed list of 1,000 or more sizes the first filter for it (expected_urls): the seeds are
+    # not read in the filters a growing bloom would have filled with them (2,000 seeds took 3).
+    seeds = ["http://s%d.site.test/%s" % (h, "p/%d" % p if p else "") for p in range(100) for h in range(20)]
+    with open(os.path.join(tmp, "seeds"), "w") as f:
+        f.write("\n".join(seeds) + "\n")
+    crawl(os.path.join(tmp, "seeded"), port, [], "--seeds", os.path.join(tmp, "seeds"), "--maxdepth", "0",
+          "--max-pages", "1", "--delay", "0", "--redis", redis_url, "--crawlid", "seeded")
+    jh = dict(zip(*[iter(redis_cmd(redis_port, "HGETALL", "rc:job:seeded"))] * 2))
+    nf, cap = int(jh.get("bloom_filters", 1)), sbloom_filter(jh["bloom"], 0)[2]
+    check(nf == 1 and int(jh["bloom_count"]) == len(seeds) and cap >= len(seeds),
+          "2,000 seeds: %d filters, %s URLs in the newest, the first holds %d" % (nf, jh["bloom_count"], cap))
 
 
 def test_parse_threads(tmp, procs):

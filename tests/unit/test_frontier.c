@@ -266,6 +266,10 @@ static void test_new_host(rc_redis *r)
     freeReplyObject(win);
     RC_CHECK_INT_EQ(calls_of(r, "zscore"), 1); /* w1's liveness only */
     RC_CHECK_INT_EQ(calls_of(r, "sismember"), 0);
+    /* nor whether its queue exists or which jobs are in its turns: a host without an owner that
+     * is no orphan has none (the one ZRANGE reads the job's buckets) */
+    RC_CHECK_INT_EQ(calls_of(r, "zrange"), 1);
+    RC_CHECK_INT_EQ(calls_of(r, "exists"), 6); /* 7 with the queue's */
     RC_CHECK_INT_EQ(cmd_int(r, "ZSCORE rc:hjobs:n1 %s%s", "N", ""), 0);
     RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:jq:N %s%s", "n1", ""), 1);
     RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:wdoms:w1 %s%s", "n1", ""), 1);

@@ -115,6 +115,28 @@ static void test_links_scope_filters_seen(void)
     env_release(&e);
 }
 
+/* A page's link to itself is not sent: the page came from its job's frontier, so its URL is in
+ * the bloom already (a one-page host's only link cost Redis a bloom check for nothing). It still
+ * counts as a link found on the page. */
+static void test_link_to_itself_not_sent(void)
+{
+    env e;
+    env_init(&e, "{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"maxdepth\":-1}", NULL);
+    rc_record rec = {.url = (char[]){"http://a.site.test/p/1"}, .crawlid = (char[]){"c"}, .depth = 0, .priority = 50};
+    const char *html = "<html><body><a href='/p/1'>me</a><a href='http://a.site.test/p/1#top'>me again</a>"
+                       "<a href='/p/2'>next</a></body></html>";
+    rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html", .body = html, .body_len = strlen(html)};
+    rc_page_result out;
+    run(&e, &rec, &res, &out);
+    char *links = links_of(&out, &e.pj.bp);
+    RC_CHECK_STR_EQ(links, "http://a.site.test/p/2@1");
+    free(links);
+    RC_CHECK_INT_EQ(out.n_hashes, out.n_links);
+    RC_CHECK_INT_EQ(json_integer_value(json_object_get(out.doc, "links")), 3);
+    rc_page_result_release(&out);
+    env_release(&e);
+}
+
 /* A seed's redirect leaves the scope; a deeper page's does not. The chain's end records it. */
 static void test_chain_scope_and_end(void)
 {
@@ -439,6 +461,7 @@ static void test_concurrent_pages(void)
 int main(void)
 {
     test_links_scope_filters_seen();
+    test_link_to_itself_not_sent();
     test_redirect_and_errors();
     test_chain_scope_and_end();
     test_noindex_and_meta_refresh();
