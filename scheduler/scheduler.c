@@ -983,18 +983,14 @@ rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, 
                                size_t cap)
 {
     char prefix[256];
-    int shards = conf->shards > 1 ? (int)conf->shards : 1;
-    if (conf->shard >= shards || rc_shard_prefix(conf->prefix, (int)conf->shard, shards, prefix, sizeof prefix) < 0) {
-        snprintf(err, cap,
-                 "--shard %lld of --shards %d with --prefix '%s': a shard from 0 to shards - 1, and a "
-                 "prefix without a hash tag when sharded",
-                 (long long)conf->shard, shards, conf->prefix);
+    if (rc_shard_prefix_conf(conf->prefix, (long long)conf->shard, (long long)conf->shards, prefix, sizeof prefix, err,
+                             cap) < 0)
         return NULL;
-    }
     rc_redis *r = rc_redis_new(conf->redis, prefix, err, cap);
     if (!r)
         return NULL;
     rc_forward *fwd = NULL;
+    int shards = conf->shards > 1 ? (int)conf->shards : 1;
     if (shards > 1 && !(fwd = rc_forward_new(conf->redis, conf->prefix, (int)conf->shard, shards, r, err, cap))) {
         rc_redis_free(r);
         return NULL;

@@ -9,6 +9,7 @@
 
 #include "cluster.h"
 #include "url.h"
+#include "util.h"
 
 int rc_shard_of_host(const char *host, int k)
 {
@@ -56,6 +57,19 @@ int rc_shard_prefix(const char *base, int i, int k, char *buf, size_t cap)
         int w = snprintf(buf, cap, "%s%s:", base, tag);
         return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
     }
+}
+
+int rc_shard_prefix_conf(const char *base, long long shard, long long shards, char *buf, size_t cap, char *err,
+                         size_t errcap)
+{
+    int k = shards > 1 ? (int)RC_MIN(shards, RC_SHARDS_MAX + 1) : 1;
+    int r = shard < 0 || shard >= k ? -EINVAL : rc_shard_prefix(base, (int)shard, k, buf, cap);
+    if (r < 0)
+        snprintf(err, errcap,
+                 "--shard %lld of --shards %d with --prefix '%s': a shard from 0 to shards - 1, and a "
+                 "prefix without a hash tag when sharded",
+                 shard, k, base);
+    return r;
 }
 
 int rc_shard_end_round(rc_shard_end *e, const long long *pending, const long long *arrived, int k)

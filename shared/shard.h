@@ -25,6 +25,10 @@ int rc_shard_of_url(const char *url, int k);
  * with no coordination. A BASE that carries a tag already is refused when k > 1 (its keys would
  * all hash to that one tag). 0, -EINVAL (i or k out of range, tagged BASE), -ENAMETOOLONG. */
 int rc_shard_prefix(const char *base, int i, int k, char *buf, size_t cap);
+/* The same for a long-running process's --shard and --shards (k < 2: one keyspace), saying in
+ * err what is wrong with them. */
+int rc_shard_prefix_conf(const char *base, long long shard, long long shards, char *buf, size_t cap, char *err,
+                         size_t errcap);
 
 /* A sharded job's end (ARCHITECTURE.md "Shards"): read every shard's pending and arrived in
  * turn, again and again, and give each round to rc_shard_end_round. It is over when two rounds

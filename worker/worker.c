@@ -2230,14 +2230,9 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     if (rc_redis_parse_url(conf->redis, &w->addr, err, cap) < 0)
         goto fail;
     char prefix[256];
-    int shards = conf->shards > 1 ? (int)conf->shards : 1;
-    if (conf->shard >= shards || rc_shard_prefix(conf->prefix, (int)conf->shard, shards, prefix, sizeof prefix) < 0) {
-        snprintf(err, cap,
-                 "--shard %lld of --shards %d with --prefix '%s': a shard from 0 to shards - 1, and a "
-                 "prefix without a hash tag when sharded",
-                 (long long)conf->shard, shards, conf->prefix);
+    if (rc_shard_prefix_conf(conf->prefix, (long long)conf->shard, (long long)conf->shards, prefix, sizeof prefix, err,
+                             cap) < 0)
         goto fail;
-    }
     w->sync = rc_redis_new(conf->redis, prefix, err, cap);
     if (!w->sync)
         goto fail;

@@ -77,6 +77,17 @@ static void prefixes(void)
     RC_CHECK_INT_EQ(rc_shard_prefix("rc:", 3, 3, buf, sizeof buf), -EINVAL);
     RC_CHECK_INT_EQ(rc_shard_prefix("rc:", 0, RC_SHARDS_MAX + 1, buf, sizeof buf), -EINVAL);
     RC_CHECK_INT_EQ(rc_shard_prefix("rc:", 0, 2, buf, 6), -ENAMETOOLONG);
+    /* a process's --shard / --shards: 0 shards is one keyspace; a bad pair says why */
+    char err[200] = "";
+    RC_CHECK_INT_EQ(rc_shard_prefix_conf("rc:", 0, 0, buf, sizeof buf, err, sizeof err), 0);
+    RC_CHECK_STR_EQ(buf, "rc:");
+    RC_CHECK_INT_EQ(rc_shard_prefix_conf("rc:", 1, 3, buf, sizeof buf, err, sizeof err), 0);
+    RC_CHECK_STR_EQ(buf, "rc:{s1.1}:");
+    RC_CHECK_INT_EQ(rc_shard_prefix_conf("rc:", 3, 3, buf, sizeof buf, err, sizeof err), -EINVAL);
+    RC_CHECK(strstr(err, "--shard 3 of --shards 3") != NULL);
+    RC_CHECK_INT_EQ(rc_shard_prefix_conf("rc:", 1, 0, buf, sizeof buf, err, sizeof err), -EINVAL);
+    RC_CHECK_INT_EQ(rc_shard_prefix_conf("{rc}:", 0, 2, buf, sizeof buf, err, sizeof err), -EINVAL);
+    RC_CHECK_INT_EQ(rc_shard_prefix_conf("rc:", 0, 1LL << 40, buf, sizeof buf, err, sizeof err), -EINVAL);
 }
 
 /* The job's end over shards: two rounds at 0 with arrived unchanged; a round that misses links
