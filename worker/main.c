@@ -124,6 +124,9 @@ static const rc_conf_row rows[] = {
      "obey robots.txt (--robots=0 to ignore it)"},
     {"robots-ttl", RC_CONF_DOUBLE, offsetof(rc_worker_conf, robots_ttl), "86400", 60, 2592000, NULL,
      "seconds a robots.txt is cached in Redis"},
+    {"robots-cache", RC_CONF_INT, offsetof(rc_worker_conf, robots_cache), "20000", 16, 100000000, NULL,
+     "origins whose robots.txt rules the worker keeps in memory (the least recently used go; Redis holds them "
+     "all)"},
     {"max-crawl-delay", RC_CONF_DOUBLE, offsetof(rc_worker_conf, max_crawl_delay), "30", 0, 3600, NULL,
      "cap on a site's Crawl-delay, seconds"},
     {"delay-factor", RC_CONF_DOUBLE, offsetof(rc_worker_conf, delay_factor), "2", 0, 100, NULL,

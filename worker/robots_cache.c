@@ -34,6 +34,8 @@ typedef struct entry {
     rc_robots *rules;
     uint64_t expires_ms;
     waiter *waiting;
+    int notifying;               /* its waiters are being called: it stays, their rules with it */
+    struct entry *newer, *older; /* the recency list: what goes first when the cache is full */
 } entry;
 
 struct rc_robots_cache {
@@ -42,7 +44,10 @@ struct rc_robots_cache {
     char *prefix;
     char *agent;
     uint64_t ttl_ms;
-    rc_strmap *entries; /* origin -> entry */
+    rc_strmap *entries;     /* origin -> entry */
+    entry *newest, *oldest; /* every entry, by last use */
+    size_t max_entries;
+    int full_said; /* the bound was reached and the log said so */
 };
 
 static void free_entry(void *p)
@@ -60,10 +65,12 @@ static void free_entry(void *p)
     free(e);
 }
 
-rc_robots_cache *rc_robots_cache_new(rc_fetcher *fetcher, const char *prefix, const char *agent, double ttl_s)
+rc_robots_cache *rc_robots_cache_new(rc_fetcher *fetcher, const char *prefix, const char *agent, double ttl_s,
+                                     size_t max_entries)
 {
     rc_robots_cache *c = rc_xcalloc(1, sizeof *c);
     c->fetcher = fetcher;
+    c->max_entries = max_entries ? max_entries : RC_ROBOTS_CACHE_DEFAULT;
     c->prefix = rc_xstrdup(prefix);
     c->agent = rc_xstrdup(agent);
     c->ttl_ms = (uint64_t)(ttl_s * 1000);
@@ -81,6 +88,58 @@ void rc_robots_cache_free(rc_robots_cache *c)
     free(c);
 }
 
+static void unlink_entry(rc_robots_cache *c, entry *e)
+{
+    if (e->newer)
+        e->newer->older = e->older;
+    else
+        c->newest = e->older;
+    if (e->older)
+        e->older->newer = e->newer;
+    else
+        c->oldest = e->newer;
+    e->newer = e->older = NULL;
+}
+
+/* Marks e as just used. */
+static void touch(rc_robots_cache *c, entry *e)
+{
+    if (c->newest == e)
+        return;
+    if (e->newer || e->older || c->oldest == e)
+        unlink_entry(c, e);
+    e->older = c->newest;
+    if (c->newest)
+        c->newest->newer = e;
+    c->newest = e;
+    if (!c->oldest)
+        c->oldest = e;
+}
+
+/* Drops the least recently used entries over the bound. Only settled ones go: an entry that
+ * is loading or fetching has a Redis reply or a transfer pointing at it, and waiters. A few
+ * are looked at per call, so a burst of loads costs no scan (the bound holds again later). */
+static void evict(rc_robots_cache *c)
+{
+    entry *e = c->oldest;
+    if (!c->full_said && rc_strmap_count(c->entries) > c->max_entries) {
+        c->full_said = 1; /* once: a crawl of many hosts passes the bound for good */
+        rc_info(MOD,
+                "robots.txt rules kept for the %zu origins used last, older ones read from Redis again "
+                "when needed (--robots-cache)",
+                c->max_entries);
+    }
+    for (int looked = 0; e && looked < 8 && rc_strmap_count(c->entries) > c->max_entries; looked++) {
+        entry *newer = e->newer;
+        if (e->state == ENTRY_READY && !e->waiting && !e->notifying) {
+            unlink_entry(c, e);
+            rc_strmap_del(c->entries, e->origin);
+            free_entry(e);
+        }
+        e = newer;
+    }
+}
+
 void rc_robots_cache_set_redis(rc_robots_cache *c, redisAsyncContext *ac)
 {
     c->ac = ac;
@@ -91,12 +150,14 @@ static void notify(entry *e, const rc_robots *rules, int just_fetched)
 {
     waiter *wt = e->waiting;
     e->waiting = NULL;
+    e->notifying++;
     while (wt) {
         waiter *next = wt->next;
         wt->cb(wt->ud, rules, just_fetched);
         free(wt);
         wt = next;
     }
+    e->notifying--;
 }
 
 static void ready(entry *e, rc_robots *rules, uint64_t ttl_ms, int just_fetched)
@@ -106,6 +167,7 @@ static void ready(entry *e, rc_robots *rules, uint64_t ttl_ms, int just_fetched)
     e->state = ENTRY_READY;
     e->expires_ms = rc_now_ms() + ttl_ms;
     notify(e, e->rules, just_fetched);
+    evict(e->c); /* what its waiters loaded meanwhile (it was kept for them) */
 }
 
 static void on_fetched(void *ud, const rc_fetch_result *res)
@@ -179,9 +241,18 @@ static void on_cached(redisAsyncContext *ac, void *reply, void *privdata)
     }
 }
 
-const rc_robots *rc_robots_cache_get(rc_robots_cache *c, const char *origin, rc_robots_cache_cb cb, void *ud)
+/* The entry of origin, marked as used; NULL when there is none. */
+static entry *lookup(rc_robots_cache *c, const char *origin)
 {
     entry *e = rc_strmap_get(c->entries, origin);
+    if (e)
+        touch(c, e);
+    return e;
+}
+
+const rc_robots *rc_robots_cache_get(rc_robots_cache *c, const char *origin, rc_robots_cache_cb cb, void *ud)
+{
+    entry *e = lookup(c, origin);
     if (e && e->state == ENTRY_READY && e->expires_ms > rc_now_ms())
         return e->rules;
     if (!e) {
@@ -189,6 +260,8 @@ const rc_robots *rc_robots_cache_get(rc_robots_cache *c, const char *origin, rc_
         e->c = c;
         e->origin = rc_xstrdup(origin);
         rc_strmap_put(c->entries, origin, e);
+        touch(c, e);
+        evict(c);
     }
     waiter *wt = rc_xcalloc(1, sizeof *wt);
     wt->cb = cb;
@@ -207,12 +280,17 @@ const rc_robots *rc_robots_cache_get(rc_robots_cache *c, const char *origin, rc_
 
 const rc_robots *rc_robots_cache_peek(rc_robots_cache *c, const char *origin)
 {
-    entry *e = rc_strmap_get(c->entries, origin);
+    entry *e = lookup(c, origin);
     return e && e->state == ENTRY_READY ? e->rules : NULL;
 }
 
 const rc_robots *rc_robots_cache_fresh(rc_robots_cache *c, const char *origin)
 {
-    entry *e = rc_strmap_get(c->entries, origin);
+    entry *e = lookup(c, origin);
     return e && e->state == ENTRY_READY && e->expires_ms > rc_now_ms() ? e->rules : NULL;
+}
+
+size_t rc_robots_cache_count(const rc_robots_cache *c)
+{
+    return rc_strmap_count(c->entries);
 }

@@ -2250,7 +2250,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->jobs = rc_strmap_new();
     w->notes = rc_notes_new(loop);
     w->robots = rc_robots_cache_new(w->fetcher, w->prefix, conf->useragent ? conf->useragent : RC_FETCH_DEFAULT_UA,
-                                    conf->robots_ttl);
+                                    conf->robots_ttl, (size_t)conf->robots_cache);
     w->health = rc_strmap_new();
     w->held = rc_strmap_new();
     snprintf(w->ip, sizeof w->ip, "%s", rc_redis_local_ip(w->sync));

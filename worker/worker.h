@@ -60,6 +60,7 @@ typedef struct rc_worker_conf {
     double fence;           /* store only within this long of an accepted heartbeat (< worker timeout) */
     int robots;             /* obey robots.txt */
     double robots_ttl;      /* seconds a fetched robots.txt is trusted (shared through Redis) */
+    int64_t robots_cache;   /* origins whose rules stay in memory */
     double max_crawl_delay; /* cap on a site's Crawl-delay, seconds */
     double delay_factor;    /* adaptive delay: at least this many times the last response time */
     double max_delay;       /* cap on the adaptive delay and on back-offs, seconds */

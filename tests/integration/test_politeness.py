@@ -220,6 +220,29 @@ def test_page_follows_robots_txt_without_delay(tmp, procs):
     check_page_set(fleet.pages("nodelay"), want, "2 workers, 30 hosts, delay 0")
 
 
+def test_small_robots_cache_keeps_rules(tmp, procs):
+    """A worker keeping robots.txt rules for only 16 origins (--robots-cache 16), crawling 40
+    hosts: the origins it dropped come back from Redis, so robots.txt is still fetched once per
+    host by the fleet, and still obeyed (no /private/ page requested), every page stored."""
+    args = ["--sites", "40", "--pages", "6"]
+    web_port, log, _ = start_web(procs, tmp, *(args + ["--robots"]))
+    fleet = Fleet(tmp, procs, web_port, 1, ["--delay", "0", "--robots-cache", "16"])
+    seeds = ["http://s%d.site.test/" % i for i in range(40)]
+    fleet.submit("smallrc", seeds)
+    fleet.wait_state("smallrc", ("done",), 120)
+    hosts = by_host(read_requests(log))
+    check(len(hosts) == 40, "want requests to 40 hosts (more than the 16 kept), got %d" % len(hosts))
+    with open(os.path.join(tmp, "worker0.log")) as f:
+        check("kept for the 16 origins used last" in f.read(), "the worker never reached its 16 origins")
+    robots = collections.Counter(r[2] for rs in hosts.values() for r in rs if r[3] == "/robots.txt")
+    check(set(robots.values()) == {1} and len(robots) == 40, "robots.txt once per host: %s" % dict(robots))
+    private = [r for rs in hosts.values() for r in rs if r[3].startswith("/private/")]
+    check(not private, "robots.txt disallows /private/ but it was requested: %s" % private[:3])
+    check(int(fleet.job("smallrc", "robots_denied") or 0) > 0, "no /private/ link denied: the test tests less")
+    want = expected_pages(graph(*args), seeds, -1, ["site.test"], skip=is_private)
+    check_page_set(fleet.pages("smallrc"), want, "1 worker, 40 hosts, 16 origins' rules kept")
+
+
 def rate_windows(starts, t_from, t_to, width):
     """The largest number of request starts in any window [t, t + width) with t in [t_from, t_to]."""
     starts = sorted(starts)
@@ -611,4 +634,5 @@ if __name__ == "__main__":
                test_retry_after_503,
                test_traps_bounded, test_robots_delay_shortens_first_gap, test_robots_delay_default_is_delay,
                test_robots_delay_rejects_bad_values, test_crawl_passes_robots_delay, test_crawl_passes_delay_factor,
-               test_robots_delay_keeps_crawl_delay, test_page_follows_robots_txt_without_delay])
+               test_robots_delay_keeps_crawl_delay, test_page_follows_robots_txt_without_delay,
+               test_small_robots_cache_keeps_rules])
