@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "util.h"
 
 static int64_t jint(const json_t *o, const char *k)
@@ -73,9 +74,9 @@ static void merge_job(json_t *jobs, const json_t *j)
     merge_bloom(have, json_object_get(j, "bloom"));
 }
 
-static int by_backlog(const void *a, const void *b)
+static int by_backlog(const json_t *a, const json_t *b)
 {
-    int64_t x = jint(*(json_t *const *)a, "backlog"), y = jint(*(json_t *const *)b, "backlog");
+    int64_t x = jint(a, "backlog"), y = jint(b, "backlog");
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -85,18 +86,7 @@ static void merge_hosts(json_t *acc, const json_t *h, int64_t top)
     add_int(acc, "total_backlog", jint(h, "total_backlog"));
     json_t *list = json_object_get(acc, "top");
     json_array_extend(list, json_object_get(h, "top"));
-    size_t n = json_array_size(list);
-    json_t **v = rc_xcalloc(n ? n : 1, sizeof *v);
-    for (size_t i = 0; i < n; i++)
-        v[i] = json_incref(json_array_get(list, i));
-    qsort(v, n, sizeof *v, by_backlog);
-    json_array_clear(list);
-    for (size_t i = 0; i < n; i++) {
-        if ((int64_t)i < top)
-            json_array_append(list, v[i]);
-        json_decref(v[i]);
-    }
-    free(v);
+    rc_json_array_top(list, by_backlog, top > 0 ? (size_t)top : 0);
 }
 
 static void merge_statuses(json_t *acc, const json_t *st)

@@ -21,6 +21,7 @@
 #include "drain.h"
 #include "fleet.h"
 #include "fleet_shards.h"
+#include "json.h"
 #include "log.h"
 #include "msg.h"
 #include "redis.h"
@@ -318,10 +319,10 @@ static enum MHD_Result drain(rc_web *w, struct MHD_Connection *c, const body *bd
 
 /* ---------- the dashboard's data ---------- */
 
-static int by_time_desc(const void *a, const void *b)
+static int by_time_desc(const json_t *a, const json_t *b)
 {
-    json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "time_ms"));
-    json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "time_ms"));
+    json_int_t x = json_integer_value(json_object_get(a, "time_ms"));
+    json_int_t y = json_integer_value(json_object_get(b, "time_ms"));
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -348,18 +349,7 @@ static json_t *snapshot(rc_web *w)
         json_array_extend(fails, f);
         json_decref(f);
     }
-    size_t n = json_array_size(fails);
-    json_t **v = rc_xcalloc(n ? n : 1, sizeof *v);
-    for (size_t i = 0; i < n; i++)
-        v[i] = json_incref(json_array_get(fails, i));
-    qsort(v, n, sizeof *v, by_time_desc);
-    json_array_clear(fails);
-    for (size_t i = 0; i < n; i++) {
-        if (i < STATUS_FAILURES)
-            json_array_append(fails, v[i]);
-        json_decref(v[i]);
-    }
-    free(v);
+    rc_json_array_top(fails, by_time_desc, STATUS_FAILURES);
     json_object_set_new(cur, "throughput", thr);
     json_object_set_new(cur, "failures", fails);
     return cur;

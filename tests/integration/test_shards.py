@@ -16,11 +16,13 @@ Kafka control plane over the shards: redcrawl-monitor --shards 3 sends a crawl r
 Kafka to its seed's shard, answers an info request with the shards' counts summed and writes a
 domain update to every shard."""
 import collections
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import time
+import types
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, expected_pages, graph,  # noqa: E402
@@ -137,25 +139,51 @@ def start_worker(tmp, procs, env, web_port, shard, wid, delay):
 
 
 SEED = "http://s0.site.test/"
+WEB_ARGS = ["--sites", "6", "--pages", "30"]  # the test web of the crawls here: 216 pages
+
+
+@contextlib.contextmanager
+def sharded_crawl(tmp, procs, delay, replicas=0, submit=True):
+    """What the crawls here run on, stopped when the test ends: the cluster (with `replicas` per
+    master), the test web (WEB_ARGS), and a scheduler and a worker per shard with --delay delay,
+    the seed submitted unless submit=False (start_fleet). Yields a namespace of them: cl,
+    web_port, log (the web's request log), prefixes, masters, env, out and workers."""
+    cl = Cluster(tmp, replicas)
+    try:
+        web_port, log, _ = start_web(procs, tmp, *WEB_ARGS)
+        prefixes, masters, env, out, workers = start_fleet(tmp, procs, cl, web_port, delay, submit)
+        yield types.SimpleNamespace(cl=cl, web_port=web_port, log=log, prefixes=prefixes, masters=masters, env=env,
+                                    out=out, workers=workers)
+    finally:
+        procs.stop_all()
+        cl.stop()
+
+
+def wait_pages_stored(f):
+    """Waits for job shj's end over the shards, and checks that every expected page was stored
+    and nothing else. Returns the shards' job_counts, the expected pages and a Counter of the
+    URLs stored."""
+    counts = wait_job_end(f.cl, f.prefixes, "shj")
+    want = expected_pages(graph(*WEB_ARGS), [SEED], -1, ["site.test"])
+    urls = collections.Counter(p["url"] for p in read_pages(os.path.join(f.out, "pages.jsonl")))
+    missing, extra = set(want) - set(urls), set(urls) - set(want)
+    check(not missing and not extra, "%d missing (e.g. %s), %d unexpected" %
+          (len(missing), sorted(missing)[:3], len(extra)))
+    return counts, want, urls
 
 
 def test_one_job_over_three_masters(tmp, procs):
-    cl = Cluster(tmp)
-    try:
-        args = ["--sites", "6", "--pages", "30"]
-        web_port, log, _ = start_web(procs, tmp, *args)
-        prefixes, masters, env, out, _ = start_fleet(tmp, procs, cl, web_port, "0")
-        seed = SEED
-        counts = wait_job_end(cl, prefixes, "shj")
-        want = expected_pages(graph(*args), [seed], -1, ["site.test"])
-        pages = read_pages(os.path.join(out, "pages.jsonl"))
+    with sharded_crawl(tmp, procs, "0") as f:
+        counts = wait_job_end(f.cl, f.prefixes, "shj")
+        want = expected_pages(graph(*WEB_ARGS), [SEED], -1, ["site.test"])
+        pages = read_pages(os.path.join(f.out, "pages.jsonl"))
         urls = collections.Counter(p["url"] for p in pages)
         dups = [u for u, n in urls.items() if n > 1]
         check(not dups, "%d pages stored more than once, e.g. %s" % (len(dups), dups[:3]))
         missing, extra = set(want) - set(urls), set(urls) - set(want)
         check(not missing and not extra, "%d missing (e.g. %s), %d unexpected (e.g. %s)" %
               (len(missing), sorted(missing)[:3], len(extra), sorted(extra)[:3]))
-        asked = collections.Counter((q[2], q[3]) for q in read_requests(log) if not q[3].startswith("/robots.txt"))
+        asked = collections.Counter((q[2], q[3]) for q in read_requests(f.log) if not q[3].startswith("/robots.txt"))
         twice = [k for k, n in asked.items() if n > 1]
         check(not twice, "%d URLs requested more than once, e.g. %s" % (len(twice), twice[:3]))
         check(len(asked) == len(want), "%d URLs requested, want %d" % (len(asked), len(want)))
@@ -164,20 +192,20 @@ def test_one_job_over_three_masters(tmp, procs):
         check(sum(c[3] for c in counts) == len(want), "fetched %s, want %d in all" % (counts, len(want)))
         check(all(c[2] == "done" for c in counts), "a shard's job is not done: %s" % counts)
         # Each master holds its shard's keys and no other's; the outboxes are empty.
-        for p, m in zip(prefixes, masters):
+        for p, m in zip(f.prefixes, f.masters):
             keys = redis_cmd(m, "KEYS", "*")
             check(keys and all(k.startswith(p) for k in keys), "keys on %d outside %s: %s" %
                   (m, p, [k for k in keys if not k.startswith(p)][:5]))
             check(p + "job:shj" in keys and p + "bloom:shj:0" in keys, "no job or bloom of shard %s on %d" % (p, m))
             check(not any(k.startswith(p + "out:") for k in keys), "an outbox of %s is not empty" % p)
         # redcrawl info over the shards: their counts summed, the job done.
-        r = subprocess.run([REDCRAWL, "info", "--json", "shj"], capture_output=True, text=True, env=env, timeout=30)
+        r = subprocess.run([REDCRAWL, "info", "--json", "shj"], capture_output=True, text=True, env=f.env, timeout=30)
         info = json.loads(r.stdout) if r.returncode == 0 else {}
         check(info.get("fetched") == len(want) and info.get("pending") == 0 and info.get("state") == "done" and
               "error" not in info, "info over the shards: %s %s" % (r.stdout, r.stderr[-300:]))
         # redcrawl status over the shards: every shard's worker, the job once, its counts summed
         r = subprocess.run([REDCRAWL, "status", "--json", "--interval", "0.1"], capture_output=True, text=True,
-                           env=env, timeout=30)
+                           env=f.env, timeout=30)
         st = json.loads(r.stdout) if r.returncode == 0 else {}
         check(sorted(w.get("shard") for w in st.get("workers", [])) == list(range(SHARDS)),
               "status workers: %s %d %s %s" % (st.get("workers"), r.returncode, r.stdout[:300], r.stderr[-300:]))
@@ -187,11 +215,11 @@ def test_one_job_over_three_masters(tmp, procs):
         check(sum(st["statuses"]["total"].values()) == len(want), "status statuses: %s" % st["statuses"])
         check(len(st["shards"]) == SHARDS and all(x["scheduler"] for x in st["shards"]),
               "status shards: %s" % st["shards"])
-        r = subprocess.run([REDCRAWL, "status", "--count", "1"], capture_output=True, text=True, env=env, timeout=30)
+        r = subprocess.run([REDCRAWL, "status", "--count", "1"], capture_output=True, text=True, env=f.env, timeout=30)
         check(r.returncode == 0 and "shard 2" in r.stdout and "shj" in r.stdout, "status view: %s" % r.stdout)
         # redcrawl-web's REST API over the shards: the info summed, the status merged
         import webapi
-        port, _, _ = webapi.start_webapp(procs, tmp, 0, "--redis", cl.seed_url, "--shards", str(SHARDS))
+        port, _, _ = webapi.start_webapp(procs, tmp, 0, "--redis", f.cl.seed_url, "--shards", str(SHARDS))
         code, a = webapi.call(port, "POST", "/api/info", {"appid": "redcrawl-cli", "spiderid": "link",
                                                               "crawlid": "shj"})
         check(code == 200 and a.get("fetched") == len(want) and a.get("state") == "done", "/api/info: %s %s" %
@@ -202,70 +230,51 @@ def test_one_job_over_three_masters(tmp, procs):
               sum(t["pages"] for t in a["throughput"]) == len(want), "/api/status: %s %s" % (code, a))
         by_worker = collections.Counter(p.get("worker") for p in pages)
         print("  %d pages on masters %s, fetched per shard %s, stored by %s" %
-              (len(want), masters, [c[3] for c in counts], dict(by_worker)))
-    finally:
-        procs.stop_all()
-        cl.stop()
+              (len(want), f.masters, [c[3] for c in counts], dict(by_worker)))
 
 
 def test_stop_over_shards(tmp, procs):
     """`redcrawl stop --shards 3 --wait` mid-crawl: it returns once nothing of the job is in
     flight or travelling in any shard (rc_shard_end_round), and nothing is fetched after."""
-    cl = Cluster(tmp)
-    try:
-        args = ["--sites", "6", "--pages", "30"]
-        web_port, log, _ = start_web(procs, tmp, *args)
-        prefixes, masters, env, out, _ = start_fleet(tmp, procs, cl, web_port, "0.3")
+    with sharded_crawl(tmp, procs, "0.3") as f:
         deadline = time.time() + 60
-        while time.time() < deadline and sum(c[3] for c in job_counts(cl, prefixes, "shj")) < 20:
+        while time.time() < deadline and sum(c[3] for c in job_counts(f.cl, f.prefixes, "shj")) < 20:
             time.sleep(0.1)
-        counts = job_counts(cl, prefixes, "shj")
+        counts = job_counts(f.cl, f.prefixes, "shj")
         check(sum(1 for c in counts if c[3] > 0) >= 2, "the job did not spread over shards: %s" % counts)
         r = subprocess.run([REDCRAWL, "stop", "--wait", "--timeout", "60", "shj"], capture_output=True, text=True,
-                           env=env, timeout=90)
+                           env=f.env, timeout=90)
         check(r.returncode == 0 and "nothing in flight any more" in r.stdout, "stop --wait: %s %s" %
               (r.stdout, r.stderr[-500:]))
-        counts = job_counts(cl, prefixes, "shj")
+        counts = job_counts(f.cl, f.prefixes, "shj")
         check(all(c[0] == 0 for c in counts), "pending left after stop --wait: %s" % counts)
         check(all(c[2] in ("stopped", "done", None) for c in counts), "a shard still runs the job: %s" % counts)
-        asked = len(read_requests(log))
+        asked = len(read_requests(f.log))
         time.sleep(2)
-        check(len(read_requests(log)) == asked, "pages fetched after stop --wait returned")
-        for p, m in zip(prefixes, masters):
+        check(len(read_requests(f.log)) == asked, "pages fetched after stop --wait returned")
+        for p, m in zip(f.prefixes, f.masters):
             check(not redis_cmd(m, "KEYS", p + "out:*"), "an outbox of %s is not empty" % p)
-        pages = read_pages(os.path.join(out, "pages.jsonl"))
+        pages = read_pages(os.path.join(f.out, "pages.jsonl"))
         urls = collections.Counter(p["url"] for p in pages)
         check(all(n == 1 for n in urls.values()), "a page stored twice")
         fetched = sum(c[3] for c in counts)
         check(len(urls) == fetched and fetched < 216, "stored %d, fetched %s" % (len(urls), counts))
         print("  stopped after %d of 216 pages, per shard %s" % (fetched, [c[3] for c in counts]))
-    finally:
-        procs.stop_all()
-        cl.stop()
 
 
 def test_worker_killed_in_a_shard(tmp, procs):
     """A shard's worker SIGKILLed mid-crawl and another started for that shard: that shard's
     scheduler reaps the dead one (the other shards know nothing of it), its leases and hosts go
     to the new one; every page is stored, the job ends over all shards."""
-    cl = Cluster(tmp)
-    try:
-        args = ["--sites", "6", "--pages", "30"]
-        web_port, log, _ = start_web(procs, tmp, *args)
-        prefixes, masters, env, out, workers = start_fleet(tmp, procs, cl, web_port, "0.05")
+    with sharded_crawl(tmp, procs, "0.05") as f:
         deadline = time.time() + 60
-        while time.time() < deadline and job_counts(cl, prefixes, "shj")[0][3] < 20:
+        while time.time() < deadline and job_counts(f.cl, f.prefixes, "shj")[0][3] < 20:
             time.sleep(0.05)
-        workers[0].kill()  # a process this test started
-        workers[0].wait()
-        killed_at = job_counts(cl, prefixes, "shj")[0][3]
-        start_worker(tmp, procs, env, web_port, 0, "w0b", "0.05")
-        counts = wait_job_end(cl, prefixes, "shj")
-        want = expected_pages(graph(*args), [SEED], -1, ["site.test"])
-        urls = collections.Counter(p["url"] for p in read_pages(os.path.join(out, "pages.jsonl")))
-        missing, extra = set(want) - set(urls), set(urls) - set(want)
-        check(not missing and not extra, "%d missing (e.g. %s), %d unexpected" %
-              (len(missing), sorted(missing)[:3], len(extra)))
+        f.workers[0].kill()  # a process this test started
+        f.workers[0].wait()
+        killed_at = job_counts(f.cl, f.prefixes, "shj")[0][3]
+        start_worker(tmp, procs, f.env, f.web_port, 0, "w0b", "0.05")
+        counts, want, urls = wait_pages_stored(f)
         again = sum(n - 1 for n in urls.values())
         check(again <= 32, "%d pages stored again: more than the dead worker could hold in flight" % again)
         logs = [open(os.path.join(tmp, "scheduler%d.log" % i)).read() for i in range(SHARDS)]
@@ -274,41 +283,26 @@ def test_worker_killed_in_a_shard(tmp, procs):
         check(all(c[2] == "done" and c[0] == 0 for c in counts), "the job did not end: %s" % counts)
         print("  w0 killed after %d pages of shard 0; %d stored again; per shard %s" %
               (killed_at, again, [c[3] for c in counts]))
-    finally:
-        procs.stop_all()
-        cl.stop()
 
 
 def test_failover_of_a_shard(tmp, procs):
     """A manual failover of one shard's master mid-crawl (3 masters with a replica each): that
     shard's scheduler and worker, and the other shards' schedulers forwarding links to it, follow
     it to the promoted replica; every page is fetched and stored exactly once."""
-    cl = Cluster(tmp, replicas=1)
-    try:
-        args = ["--sites", "6", "--pages", "30"]
-        web_port, log, _ = start_web(procs, tmp, *args)
-        prefixes, masters, env, out, _ = start_fleet(tmp, procs, cl, web_port, "0.05")
+    with sharded_crawl(tmp, procs, "0.05", replicas=1) as f:
         deadline = time.time() + 60
-        while time.time() < deadline and sum(c[3] for c in job_counts(cl, prefixes, "shj")) < 30:
+        while time.time() < deadline and sum(c[3] for c in job_counts(f.cl, f.prefixes, "shj")) < 30:
             time.sleep(0.05)
-        before = job_counts(cl, prefixes, "shj")[0][3]
-        moved_to = fail_over(cl, masters[0])
-        check(cl.master_of(prefixes[0]) == moved_to, "shard 0 did not move")
-        counts = wait_job_end(cl, prefixes, "shj")
-        want = expected_pages(graph(*args), [SEED], -1, ["site.test"])
-        urls = collections.Counter(p["url"] for p in read_pages(os.path.join(out, "pages.jsonl")))
-        missing, extra = set(want) - set(urls), set(urls) - set(want)
-        check(not missing and not extra, "%d missing (e.g. %s), %d unexpected" %
-              (len(missing), sorted(missing)[:3], len(extra)))
+        before = job_counts(f.cl, f.prefixes, "shj")[0][3]
+        moved_to = fail_over(f.cl, f.masters[0])
+        check(f.cl.master_of(f.prefixes[0]) == moved_to, "shard 0 did not move")
+        counts, want, urls = wait_pages_stored(f)
         check(all(n == 1 for n in urls.values()), "pages stored twice: %s" % [u for u, n in urls.items() if n > 1][:3])
-        asked = collections.Counter((q[2], q[3]) for q in read_requests(log) if not q[3].startswith("/robots.txt"))
+        asked = collections.Counter((q[2], q[3]) for q in read_requests(f.log) if not q[3].startswith("/robots.txt"))
         check(all(n == 1 for n in asked.values()) and len(asked) == len(want), "requests: %d for %d pages" %
               (sum(asked.values()), len(want)))
         print("  shard 0 moved from %d to %d after %d of its pages; per shard %s" %
-              (masters[0], moved_to, before, [c[3] for c in counts]))
-    finally:
-        procs.stop_all()
-        cl.stop()
+              (f.masters[0], moved_to, before, [c[3] for c in counts]))
 
 
 def shard_of(env, host):
@@ -371,54 +365,48 @@ def test_kafka_over_three_masters(tmp, procs):
     every expected page once, an info request over Kafka is answered with the shards' counts
     summed, and a domain update reaches every shard."""
     import test_kafka as tk
-    cl = Cluster(tmp)
-    broker = None
-    try:
+    with sharded_crawl(tmp, procs, "0", submit=False) as f:
         broker = tk.kafka(tmp)
-        args = ["--sites", "6", "--pages", "30"]
-        web_port, log, _ = start_web(procs, tmp, *args)
-        prefixes, masters, env, out, _ = start_fleet(tmp, procs, cl, web_port, "0", submit=False)
-        menv = dict(env, REDCRAWL_KAFKA=broker)
-        mlog = os.path.join(tmp, "monitor.log")
-        mon = procs.start([tk.MONITOR, "--session-timeout", "3000"], mlog, env=menv)
-        tk.wait_for(lambda: check(mon.poll() is None, "the monitor exited: see %s" % mlog) or
-                    "partitions assigned" in open(mlog, errors="replace").read(), 30, "the monitor's partitions")
-        tk.kcat_produce(broker, "redcrawl.incoming", [json.dumps({
-            "uuid": "k-crawl", "appid": "kapp", "crawlid": "kj", "url": SEED, "maxdepth": -1,
-            "allowed_domains": ["site.test"]})])
-        a = tk.by_uuid(tk.wait_answers(broker, "redcrawl.outbound_firehose", ["k-crawl"]))["k-crawl"][0]
-        check(a.get("status") == "accepted" and a.get("added") == 1, "crawl answer: %s" % a)
-        seed_shard = int(subprocess.run([REDCRAWL, "shard", "s0.site.test"], capture_output=True, text=True,
-                                        env=env, timeout=30).stdout.split()[0])
-        counts = wait_job_end(cl, prefixes, "kj")
-        want = expected_pages(graph(*args), [SEED], -1, ["site.test"])
-        pages = read_pages(os.path.join(out, "pages.jsonl"))
-        urls = collections.Counter(p["url"] for p in pages)
-        check(all(n == 1 for n in urls.values()), "a page stored twice")
-        check(set(urls) == set(want), "%d stored, want %d" % (len(urls), len(want)))
-        check(all(c[3] > 0 for c in counts), "a shard fetched nothing: %s" % counts)
-        check(redis_cmd(masters[seed_shard], "HGET", prefixes[seed_shard] + "job:kj", "appid") == "kapp",
-              "the job's seed shard %d has no job kj from the request" % seed_shard)
-        # info over Kafka: the shards' counts summed
-        tk.kcat_produce(broker, "redcrawl.incoming", [json.dumps({
-            "uuid": "k-info", "appid": "kapp", "spiderid": "link", "action": "info", "crawlid": "kj"})])
-        a = tk.by_uuid(tk.wait_answers(broker, "redcrawl.outbound_firehose", ["k-info"]))["k-info"][0]
-        check(a.get("fetched") == len(want) and a.get("pending") == 0 and a.get("state") == "done" and
-              "error" not in a, "info over Kafka: %s (fetched per shard %s)" % (a, [c[3] for c in counts]))
-        # a domain update over Kafka: in every shard
-        tk.kcat_produce(broker, "redcrawl.incoming", [json.dumps({
-            "uuid": "k-dom", "appid": "kapp", "action": "domain-update", "domain": "site.test", "hits": 3,
-            "window": 60})])
-        tk.wait_answers(broker, "redcrawl.outbound_firehose", ["k-dom"])
-        for p, m in zip(prefixes, masters):
-            check(redis_cmd(m, "HGET", p + "domainconf", "site.test") is not None, "no domainconf in %s" % p)
-        print("  %d pages via Kafka, fetched per shard %s, seed in shard %d" %
-              (len(want), [c[3] for c in counts], seed_shard))
-    finally:
-        procs.stop_all()
-        if broker:
+        try:
+            menv = dict(f.env, REDCRAWL_KAFKA=broker)
+            mlog = os.path.join(tmp, "monitor.log")
+            mon = procs.start([tk.MONITOR, "--session-timeout", "3000"], mlog, env=menv)
+            tk.wait_for(lambda: check(mon.poll() is None, "the monitor exited: see %s" % mlog) or
+                        "partitions assigned" in open(mlog, errors="replace").read(), 30, "the monitor's partitions")
+            tk.kcat_produce(broker, "redcrawl.incoming", [json.dumps({
+                "uuid": "k-crawl", "appid": "kapp", "crawlid": "kj", "url": SEED, "maxdepth": -1,
+                "allowed_domains": ["site.test"]})])
+            a = tk.by_uuid(tk.wait_answers(broker, "redcrawl.outbound_firehose", ["k-crawl"]))["k-crawl"][0]
+            check(a.get("status") == "accepted" and a.get("added") == 1, "crawl answer: %s" % a)
+            seed_shard = int(subprocess.run([REDCRAWL, "shard", "s0.site.test"], capture_output=True, text=True,
+                                            env=f.env, timeout=30).stdout.split()[0])
+            counts = wait_job_end(f.cl, f.prefixes, "kj")
+            want = expected_pages(graph(*WEB_ARGS), [SEED], -1, ["site.test"])
+            pages = read_pages(os.path.join(f.out, "pages.jsonl"))
+            urls = collections.Counter(p["url"] for p in pages)
+            check(all(n == 1 for n in urls.values()), "a page stored twice")
+            check(set(urls) == set(want), "%d stored, want %d" % (len(urls), len(want)))
+            check(all(c[3] > 0 for c in counts), "a shard fetched nothing: %s" % counts)
+            check(redis_cmd(f.masters[seed_shard], "HGET", f.prefixes[seed_shard] + "job:kj", "appid") == "kapp",
+                  "the job's seed shard %d has no job kj from the request" % seed_shard)
+            # info over Kafka: the shards' counts summed
+            tk.kcat_produce(broker, "redcrawl.incoming", [json.dumps({
+                "uuid": "k-info", "appid": "kapp", "spiderid": "link", "action": "info", "crawlid": "kj"})])
+            a = tk.by_uuid(tk.wait_answers(broker, "redcrawl.outbound_firehose", ["k-info"]))["k-info"][0]
+            check(a.get("fetched") == len(want) and a.get("pending") == 0 and a.get("state") == "done" and
+                  "error" not in a, "info over Kafka: %s (fetched per shard %s)" % (a, [c[3] for c in counts]))
+            # a domain update over Kafka: in every shard
+            tk.kcat_produce(broker, "redcrawl.incoming", [json.dumps({
+                "uuid": "k-dom", "appid": "kapp", "action": "domain-update", "domain": "site.test", "hits": 3,
+                "window": 60})])
+            tk.wait_answers(broker, "redcrawl.outbound_firehose", ["k-dom"])
+            for p, m in zip(f.prefixes, f.masters):
+                check(redis_cmd(m, "HGET", p + "domainconf", "site.test") is not None, "no domainconf in %s" % p)
+            print("  %d pages via Kafka, fetched per shard %s, seed in shard %d" %
+                  (len(want), [c[3] for c in counts], seed_shard))
+        finally:
+            procs.stop_all()  # the monitor before its broker
             tk.kafka(tmp, "stop")
-        cl.stop()
 
 
 if __name__ == "__main__":
