@@ -8,13 +8,14 @@
 # RSS of the largest process, and whether every page was fetched. Everything on loopback (--connect-to), bounded in time (each
 # point under --timeout seconds), stopped by pid.
 #   scripts/bench_scale.sh [--points HOSTSxPAGES,...] [--workers N] [--timeout S]
+#   (--workers: default `redcrawl crawl`'s own, one worker; runs before 2026-11-27 13:00 used 2)
 #   (default points 50x200,1000x10,10000x2,100000x1)
 # Environment: NO_BUILD=1 uses build/ as it is; BUILD=DIR runs another build's binaries (to compare
 # commits in one run; implies NO_BUILD); CRAWL_ARGS adds `redcrawl crawl` options.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 POINTS=50x200,1000x10,10000x2,100000x1
-WORKERS=2
+WORKERS=
 TIMEOUT=1800
 while [ $# -gt 0 ]; do
   case $1 in
@@ -31,7 +32,7 @@ WORK=$(mktemp -d /tmp/redcrawl-scale-XXXXXX)
 . scripts/testweb.sh
 read -r -a extra <<<"${CRAWL_ARGS:-}"
 
-echo "# bench_scale $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $WORKERS workers ${CRAWL_ARGS:-}"
+echo "# bench_scale $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), ${WORKERS:-default (1)} workers ${CRAWL_ARGS:-}"
 printf '%-8s %-6s %8s %8s %9s %12s %9s %13s %9s %7s %s\n' hosts pages expected fetched pages/s cpu_ms/page vs_first \
   cpu_ms/fetch vs_first rss_MB complete
 base=""
@@ -50,7 +51,7 @@ print(len(harness.expected_pages(g, [l.strip() for l in open(sys.argv[3])], -1, 
   rc=0
   # time -v: user, sys and the largest resident set among the processes it waited for (the tree).
   /usr/bin/env time -f "%U %S %M" -o "$WORK/time" timeout --kill-after 30 "$TIMEOUT" \
-    "$BUILD/cli/redcrawl" crawl --quiet --delay 0 --maxdepth -1 --workers "$WORKERS" --web-port -1 \
+    "$BUILD/cli/redcrawl" crawl --quiet --delay 0 --maxdepth -1 ${WORKERS:+--workers "$WORKERS"} --web-port -1 \
     --out "$WORK/out" --connect-to "::127.0.0.1:$PORT" --allow-net 127.0.0.0/8 \
     ${extra[@]+"${extra[@]}"} --seeds "$WORK/seeds" >"$WORK/summary" 2>"$WORK/err" || rc=$?
   t1=$(date +%s.%N)
