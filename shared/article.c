@@ -1079,6 +1079,48 @@ static int control_heading(const art *a, size_t h)
     return 1;
 }
 
+/* The last visible byte of N's text, 0 when it has none. */
+static char last_char(const GumboNode *n)
+{
+    const GumboVector *kids = &n->v.element.children;
+    for (unsigned i = kids->length; i-- > 0;) {
+        const GumboNode *k = kids->data[i];
+        if (k->type == GUMBO_NODE_ELEMENT) {
+            char c = last_char(k);
+            if (c)
+                return c;
+            continue;
+        }
+        if (k->type != GUMBO_NODE_TEXT && k->type != GUMBO_NODE_CDATA)
+            continue;
+        const char *t = k->v.text.text;
+        size_t len = strlen(t);
+        while (len && (t[len - 1] == ' ' || t[len - 1] == '\t' || t[len - 1] == '\n' || t[len - 1] == '\r'))
+            len--;
+        if (len)
+            return t[len - 1];
+    }
+    return 0;
+}
+
+/* Whether the list at L is one the paragraph before it introduces ("Here are some of the
+ * courses:"): the article's own list of links, not navigation. */
+static int introduced_list(const art *a, size_t l)
+{
+    size_t p = a->v[l].parent, prev = SIZE_MAX;
+    if (p == SIZE_MAX)
+        return 0;
+    for (size_t k = p + 1; k < l; k = a->v[k].end)
+        if (a->v[k].text)
+            prev = k;
+    /* At the end of a post the same lead-in opens teasers ("You might also like:"). */
+    int more = 0;
+    for (size_t k = a->v[l].end; k < a->v[p].end && !more; k = a->v[k].end)
+        more = nonlink(&a->v[k]) >= MIN_PARA_CHARS;
+    return more && prev != SIZE_MAX && a->v[prev].node->v.element.tag == GUMBO_TAG_P &&
+           nonlink(&a->v[prev]) >= MIN_PARA_CHARS && last_char(a->v[prev].node) == ':';
+}
+
 /* Whether the element at I is left out of the article's text. */
 static int cut(const art *a, size_t i)
 {
@@ -1114,6 +1156,8 @@ static int cut(const art *a, size_t i)
     /* In a run of entries (a section page's rows of teasers) an entry is a headline that links
      * to the story and a line or two: a row of such entries is the listing, not links. */
     if (a->entries)
+        return 0;
+    if ((t == GUMBO_TAG_UL || t == GUMBO_TAG_OL) && introduced_list(a, i))
         return 0;
     /* An accordion's question ("<h3><a href=javascript:void(0) aria-controls=a1>") opens its
      * answer: a heading of the page, not a link away. */

@@ -1131,6 +1131,18 @@ static void test_article_parts(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "QUESTION one") && strstr(t, "QUESTION two") && strstr(t, "QUESTION three"));
     free(t);
+
+    /* A list of links that a paragraph of the article introduces ("Here are some of the
+     * courses:") and that the article goes on after is the article's; the same lead-in at the
+     * end of the post opens teasers. */
+    t = text_of("<body><div class=entry-content><p>" PARA "</p><p>Here are some of the courses offered by the "
+                "school:</p><ul><li><a href=/c1>COURSE Ads Certification</a></li><li><a href=/c2>Analytics "
+                "Certification</a></li><li><a href=/c3>Cloud Certification</a></li></ul><p>" PARA "</p><p>" PARA
+                "</p><p>If you liked this post you might also like:</p><ul><li><a href=/p1>TEASER Why coding "
+                "changes</a></li><li><a href=/p2>Another post</a></li></ul></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "COURSE Ads") && strstr(t, "Cloud Certification") && !strstr(t, "TEASER"));
+    free(t);
 }
 static const struct not_text {
     const char *html, *keep, *drop[3];
