@@ -1121,6 +1121,23 @@ static int introduced_list(const art *a, size_t l)
            nonlink(&a->v[prev]) >= MIN_PARA_CHARS && last_char(a->v[prev].node) == ':';
 }
 
+/* Whether the block at L is a list of references: most of its entries a link with a line of
+ * their own text (authors, journal, year), where a menu's or a teaser list's entries are the
+ * link alone. */
+#define CITED_CHARS 30
+static int cited_list(const art *a, size_t l)
+{
+    unsigned items = 0, cited = 0;
+    for (size_t k = l + 1; k < a->v[l].end; k++) {
+        if (a->v[k].node->v.element.tag != GUMBO_TAG_LI)
+            continue;
+        items++;
+        cited += a->v[k].link && nonlink(&a->v[k]) >= CITED_CHARS;
+        k = a->v[k].end - 1;
+    }
+    return items >= 3 && cited * 3 >= items * 2;
+}
+
 /* Whether the element at I is left out of the article's text. */
 static int cut(const art *a, size_t i)
 {
@@ -1157,7 +1174,9 @@ static int cut(const art *a, size_t i)
      * to the story and a line or two: a row of such entries is the listing, not links. */
     if (a->entries)
         return 0;
-    if ((t == GUMBO_TAG_UL || t == GUMBO_TAG_OL) && introduced_list(a, i))
+    /* (Each looks at the block's neighbours or entries: only for a block that is mostly links.) */
+    if (s->link * 2 > s->text &&
+        (((t == GUMBO_TAG_UL || t == GUMBO_TAG_OL) && introduced_list(a, i)) || cited_list(a, i)))
         return 0;
     /* An accordion's question ("<h3><a href=javascript:void(0) aria-controls=a1>") opens its
      * answer: a heading of the page, not a link away. */

@@ -1143,6 +1143,22 @@ static void test_article_parts(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "COURSE Ads") && strstr(t, "Cloud Certification") && !strstr(t, "TEASER"));
     free(t);
+
+    /* References: each entry a linked title with its authors, journal and year around it; the
+     * titles are most of the text, but the list is the article's, not a block of links. */
+    t = text_of("<body><div class=entry-content><p>" PARA "</p><p>" PARA "</p><h2>Key references</h2><div "
+                "class=refs><ul><li>REFERENCE Davidson R, Kaszniak A, et al. <a href=/r1>Conceptual and "
+                "methodological issues in research on mindfulness and meditation</a>. Psychologist. "
+                "2015;70(7):581-592.</li><li>Black L, Barnes P, Clarke T, et al. <a href=/r2>Use of yoga, "
+                "meditation, and chiropractors among children aged 4 to 17 years</a>. Data Brief. "
+                "2018;324:1-8.</li><li>Goldberg S, Tucker R, Greene P, et al. <a href=/r3>Mindfulness-based "
+                "interventions for psychiatric disorders: a systematic review</a>. Clinical Review. "
+                "2018;59:52-60.</li></ul></div><div class=more><ul><li><a href=/a>MENU Health topics A to "
+                "Z</a></li><li><a href=/b>Research results</a></li><li><a href=/c>News and events</a></li>"
+                "</ul></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "REFERENCE") && strstr(t, "Goldberg") && strstr(t, "Key references") && !strstr(t, "MENU"));
+    free(t);
 }
 static const struct not_text {
     const char *html, *keep, *drop[3];
