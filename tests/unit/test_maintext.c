@@ -1163,6 +1163,15 @@ static void test_article_parts(void)
 static const struct not_text {
     const char *html, *keep, *drop[3];
 } not_text[] = {
+    /* An author's box under the article (a card with a long biography) is not the article,
+     * whatever its class calls it ("author-card", "author-details"). */
+    {"<body><div class=blog-content><h1>Board games</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+     "</p><div class=author-card><div class=bio><p>BIO I officially became a gamer in 1994 when a cousin told me "
+     "to take the reins during a game. I lost, of course, but it was the start of a long love of strategy "
+     "games, colony sims and role-playing games, which I have written about for many sites since then.</p>"
+     "</div></div></div></body>",
+     "TEXT ",
+     {"BIO "}},
     /* A page's first <article> is a teaser whose text is all links and tools: it gives nothing,
      * and the scoring finds the story; the density method (what an empty article gives way to)
      * would read the consent dialog's text too. */
