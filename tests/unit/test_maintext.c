@@ -1163,6 +1163,14 @@ static void test_article_parts(void)
 static const struct not_text {
     const char *html, *keep, *drop[3];
 } not_text[] = {
+    /* A block of legal notes under the description (licence terms, a privacy notice, a
+     * programme's footnotes), named so by its class or id, is not the page's text. */
+    {"<body><div class=game_description><h1>Game</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+     "</p><div id=game_area_legal><p>LEGAL Software license terms in game and at the publisher's site; online "
+     "account terms at its social club. Non-transferable access to special features such as exclusive "
+     "content may require single-use serial code.</p></div></div></body>",
+     "TEXT ",
+     {"LEGAL "}},
     /* An author's box under the article (a card with a long biography) is not the article,
      * whatever its class calls it ("author-card", "author-details"). */
     {"<body><div class=blog-content><h1>Board games</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
