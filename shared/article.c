@@ -304,6 +304,7 @@ static const char *const unlikely[] = {"-ad-",
                                        "navigation",
                                        "outbrain",
                                        "taboola",
+                                       "email",  /* a sign-up form for offers by email */
                                        "legal",  /* a product's or a school's legal notes, licence terms */
                                        "author", /* an author's box: "author-card", "author-details" */
                                        "tooltip",

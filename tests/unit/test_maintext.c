@@ -1163,6 +1163,14 @@ static void test_article_parts(void)
 static const struct not_text {
     const char *html, *keep, *drop[3];
 } not_text[] = {
+    /* A form that asks for an email address (offers, alerts), whatever else its class says, is
+     * not the page's text. */
+    {"<body><div class=post><h1>Desks</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p><div "
+     "class=cta-block><h3>Get $30 off</h3><div class=email-form-block>EMAIL Stay ahead of "
+     "every sale and sign up for early event alerts and members-only deals.</div><form><input name=address>"
+     "</form></div></div></body>",
+     "TEXT ",
+     {"EMAIL "}},
     /* A block of legal notes under the description (licence terms, a privacy notice, a
      * programme's footnotes), named so by its class or id, is not the page's text. */
     {"<body><div class=game_description><h1>Game</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
