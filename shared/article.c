@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -460,6 +461,17 @@ static unsigned part_words(const matcher *mt, char *ci)
     return matcher_scan(mt, ci);
 }
 
+/* The W_MAYBE bit of CI with "articles" blanked: a list of other articles ("related-articles",
+ * "more-articles") is not the page's article, and does not veto its boilerplate word. */
+static unsigned veto_words(const matcher *mt, const char *ci)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", ci);
+    for (char *p = strstr(buf, "articles"); p; p = strstr(p + 8, "articles"))
+        memset(p, 'x', 8);
+    return matcher_scan(mt, buf) & W_MAYBE;
+}
+
 static void judge(const matcher *mt, node_stat *s)
 {
     const GumboNode *n = s->node;
@@ -472,6 +484,8 @@ static void judge(const matcher *mt, node_stat *s)
     unsigned says = hasci ? matcher_scan(mt, ci) : 0;
     if ((says & W_UNLIKELY) && strstr(ci, "__"))
         says = (says & ~(unsigned)W_UNLIKELY) | (part_words(mt, ci) & W_UNLIKELY);
+    if ((says & W_UNLIKELY) && (says & W_MAYBE) && strstr(ci, "articles"))
+        says = (says & ~(unsigned)W_MAYBE) | veto_words(mt, ci);
     s->menu = t == GUMBO_TAG_NAV || (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "menu")));
     s->says_boiler = s->menu || (role && (!strcasecmp(role, "contentinfo") || !strcasecmp(role, "banner"))) ||
                      (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && (says & W_UNLIKELY) &&

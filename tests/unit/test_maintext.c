@@ -1163,6 +1163,13 @@ static void test_article_parts(void)
 static const struct not_text {
     const char *html, *keep, *drop[3];
 } not_text[] = {
+    /* A block named for other articles ("related-articles") is not vetoed as the article by
+     * its "article": the plural is a list of other stories, with their teasers. */
+    {"<body><div class=story><h1>Renovations</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p><div "
+     "class=related-articles><h3>Read next</h3><p>RELATED Which renovations add the most value to a home, "
+     "and which ones buyers do not care about at all, according to a survey of agents.</p></div></div></body>",
+     "TEXT ",
+     {"RELATED "}},
     /* A form that asks for an email address (offers, alerts), whatever else its class says, is
      * not the page's text. */
     {"<body><div class=post><h1>Desks</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p><div "
