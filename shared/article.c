@@ -472,6 +472,30 @@ static unsigned veto_words(const matcher *mt, const char *ci)
     return matcher_scan(mt, buf) & W_MAYBE;
 }
 
+/* W_MAYBE when a class or id of CI ("class id") holds a word for the article but none for
+ * boilerplate: "disclaimer-content" is a disclaimer's content, "content sidebar-left" names the
+ * article. A comment's content ("comment-content") still vetoes: a forum names its posts so, and
+ * comments are judged apart (cut_comments). */
+static unsigned veto_alone(const matcher *mt, const char *ci)
+{
+    char tok[512];
+    for (const char *p = ci; *p;) {
+        p += strspn(p, " \t\n");
+        size_t len = strcspn(p, " \t\n");
+        if (!len)
+            break;
+        if (len < sizeof tok) {
+            memcpy(tok, p, len);
+            tok[len] = 0;
+            unsigned w = matcher_scan(mt, tok);
+            if ((w & W_MAYBE) && (!(w & W_UNLIKELY) || (w & W_COMMENTS)))
+                return W_MAYBE;
+        }
+        p += len;
+    }
+    return 0;
+}
+
 static void judge(const matcher *mt, node_stat *s)
 {
     const GumboNode *n = s->node;
@@ -486,6 +510,8 @@ static void judge(const matcher *mt, node_stat *s)
         says = (says & ~(unsigned)W_UNLIKELY) | (part_words(mt, ci) & W_UNLIKELY);
     if ((says & W_UNLIKELY) && (says & W_MAYBE) && strstr(ci, "articles"))
         says = (says & ~(unsigned)W_MAYBE) | veto_words(mt, ci);
+    if ((says & W_UNLIKELY) && (says & W_MAYBE))
+        says = (says & ~(unsigned)W_MAYBE) | veto_alone(mt, ci);
     s->menu = t == GUMBO_TAG_NAV || (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "menu")));
     s->says_boiler = s->menu || (role && (!strcasecmp(role, "contentinfo") || !strcasecmp(role, "banner"))) ||
                      (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && (says & W_UNLIKELY) &&

@@ -1163,6 +1163,14 @@ static void test_article_parts(void)
 static const struct not_text {
     const char *html, *keep, *drop[3];
 } not_text[] = {
+    /* A word for the article vetoes a class's boilerplate word only in a class of its own:
+     * "disclaimer-content" is a disclaimer's content, "content sidebar-left" the article. */
+    {"<body><div class=\"content sidebar-left\"><h1>Cloud stocks</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+     "</p><div class=disclaimer-content><p>DISCLAIMER The author holds no position in any of the stocks "
+     "mentioned. This article is not investment advice; past performance does not predict future "
+     "results.</p></div></div></body>",
+     "TEXT ",
+     {"DISCLAIMER "}},
     /* A block named for other articles ("related-articles") is not vetoed as the article by
      * its "article": the plural is a list of other stories, with their teasers. */
     {"<body><div class=story><h1>Renovations</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p><div "
