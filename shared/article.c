@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -304,13 +305,9 @@ static const char *const unlikely[] = {"-ad-",
                                        "navigation",
                                        "outbrain",
                                        "taboola",
-                                       "author-bio",
-                                       "author_section",
-                                       "author-box",
-                                       "author-section",
-                                       "the-author",
-                                       "about-author",
-                                       "author-info",
+                                       "email",  /* a sign-up form for offers by email */
+                                       "legal",  /* a product's or a school's legal notes, licence terms */
+                                       "author", /* an author's box: "author-card", "author-details" */
                                        "tooltip",
                                        "disclosure",
                                        "affiliate",
@@ -321,7 +318,6 @@ static const char *const unlikely[] = {"-ad-",
                                        "entry-footer",
                                        "post-footer",
                                        "article-footer",
-                                       "author-description",
                                        "buybox",
                                        "paywall",
                                        "teasers",
@@ -465,6 +461,41 @@ static unsigned part_words(const matcher *mt, char *ci)
     return matcher_scan(mt, ci);
 }
 
+/* The W_MAYBE bit of CI with "articles" blanked: a list of other articles ("related-articles",
+ * "more-articles") is not the page's article, and does not veto its boilerplate word. */
+static unsigned veto_words(const matcher *mt, const char *ci)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", ci);
+    for (char *p = strstr(buf, "articles"); p; p = strstr(p + 8, "articles"))
+        memset(p, 'x', 8);
+    return matcher_scan(mt, buf) & W_MAYBE;
+}
+
+/* W_MAYBE when a class or id of CI ("class id") holds a word for the article but none for
+ * boilerplate: "disclaimer-content" is a disclaimer's content, "content sidebar-left" names the
+ * article. A comment's content ("comment-content") still vetoes: a forum names its posts so, and
+ * comments are judged apart (cut_comments). */
+static unsigned veto_alone(const matcher *mt, const char *ci)
+{
+    char tok[512];
+    for (const char *p = ci; *p;) {
+        p += strspn(p, " \t\n");
+        size_t len = strcspn(p, " \t\n");
+        if (!len)
+            break;
+        if (len < sizeof tok) {
+            memcpy(tok, p, len);
+            tok[len] = 0;
+            unsigned w = matcher_scan(mt, tok);
+            if ((w & W_MAYBE) && (!(w & W_UNLIKELY) || (w & W_COMMENTS)))
+                return W_MAYBE;
+        }
+        p += len;
+    }
+    return 0;
+}
+
 static void judge(const matcher *mt, node_stat *s)
 {
     const GumboNode *n = s->node;
@@ -477,6 +508,10 @@ static void judge(const matcher *mt, node_stat *s)
     unsigned says = hasci ? matcher_scan(mt, ci) : 0;
     if ((says & W_UNLIKELY) && strstr(ci, "__"))
         says = (says & ~(unsigned)W_UNLIKELY) | (part_words(mt, ci) & W_UNLIKELY);
+    if ((says & W_UNLIKELY) && (says & W_MAYBE) && strstr(ci, "articles"))
+        says = (says & ~(unsigned)W_MAYBE) | veto_words(mt, ci);
+    if ((says & W_UNLIKELY) && (says & W_MAYBE))
+        says = (says & ~(unsigned)W_MAYBE) | veto_alone(mt, ci);
     s->menu = t == GUMBO_TAG_NAV || (role && (!strcasecmp(role, "navigation") || !strcasecmp(role, "menu")));
     s->says_boiler = s->menu || (role && (!strcasecmp(role, "contentinfo") || !strcasecmp(role, "banner"))) ||
                      (hasci && t != GUMBO_TAG_BODY && t != GUMBO_TAG_A && t != GUMBO_TAG_HTML && (says & W_UNLIKELY) &&
@@ -1079,6 +1114,65 @@ static int control_heading(const art *a, size_t h)
     return 1;
 }
 
+/* The last visible byte of N's text, 0 when it has none. */
+static char last_char(const GumboNode *n)
+{
+    const GumboVector *kids = &n->v.element.children;
+    for (unsigned i = kids->length; i-- > 0;) {
+        const GumboNode *k = kids->data[i];
+        if (k->type == GUMBO_NODE_ELEMENT) {
+            char c = last_char(k);
+            if (c)
+                return c;
+            continue;
+        }
+        if (k->type != GUMBO_NODE_TEXT && k->type != GUMBO_NODE_CDATA)
+            continue;
+        const char *t = k->v.text.text;
+        size_t len = strlen(t);
+        while (len && (t[len - 1] == ' ' || t[len - 1] == '\t' || t[len - 1] == '\n' || t[len - 1] == '\r'))
+            len--;
+        if (len)
+            return t[len - 1];
+    }
+    return 0;
+}
+
+/* Whether the list at L is one the paragraph before it introduces ("Here are some of the
+ * courses:"): the article's own list of links, not navigation. */
+static int introduced_list(const art *a, size_t l)
+{
+    size_t p = a->v[l].parent, prev = SIZE_MAX;
+    if (p == SIZE_MAX)
+        return 0;
+    for (size_t k = p + 1; k < l; k = a->v[k].end)
+        if (a->v[k].text)
+            prev = k;
+    /* At the end of a post the same lead-in opens teasers ("You might also like:"). */
+    int more = 0;
+    for (size_t k = a->v[l].end; k < a->v[p].end && !more; k = a->v[k].end)
+        more = nonlink(&a->v[k]) >= MIN_PARA_CHARS;
+    return more && prev != SIZE_MAX && a->v[prev].node->v.element.tag == GUMBO_TAG_P &&
+           nonlink(&a->v[prev]) >= MIN_PARA_CHARS && last_char(a->v[prev].node) == ':';
+}
+
+/* Whether the block at L is a list of references: most of its entries a link with a line of
+ * their own text (authors, journal, year), where a menu's or a teaser list's entries are the
+ * link alone. */
+#define CITED_CHARS 30
+static int cited_list(const art *a, size_t l)
+{
+    unsigned items = 0, cited = 0;
+    for (size_t k = l + 1; k < a->v[l].end; k++) {
+        if (a->v[k].node->v.element.tag != GUMBO_TAG_LI)
+            continue;
+        items++;
+        cited += a->v[k].link && nonlink(&a->v[k]) >= CITED_CHARS;
+        k = a->v[k].end - 1;
+    }
+    return items >= 3 && cited * 3 >= items * 2;
+}
+
 /* Whether the element at I is left out of the article's text. */
 static int cut(const art *a, size_t i)
 {
@@ -1114,6 +1208,10 @@ static int cut(const art *a, size_t i)
     /* In a run of entries (a section page's rows of teasers) an entry is a headline that links
      * to the story and a line or two: a row of such entries is the listing, not links. */
     if (a->entries)
+        return 0;
+    /* (Each looks at the block's neighbours or entries: only for a block that is mostly links.) */
+    if (s->link * 2 > s->text &&
+        (((t == GUMBO_TAG_UL || t == GUMBO_TAG_OL) && introduced_list(a, i)) || cited_list(a, i)))
         return 0;
     /* An accordion's question ("<h3><a href=javascript:void(0) aria-controls=a1>") opens its
      * answer: a heading of the page, not a link away. */

@@ -1131,10 +1131,78 @@ static void test_article_parts(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "QUESTION one") && strstr(t, "QUESTION two") && strstr(t, "QUESTION three"));
     free(t);
+
+    /* A list of links that a paragraph of the article introduces ("Here are some of the
+     * courses:") and that the article goes on after is the article's; the same lead-in at the
+     * end of the post opens teasers. */
+    t = text_of("<body><div class=entry-content><p>" PARA "</p><p>Here are some of the courses offered by the "
+                "school:</p><ul><li><a href=/c1>COURSE Ads Certification</a></li><li><a href=/c2>Analytics "
+                "Certification</a></li><li><a href=/c3>Cloud Certification</a></li></ul><p>" PARA "</p><p>" PARA
+                "</p><p>If you liked this post you might also like:</p><ul><li><a href=/p1>TEASER Why coding "
+                "changes</a></li><li><a href=/p2>Another post</a></li></ul></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "COURSE Ads") && strstr(t, "Cloud Certification") && !strstr(t, "TEASER"));
+    free(t);
+
+    /* References: each entry a linked title with its authors, journal and year around it; the
+     * titles are most of the text, but the list is the article's, not a block of links. */
+    t = text_of("<body><div class=entry-content><p>" PARA "</p><p>" PARA "</p><h2>Key references</h2><div "
+                "class=refs><ul><li>REFERENCE Davidson R, Kaszniak A, et al. <a href=/r1>Conceptual and "
+                "methodological issues in research on mindfulness and meditation</a>. Psychologist. "
+                "2015;70(7):581-592.</li><li>Black L, Barnes P, Clarke T, et al. <a href=/r2>Use of yoga, "
+                "meditation, and chiropractors among children aged 4 to 17 years</a>. Data Brief. "
+                "2018;324:1-8.</li><li>Goldberg S, Tucker R, Greene P, et al. <a href=/r3>Mindfulness-based "
+                "interventions for psychiatric disorders: a systematic review</a>. Clinical Review. "
+                "2018;59:52-60.</li></ul></div><div class=more><ul><li><a href=/a>MENU Health topics A to "
+                "Z</a></li><li><a href=/b>Research results</a></li><li><a href=/c>News and events</a></li>"
+                "</ul></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "REFERENCE") && strstr(t, "Goldberg") && strstr(t, "Key references") && !strstr(t, "MENU"));
+    free(t);
 }
 static const struct not_text {
     const char *html, *keep, *drop[3];
 } not_text[] = {
+    /* A word for the article vetoes a class's boilerplate word only in a class of its own:
+     * "disclaimer-content" is a disclaimer's content, "content sidebar-left" the article. */
+    {"<body><div class=\"content sidebar-left\"><h1>Cloud stocks</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+     "</p><div class=disclaimer-content><p>DISCLAIMER The author holds no position in any of the stocks "
+     "mentioned. This article is not investment advice; past performance does not predict future "
+     "results.</p></div></div></body>",
+     "TEXT ",
+     {"DISCLAIMER "}},
+    /* A block named for other articles ("related-articles") is not vetoed as the article by
+     * its "article": the plural is a list of other stories, with their teasers. */
+    {"<body><div class=story><h1>Renovations</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p><div "
+     "class=related-articles><h3>Read next</h3><p>RELATED Which renovations add the most value to a home, "
+     "and which ones buyers do not care about at all, according to a survey of agents.</p></div></div></body>",
+     "TEXT ",
+     {"RELATED "}},
+    /* A form that asks for an email address (offers, alerts), whatever else its class says, is
+     * not the page's text. */
+    {"<body><div class=post><h1>Desks</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p><div "
+     "class=cta-block><h3>Get $30 off</h3><div class=email-form-block>EMAIL Stay ahead of "
+     "every sale and sign up for early event alerts and members-only deals.</div><form><input name=address>"
+     "</form></div></div></body>",
+     "TEXT ",
+     {"EMAIL "}},
+    /* A block of legal notes under the description (licence terms, a privacy notice, a
+     * programme's footnotes), named so by its class or id, is not the page's text. */
+    {"<body><div class=game_description><h1>Game</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+     "</p><div id=game_area_legal><p>LEGAL Software license terms in game and at the publisher's site; online "
+     "account terms at its social club. Non-transferable access to special features such as exclusive "
+     "content may require single-use serial code.</p></div></div></body>",
+     "TEXT ",
+     {"LEGAL "}},
+    /* An author's box under the article (a card with a long biography) is not the article,
+     * whatever its class calls it ("author-card", "author-details"). */
+    {"<body><div class=blog-content><h1>Board games</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+     "</p><div class=author-card><div class=bio><p>BIO I officially became a gamer in 1994 when a cousin told me "
+     "to take the reins during a game. I lost, of course, but it was the start of a long love of strategy "
+     "games, colony sims and role-playing games, which I have written about for many sites since then.</p>"
+     "</div></div></div></body>",
+     "TEXT ",
+     {"BIO "}},
     /* A page's first <article> is a teaser whose text is all links and tools: it gives nothing,
      * and the scoring finds the story; the density method (what an empty article gives way to)
      * would read the consent dialog's text too. */
