@@ -6,6 +6,9 @@
 -- runs whole, so nobody sees the difference, and a step of many pages sends a few HINCRBYs
 -- instead of some ten per page. Only counters no script reads back while it runs.
 local TALLY = {hash = {}, stat = {}, trim = {}}
+-- The hosts a call's completes hand back, written once (hosts_flush) rather than two calls a
+-- page: freed from busy:{w} (idle) and due again in ready:{w} (ready: score, host pairs).
+local BACK = {idle = {}, ready = {}}
 
 -- What a call reads once however many pages it carries (a script's locals are new each call,
 -- so nothing here outlives it): a job's fields (job_get), the jobs whose frontier this call
@@ -22,6 +25,16 @@ local function tally_hash(key, field, n)
     TALLY.hash[key] = h
   end
   h[field] = (h[field] or 0) + n
+end
+
+local function hosts_flush(w)
+  for s = 1, #BACK.idle, 1000 do -- unpack's stack
+    redis.call('SREM', K('busy', w), unpack(BACK.idle, s, math.min(s + 999, #BACK.idle)))
+  end
+  for s = 1, #BACK.ready, 1000 do
+    redis.call('ZADD', K('ready', w), unpack(BACK.ready, s, math.min(s + 999, #BACK.ready)))
+  end
+  BACK = {idle = {}, ready = {}}
 end
 
 local function tally_flush()
@@ -135,7 +148,8 @@ end
 -- (some job fetched it within the job's skip_recent_hours: not fetched, not stored).
 -- Returns {1, links added, pending, denied links new} or {-1} when the lease was lost (reaped): then nothing
 -- changes and the caller drops its result, the URL having gone back to the frontier.
--- The caller runs tally_flush after its last complete. A page's new links and its own end
+-- The caller runs hosts_flush (before anything reads busy or ready: a take) and tally_flush
+-- after its last complete. A page's new links and its own end
 -- are one change of pending (+added - 1), so pending never touches 0 while links are added.
 local function complete_page(w, a, rest)
   local lm, host, next_ms = a.lease, a.host, a.next_ms
@@ -147,7 +161,7 @@ local function complete_page(w, a, rest)
   if redis.call('ZREM', K('lease', w), lm) == 0 then
     return {-1, 0, 0}
   end
-  redis.call('SREM', K('busy', w), host)
+  BACK.idle[#BACK.idle + 1] = host
   local _, member = split_lease(lm)
   local rec = rec_decode(member)
   local crawlid = rec.crawlid
@@ -181,7 +195,8 @@ local function complete_page(w, a, rest)
   if not back and tonumber(next_ms) <= NOW and redis.call('EXISTS', K('hjobs', host)) == 0 then
     let_go(w, host)
   else
-    redis.call('ZADD', K('ready', w), next_ms, host)
+    BACK.ready[#BACK.ready + 1] = next_ms
+    BACK.ready[#BACK.ready + 1] = host
   end
   local added, refused = 0, 0
   local away = tonumber(a.away)
