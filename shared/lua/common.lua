@@ -513,13 +513,18 @@ end
 -- Rolling counters: hash stats:{name} with per-minute fields "m:<minute>" (kept a day),
 -- per-hour fields "h:<hour>" (kept 8 days) and "total". A reader sums the buckets inside a
 -- window: minutes for windows up to a day, hours beyond. Names are listed in stats:names.
+-- The buckets that fell out of the windows are dropped, and the name listed, by the first count
+-- of each minute (the one whose HINCRBY made its field): later ones in that minute would only
+-- repeat it, two calls of five.
 local function stat_incr(name, n)
   local key = K('stats', name)
   local minute = math.floor(NOW / 60000)
   local hour = math.floor(NOW / 3600000)
-  redis.call('HINCRBY', key, 'm:' .. minute, n)
+  local first = redis.call('HINCRBY', key, 'm:' .. minute, n) == n
   redis.call('HINCRBY', key, 'h:' .. hour, n)
   redis.call('HINCRBY', key, 'total', n)
-  redis.call('HDEL', key, 'm:' .. (minute - 1441), 'h:' .. (hour - 193))
-  redis.call('SADD', K('stats', 'names'), name)
+  if first then
+    redis.call('HDEL', key, 'm:' .. (minute - 1441), 'h:' .. (hour - 193))
+    redis.call('SADD', K('stats', 'names'), name)
+  end
 end

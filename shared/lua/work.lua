@@ -38,13 +38,18 @@ local function hosts_flush(w)
 end
 
 local function tally_flush()
+  local made = {} -- hashes where this call made a field: a new minute, time to trim
   for key, h in pairs(TALLY.hash) do
     for field, n in pairs(h) do
-      redis.call('HINCRBY', key, field, n)
+      if redis.call('HINCRBY', key, field, n) == n then
+        made[key] = true
+      end
     end
   end
   for key, field in pairs(TALLY.trim) do
-    redis.call('HDEL', key, field)
+    if made[key] then
+      redis.call('HDEL', key, field)
+    end
   end
   for name, n in pairs(TALLY.stat) do
     stat_incr(name, n)
