@@ -11,6 +11,8 @@
 #   PERF=1                          also profile the crawl tree with perf (Debian's linux-perf)
 #                                   and print the top symbols (the timing then includes perf)
 #   PERF_OUT=FILE                   keep perf's data there (for perf report -i FILE)
+#   PERF_F=HZ, PERF_G=OPTS          perf's sampling rate (default 499) and call-graph options
+#                                   (e.g. PERF_G="--call-graph dwarf")
 #   GAPS=1                          also print the host cycle from the test server's request log:
 #                                   per host, the time from a response's end to its next request
 #                                   (at delay 0 what bounds pages/s on few hosts: hosts / gap)
@@ -40,7 +42,7 @@ for i in $(seq 0 $((HOSTS - 1))); do seeds+=("http://s$i.site.test/"); done
 read -r -a extra <<<"${CRAWL_ARGS:-}"
 echo "bench: $HOSTS hosts x $PAGES pages of 30 KB on 127.0.0.1:$PORT, $WORKERS workers, delay 0 ${CRAWL_ARGS:-}"
 perf=()
-[ -z "${PERF:-}" ] || perf=(perf record -q -F 499 -o "$WORK/perf.data" --)
+[ -z "${PERF:-}" ] || perf=(perf record -q -F ${PERF_F:-499} ${PERF_G:-} -o "$WORK/perf.data" --)
 # CPU of the crawl's process tree (redcrawl, scheduler, workers, redis) from /proc, before/after.
 t0=$(date +%s.%N)
 /usr/bin/env time -f "%U %S" -o "$WORK/time" "${perf[@]}" build/cli/redcrawl crawl --quiet --delay 0 --maxdepth -1 \

@@ -2,7 +2,6 @@
 #include "argv.h"
 
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,18 +80,39 @@ void rc_argv_add(rc_argv *a, const char *s)
     rc_argv_addn(a, s, strlen(s));
 }
 
+/* x in decimal, written backwards to end (a buffer of 21 bytes or more): returns its first digit.
+ * A page's complete carries a dozen numbers and each new link 16 hash values: snprintf for each
+ * was a few percent of the worker's loop thread. */
+static char *digits(uint64_t x, char *end)
+{
+    do {
+        *--end = (char)('0' + x % 10);
+        x /= 10;
+    } while (x);
+    return end;
+}
+
+/* x in decimal, signed, as digits() writes it. */
+static char *decimal(int64_t x, char *end)
+{
+    char *p = digits(x < 0 ? 0 - (uint64_t)x : (uint64_t)x, end);
+    if (x < 0)
+        *--p = '-';
+    return p;
+}
+
 void rc_argv_addi(rc_argv *a, int64_t x)
 {
     char b[24];
-    int n = snprintf(b, sizeof b, "%" PRId64, x);
-    rc_argv_addn(a, b, (size_t)n);
+    const char *p = decimal(x, b + sizeof b);
+    rc_argv_addn(a, p, (size_t)(b + sizeof b - p));
 }
 
 void rc_argv_addu(rc_argv *a, uint64_t x)
 {
     char b[24];
-    int n = snprintf(b, sizeof b, "%" PRIu64, x);
-    rc_argv_addn(a, b, (size_t)n);
+    const char *p = digits(x, b + sizeof b);
+    rc_argv_addn(a, p, (size_t)(b + sizeof b - p));
 }
 
 void rc_argv_setn(rc_argv *a, int i, const char *s, size_t n)
@@ -111,13 +131,13 @@ void rc_argv_set(rc_argv *a, int i, const char *s)
 void rc_argv_seti(rc_argv *a, int i, int64_t x)
 {
     char b[24];
-    int n = snprintf(b, sizeof b, "%" PRId64, x);
-    rc_argv_setn(a, i, b, (size_t)n);
+    const char *p = decimal(x, b + sizeof b);
+    rc_argv_setn(a, i, p, (size_t)(b + sizeof b - p));
 }
 
 void rc_argv_setu(rc_argv *a, int i, uint64_t x)
 {
     char b[24];
-    int n = snprintf(b, sizeof b, "%" PRIu64, x);
-    rc_argv_setn(a, i, b, (size_t)n);
+    const char *p = digits(x, b + sizeof b);
+    rc_argv_setn(a, i, p, (size_t)(b + sizeof b - p));
 }

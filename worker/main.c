@@ -1,6 +1,7 @@
 /* redcrawl-worker: fetches, parses and stores pages. See worker.h. */
 #include <curl/curl.h>
 #include <ev.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -162,6 +163,21 @@ static void on_signal(struct ev_loop *loop, ev_signal *s, int revents)
     rc_worker_drain(the_worker);
 }
 
+/* Every page's body (tens of KB) is allocated on the loop, freed after its parse, and is often
+ * the chunk at the top of the heap: with glibc's default 128 KB trim threshold that free gave the
+ * memory back (brk, and a TLB shootdown on the parse threads' cores) and the next body faulted
+ * it in again, page by page: a tenth of the loop thread's CPU in a link-only crawl. Up to
+ * RC_HEAP_TOP_KEEP of free heap stays mapped instead. Setting it turns off glibc's dynamic mmap
+ * threshold (which rose past the largest body freed), so it is set too: bodies up to
+ * RC_HEAP_MMAP_FROM come from the heap, larger ones are mapped for themselves. */
+#define RC_HEAP_TOP_KEEP (4 * 1024 * 1024)
+#define RC_HEAP_MMAP_FROM (1024 * 1024)
+static void keep_heap_top(void)
+{
+    mallopt(M_MMAP_THRESHOLD, RC_HEAP_MMAP_FROM);
+    mallopt(M_TRIM_THRESHOLD, RC_HEAP_TOP_KEEP);
+}
+
 int main(int argc, char **argv)
 {
     rc_worker_conf conf;
@@ -202,6 +218,7 @@ int main(int argc, char **argv)
     if (conf.parse_threads < 0) /* every core parses; more threads than that would only wait */
         conf.parse_threads = RC_MIN(rc_cpus(), RC_PAGE_THREADS_MAX);
     signal(SIGPIPE, SIG_IGN);
+    keep_heap_top();
     struct ev_loop *loop = EV_DEFAULT;
     the_worker = rc_worker_new(loop, &conf, err, sizeof err);
     if (!the_worker) {

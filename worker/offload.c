@@ -32,7 +32,9 @@ struct rc_offload {
     job *waiting, *waiting_tail; /* FIFO: oldest first */
     job *finished;               /* done() still to run on the loop (any order) */
     int stopping;
-    long pending; /* submitted, done() not yet run: read and written on the loop only */
+    long pending;        /* submitted, done() not yet run: read and written on the loop only */
+    rc_offload_fn after; /* once the done()s of a wake-up have run (NULL: none) */
+    void *after_arg;
     int n_threads;
     pthread_t *threads;
     thread_arg *args; /* [i]: thread i's, read by it alone */
@@ -79,6 +81,14 @@ static void on_wake(struct ev_loop *loop, ev_async *a, int revents)
         j->done(j->arg);
         free(j);
     }
+    if (o->after)
+        o->after(o->after_arg);
+}
+
+void rc_offload_set_after(rc_offload *o, rc_offload_fn after, void *arg)
+{
+    o->after = after;
+    o->after_arg = arg;
 }
 
 rc_offload *rc_offload_new(struct ev_loop *loop, int threads, char *err, size_t cap)

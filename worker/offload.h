@@ -22,6 +22,9 @@ typedef void (*rc_offload_fn)(void *arg);
 /* NULL with a message in err when a thread cannot be started. */
 rc_offload *rc_offload_new(struct ev_loop *loop, int threads, char *err, size_t cap);
 void rc_offload_submit(rc_offload *o, rc_offload_work_fn work, rc_offload_fn done, void *arg);
+/* after(arg) runs on the loop once the done()s of the jobs that finished together have run: what
+ * they left for a batch goes at once, with no wait for a later turn of the loop. */
+void rc_offload_set_after(rc_offload *o, rc_offload_fn after, void *arg);
 /* Threads that run work (0 = inline). */
 int rc_offload_threads(const rc_offload *o);
 /* Jobs submitted and whose done() has not run yet. */

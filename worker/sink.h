@@ -14,8 +14,9 @@
 typedef struct rc_sink rc_sink;
 
 /* When the data reaches the disk: none (the kernel decides; a machine crash may lose the last
- * seconds), batch (fdatasync once per page's write-group, rc_sink_flush), record (fdatasync
- * after every record). README "Storing a page" gives the measured cost. */
+ * seconds), batch (fdatasync once per write of the store's turn, rc_sink_flush), record
+ * (fdatasync after every write: rc_sink_write's record, the store's page at its put). README
+ * "Storage" gives the measured cost. */
 typedef enum rc_sink_fsync { RC_SINK_FSYNC_NONE, RC_SINK_FSYNC_BATCH, RC_SINK_FSYNC_RECORD } rc_sink_fsync;
 
 /* out: a directory, where "{crawlid}" is replaced by the job's id. */
@@ -31,7 +32,9 @@ void rc_sink_free(rc_sink *s);
  * up and writes nothing when it is there. 0 or -errno (nothing of it stays); err says why. */
 int rc_sink_write(rc_sink *s, const char *crawlid, const char *kind, const char *id, const char *doc, size_t len,
                   int maybe_dup, char *err, size_t cap);
-/* The sink as an rc_store (owns s: the store's free frees it). */
+/* The sink as an rc_store (owns s: the store's free frees it). Its put takes a group's lines;
+ * its turn (the end of an event-loop turn) writes them, one write per file, and only then runs
+ * the groups' done. */
 rc_store rc_sink_jsonl_store(rc_sink *s);
 /* The file of a job for kind (malloc'd). */
 char *rc_sink_path(const rc_sink *s, const char *crawlid, const char *kind);

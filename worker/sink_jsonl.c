@@ -9,7 +9,14 @@
  * A redelivered page (maybe_dup) is looked up in an in-memory set of the file's _ids, loaded
  * from the index on the first redelivery and caught up incrementally after that: a gap between
  * index lines or after the last one (a writer killed between the record and its index line) is
- * filled by reading those records' _ids from the data file. */
+ * filled by reading those records' _ids from the data file.
+ * As a store (rc_sink_jsonl_store), put only takes a group's lines; the worker calls turn after a
+ * batch of parses and before its loop waits, which writes each file's lines with one write() per
+ * file (and one index write, one fsync per the policy) under one lock, then runs the groups'
+ * done: a page is acknowledged only once its lines are in the file, as before, for a write(2) a
+ * batch instead of one per record. A worker killed in between loses lines it never acknowledged:
+ * their URLs come back when their leases expire. The "record" policy writes (and syncs) at every
+ * put. */
 #include "sink.h"
 
 #include <errno.h>
@@ -30,18 +37,44 @@
 
 #define MOD "sink"
 
+/* A record taken and not yet written: its line (with its '\n') is [at, at + len) of its file's
+ * pending buffer; group indexes the sink's groups (SIZE_MAX: none, rc_sink_write's). */
+typedef struct pend_rec {
+    size_t at, len;
+    char *id;
+    int maybe_dup;
+    int noted; /* its _id was put into ids by this write (taken out again if it fails) */
+    size_t group;
+} pend_rec;
+
 typedef struct jfile {
     int fd, ifd;    /* data file and its _id index, both O_APPEND */
+    char *label;    /* "KIND of job CRAWLID", for errors */
     rc_strmap *ids; /* _ids in the file, NULL until the first redelivery */
     off_t idx_read; /* index bytes taken into ids */
     off_t covered;  /* data bytes whose _ids are in ids */
     int dirty;      /* written since the last fsync (per-batch policy) */
+    rc_buf pend;    /* lines taken, not yet written */
+    pend_rec *recs;
+    size_t n_recs, cap_recs;
 } jfile;
+
+/* A write-group put took: its done runs once all its lines are written (or one failed). */
+typedef struct pend_group {
+    rc_store_done done;
+    void *ud;
+    int status;
+} pend_group;
 
 struct rc_sink {
     char *out;
     rc_sink_fsync fsync;
     rc_strmap *files; /* "crawlid/kind" -> jfile */
+    jfile **touched;  /* files with lines pending */
+    size_t n_touched, cap_touched;
+    pend_group *groups;
+    size_t n_groups, cap_groups;
+    char group_err[512]; /* why the first group of this turn failed */
 };
 
 static void jfile_free(void *p)
@@ -54,6 +87,11 @@ static void jfile_free(void *p)
     close(f->fd);
     close(f->ifd);
     rc_strmap_free(f->ids, NULL);
+    for (size_t i = 0; i < f->n_recs; i++)
+        free(f->recs[i].id);
+    free(f->recs);
+    rc_buf_release(&f->pend);
+    free(f->label);
     free(f);
 }
 
@@ -91,6 +129,8 @@ void rc_sink_free(rc_sink *s)
     if (!s)
         return;
     rc_strmap_free(s->files, jfile_free);
+    free(s->touched);
+    free(s->groups);
     free(s->out);
     free(s);
 }
@@ -150,6 +190,8 @@ static jfile *open_for(rc_sink *s, const char *crawlid, const char *kind, int *r
     f = rc_xcalloc(1, sizeof *f);
     f->fd = fd;
     f->ifd = ifd;
+    f->label = rc_xasprintf("%s of job %s", kind, crawlid);
+    rc_buf_init(&f->pend);
     rc_strmap_put(s->files, mapkey, f);
     return f;
 }
@@ -256,41 +298,85 @@ static int sync_file(const jfile *f)
     return fdatasync(f->fd) < 0 || fdatasync(f->ifd) < 0 ? -errno : 0;
 }
 
-/* Under the lock: repair, look up (redeliveries), append record and index line, or roll back. */
-static int locked_write(rc_sink *s, jfile *f, const char *id, const char *doc, size_t len, int maybe_dup, char *err,
-                        size_t cap)
+/* Takes a record for the file's next write. */
+static void take(rc_sink *s, jfile *f, const char *id, const char *doc, size_t len, int maybe_dup, size_t group)
+{
+    if (f->n_recs == 0) {
+        if (s->n_touched == s->cap_touched) {
+            s->cap_touched = s->cap_touched ? s->cap_touched * 2 : 8;
+            s->touched = rc_xrealloc(s->touched, s->cap_touched * sizeof *s->touched);
+        }
+        s->touched[s->n_touched++] = f;
+    }
+    if (f->n_recs == f->cap_recs) {
+        f->cap_recs = f->cap_recs ? f->cap_recs * 2 : 16;
+        f->recs = rc_xrealloc(f->recs, f->cap_recs * sizeof *f->recs);
+    }
+    f->recs[f->n_recs++] =
+        (pend_rec){.at = f->pend.len, .len = len + 1, .id = rc_xstrdup(id), .maybe_dup = maybe_dup, .group = group};
+    rc_buf_reserve(&f->pend, len + 1);
+    rc_buf_append(&f->pend, doc, len);
+    rc_buf_putc(&f->pend, '\n');
+}
+
+/* Under the lock, from the (repaired) end: the pending lines that are not redeliveries of a
+ * stored _id, moved together at the front of pend, and their index lines into idx. Returns the
+ * bytes to write. */
+static size_t gather(jfile *f, off_t end, rc_buf *idx)
+{
+    size_t keep = 0;
+    /* A redelivery among them: the _ids on disk first, then each line kept here is noted, so a
+     * redelivery of a line before it in this very write is found too. */
+    for (size_t i = 0; i < f->n_recs; i++)
+        if (f->recs[i].maybe_dup) {
+            catch_up(f, end);
+            break;
+        }
+    for (size_t i = 0; i < f->n_recs; i++) {
+        pend_rec *r = &f->recs[i];
+        if (r->maybe_dup && rc_strmap_get(f->ids, r->id))
+            continue; /* stored already (also by a line before it in this write) */
+        if (keep != r->at)
+            memmove(f->pend.ptr + keep, f->pend.ptr + r->at, r->len);
+        rc_buf_printf(idx, "%lld %lld %s\n", (long long)(end + (off_t)keep), (long long)(end + (off_t)(keep + r->len)),
+                      r->id);
+        if (f->ids && !rc_strmap_get(f->ids, r->id)) {
+            rc_strmap_put(f->ids, r->id, (void *)1);
+            r->noted = 1;
+        }
+        keep += r->len;
+    }
+    return keep;
+}
+
+/* Under the lock: repair, look up (redeliveries), append the lines and their index lines, or
+ * roll back. */
+static int locked_write(rc_sink *s, jfile *f, char *err, size_t cap)
 {
     off_t end = repair_tail(f->fd), iend = repair_tail(f->ifd);
     if (end < 0 || iend < 0) {
         snprintf(err, cap, "cannot repair the end of the file: %s", strerror((int)-(end < 0 ? end : iend)));
         return -EIO;
     }
-    if (maybe_dup) {
-        catch_up(f, end);
-        if (rc_strmap_get(f->ids, id))
-            return 0;
-    }
-    char *line = rc_xmalloc(len + 1);
-    memcpy(line, doc, len);
-    line[len] = '\n';
-    int r = write_all(f->fd, line, len + 1);
-    free(line);
-    if (r == 0) {
-        char idx[256];
-        int n = snprintf(idx, sizeof idx, "%lld %lld %s\n", (long long)end, (long long)(end + (off_t)len + 1), id);
-        r = n > 0 && (size_t)n < sizeof idx ? write_all(f->ifd, idx, (size_t)n) : -EINVAL;
-    }
-    if (r == 0 && s->fsync == RC_SINK_FSYNC_RECORD)
+    rc_buf idx;
+    rc_buf_init(&idx);
+    size_t n = gather(f, end, &idx);
+    int r = n ? write_all(f->fd, f->pend.ptr, n) : 0;
+    if (r == 0 && idx.len)
+        r = write_all(f->ifd, idx.ptr, idx.len);
+    rc_buf_release(&idx);
+    if (r == 0 && n && s->fsync == RC_SINK_FSYNC_RECORD)
         r = sync_file(f);
     if (r < 0) {
         /* Roll back to the last complete record: no fragment stays for the next line to glue to. */
         int t1 = ftruncate(f->fd, end), t2 = ftruncate(f->ifd, iend);
         snprintf(err, cap, "%s (rolled back%s)", strerror(-r), t1 < 0 || t2 < 0 ? ", truncate FAILED" : "");
+        for (size_t i = 0; i < f->n_recs; i++)
+            if (f->recs[i].noted)
+                rc_strmap_del(f->ids, f->recs[i].id);
         return r;
     }
-    if (f->ids)
-        rc_strmap_put(f->ids, id, (void *)1);
-    f->dirty = 1;
+    f->dirty |= n > 0;
     return 0;
 }
 
@@ -309,6 +395,40 @@ static int lock_briefly(int fd)
     return -EAGAIN;
 }
 
+/* Writes the file's pending lines (all or none) and forgets them; a failure marks their groups. */
+static int write_pending(rc_sink *s, jfile *f, char *err, size_t cap)
+{
+    char why[300] = "";
+    int r = lock_briefly(f->fd);
+    if (r < 0) {
+        snprintf(err, cap, "cannot lock the %s file: %s", f->label, strerror(-r));
+    } else {
+        r = locked_write(s, f, why, sizeof why);
+        flock(f->fd, LOCK_UN);
+        if (r < 0)
+            snprintf(err, cap, "writing %s failed: %s", f->label, why);
+    }
+    for (size_t i = 0; i < f->n_recs; i++) {
+        size_t g = f->recs[i].group;
+        if (r < 0 && g < s->n_groups && s->groups[g].status == 0)
+            s->groups[g].status = r;
+        free(f->recs[i].id);
+    }
+    f->n_recs = 0;
+    rc_buf_reset(&f->pend);
+    return r;
+}
+
+/* Writes every file's pending lines. */
+static void write_touched(rc_sink *s)
+{
+    char err[512];
+    for (size_t i = 0; i < s->n_touched; i++)
+        if (write_pending(s, s->touched[i], err, sizeof err) < 0 && !s->group_err[0])
+            snprintf(s->group_err, sizeof s->group_err, "%s", err);
+    s->n_touched = 0;
+}
+
 int rc_sink_write(rc_sink *s, const char *crawlid, const char *kind, const char *id, const char *doc, size_t len,
                   int maybe_dup, char *err, size_t cap)
 {
@@ -316,17 +436,10 @@ int rc_sink_write(rc_sink *s, const char *crawlid, const char *kind, const char 
     jfile *f = open_for(s, crawlid, kind, &r, err, cap);
     if (!f)
         return r;
-    char why[300] = "";
-    r = lock_briefly(f->fd);
-    if (r < 0) {
-        snprintf(err, cap, "cannot lock the %s file of job %s: %s", kind, crawlid, strerror(-r));
-        return r;
-    }
-    r = locked_write(s, f, id, doc, len, maybe_dup, why, sizeof why);
-    flock(f->fd, LOCK_UN);
-    if (r < 0)
-        snprintf(err, cap, "writing %s of job %s failed: %s", kind, crawlid, why);
-    return r;
+    write_touched(s); /* lines a store took go first, in order */
+    take(s, f, id, doc, len, maybe_dup, SIZE_MAX);
+    s->n_touched = 0;
+    return write_pending(s, f, err, cap);
 }
 
 int rc_sink_flush(rc_sink *s, char *err, size_t cap)
@@ -349,33 +462,75 @@ int rc_sink_flush(rc_sink *s, char *err, size_t cap)
     return 0;
 }
 
-/* ---- as an rc_store: the group is written (and synced per the policy) inside put ---------- */
+/* ---- as an rc_store: put takes the group, turn writes it ------------------------------ */
+
+/* Writes what the turn took, then tells each group (in order) how it went. */
+static void jsonl_turn(void *impl)
+{
+    rc_sink *s = impl;
+    if (!s->n_groups && !s->n_touched)
+        return;
+    write_touched(s);
+    char err[512] = "";
+    int synced = rc_sink_flush(s, err, sizeof err); /* batch: one fdatasync for the turn's lines */
+    /* The callbacks may store more (a page whose store failed is completed, not stored again,
+     * but keep the list stable anyway): take the list first. */
+    pend_group *groups = s->groups;
+    size_t n = s->n_groups;
+    char group_err[sizeof s->group_err];
+    memcpy(group_err, s->group_err, sizeof group_err);
+    s->groups = NULL;
+    s->n_groups = s->cap_groups = 0;
+    s->group_err[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        int st = groups[i].status < 0 ? groups[i].status : synced < 0 ? synced : 0;
+        /* not known to be on disk: it goes back, a redelivery */
+        groups[i].done(groups[i].ud, st < 0 ? -EIO : 0, groups[i].status < 0 ? group_err : err);
+    }
+    free(groups);
+}
 
 static int jsonl_put(void *impl, const rc_write_group *g, rc_store_done done, void *ud, char *err, size_t cap)
 {
     rc_sink *s = impl;
+    int r = 0;
+    jfile *pages = open_for(s, g->crawlid, "pages", &r, err, cap);
+    jfile *items = pages && g->n > g->n_pages ? open_for(s, g->crawlid, "items", &r, err, cap) : NULL;
+    if (!pages || (g->n > g->n_pages && !items))
+        return -EIO;
+    if (s->n_groups == s->cap_groups) {
+        s->cap_groups = s->cap_groups ? s->cap_groups * 2 : 16;
+        s->groups = rc_xrealloc(s->groups, s->cap_groups * sizeof *s->groups);
+    }
+    s->groups[s->n_groups] = (pend_group){.done = done, .ud = ud};
     for (size_t i = 0; i < g->n; i++)
-        if (rc_sink_write(s, g->crawlid, i >= g->n_pages ? "items" : "pages", g->docs[i].id, g->docs[i].json,
-                          g->docs[i].len, g->maybe_dup && !g->docs[i].supersedes, err, cap) < 0)
-            return -EIO;
-    if (rc_sink_flush(s, err, cap) < 0)
-        return -EIO; /* not known to be on disk: it goes back, a redelivery */
-    done(ud, 0, NULL);
+        take(s, i >= g->n_pages ? items : pages, g->docs[i].id, g->docs[i].json, g->docs[i].len,
+             g->maybe_dup && !g->docs[i].supersedes, s->n_groups);
+    s->n_groups++;
+    if (s->fsync == RC_SINK_FSYNC_RECORD)
+        jsonl_turn(s); /* each record on disk before anything else happens */
     return 0;
 }
 
 static size_t jsonl_pending(const void *impl)
 {
-    (void)impl;
-    return 0; /* synchronous */
+    const rc_sink *s = impl;
+    return s->n_groups;
 }
 
+/* What the last turn took is written; the groups hear -ECANCELED (their pages were not
+ * acknowledged: a redelivery finds the lines by their _ids). */
 static void jsonl_free(void *impl)
 {
-    rc_sink_free(impl);
+    rc_sink *s = impl;
+    write_touched(s);
+    for (size_t i = 0; i < s->n_groups; i++)
+        s->groups[i].done(s->groups[i].ud, -ECANCELED, "the worker is stopping");
+    s->n_groups = 0;
+    rc_sink_free(s);
 }
 
-static const rc_store_ops jsonl_ops = {"jsonl", jsonl_put, jsonl_pending, jsonl_free};
+static const rc_store_ops jsonl_ops = {"jsonl", jsonl_put, jsonl_pending, jsonl_free, jsonl_turn};
 
 rc_store rc_sink_jsonl_store(rc_sink *s)
 {

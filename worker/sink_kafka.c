@@ -229,7 +229,7 @@ static void kafka_free(void *impl)
     rc_kafka_sink_free(impl);
 }
 
-static const rc_store_ops kafka_ops = {"kafka", kafka_put, kafka_pending, kafka_free};
+static const rc_store_ops kafka_ops = {"kafka", kafka_put, kafka_pending, kafka_free, NULL};
 
 rc_store rc_kafka_sink_store(rc_kafka_sink *s)
 {

@@ -1115,7 +1115,7 @@ static void mongo_free(void *impl)
     rc_mongo_sink_free(impl);
 }
 
-static const rc_store_ops mongo_ops = {"mongo", mongo_put, mongo_pending, mongo_free};
+static const rc_store_ops mongo_ops = {"mongo", mongo_put, mongo_pending, mongo_free, NULL};
 
 rc_store rc_mongo_sink_store(rc_mongo_sink *s)
 {

@@ -45,6 +45,9 @@ typedef struct rc_store_ops {
     size_t (*pending)(const void *impl);
     /* Flushes what it can, then frees; done callbacks still owed run with -ECANCELED. */
     void (*free)(void *impl);
+    /* Optional (NULL: none): the end of an event-loop turn, before the loop waits. A store
+     * that buffers what put took writes it here and runs those groups' done callbacks. */
+    void (*turn)(void *impl);
 } rc_store_ops;
 
 typedef struct rc_store {

@@ -156,6 +156,7 @@ struct rc_worker {
     int hb_want;       /* a heartbeat waits for the next step */
     int64_t take_want; /* a take of this many URLs waits for the next step, 0 = none */
     ev_timer batch_timer;
+    ev_prepare turn_end; /* stores that buffer write what this loop turn gave them */
     char base_id[150];
     unsigned epoch; /* registration: bumped when this worker finds it was reaped */
     int registered; /* the first heartbeat went through */
@@ -2052,6 +2053,23 @@ static void on_batch_timer(struct ev_loop *loop, ev_timer *t, int revents)
     send_steps(t->data);
 }
 
+/* The stores that buffer write what they took: the JSON Lines sink's pages of a batch of parses
+ * in one write per file, and their completes go on from its done callbacks, joining the next
+ * step as if each page had been written at once. After every batch of parses (what most pages
+ * are stored from) and before the loop waits (the rest). */
+static void stores_turn(void *ud)
+{
+    rc_worker *w = ud;
+    for (size_t k = 0; k < w->n_stores; k++)
+        if (w->stores[k].ops->turn)
+            w->stores[k].ops->turn(w->stores[k].impl);
+}
+
+static void on_turn_end(struct ev_loop *loop, ev_prepare *p, int revents)
+{
+    stores_turn(p->data);
+}
+
 /* A probe that should run every RC_LAG_PROBE s: when it runs late, something held the loop
  * (a page parsed on it, a slow sink call), and transfers and heartbeats waited as long. */
 #define RC_LAG_PROBE 0.1
@@ -2210,6 +2228,8 @@ static void init_timers(rc_worker *w, const rc_worker_conf *conf)
     w->pump_timer.data = w->hb_timer.data = w->reconnect_timer.data = w->drain_timer.data = w;
     ev_timer_init(&w->lag_timer, on_lag_timer, RC_LAG_PROBE, RC_LAG_PROBE);
     w->resend_timer.data = w->lag_timer.data = w;
+    ev_prepare_init(&w->turn_end, on_turn_end);
+    w->turn_end.data = w;
 }
 
 rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char *err, size_t cap)
@@ -2247,6 +2267,7 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->seen = rc_seen_new((size_t)conf->seen_cache);
     if (!(w->parse = rc_offload_new(loop, (int)conf->parse_threads, err, cap)))
         goto fail;
+    rc_offload_set_after(w->parse, stores_turn, w);
     w->jobs = rc_strmap_new();
     w->notes = rc_notes_new(loop);
     w->robots = rc_robots_cache_new(w->fetcher, w->prefix, conf->useragent ? conf->useragent : RC_FETCH_DEFAULT_UA,
@@ -2286,6 +2307,7 @@ void rc_worker_start(rc_worker *w)
     ev_timer_start(w->loop, &w->hb_timer);
     w->lag_last = ev_time();
     ev_timer_start(w->loop, &w->lag_timer);
+    ev_prepare_start(w->loop, &w->turn_end);
 }
 
 void rc_worker_drain(rc_worker *w)
@@ -2325,6 +2347,7 @@ void rc_worker_free(rc_worker *w)
         ev_timer_stop(w->loop, &w->resend_timer);
         ev_timer_stop(w->loop, &w->lag_timer);
         ev_timer_stop(w->loop, &w->batch_timer);
+        ev_prepare_stop(w->loop, &w->turn_end);
     }
     rc_wake_free(w->wake);
     rc_offload_free(w->parse); /* before the jobs its threads read */

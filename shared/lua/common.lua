@@ -2,8 +2,17 @@
 -- Every script takes ARGV[1] = key prefix (e.g. "rc:") and ARGV[2] = now in ms.
 local P = ARGV[1]
 local NOW = tonumber(ARGV[2])
-local function K(...)
-  return P .. table.concat({...}, ':')
+-- A key: the prefix, then the parts joined by ':'. Up to three parts without a table (K runs some
+-- twenty times a page, and every table is garbage for Redis' Lua to collect).
+local function K(a, b, c, d, ...)
+  if b == nil then
+    return P .. a
+  elseif c == nil then
+    return P .. a .. ':' .. b
+  elseif d == nil then
+    return P .. a .. ':' .. b .. ':' .. c
+  end
+  return P .. table.concat({a, b, c, d, ...}, ':')
 end
 
 -- Frontier order: higher priority first, then shallower first (breadth-first, so a page is
@@ -336,21 +345,28 @@ end
 
 -- BITFIELD arguments setting the URL's bits in filter f: h[0..] hold the URL's hash values,
 -- BLOOM_MAX_K / groups per group (32 bits each); position = the value modulo the group's size.
--- rc_sbloom_positions.
+-- rc_sbloom_positions. One table per filter and call, made at its full size (BLOOM_MAX_K
+-- operations at most) and reused by every URL of the call: only the offsets change; unpack
+-- passes the filter's own count of them.
 local function bloom_bits(st, f, h)
-  local args, n = {}, 0
+  local args = f.args
+  if not args then
+    args = {'SET', 'u1', '', '1', 'SET', 'u1', '', '1', 'SET', 'u1', '', '1', 'SET', 'u1', '', '1',
+      'SET', 'u1', '', '1', 'SET', 'u1', '', '1', 'SET', 'u1', '', '1', 'SET', 'u1', '', '1',
+      'SET', 'u1', '', '1', 'SET', 'u1', '', '1', 'SET', 'u1', '', '1', 'SET', 'u1', '', '1',
+      'SET', 'u1', '', '1', 'SET', 'u1', '', '1', 'SET', 'u1', '', '1', 'SET', 'u1', '', '1'}
+    f.args = args
+  end
+  local n = 3
   local per = math.floor(BLOOM_MAX_K / st.groups)
   for g = 0, st.groups - 1 do
     local base = g * f.mg
     for j = 0, f.k - 1 do
-      args[n + 1] = 'SET'
-      args[n + 2] = 'u1'
-      args[n + 3] = string.format('%d', base + h[g * per + j] % f.mg)
-      args[n + 4] = '1'
+      args[n] = string.format('%d', base + h[g * per + j] % f.mg)
       n = n + 4
     end
   end
-  return args
+  return args, n - 3
 end
 
 -- Whether the URL (hash values h[0..]) is in older filter f: GETBIT by GETBIT, stopping at the
@@ -395,7 +411,8 @@ local function bloom_add(crawlid, i, _)
     f.made = true
   end
   local new = false
-  for _, x in ipairs(redis.call('BITFIELD', f.key, unpack(bloom_bits(st, f, h)))) do
+  local args, nargs = bloom_bits(st, f, h)
+  for _, x in ipairs(redis.call('BITFIELD', f.key, unpack(args, 1, nargs))) do
     if x == 0 then
       new = true
       break
@@ -496,13 +513,18 @@ end
 -- Rolling counters: hash stats:{name} with per-minute fields "m:<minute>" (kept a day),
 -- per-hour fields "h:<hour>" (kept 8 days) and "total". A reader sums the buckets inside a
 -- window: minutes for windows up to a day, hours beyond. Names are listed in stats:names.
+-- The buckets that fell out of the windows are dropped, and the name listed, by the first count
+-- of each minute (the one whose HINCRBY made its field): later ones in that minute would only
+-- repeat it, two calls of five.
 local function stat_incr(name, n)
   local key = K('stats', name)
   local minute = math.floor(NOW / 60000)
   local hour = math.floor(NOW / 3600000)
-  redis.call('HINCRBY', key, 'm:' .. minute, n)
+  local first = redis.call('HINCRBY', key, 'm:' .. minute, n) == n
   redis.call('HINCRBY', key, 'h:' .. hour, n)
   redis.call('HINCRBY', key, 'total', n)
-  redis.call('HDEL', key, 'm:' .. (minute - 1441), 'h:' .. (hour - 193))
-  redis.call('SADD', K('stats', 'names'), name)
+  if first then
+    redis.call('HDEL', key, 'm:' .. (minute - 1441), 'h:' .. (hour - 193))
+    redis.call('SADD', K('stats', 'names'), name)
+  end
 end

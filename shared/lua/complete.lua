@@ -6,5 +6,6 @@
 -- forbids, then away x (shard, link record, k bloom hash values): links of hosts another shard
 -- holds (work.lua). step.lua sends many of these in one call.
 local r = complete_page(A.worker, A, A_REST)
+hosts_flush(A.worker)
 tally_flush()
 return r

@@ -38,6 +38,7 @@ for c = 1, n do
   done[c] = complete_page(w, a, links)
   i = links + (tonumber(a.n) + tonumber(a.denied)) * (1 + tonumber(a.k)) + tonumber(a.away) * (2 + tonumber(a.k))
 end
+hosts_flush(w) -- the hosts the completes freed, before the take looks for due ones
 local took = {}
 if take_max > 0 then
   took = beat == 0 and {{}, '-1', {}} or take_urls(w, take_max, tonumber(A.lease_ms), A.ip)

@@ -6,6 +6,9 @@
 -- runs whole, so nobody sees the difference, and a step of many pages sends a few HINCRBYs
 -- instead of some ten per page. Only counters no script reads back while it runs.
 local TALLY = {hash = {}, stat = {}, trim = {}}
+-- The hosts a call's completes hand back, written once (hosts_flush) rather than two calls a
+-- page: freed from busy:{w} (idle) and due again in ready:{w} (ready: score, host pairs).
+local BACK = {idle = {}, ready = {}}
 
 -- What a call reads once however many pages it carries (a script's locals are new each call,
 -- so nothing here outlives it): a job's fields (job_get), the jobs whose frontier this call
@@ -24,14 +27,29 @@ local function tally_hash(key, field, n)
   h[field] = (h[field] or 0) + n
 end
 
+local function hosts_flush(w)
+  for s = 1, #BACK.idle, 1000 do -- unpack's stack
+    redis.call('SREM', K('busy', w), unpack(BACK.idle, s, math.min(s + 999, #BACK.idle)))
+  end
+  for s = 1, #BACK.ready, 1000 do
+    redis.call('ZADD', K('ready', w), unpack(BACK.ready, s, math.min(s + 999, #BACK.ready)))
+  end
+  BACK = {idle = {}, ready = {}}
+end
+
 local function tally_flush()
+  local made = {} -- hashes where this call made a field: a new minute, time to trim
   for key, h in pairs(TALLY.hash) do
     for field, n in pairs(h) do
-      redis.call('HINCRBY', key, field, n)
+      if redis.call('HINCRBY', key, field, n) == n then
+        made[key] = true
+      end
     end
   end
   for key, field in pairs(TALLY.trim) do
-    redis.call('HDEL', key, field)
+    if made[key] then
+      redis.call('HDEL', key, field)
+    end
   end
   for name, n in pairs(TALLY.stat) do
     stat_incr(name, n)
@@ -135,7 +153,8 @@ end
 -- (some job fetched it within the job's skip_recent_hours: not fetched, not stored).
 -- Returns {1, links added, pending, denied links new} or {-1} when the lease was lost (reaped): then nothing
 -- changes and the caller drops its result, the URL having gone back to the frontier.
--- The caller runs tally_flush after its last complete. A page's new links and its own end
+-- The caller runs hosts_flush (before anything reads busy or ready: a take) and tally_flush
+-- after its last complete. A page's new links and its own end
 -- are one change of pending (+added - 1), so pending never touches 0 while links are added.
 local function complete_page(w, a, rest)
   local lm, host, next_ms = a.lease, a.host, a.next_ms
@@ -147,7 +166,7 @@ local function complete_page(w, a, rest)
   if redis.call('ZREM', K('lease', w), lm) == 0 then
     return {-1, 0, 0}
   end
-  redis.call('SREM', K('busy', w), host)
+  BACK.idle[#BACK.idle + 1] = host
   local _, member = split_lease(lm)
   local rec = rec_decode(member)
   local crawlid = rec.crawlid
@@ -181,7 +200,8 @@ local function complete_page(w, a, rest)
   if not back and tonumber(next_ms) <= NOW and redis.call('EXISTS', K('hjobs', host)) == 0 then
     let_go(w, host)
   else
-    redis.call('ZADD', K('ready', w), next_ms, host)
+    BACK.ready[#BACK.ready + 1] = next_ms
+    BACK.ready[#BACK.ready + 1] = host
   end
   local added, refused = 0, 0
   local away = tonumber(a.away)
@@ -372,6 +392,23 @@ local function next_turn(host)
   end
 end
 
+-- The leases of a take (members "host<TAB>record") and their hosts, out of ready:{w} and into
+-- busy:{w}: three calls for the whole take rather than three a URL (a redis.call costs more
+-- than the Lua around it). Nothing the take reads meanwhile is in these keys.
+local function lease_all(w, members, hosts, lease_ms)
+  local until_ms = string.format('%d', NOW + lease_ms)
+  for s = 1, #members, 500 do -- unpack's stack
+    local scored = {}
+    for j = s, math.min(s + 499, #members) do
+      scored[#scored + 1] = until_ms
+      scored[#scored + 1] = members[j]
+    end
+    redis.call('ZADD', K('lease', w), unpack(scored))
+    redis.call('ZREM', K('ready', w), unpack(hosts, s, math.min(s + 499, #hosts)))
+    redis.call('SADD', K('busy', w), unpack(hosts, s, math.min(s + 499, #hosts)))
+  end
+end
+
 -- take_urls(w, maxn, lease_ms, ip): a worker leases the next URL of each of its domains that may be fetched now: from the
 -- queue of the host's job whose turn it is (common.lua: stride scheduling by priority).
 -- Returns {lease members, next due time or -1, last}; nothing while the worker is draining.
@@ -391,7 +428,7 @@ local function take_urls(w, maxn, lease_ms, ip)
   end
   local ready = K('ready', w)
   local hosts = redis.call('ZRANGEBYSCORE', ready, '-inf', NOW, 'LIMIT', 0, maxn)
-  local out, last = {}, {}
+  local out, last, taken = {}, {}, {}
   for _, host in ipairs(hosts) do
     while true do
       local crawlid, q, member, shared, more = next_turn(host)
@@ -440,11 +477,8 @@ local function take_urls(w, maxn, lease_ms, ip)
             redis.call('HINCRBY', K('jobhosts', crawlid), host, 1)
           end
         end
-        local lm = host .. '\t' .. member
-        redis.call('ZADD', K('lease', w), NOW + lease_ms, lm)
-        redis.call('ZREM', ready, host)
-        redis.call('SADD', K('busy', w), host)
-        out[#out + 1] = lm
+        out[#out + 1] = host .. '\t' .. member
+        taken[#taken + 1] = host
         if not more and not shared then
           last[#last + 1] = #out
         end
@@ -456,6 +490,7 @@ local function take_urls(w, maxn, lease_ms, ip)
       end
     end
   end
+  lease_all(w, out, taken, lease_ms)
   local nxt = redis.call('ZRANGE', ready, 0, 0, 'WITHSCORES')
   return {out, nxt[2] or '-1', last}
 end

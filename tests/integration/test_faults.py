@@ -316,6 +316,41 @@ def test_chaos_short(tmp, procs):
           "too few faults were injected: %s" % f)
 
 
+def test_killed_worker_keeps_acked_pages(tmp, procs):
+    """A page a worker acknowledged (counted fetched in Redis) is in pages.jsonl even when that
+    worker is SIGKILLed mid-crawl: the JSON Lines sink writes a loop turn's records before it
+    acknowledges them (worker/sink_jsonl.c), so the lines it held unwritten belong to URLs still
+    leased, which come back. Three workers killed in turn at full speed, then one finishes: every
+    page once."""
+    args = ["--sites", "20", "--pages", "60"]
+    web_port, _, _ = start_web(procs, tmp, *args)
+    redis_port, _ = start_redis(procs, tmp)
+    env, out, _ = fleet(tmp, procs, redis_port, web_port, 0)
+    wargs = [WORKER, "--out", out, "--delay", "0", "--heartbeat", "0.5", "--connect-to", "::127.0.0.1:%d" % web_port,
+             "--allow-net", "127.0.0.0/8"]
+    want = expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"])
+    submit(env, "killed", "http://s0.site.test/")
+    pages = os.path.join(out, "pages.jsonl")
+
+    def fetched():
+        return int(job_field(redis_port, "killed", "fetched") or 0)
+    for i in range(3):
+        w = procs.start(wargs, os.path.join(tmp, "worker%d.log" % i), env=env)
+        goal = (i + 1) * len(want) // 5
+        wait_for(lambda: fetched() >= goal, 60, "%d pages fetched" % goal)
+        os.kill(w.pid, signal.SIGKILL)
+        w.wait()
+        acked = fetched()
+        recs, bad = read_jsonl(pages)
+        stored = len({r["_id"] for r in recs})
+        check(not bad, "a killed worker left a torn record: %r" % bad[:2])
+        check(stored >= acked, "kill %d: Redis counts %d pages fetched, pages.jsonl holds %d" % (i + 1, acked, stored))
+        print("  kill %d: %d pages acknowledged, %d records" % (i + 1, acked, stored))
+    procs.start(wargs, os.path.join(tmp, "worker3.log"), env=env)
+    wait_for(lambda: job_field(redis_port, "killed", "state") == "done", 120, "the job to finish")
+    check_exact(pages, want, "after three workers were killed")
+
+
 if __name__ == "__main__":
     run_tests([test_chaos_short, test_redis_at_maxmemory, test_stop_at_maxmemory, test_redis_restart_loses_job,
-               test_stalled_worker_is_fenced, test_orphan_leases_adopted, test_disk_full])
+               test_stalled_worker_is_fenced, test_orphan_leases_adopted, test_disk_full, test_killed_worker_keeps_acked_pages])

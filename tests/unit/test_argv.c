@@ -1,6 +1,7 @@
 /* test_argv.c - the argument vector keeps its copies in blocks of its own: every argument
  * stays where it was put, NUL-terminated and with its length, across block boundaries, past
  * the largest block, after a replacement and after a reset. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,8 +96,35 @@ static void test_replace(void)
     RC_CHECK(a.v == NULL && a.n == 0);
 }
 
+/* Numbers come out as printf's %lld / %llu would write them, at both ends of their range. */
+static void test_numbers(void)
+{
+    const int64_t si[] = {0, 7, -1, 10, -42, 1795780894389LL, INT64_MAX, INT64_MIN};
+    const uint64_t su[] = {0, 9, 10, 4294967295ULL, UINT64_MAX};
+    rc_argv a;
+    rc_argv_init(&a);
+    char want[32];
+    for (size_t i = 0; i < sizeof si / sizeof si[0]; i++) {
+        rc_argv_addi(&a, si[i]);
+        rc_argv_seti(&a, 0, si[i]);
+        snprintf(want, sizeof want, "%" PRId64, si[i]);
+        RC_CHECK_STR_EQ(a.v[a.n - 1], want);
+        RC_CHECK_INT_EQ(a.len[a.n - 1], strlen(want));
+        RC_CHECK_STR_EQ(a.v[0], want);
+    }
+    for (size_t i = 0; i < sizeof su / sizeof su[0]; i++) {
+        rc_argv_addu(&a, su[i]);
+        rc_argv_setu(&a, 0, su[i]);
+        snprintf(want, sizeof want, "%" PRIu64, su[i]);
+        RC_CHECK_STR_EQ(a.v[a.n - 1], want);
+        RC_CHECK_INT_EQ(a.len[0], strlen(want));
+    }
+    rc_argv_release(&a);
+}
+
 int main(void)
 {
+    test_numbers();
     test_many_arguments();
     test_long_argument();
     test_replace();

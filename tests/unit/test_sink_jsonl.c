@@ -1,7 +1,9 @@
 /* test_sink_jsonl.c - the JSON Lines sink's honesty: a fragment left by a killed writer is cut
  * off, redeliveries are found through the _id index (also for records whose index line is
  * missing), and a write that does not fit (RLIMIT_FSIZE: the kernel's short write, as on a full
- * disk) is rolled back whole. */
+ * disk) is rolled back whole. As a store, nothing is written (nor acknowledged) before the loop
+ * turn's end, which writes the turn's lines at once and then runs the groups' done. */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +44,88 @@ static int put(rc_sink *s, const char *id, int maybe_dup)
     char doc[128], err[256];
     snprintf(doc, sizeof doc, "{\"_id\":\"%s\",\"url\":\"http://x.test/%s\"}", id, id);
     return rc_sink_write(s, "job", "pages", id, doc, strlen(doc), maybe_dup, err, sizeof err);
+}
+
+typedef struct heard {
+    int n, status[8];
+} heard;
+
+static void on_done(void *ud, int status, const char *err)
+{
+    heard *h = ud;
+    if (h->n < 8)
+        h->status[h->n] = status;
+    h->n++;
+}
+
+static void store_put(rc_store *st, const char *id, const char *item, int maybe_dup, heard *h)
+{
+    char doc[128], idoc[128], err[256];
+    snprintf(doc, sizeof doc, "{\"_id\":\"%s\"}", id);
+    rc_store_doc docs[2] = {{.id = id, .json = doc, .len = strlen(doc)}};
+    if (item) {
+        snprintf(idoc, sizeof idoc, "{\"_id\":\"%s\"}", item);
+        docs[1] = (rc_store_doc){.id = item, .json = idoc, .len = strlen(idoc)};
+    }
+    rc_write_group g = {.crawlid = "job", .docs = docs, .n = item ? 2 : 1, .n_pages = 1, .maybe_dup = maybe_dup};
+    RC_CHECK_INT_EQ(st->ops->put(st->impl, &g, on_done, h, err, sizeof err), 0);
+}
+
+/* The store's turn: puts are held until it, written together, acknowledged after. */
+static void store_turns(const char *dir)
+{
+    char err[256], path[800];
+    rc_sink *s = rc_sink_jsonl_new(dir, err, sizeof err);
+    rc_store st = rc_sink_jsonl_store(s);
+    heard h = {0};
+    store_put(&st, "p1", "i1", 0, &h);
+    store_put(&st, "p2", NULL, 0, &h);
+    store_put(&st, "p1", NULL, 1, &h); /* a redelivery of p1 in the same turn: written once */
+    RC_CHECK_INT_EQ(st.ops->pending(st.impl), 3);
+    snprintf(path, sizeof path, "%s/pages.jsonl", dir);
+    char *text = slurp(path);
+    RC_CHECK_STR_EQ(text, ""); /* nothing written, nothing acknowledged before the turn ends */
+    free(text);
+    RC_CHECK_INT_EQ(h.n, 0);
+    st.ops->turn(st.impl);
+    RC_CHECK_INT_EQ(h.n, 3);
+    RC_CHECK(h.status[0] == 0 && h.status[1] == 0 && h.status[2] == 0);
+    RC_CHECK_INT_EQ(st.ops->pending(st.impl), 0);
+    text = slurp(path);
+    RC_CHECK_STR_EQ(text, "{\"_id\":\"p1\"}\n{\"_id\":\"p2\"}\n");
+    free(text);
+    snprintf(path, sizeof path, "%s/pages.jsonl.ids", dir);
+    text = slurp(path);
+    RC_CHECK_STR_EQ(text, "0 13 p1\n13 26 p2\n");
+    free(text);
+    snprintf(path, sizeof path, "%s/items.jsonl", dir);
+    text = slurp(path);
+    RC_CHECK_STR_EQ(text, "{\"_id\":\"i1\"}\n");
+    free(text);
+    /* A turn whose write fails: every group of it hears the failure, nothing of it stays. */
+    struct rlimit rl = {30, 30}, old;
+    getrlimit(RLIMIT_FSIZE, &old);
+    rl.rlim_max = old.rlim_max;
+    RC_CHECK_INT_EQ(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    store_put(&st, "p3", NULL, 0, &h);
+    store_put(&st, "p4", NULL, 0, &h);
+    st.ops->turn(st.impl);
+    setrlimit(RLIMIT_FSIZE, &old);
+    RC_CHECK_INT_EQ(h.n, 5);
+    RC_CHECK(h.status[3] < 0 && h.status[4] < 0);
+    snprintf(path, sizeof path, "%s/pages.jsonl", dir);
+    text = slurp(path);
+    RC_CHECK_STR_EQ(text, "{\"_id\":\"p1\"}\n{\"_id\":\"p2\"}\n");
+    free(text);
+    /* Lines taken when the worker stops are written, and their groups told they were not
+     * acknowledged (a redelivery finds them). */
+    store_put(&st, "p3", NULL, 1, &h);
+    st.ops->free(st.impl);
+    RC_CHECK_INT_EQ(h.n, 6);
+    RC_CHECK_INT_EQ(h.status[5], -ECANCELED);
+    text = slurp(path);
+    RC_CHECK_STR_EQ(text, "{\"_id\":\"p1\"}\n{\"_id\":\"p2\"}\n{\"_id\":\"p3\"}\n");
+    free(text);
 }
 
 int main(void)
@@ -92,6 +176,9 @@ int main(void)
     RC_CHECK(strstr(text, "\"_id\":\"f\"") != NULL && text[strlen(text) - 1] == '\n');
     free(text);
     rc_sink_free(s);
+    char sdir[700];
+    snprintf(sdir, sizeof sdir, "%s/store", dir);
+    store_turns(sdir);
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     RC_CHECK_INT_EQ(system(cmd), 0);

@@ -427,6 +427,56 @@ static void test_away_links(rc_redis *r)
     rc_step_release(&s);
 }
 
+static void stat_at(rc_redis *r, uint64_t now_ms, const char *name, long long n)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, name);
+    rc_argv_addi(&a, n);
+    redisReply *rep = rc_redis_eval(r, RC_LUA_STAT, now_ms, &a);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 1);
+    if (rep)
+        freeReplyObject(rep);
+    rc_argv_release(&a);
+}
+
+/* Rolling counters: the first count of a minute drops the bucket a day old (and the hour's 8
+ * days old) and lists the name; the next counts of that minute add up as ever. A worker's
+ * per-minute wstat keeps an hour the same way. */
+static void test_counters_trimmed(rc_redis *r)
+{
+    cmd(r, "FLUSHALL%s%s%s", "", "", "");
+    const uint64_t m0 = 30000000ull; /* a minute number */
+    stat_at(r, m0 * 60000, "pages:link:200", 3);
+    RC_CHECK_INT_EQ(get_int(r, "HGET rc:stats:pages:link:200 %s%s", "m:30000000", ""), 3);
+    RC_CHECK_INT_EQ(get_int(r, "SISMEMBER rc:stats:names %s%s", "pages:link:200", ""), 1);
+    uint64_t later = (m0 + 1441) * 60000;
+    stat_at(r, later, "pages:link:200", 2);
+    stat_at(r, later + 1000, "pages:link:200", 5);
+    RC_CHECK_INT_EQ(get_int(r, "HEXISTS rc:stats:pages:link:200 %s%s", "m:30000000", ""), 0);
+    RC_CHECK_INT_EQ(get_int(r, "HGET rc:stats:pages:link:200 %s%s", "m:30001441", ""), 7);
+    RC_CHECK_INT_EQ(get_int(r, "HGET rc:stats:pages:link:200 %s%s", "total", ""), 10);
+
+    cmd(r, "HSET rc:job:J state running pending %s%s%s", "3", "", "");
+    cmd(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
+    cmd(r, "HSET rc:wstat:w1 %s 4%s%s", "29999940", "", ""); /* an hour before m0 */
+    const char *urls[] = {"J 0 1 0 http://h/a", "J 0 1 0 http://h/b"};
+    for (int i = 0; i < 2; i++) {
+        char lm[64];
+        snprintf(lm, sizeof lm, "h\t%s", urls[i]);
+        cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", lm, "", "");
+        rc_argv a;
+        complete_args(&a, urls[i], 0, 1);
+        redisReply *rep = rc_redis_eval(r, RC_LUA_COMPLETE, m0 * 60000 + (uint64_t)i, &a);
+        RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY && rep->element[0]->integer == 1);
+        if (rep)
+            freeReplyObject(rep);
+        rc_argv_release(&a);
+    }
+    RC_CHECK_INT_EQ(get_int(r, "HEXISTS rc:wstat:w1 %s%s", "29999940", ""), 0);
+    RC_CHECK_INT_EQ(get_int(r, "HGET rc:wstat:w1 %s%s", "30000000", ""), 2);
+}
+
 int main(void)
 {
     rc_redis *r = rc_test_redis_open(&redis, "step");
@@ -440,6 +490,7 @@ int main(void)
     test_take_last(r);
     test_complete_lets_go(r);
     test_away_links(r);
+    test_counters_trimmed(r);
     rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
     return rc_test_done("test_step");
