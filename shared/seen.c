@@ -6,8 +6,9 @@
  * The table starts small (SEEN_CAP0 slots, 32 KiB) and doubles as it fills, up to the cap that
  * max_entries asks for; only then does it start over. A small crawl so costs kilobytes, not the
  * 16 MiB of the default million entries. A reader may hold the previous table while the loop
- * grows it (it loaded the pointer before the switch): so tables are never freed before
- * rc_seen_free. Kept, they add at most what the last one costs (a geometric sum). */
+ * grows it (it loaded the pointer before the switch): so the older tables are freed only when
+ * the caller says no reader can be on them (rc_seen_drop_older), else by rc_seen_free. Kept,
+ * they add at most what the last one costs (a geometric sum). */
 #include "seen.h"
 
 #include <stdlib.h>
@@ -26,7 +27,7 @@ typedef struct table {
 struct rc_seen {
     table *t; /* the current table: loaded with acquire by readers, stored with release */
     size_t n, limit, max_cap;
-    uint64_t resets;
+    uint64_t resets, grows;
 };
 
 static table *table_new(size_t cap, table *older)
@@ -51,16 +52,32 @@ rc_seen *rc_seen_new(size_t max_entries)
     return s;
 }
 
-void rc_seen_free(rc_seen *s)
+static void tables_free(table *t)
 {
-    if (!s)
-        return;
-    for (table *t = s->t, *next; t; t = next) {
+    for (table *next; t; t = next) {
         next = t->older;
         free(t->slots);
         free(t);
     }
+}
+
+void rc_seen_free(rc_seen *s)
+{
+    if (!s)
+        return;
+    tables_free(s->t);
     free(s);
+}
+
+void rc_seen_drop_older(rc_seen *s)
+{
+    tables_free(s->t->older);
+    s->t->older = NULL;
+}
+
+uint64_t rc_seen_grows(const rc_seen *s)
+{
+    return s->grows;
 }
 
 static int probe_has(const table *t, uint64_t h)
@@ -102,6 +119,7 @@ static void grow(rc_seen *s)
             probe_add(t, old->slots[i]);
     __atomic_store_n(&s->t, t, __ATOMIC_RELEASE);
     s->limit = t->cap * 3 / 4;
+    s->grows++;
 }
 
 void rc_seen_add(rc_seen *s, uint64_t h)

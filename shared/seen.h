@@ -18,7 +18,14 @@ int rc_seen_has(const rc_seen *s, uint64_t h);
 void rc_seen_add(rc_seen *s, uint64_t h);
 size_t rc_seen_count(const rc_seen *s);
 uint64_t rc_seen_resets(const rc_seen *s);
-/* Memory held: the current table and the smaller ones kept until free (readers may be on them). */
+/* Memory held: the current table and the smaller ones kept for readers (rc_seen_drop_older). */
 size_t rc_seen_bytes(const rc_seen *s);
+/* How many times the table grew. A lookup that begins after the n-th grow reads the n-th table
+ * or a later one; one that began before may still be on an older table. */
+uint64_t rc_seen_grows(const rc_seen *s);
+/* Frees the tables the current one replaced (adding thread). The caller makes sure that every
+ * lookup that began before the last grow has returned (the worker: every page that was on a
+ * parse thread then came back); until this, they are kept (at most the current one's size). */
+void rc_seen_drop_older(rc_seen *s);
 
 #endif

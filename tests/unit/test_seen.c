@@ -1,5 +1,5 @@
-/* test_seen.c - the bounded seen-cache: membership, the zero hash, growth on demand, reset when
- * full, lookups from another thread while it grows. */
+/* test_seen.c - the bounded seen-cache: membership, the zero hash, growth on demand (and the
+ * replaced tables freed when asked), reset when full, lookups from another thread while it grows. */
 #include <pthread.h>
 
 #include "rc_test.h"
@@ -20,7 +20,18 @@ static void test_grows(void)
     RC_CHECK_INT_EQ(rc_seen_resets(s), 0);
     /* 100,000 hashes fit 262,144 slots (2 MiB); the smaller tables kept add less than that */
     RC_CHECK(rc_seen_bytes(s) < 4 * 1024 * 1024 + 4096);
-    RC_CHECK(rc_seen_bytes(s) >= 2 * 1024 * 1024);
+    RC_CHECK(rc_seen_bytes(s) >= 2 * 1024 * 1024 + 32 * 1024);
+    RC_CHECK_INT_EQ(rc_seen_grows(s), 6); /* 4,096 slots to 262,144 */
+    /* Once no reader can be on them, the smaller tables go; every hash is still there. */
+    rc_seen_drop_older(s);
+    RC_CHECK(rc_seen_bytes(s) < 2 * 1024 * 1024 + 4096);
+    all = 1;
+    for (uint64_t i = 1; i <= 100000; i++)
+        all &= rc_seen_has(s, i * 0x9e3779b97f4a7c15ULL);
+    RC_CHECK(all);
+    rc_seen_drop_older(s); /* nothing older: a no-op */
+    rc_seen_add(s, 7);
+    RC_CHECK(rc_seen_has(s, 7));
     rc_seen_free(s);
 }
 
