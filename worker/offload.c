@@ -31,6 +31,8 @@ struct rc_offload {
     pthread_cond_t cv;
     job *waiting, *waiting_tail; /* FIFO: oldest first */
     job *finished;               /* done() still to run on the loop (any order) */
+    rc_offload_trash *trash;     /* to free on a thread (any order) */
+    int n_trash;
     int stopping;
     long pending;        /* submitted, done() not yet run: read and written on the loop only */
     rc_offload_fn after; /* once the done()s of a wake-up have run (NULL: none) */
@@ -40,26 +42,52 @@ struct rc_offload {
     thread_arg *args; /* [i]: thread i's, read by it alone */
 };
 
+static void empty_trash(rc_offload_trash *list)
+{
+    while (list) {
+        rc_offload_trash *item = list;
+        list = item->next;
+        item->fn(item);
+    }
+}
+
+/* Takes the trash along with a job (o->mu held): freed after the job, whose result the loop
+ * waits for. */
+static rc_offload_trash *take_trash(rc_offload *o)
+{
+    rc_offload_trash *list = o->trash;
+    o->trash = NULL;
+    o->n_trash = 0;
+    return list;
+}
+
 static void *thread_main(void *p)
 {
     const thread_arg *ta = p;
     rc_offload *o = ta->o;
     pthread_mutex_lock(&o->mu);
     for (;;) {
-        while (!o->waiting && !o->stopping)
+        while (!o->waiting && !o->stopping && o->n_trash < RC_OFFLOAD_TRASH_WAKE)
             pthread_cond_wait(&o->cv, &o->mu);
         if (o->stopping)
             break;
         job *j = o->waiting;
-        o->waiting = j->next;
-        if (!o->waiting)
-            o->waiting_tail = NULL;
+        if (j) {
+            o->waiting = j->next;
+            if (!o->waiting)
+                o->waiting_tail = NULL;
+        }
+        rc_offload_trash *trash = take_trash(o);
         pthread_mutex_unlock(&o->mu);
-        j->work(j->arg, ta->index);
+        if (j)
+            j->work(j->arg, ta->index);
+        empty_trash(trash);
         pthread_mutex_lock(&o->mu);
-        j->next = o->finished;
-        o->finished = j;
-        ev_async_send(o->loop, &o->wake);
+        if (j) {
+            j->next = o->finished;
+            o->finished = j;
+            ev_async_send(o->loop, &o->wake);
+        }
     }
     pthread_mutex_unlock(&o->mu);
     return NULL;
@@ -140,6 +168,21 @@ void rc_offload_submit(rc_offload *o, rc_offload_work_fn work, rc_offload_fn don
     pthread_mutex_unlock(&o->mu);
 }
 
+void rc_offload_dispose(rc_offload *o, rc_offload_trash *item, rc_offload_trash_fn fn)
+{
+    item->fn = fn;
+    if (o->n_threads == 0) {
+        fn(item);
+        return;
+    }
+    pthread_mutex_lock(&o->mu);
+    item->next = o->trash;
+    o->trash = item;
+    if (++o->n_trash == RC_OFFLOAD_TRASH_WAKE)
+        pthread_cond_signal(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+}
+
 long rc_offload_pending(const rc_offload *o)
 {
     return o->pending;
@@ -172,6 +215,7 @@ void rc_offload_free(rc_offload *o)
     ev_async_stop(o->loop, &o->wake);
     free_list(o->waiting);
     free_list(o->finished);
+    empty_trash(o->trash);
     pthread_mutex_destroy(&o->mu);
     pthread_cond_destroy(&o->cv);
     free(o->threads);
