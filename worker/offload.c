@@ -26,8 +26,10 @@ typedef struct thread_arg {
 
 struct rc_offload {
     struct ev_loop *loop;
-    ev_async wake;      /* loop thread */
-    pthread_mutex_t mu; /* guards cv, waiting, finished and stopping */
+    ev_async wake;       /* loop thread */
+    ev_prepare turn_end; /* wakes threads for the jobs of the loop's turn (loop thread) */
+    int owed;            /* jobs submitted this turn, no thread woken for them yet (loop only) */
+    pthread_mutex_t mu;  /* guards cv, waiting, finished and stopping */
     pthread_cond_t cv;
     job *waiting, *waiting_tail; /* FIFO: oldest first */
     job *finished;               /* done() still to run on the loop (any order) */
@@ -113,6 +115,26 @@ static void on_wake(struct ev_loop *loop, ev_async *a, int revents)
         o->after(o->after_arg);
 }
 
+/* The jobs a turn of the loop submitted get their threads woken once, when the turn ends (just
+ * before the loop waits): a wake-up per page was a futex call and a context switch each, and
+ * the pages that finish together (one read of several sockets) now wake a thread once. */
+static void on_turn_end(struct ev_loop *loop, ev_prepare *p, int revents)
+{
+    (void)loop;
+    (void)revents;
+    rc_offload *o = p->data;
+    if (!o->owed)
+        return;
+    pthread_mutex_lock(&o->mu);
+    if (o->owed >= o->n_threads)
+        pthread_cond_broadcast(&o->cv);
+    else
+        for (int i = 0; i < o->owed; i++)
+            pthread_cond_signal(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+    o->owed = 0;
+}
+
 void rc_offload_set_after(rc_offload *o, rc_offload_fn after, void *arg)
 {
     o->after = after;
@@ -128,6 +150,10 @@ rc_offload *rc_offload_new(struct ev_loop *loop, int threads, char *err, size_t 
     ev_async_init(&o->wake, on_wake);
     o->wake.data = o;
     ev_async_start(loop, &o->wake);
+    ev_prepare_init(&o->turn_end, on_turn_end);
+    o->turn_end.data = o;
+    ev_prepare_start(loop, &o->turn_end);
+    ev_unref(loop); /* the prepare alone keeps no loop running */
     o->threads = threads > 0 ? rc_xcalloc((size_t)threads, sizeof(pthread_t)) : NULL;
     o->args = threads > 0 ? rc_xcalloc((size_t)threads, sizeof(thread_arg)) : NULL;
     for (int i = 0; i < threads; i++) {
@@ -164,8 +190,8 @@ void rc_offload_submit(rc_offload *o, rc_offload_work_fn work, rc_offload_fn don
     else
         o->waiting = j;
     o->waiting_tail = j;
-    pthread_cond_signal(&o->cv);
     pthread_mutex_unlock(&o->mu);
+    o->owed++; /* on_turn_end wakes a thread */
 }
 
 void rc_offload_dispose(rc_offload *o, rc_offload_trash *item, rc_offload_trash_fn fn)
@@ -213,6 +239,8 @@ void rc_offload_free(rc_offload *o)
     for (int i = 0; i < o->n_threads; i++)
         pthread_join(o->threads[i], NULL);
     ev_async_stop(o->loop, &o->wake);
+    ev_ref(o->loop);
+    ev_prepare_stop(o->loop, &o->turn_end);
     free_list(o->waiting);
     free_list(o->finished);
     empty_trash(o->trash);

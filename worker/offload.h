@@ -2,12 +2,12 @@
  *
  * One rc_offload owns its threads and an ev_async on the caller's loop. submit() hands a job to
  * the threads; work(arg, thread) runs on one of them, then done(arg) runs back on the loop
- * thread. THREAD is the index of the thread that runs it (0 .. threads - 1; 0 inline), so work
- * can use state that thread alone owns. Jobs start in submission order but finish in any order
- * with more than one thread. Threading: submit() and free() from the loop thread only; work()
- * must touch nothing the loop or another job changes meanwhile (it gets its own copy of what it
- * reads, data the loop only reads, or its thread's own). With threads == 0 the work runs inline
- * inside submit() (then done() too). */
+ * thread. A thread is woken for the jobs when the loop's turn ends (before it waits for events
+ * again), once for all those the turn submitted. THREAD is the index of the thread that runs it (0 .. threads - 1; 0
+ * inline), so work can use state that thread alone owns. Jobs start in submission order but finish in any order with
+ * more than one thread. Threading: submit() and free() from the loop thread only; work() must touch nothing the loop or
+ * another job changes meanwhile (it gets its own copy of what it reads, data the loop only reads, or its thread's own).
+ * With threads == 0 the work runs inline inside submit() (then done() too). */
 #ifndef RC_OFFLOAD_H
 #define RC_OFFLOAD_H
 

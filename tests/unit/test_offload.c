@@ -172,10 +172,48 @@ static void test_dispose(void)
     ev_loop_destroy(loop);
 }
 
+/* Threads are woken for the jobs of a turn of the loop when it ends, not at each submit. */
+static atomic_int deferred_ran;
+
+static void deferred_work(void *arg, int thread)
+{
+    (void)arg;
+    (void)thread;
+    atomic_fetch_add(&deferred_ran, 1);
+}
+
+static void deferred_done(void *arg)
+{
+    struct ev_loop *loop = arg;
+    ev_break(loop, EVBREAK_ALL);
+}
+
+static void test_wake_at_turn_end(void)
+{
+    char err[200];
+    struct ev_loop *loop = ev_loop_new(0);
+    rc_offload *o = rc_offload_new(loop, 1, err, sizeof err);
+    struct timespec ts = {0, 20000000};
+    nanosleep(&ts, NULL); /* the thread is asleep */
+    rc_offload_submit(o, deferred_work, deferred_done, loop);
+    nanosleep(&ts, NULL);
+    RC_CHECK_INT_EQ(atomic_load(&deferred_ran), 0); /* no turn ended yet: not woken */
+    ev_timer guard;
+    ev_timer_init(&guard, on_timeout, 5.0, 0);
+    ev_timer_start(loop, &guard);
+    ev_run(loop, 0);
+    RC_CHECK_INT_EQ(atomic_load(&deferred_ran), 1);
+    RC_CHECK_INT_EQ(rc_offload_pending(o), 0);
+    ev_timer_stop(loop, &guard);
+    rc_offload_free(o);
+    ev_loop_destroy(loop);
+}
+
 int main(void)
 {
     test_threads();
     test_inline();
     test_dispose();
+    test_wake_at_turn_end();
     return rc_test_done("test_offload");
 }
