@@ -125,13 +125,13 @@ static void on_turn_end(struct ev_loop *loop, ev_prepare *p, int revents)
     rc_offload *o = p->data;
     if (!o->owed)
         return;
-    pthread_mutex_lock(&o->mu);
+    /* Without the mutex: the jobs were queued under it, so a thread that found none is a
+     * waiter already; signalled under it, the woken thread would block on it at once. */
     if (o->owed >= o->n_threads)
         pthread_cond_broadcast(&o->cv);
     else
         for (int i = 0; i < o->owed; i++)
             pthread_cond_signal(&o->cv);
-    pthread_mutex_unlock(&o->mu);
     o->owed = 0;
 }
 
