@@ -48,13 +48,15 @@ typedef struct pend_rec {
 } pend_rec;
 
 typedef struct jfile {
-    int fd, ifd;    /* data file and its _id index, both O_APPEND */
-    char *label;    /* "KIND of job CRAWLID", for errors */
-    rc_strmap *ids; /* _ids in the file, NULL until the first redelivery */
-    off_t idx_read; /* index bytes taken into ids */
-    off_t covered;  /* data bytes whose _ids are in ids */
-    int dirty;      /* written since the last fsync (per-batch policy) */
-    rc_buf pend;    /* lines taken, not yet written */
+    int fd, ifd;     /* data file and its _id index, both O_APPEND */
+    char *label;     /* "KIND of job CRAWLID", for errors */
+    rc_strmap *ids;  /* _ids in the file, NULL until the first redelivery */
+    off_t idx_read;  /* index bytes taken into ids */
+    off_t covered;   /* data bytes whose _ids are in ids */
+    int dirty;       /* written since the last fsync (per-batch policy) */
+    off_t end_ok[2]; /* fd's and ifd's size after this sink's last write, which ended a line
+                        (-1: unknown): found again, the end needs no repair */
+    rc_buf pend;     /* lines taken, not yet written */
     pend_rec *recs;
     size_t n_recs, cap_recs;
 } jfile;
@@ -190,6 +192,7 @@ static jfile *open_for(rc_sink *s, const char *crawlid, const char *kind, int *r
     f = rc_xcalloc(1, sizeof *f);
     f->fd = fd;
     f->ifd = ifd;
+    f->end_ok[0] = f->end_ok[1] = -1;
     f->label = rc_xasprintf("%s of job %s", kind, crawlid);
     rc_buf_init(&f->pend);
     rc_strmap_put(s->files, mapkey, f);
@@ -198,11 +201,13 @@ static jfile *open_for(rc_sink *s, const char *crawlid, const char *kind, int *r
 
 /* A file must end with a complete line; a writer killed mid-line left a fragment: cut it off.
  * Returns the (new) size, or -errno. */
-static off_t repair_tail(int fd)
+static off_t repair_tail(int fd, off_t end_ok)
 {
     off_t end = lseek(fd, 0, SEEK_END);
     if (end <= 0)
         return end < 0 ? -errno : 0;
+    if (end == end_ok)
+        return end; /* as this sink left it, a line's end: nobody wrote since (a read per write saved) */
     char buf[4096];
     off_t pos = end;
     while (pos > 0) {
@@ -353,7 +358,7 @@ static size_t gather(jfile *f, off_t end, rc_buf *idx)
  * roll back. */
 static int locked_write(rc_sink *s, jfile *f, char *err, size_t cap)
 {
-    off_t end = repair_tail(f->fd), iend = repair_tail(f->ifd);
+    off_t end = repair_tail(f->fd, f->end_ok[0]), iend = repair_tail(f->ifd, f->end_ok[1]);
     if (end < 0 || iend < 0) {
         snprintf(err, cap, "cannot repair the end of the file: %s", strerror((int)-(end < 0 ? end : iend)));
         return -EIO;
@@ -364,6 +369,8 @@ static int locked_write(rc_sink *s, jfile *f, char *err, size_t cap)
     int r = n ? write_all(f->fd, f->pend.ptr, n) : 0;
     if (r == 0 && idx.len)
         r = write_all(f->ifd, idx.ptr, idx.len);
+    f->end_ok[0] = r == 0 ? end + (off_t)n : -1;
+    f->end_ok[1] = r == 0 ? iend + (off_t)idx.len : -1;
     rc_buf_release(&idx);
     if (r == 0 && n && s->fsync == RC_SINK_FSYNC_RECORD)
         r = sync_file(f);

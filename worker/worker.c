@@ -3,6 +3,7 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <stddef.h>
 #include <arpa/inet.h>
 #include <ev.h>
 #include <hiredis/adapters/libev.h>
@@ -518,6 +519,45 @@ static void lines_free(char **lines, size_t n)
     free(lines);
 }
 
+/* A task's page, made by the parse thread (its record's JSON tree, links, serialised
+ * documents: a few dozen allocations) and given back to a parse thread to free
+ * (rc_offload_dispose): freed on the loop, each went back to the parse thread's arena under
+ * its lock. */
+typedef struct page_box {
+    rc_offload_trash trash; /* first: the box is its trash item */
+    rc_page_result pg;
+    char **lines; /* the documents store_page wrote (freed with the page) */
+    size_t n_lines;
+} page_box;
+
+static rc_page_result *page_new(void)
+{
+    page_box *b = rc_xcalloc(1, sizeof *b);
+    return &b->pg;
+}
+
+static page_box *box_of(rc_page_result *pg)
+{
+    return (page_box *)(void *)((char *)pg - offsetof(page_box, pg));
+}
+
+static void page_box_free(rc_offload_trash *item)
+{
+    page_box *b = (page_box *)(void *)item;
+    rc_page_result_release(&b->pg);
+    lines_free(b->lines, b->n_lines);
+    free(b);
+}
+
+/* The page's serialised documents go with it. */
+static void page_keep_lines(rc_page_result *pg, char **lines, size_t n)
+{
+    page_box *b = box_of(pg);
+    lines_free(b->lines, b->n_lines);
+    b->lines = lines;
+    b->n_lines = n;
+}
+
 /* How many documents a page stores: its record, at a redirect chain's end its first URL's
  * record again, then its items. */
 static size_t page_docs(const rc_page_result *pg)
@@ -544,10 +584,8 @@ static void task_free(task *t)
     rc_fetch_result_free(t->res);
     rc_strv_free(t->sitemaps);
     free(t->revisit);
-    if (t->page) {
-        rc_page_result_release(t->page);
-        free(t->page);
-    }
+    if (t->page)
+        page_box_free(&box_of(t->page)->trash);
     free(t->error);
     free(t->lease);
     free(t->host);
@@ -969,8 +1007,7 @@ static void finish_store(rc_worker *w, task *t)
     t->n_hashes = pg->n_hashes;
     pg->hashes = NULL;
     pg->n_hashes = 0;
-    rc_page_result_release(pg);
-    free(pg);
+    rc_offload_dispose(w->parse, &box_of(pg)->trash, page_box_free);
     t->page = NULL;
     send_complete(w, t);
 }
@@ -1053,7 +1090,7 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
             snprintf(t->sink_err, sizeof t->sink_err, "%s", err);
         }
     }
-    lines_free(lines, n);
+    page_keep_lines(pg, lines, n); /* the sinks copied them: freed with the page */
     free(ids);
     free(docs);
     on_sink_done(t, 0, NULL); /* drop the hold */
@@ -1076,6 +1113,7 @@ static uint64_t jitter(rc_worker *w, uint64_t back_ms)
 static void parse_task(void *arg, int thread)
 {
     task *t = arg;
+    t->page = page_new(); /* in this thread's arena, like all it will hold */
     t->pctx.rules = rc_page_job_rules(&t->job->pj, thread);
     rc_page_process(&t->pctx, t->res, t->page);
     /* Serialised here, off the loop (json_dumps was a tenth of its time); the loop writes the
@@ -1146,7 +1184,7 @@ static void keep_unchanged(rc_worker *w, task *t, const rc_fetch_result *res, ui
     t->revisit = revisit_of(&old, t->rec.digest, t->rec.sitemap ? (uint64_t)t->rec.visited_ms : 0);
     if (t->job->pj.job.warc)
         keep_warc(w, t, res, now);
-    t->page = rc_xcalloc(1, sizeof *t->page);
+    t->page = page_new();
     t->page->items = json_array();
     rc_argv_init(&t->page->links);
     t->ok = 1;
@@ -1277,7 +1315,6 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
         t->pctx.n_sitemaps = n;
     }
     t->res = rc_fetch_result_move(res, t->job->pj.job.warc);
-    t->page = rc_xcalloc(1, sizeof *t->page);
     t->seen_grows = w->seen_grows;
     w->parsing++;
     rc_offload_submit(w->parse, parse_task, on_parsed, t);

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <ev.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,9 +132,88 @@ static void test_inline(void)
     ev_loop_destroy(loop);
 }
 
+/* Disposals: freed on a thread of the pool, never the loop's; the loop is not woken for them;
+ * those no thread took yet are freed by rc_offload_free. */
+typedef struct trash_item {
+    rc_offload_trash trash;
+    pthread_t by;
+} trash_item;
+
+static atomic_int disposed;
+
+static void dispose_item(rc_offload_trash *item)
+{
+    ((trash_item *)(void *)item)->by = pthread_self();
+    atomic_fetch_add(&disposed, 1);
+}
+
+static void test_dispose(void)
+{
+    char err[200];
+    struct ev_loop *loop = ev_loop_new(0);
+    rc_offload *o = rc_offload_new(loop, 2, err, sizeof err);
+    static trash_item items[RC_OFFLOAD_TRASH_WAKE + 3];
+    size_t n = sizeof items / sizeof items[0];
+    for (size_t i = 0; i < RC_OFFLOAD_TRASH_WAKE; i++) /* the last of these wakes a thread */
+        rc_offload_dispose(o, &items[i].trash, dispose_item);
+    for (int tries = 0; tries < 2000 && atomic_load(&disposed) < RC_OFFLOAD_TRASH_WAKE; tries++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    RC_CHECK_INT_EQ(atomic_load(&disposed), RC_OFFLOAD_TRASH_WAKE);
+    for (size_t i = RC_OFFLOAD_TRASH_WAKE; i < n; i++) /* too few to wake one: left for free() */
+        rc_offload_dispose(o, &items[i].trash, dispose_item);
+    rc_offload_free(o);
+    RC_CHECK_INT_EQ(atomic_load(&disposed), (int)n);
+    int on_pool = 0;
+    for (size_t i = 0; i < RC_OFFLOAD_TRASH_WAKE; i++)
+        on_pool += !pthread_equal(items[i].by, pthread_self());
+    RC_CHECK_INT_EQ(on_pool, RC_OFFLOAD_TRASH_WAKE);
+    ev_loop_destroy(loop);
+}
+
+/* Threads are woken for the jobs of a turn of the loop when it ends, not at each submit. */
+static atomic_int deferred_ran;
+
+static void deferred_work(void *arg, int thread)
+{
+    (void)arg;
+    (void)thread;
+    atomic_fetch_add(&deferred_ran, 1);
+}
+
+static void deferred_done(void *arg)
+{
+    struct ev_loop *loop = arg;
+    ev_break(loop, EVBREAK_ALL);
+}
+
+static void test_wake_at_turn_end(void)
+{
+    char err[200];
+    struct ev_loop *loop = ev_loop_new(0);
+    rc_offload *o = rc_offload_new(loop, 1, err, sizeof err);
+    struct timespec ts = {0, 20000000};
+    nanosleep(&ts, NULL); /* the thread is asleep */
+    rc_offload_submit(o, deferred_work, deferred_done, loop);
+    nanosleep(&ts, NULL);
+    RC_CHECK_INT_EQ(atomic_load(&deferred_ran), 0); /* no turn ended yet: not woken */
+    ev_timer guard;
+    ev_timer_init(&guard, on_timeout, 5.0, 0);
+    ev_timer_start(loop, &guard);
+    ev_run(loop, 0);
+    RC_CHECK_INT_EQ(atomic_load(&deferred_ran), 1);
+    RC_CHECK_INT_EQ(rc_offload_pending(o), 0);
+    ev_timer_stop(loop, &guard);
+    rc_offload_free(o);
+    ev_loop_destroy(loop);
+}
+
 int main(void)
 {
     test_threads();
     test_inline();
+    test_dispose();
+    test_wake_at_turn_end();
     return rc_test_done("test_offload");
 }
