@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "frontier.h"
 #include "maintext.h"
 #include "page.h"
 #include "record.h"
@@ -80,9 +81,9 @@ static void print_json_line(json_t *v)
 }
 
 /* The link records the pipeline would push (each followed by its bloom hash values). */
-static size_t print_links(const rc_page_result *out, const rc_sbloom_params *bp, size_t *waiting)
+static size_t print_links(const rc_page_result *out, size_t *waiting)
 {
-    int stride = 1 + (int)rc_sbloom_nhash(bp);
+    int stride = 1 + RC_FRONTIER_BLOOM_K;
     size_t n = 0;
     for (int i = 0; i < out->links.n; i += stride) {
         rc_record rec;
@@ -197,7 +198,7 @@ static int show(const extract_conf *c, const rc_page_job *pj, const rc_maintext_
         json_array_foreach (out.items, i, item)
             print_json_line(item);
     if (c->links)
-        nlinks = print_links(&out, &pj->bp, &waiting);
+        nlinks = print_links(&out, &waiting);
     fprintf(stderr, "redcrawl extract: %s: %s, %zu item%s", page_path,
             json_string_value(json_object_get(out.doc, "charset"))
                 ? json_string_value(json_object_get(out.doc, "charset"))

@@ -64,6 +64,16 @@ static size_t line_job(const redisReply *line)
     return tab ? (size_t)(tab - line->str) : line->len;
 }
 
+/* TABs in a line: its hash values' form (one hex text, or a decimal value each from workers
+ * before it), which one submit.lua call must not mix. */
+static size_t line_tabs(const redisReply *line)
+{
+    size_t n = 0;
+    for (const char *p = line->str, *end = p + line->len; (p = memchr(p, '\t', (size_t)(end - p))) != NULL; p++)
+        n++;
+    return n;
+}
+
 /* Appends a line's record and hash values to a submit vector; how many hash values it had. */
 static int add_line(rc_argv *a, const redisReply *line)
 {
@@ -199,7 +209,8 @@ static int take_off(rc_forward *f, int t, redisReply *const *lines, size_t n)
     return ok ? 0 : -1;
 }
 
-/* Up to max lines of the outbox for shard t, a run of one job per submit.lua call. */
+/* Up to max lines of the outbox for shard t, a run of one job (and one form of hash values)
+ * per submit.lua call. */
 static int64_t forward_to(rc_forward *f, int t, int64_t max)
 {
     char key[300];
@@ -213,9 +224,9 @@ static int64_t forward_to(rc_forward *f, int t, int64_t max)
     size_t n = rep->elements, i = 0;
     int ok = 1;
     while (ok && i < n) {
-        size_t j = i + 1, len = line_job(rep->element[i]);
+        size_t j = i + 1, len = line_job(rep->element[i]), tabs = line_tabs(rep->element[i]);
         while (j < n && line_job(rep->element[j]) == len &&
-               memcmp(rep->element[j]->str, rep->element[i]->str, len) == 0)
+               memcmp(rep->element[j]->str, rep->element[i]->str, len) == 0 && line_tabs(rep->element[j]) == tabs)
             j++;
         ok = submit_run(f, t, rep->element + i, j - i) == 0;
         i = j;

@@ -15,9 +15,10 @@
 void rc_frontier_bloom_args(rc_argv *a, const rc_sbloom_params *bp, const char *url, size_t len)
 {
     uint32_t h[RC_SBLOOM_MAX_K];
+    char hex[RC_SBLOOM_HEX_MAX];
     rc_sbloom_hashes(bp, url, len, h);
-    for (uint32_t i = 0; i < rc_sbloom_nhash(bp); i++)
-        rc_argv_addu(a, h[i]);
+    rc_sbloom_hex(bp, h, hex);
+    rc_argv_addn(a, hex, 8 * rc_sbloom_nhash(bp));
 }
 
 int rc_frontier_job_bloom(rc_redis *r, const char *crawlid, rc_sbloom_params *ret)
@@ -72,7 +73,7 @@ static int submit_batch(rc_redis *r, const rc_job *job, const char *spec, const 
     rc_argv_set(&a, RC_SUBMIT_SPEC, spec);
     rc_argv_seti(&a, RC_SUBMIT_MAX_PAGES, job->max_pages);
     rc_argv_set(&a, RC_SUBMIT_BLOOM, bloom);
-    rc_argv_setu(&a, RC_SUBMIT_K, rc_sbloom_nhash(bp));
+    rc_argv_setu(&a, RC_SUBMIT_K, RC_FRONTIER_BLOOM_K);
     rc_argv_setu(&a, RC_SUBMIT_N, n);
     for (size_t i = 0; i < n; i++) {
         rc_record rec = {.url = (char *)urls[i], .crawlid = job->crawlid, .depth = 0, .priority = job->priority};

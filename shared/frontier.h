@@ -15,7 +15,12 @@ struct rc_job;
 /* Default bound on a job's bloom false-positive rate (all its filters together). */
 #define RC_BLOOM_DEFAULT_FP 1e-9
 
-/* Appends the rc_sbloom_nhash hash values of url (what bloom_add in common.lua takes). */
+/* Arguments rc_frontier_bloom_args appends per URL: the k that complete.lua and submit.lua are
+ * given. Their older form, k > 1 decimal values (one per hash value), is still read. */
+#define RC_FRONTIER_BLOOM_K 1
+
+/* Appends url's hash values as one argument, rc_sbloom_hex's (what bloom_add in common.lua
+ * takes when k is RC_FRONTIER_BLOOM_K). */
 void rc_frontier_bloom_args(rc_argv *a, const rc_sbloom_params *bp, const char *url, size_t len);
 
 /* Creates the job (or extends one with that crawlid) and puts its seeds in the frontier.

@@ -94,6 +94,16 @@ void rc_sbloom_hashes(const rc_sbloom_params *p, const void *key, size_t len, ui
     }
 }
 
+void rc_sbloom_hex(const rc_sbloom_params *p, const uint32_t *h, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    uint32_t n = rc_sbloom_nhash(p);
+    for (uint32_t i = 0; i < n; i++)
+        for (int d = 0; d < 8; d++)
+            *out++ = digits[(h[i] >> (28 - 4 * d)) & 0xf];
+    *out = '\0';
+}
+
 void rc_sbloom_positions(const rc_sbloom_params *p, const rc_sbloom_filter *f, const uint32_t *h, uint64_t *pos)
 {
     uint32_t n = 0, per = RC_SBLOOM_MAX_K / p->groups;

@@ -62,6 +62,13 @@ uint32_t rc_sbloom_nhash(const rc_sbloom_params *p);
 /* The URL's hash values, h[0..rc_sbloom_nhash) (at most RC_SBLOOM_MAX_K), 32 bits each: group
  * g's XXH3-128 (seeded by g) expanded by splitmix64 into one value per hash function. */
 void rc_sbloom_hashes(const rc_sbloom_params *p, const void *key, size_t len, uint32_t *h);
+/* Characters of rc_sbloom_hex's text at most, its NUL included. */
+#define RC_SBLOOM_HEX_MAX (8 * RC_SBLOOM_MAX_K + 1)
+/* The hash values h[0..rc_sbloom_nhash) as one text the scripts decode cheaply (common.lua
+ * bloom_hashes): each as 8 lowercase hex digits, most significant first, back to back, then a
+ * NUL. Sixteen decimal arguments cost Redis an argument object and a strtod each (a fifth of a
+ * new link's bloom time in Lua); one text of fixed-width fields costs one. */
+void rc_sbloom_hex(const rc_sbloom_params *p, const uint32_t *h, char *out);
 /* The bit offsets of a URL in filter f: pos[0..groups x f->k), group g's in [g*mg, (g+1)*mg):
  * g*mg + h[g*nhash/groups + j] mod mg. What common.lua computes. */
 void rc_sbloom_positions(const rc_sbloom_params *p, const rc_sbloom_filter *f, const uint32_t *h, uint64_t *pos);

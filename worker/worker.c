@@ -934,7 +934,7 @@ enum { LINK_FOLLOW, LINK_DENIED, LINK_AWAY };
  * puts them into this shard's outbox for the scheduler to forward. */
 static void add_links(rc_worker *w, task *t, const rc_page_result *pg)
 {
-    size_t k = rc_sbloom_nhash(&t->job->pj.bp), per = 1 + k, n = pg->n_links;
+    size_t k = RC_FRONTIER_BLOOM_K, per = 1 + k, n = pg->n_links;
     int whole = (size_t)pg->links.n == n * per; /* else every link goes as one to follow */
     char *kind = rc_xcalloc((size_t)pg->links.n + 1, 1);
     int *shard = rc_xcalloc((size_t)pg->links.n + 1, sizeof *shard);

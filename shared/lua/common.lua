@@ -384,18 +384,44 @@ local function bloom_has(st, f, h)
   return true
 end
 
--- Check-and-set of the URL whose hash values are at ARGV[i..] (the client's k says how many;
--- unused here). Older filters are only read (newest first: it holds the most URLs); the newest
--- is set by one BITFIELD that returns the old bits. New when a bit was clear everywhere. The
--- values are read once per URL, not once per filter, and the bits' offsets go to Redis as
--- integers written by string.format: Redis 7.0 writes a Lua number argument with "%.17g", and
--- strtod and printf's float formatting were a sixth of its time in a crawl.
-local function bloom_add(crawlid, i, _)
-  local st = bloom_open(crawlid)
+-- The URL's hash values h[0..] from ARGV[i..]: k = 1 is rc_sbloom_hex's one text (8 hex
+-- digits a value: a substring and a strtoul each, and one argument, not sixteen); k > 1 is the
+-- older form, one decimal argument a value (a strtod each). A text of the wrong length or not
+-- hex is an error, never bits set at made-up offsets.
+local function bloom_hashes(st, i, k)
   local h = {}
+  local per = math.floor(BLOOM_MAX_K / st.groups)
+  if k == 1 then
+    local s = ARGV[i]
+    local n = per * st.groups
+    if #s ~= 8 * n then
+      error('bloom: hash text of ' .. #s .. ' characters, not ' .. 8 * n)
+    end
+    local sub = string.sub
+    for j = 0, n - 1 do
+      local v = tonumber(sub(s, 8 * j + 1, 8 * j + 8), 16)
+      if not v then
+        error('bloom: hash text is not hex: ' .. sub(s, 8 * j + 1, 8 * j + 8))
+      end
+      h[j] = v
+    end
+    return h
+  end
   for j = 0, BLOOM_MAX_K - 1 do
     h[j] = tonumber(ARGV[i + j])
   end
+  return h
+end
+
+-- Check-and-set of the URL whose hash values are at ARGV[i..] (k arguments: bloom_hashes).
+-- Older filters are only read (newest first: it holds the most URLs); the newest is set by one
+-- BITFIELD that returns the old bits. New when a bit was clear everywhere. The values are read
+-- once per URL, not once per filter, and the bits' offsets go to Redis as
+-- integers written by string.format: Redis 7.0 writes a Lua number argument with "%.17g", and
+-- strtod and printf's float formatting were a sixth of its time in a crawl.
+local function bloom_add(crawlid, i, k)
+  local st = bloom_open(crawlid)
+  local h = bloom_hashes(st, i, k)
   for fi = st.n - 2, 0, -1 do
     if bloom_has(st, bloom_filter(st, fi), h) then
       return false

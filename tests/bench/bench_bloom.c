@@ -1084,7 +1084,7 @@ static void part_main(bench *b)
         rc_argv_set(&a, RC_SUBMIT_SPEC, "{\"spiderid\":\"link\"}");
         rc_argv_set(&a, RC_SUBMIT_MAX_PAGES, "0");
         rc_argv_set(&a, RC_SUBMIT_BLOOM, bloom);
-        rc_argv_setu(&a, RC_SUBMIT_K, rc_sbloom_nhash(&sp));
+        rc_argv_setu(&a, RC_SUBMIT_K, RC_FRONTIER_BLOOM_K);
         rc_argv_setu(&a, RC_SUBMIT_N, cnt);
         for (size_t i = done; i < done + cnt; i++) {
             char *rec = rc_xasprintf("{\"url\":\"%s\",\"crawlid\":\"real\",\"priority\":0,\"depth\":0}",
@@ -1480,7 +1480,7 @@ static grow_res grow_run(bench *b, const char *cid, const rc_bloom_params *fixed
         rc_sbloom_params_encode(sp, params, sizeof params);
         freeReplyObject(cmd(b, "HSET " PREFIX "job:%s bloom %s", cid, params));
     }
-    uint32_t per = fixed ? 2 * rc_bloom_npos(fixed) : rc_sbloom_nhash(sp);
+    uint32_t per = fixed ? 2 * rc_bloom_npos(fixed) : RC_FRONTIER_BLOOM_K;
     rc_argv a;
     rc_argv_init(&a);
     double c0 = redis_cpu(b), t0 = now_s();

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "argv.h"
+#include "frontier.h"
 #include "rc_test.h"
 #include "rc_test_redis.h"
 #include "redis.h"
@@ -403,6 +404,98 @@ static void test_bloom_sizes(rc_redis *r)
     check_bloom_sizes(r, "BNEW", "sbf:1024:1e-06:1:65536", 3000, 3);
 }
 
+/* submit.lua with n URLs' hash values in one form: k = 1, rc_frontier_bloom_args's hex text,
+ * or the older decimal values (k = nhash). Returns the reply's added, -1 on an error reply. */
+static long long submit_form(rc_redis *r, const char *crawlid, const char *params, int n, int hex)
+{
+    rc_sbloom_params bp;
+    rc_sbloom_params_parse(params, &bp);
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_set(&a, RC_SUBMIT_CRAWLID, crawlid);
+    rc_argv_set(&a, RC_SUBMIT_SPEC, "{}");
+    rc_argv_seti(&a, RC_SUBMIT_MAX_PAGES, 0);
+    rc_argv_set(&a, RC_SUBMIT_BLOOM, params);
+    rc_argv_setu(&a, RC_SUBMIT_K, hex ? RC_FRONTIER_BLOOM_K : rc_sbloom_nhash(&bp));
+    rc_argv_seti(&a, RC_SUBMIT_N, n);
+    for (int i = 0; i < n; i++) {
+        char rec[80], url[40];
+        snprintf(url, sizeof url, "http://f.test/%d", i);
+        snprintf(rec, sizeof rec, "%s 0 5 0 %s", crawlid, url);
+        rc_argv_add(&a, rec);
+        if (hex) {
+            rc_frontier_bloom_args(&a, &bp, url, strlen(url));
+            continue;
+        }
+        uint32_t h[RC_SBLOOM_MAX_K];
+        rc_sbloom_hashes(&bp, url, strlen(url), h);
+        for (uint32_t j = 0; j < rc_sbloom_nhash(&bp); j++)
+            rc_argv_addu(&a, h[j]);
+    }
+    redisReply *rep = rc_redis_eval(r, RC_LUA_SUBMIT, NOW, &a);
+    rc_argv_release(&a);
+    long long added = rep && rep->type == REDIS_REPLY_ARRAY ? rep->element[0]->integer : -1;
+    if (rep)
+        freeReplyObject(rep);
+    return added;
+}
+
+/* A bitmap's bytes as hex, to compare two (malloc'd; "" when the key is absent). */
+static char *bitmap_of(rc_redis *r, const char *crawlid, uint32_t i)
+{
+    redisReply *rep = rc_redis_cmd(r, "GET rc:bloom:%s:%u", crawlid, i);
+    size_t len = rep && rep->type == REDIS_REPLY_STRING ? rep->len : 0;
+    char *out = rc_xcalloc(2 * len + 1, 1);
+    for (size_t j = 0; j < len; j++)
+        snprintf(out + 2 * j, 3, "%02x", (unsigned char)rep->str[j]);
+    if (rep)
+        freeReplyObject(rep);
+    return out;
+}
+
+/* The hex text sets exactly the bits the decimal values set, in every filter and with groups
+ * (a wrong decoding puts bits elsewhere, and the URLs would be found again as new). */
+static void test_bloom_hex(rc_redis *r)
+{
+    const char *params[] = {"sbf:1024:1e-06:1:65536", "sbf:1024:0.001:3:65536"};
+    for (int p = 0; p < 2; p++) {
+        char dec[16], hex[16];
+        snprintf(dec, sizeof dec, "HDEC%d", p);
+        snprintf(hex, sizeof hex, "HHEX%d", p);
+        /* The same URLs new in both (a false positive or two at 1e-3 alike). */
+        long long d = submit_form(r, dec, params[p], 1500, 0);
+        RC_CHECK(d >= 1490);
+        RC_CHECK_INT_EQ(submit_form(r, hex, params[p], 1500, 1), d);
+        RC_CHECK_INT_EQ(submit_form(r, hex, params[p], 1500, 1), 0); /* all seen, in either form */
+        RC_CHECK_INT_EQ(submit_form(r, hex, params[p], 1500, 0), 0);
+        long long nf = cmd_int(r, "HGET rc:job:%s %s", dec, "bloom_filters");
+        RC_CHECK(nf >= 2); /* older filters read, the newest set */
+        RC_CHECK_INT_EQ(cmd_int(r, "HGET rc:job:%s %s", hex, "bloom_filters"), nf);
+        for (uint32_t i = 0; i < (uint32_t)nf; i++) {
+            char *a = bitmap_of(r, dec, i), *b = bitmap_of(r, hex, i);
+            RC_CHECK(strlen(a) > 0 && strcmp(a, b) == 0);
+            free(a);
+            free(b);
+        }
+    }
+    /* A text of the wrong length is an error, not bits set somewhere. */
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_set(&a, RC_SUBMIT_CRAWLID, "HBAD");
+    rc_argv_set(&a, RC_SUBMIT_SPEC, "{}");
+    rc_argv_seti(&a, RC_SUBMIT_MAX_PAGES, 0);
+    rc_argv_set(&a, RC_SUBMIT_BLOOM, params[0]);
+    rc_argv_setu(&a, RC_SUBMIT_K, RC_FRONTIER_BLOOM_K);
+    rc_argv_seti(&a, RC_SUBMIT_N, 1);
+    rc_argv_add(&a, "HBAD 0 5 0 http://f.test/bad");
+    rc_argv_add(&a, "deadbeef");
+    redisReply *rep = rc_redis_eval(r, RC_LUA_SUBMIT, NOW, &a);
+    rc_argv_release(&a);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_ERROR);
+    if (rep)
+        freeReplyObject(rep);
+}
+
 int main(void)
 {
     rc_redis *r = rc_test_redis_open(&redis, "frontier");
@@ -414,6 +507,7 @@ int main(void)
     test_other_job(r);
     test_stop(r);
     test_bloom_sizes(r);
+    test_bloom_hex(r);
     test_new_host(r);
     rc_redis_free(r);
     rc_test_redis_cleanup(&redis);

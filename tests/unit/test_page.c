@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bloom.h"
+#include "frontier.h"
 #include "response.h"
 #include "job.h"
 #include "page.h"
@@ -71,11 +72,11 @@ static void run(env *e, rc_record *rec, rc_fetch_result *res, rc_page_result *ou
 }
 
 /* The link records pushed, as "url depth" strings joined by spaces. */
-static char *links_of(const rc_page_result *r, const rc_sbloom_params *bp)
+static char *links_of(const rc_page_result *r)
 {
     rc_buf b;
     rc_buf_init(&b);
-    int stride = 1 + (int)rc_sbloom_nhash(bp);
+    int stride = 1 + RC_FRONTIER_BLOOM_K;
     for (int i = 0; i < r->links.n; i += stride) {
         rc_record rec;
         if (rc_record_parse(r->links.v[i], r->links.len[i], &rec) == 0) {
@@ -99,7 +100,7 @@ static void test_links_scope_filters_seen(void)
     rc_seen_add(e.seen, rc_bloom_hash64("c\nhttp://b.site.test/", strlen("c\nhttp://b.site.test/")));
     rc_page_result out;
     run(&e, &rec, &res, &out);
-    char *links = links_of(&out, &e.pj.bp);
+    char *links = links_of(&out);
     RC_CHECK_STR_EQ(links, "http://a.site.test/dir/x@2 http://a.site.test/y@2 http://a.site.test/s@2");
     free(links);
     RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "title")), "T one");
@@ -128,7 +129,7 @@ static void test_link_to_itself_not_sent(void)
     rc_fetch_result res = {.ok = 1, .status = 200, .content_type = "text/html", .body = html, .body_len = strlen(html)};
     rc_page_result out;
     run(&e, &rec, &res, &out);
-    char *links = links_of(&out, &e.pj.bp);
+    char *links = links_of(&out);
     RC_CHECK_STR_EQ(links, "http://a.site.test/p/2@1");
     free(links);
     RC_CHECK_INT_EQ(out.n_hashes, out.n_links);
@@ -146,7 +147,7 @@ static void test_chain_scope_and_end(void)
     rc_fetch_result res = {.ok = 1, .status = 301, .redirect_url = "http://other.test/y"};
     rc_page_result out;
     run(&e, &rec, &res, &out);
-    char *links = links_of(&out, &e.pj.bp);
+    char *links = links_of(&out);
     RC_CHECK_STR_EQ(links, "http://other.test/y@0");
     free(links);
     rc_record hop;
@@ -209,7 +210,7 @@ static void test_noindex_and_meta_refresh(void)
     RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "noindex")), "meta robots noindex");
     RC_CHECK(json_object_get(out.doc, "text") == NULL && out.digest[0] == '\0');
     RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "redirect_kind")), "meta refresh");
-    char *links = links_of(&out, &e.pj.bp);
+    char *links = links_of(&out);
     RC_CHECK_STR_EQ(links, "http://a.site.test/q@1"); /* like a redirect: the same depth */
     free(links);
     rc_page_result_release(&out);
@@ -257,7 +258,7 @@ static void test_redirect_and_errors(void)
     rc_fetch_result res = {.ok = 1, .status = 301, .redirect_url = "http://A.site.test:80/new#x"};
     rc_page_result out;
     run(&e, &rec, &res, &out);
-    char *links = links_of(&out, &e.pj.bp);
+    char *links = links_of(&out);
     RC_CHECK_STR_EQ(links, "http://a.site.test/new@2"); /* same depth, even at maxdepth */
     free(links);
     RC_CHECK_STR_EQ(json_string_value(json_object_get(out.doc, "redirect_to")), "http://a.site.test/new");
@@ -369,7 +370,7 @@ static void test_fast_path_same_record(void)
         run(&e, &rec, &res, &out);
         json_object_del(out.doc, "text_digest");
         docs[k] = json_dumps(out.doc, JSON_COMPACT | JSON_SORT_KEYS);
-        links[k] = links_of(&out, &e.pj.bp);
+        links[k] = links_of(&out);
         rc_page_result_release(&out);
         env_release(&e);
     }
@@ -409,7 +410,7 @@ static char *conc_answer(env *e, const rc_rules *rules)
     rc_page_result out;
     run_with(e, rules, &rec, &res, &out);
     char *items = json_dumps(out.items, JSON_COMPACT | JSON_SORT_KEYS);
-    char *links = links_of(&out, &e->pj.bp);
+    char *links = links_of(&out);
     char *s = rc_xasprintf("%s|%s|%s", json_string_value(json_object_get(out.doc, "title")), items, links);
     free(items);
     free(links);

@@ -187,6 +187,21 @@ int main(void)
         }
     RC_CHECK(ok);
 
+    /* The hash values' text (what the scripts decode): 8 hex digits each, high first. */
+    char hex[RC_SBLOOM_HEX_MAX];
+    uint32_t hv[RC_SBLOOM_MAX_K] = {0xdeadbeefu, 1u, 0xffffffffu, 0x0a0b0c0du};
+    rc_sbloom_params hp;
+    RC_CHECK_INT_EQ(rc_sbloom_params_for(0, 1e-6, 4, &hp), 0);
+    rc_sbloom_hex(&hp, hv, hex);
+    RC_CHECK_INT_EQ(strlen(hex), 8 * rc_sbloom_nhash(&hp));
+    RC_CHECK(strncmp(hex, "deadbeef00000001ffffffff0a0b0c0d00000000", 40) == 0);
+    for (uint32_t j = 0; j < rc_sbloom_nhash(&hp); j++) {
+        char one[9];
+        memcpy(one, hex + 8 * j, 8);
+        one[8] = '\0';
+        RC_CHECK(strtoul(one, NULL, 16) == hv[j]);
+    }
+
     /* Text form. */
     char txt[64];
     rc_sbloom_params q;
