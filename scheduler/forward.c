@@ -225,6 +225,11 @@ static int64_t forward_to(rc_forward *f, int t, int64_t max)
     return ok ? (int64_t)n : -1;
 }
 
+rc_redis *rc_forward_conn(rc_forward *f, int shard)
+{
+    return shard >= 0 && shard < f->shards && f->to[shard] ? f->to[shard] : f->own;
+}
+
 int64_t rc_forward_run(rc_forward *f, int64_t max)
 {
     int64_t moved = 0;
