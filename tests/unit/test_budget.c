@@ -1,9 +1,11 @@
 /* test_budget.c - one max_pages for a job over a sharded keyspace's shards, against a real
  * redis-server (started here on a unix socket in a temp dir, stopped by pid), two shards'
- * prefixes side by side as on a plain Redis: shard 0's pool (budget.lua) never gives out more
- * than the total, gives small shares near the end, takes back what a shard gives back and says
- * gone only when no shard holds allowance it did not use, and budgets.lua lists and trims a
- * shard's allowances. */
+ * prefixes side by side as on a plain Redis: submit.lua makes a sharded job's allowance 0 with
+ * the job's total as its budget (and an unsharded job as ever), take.lua holds a URL over the
+ * allowance while it may grow and drops it once the budget is gone, shard 0's pool (budget.lua)
+ * never gives out more than the total, gives small shares near the end, takes back what a
+ * shard gives back and says gone only when no shard holds allowance it did not use, and
+ * budgets.lua / allow.lua list, trim and set a shard's allowances. */
 #include <hiredis/hiredis.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,105 @@ static long long get_int(rc_redis *r, const char *fmt, const char *a, const char
     if (rep)
         freeReplyObject(rep);
     return v;
+}
+
+/* submit.lua for job J without seeds, with max_pages. */
+static void submit(rc_redis *r, int max_pages)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_set(&a, RC_SUBMIT_CRAWLID, "J");
+    rc_argv_set(&a, RC_SUBMIT_SPEC, "{}");
+    rc_argv_seti(&a, RC_SUBMIT_MAX_PAGES, max_pages);
+    rc_argv_set(&a, RC_SUBMIT_BLOOM, "sbf:1024:1e-06:1");
+    rc_argv_seti(&a, RC_SUBMIT_K, 16);
+    rc_argv_seti(&a, RC_SUBMIT_N, 0);
+    redisReply *rep = rc_redis_eval(r, RC_LUA_SUBMIT, 1000, &a);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY);
+    if (rep)
+        freeReplyObject(rep);
+    rc_argv_release(&a);
+}
+
+/* A sharded job's max_pages is an allowance from 0, its total kept as budget and the job
+ * listed for its scheduler; an unsharded job's max_pages is as ever. */
+static void test_submit(rc_redis *plain, rc_redis *s1)
+{
+    submit(plain, 40);
+    RC_CHECK_INT_EQ(get_int(plain, "HGET rc:job:J %s%s", "max_pages", ""), 40);
+    RC_CHECK_INT_EQ(get_int(plain, "HEXISTS rc:job:J %s%s", "budget", ""), 0);
+    RC_CHECK_INT_EQ(get_int(plain, "EXISTS rc:budgets%s%s", "", ""), 0);
+    submit(s1, 40);
+    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "max_pages", ""), 0);
+    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "budget", ""), 40);
+    RC_CHECK_INT_EQ(get_int(s1, "SISMEMBER " S1 "budgets %s%s", "J", ""), 1);
+    cmd(s1, "DEL " S1 "job:J " S1 "budgets " S1 "jobs%s%s%s", "", "", "");
+    submit(s1, 0); /* no cap: nothing shared */
+    RC_CHECK_INT_EQ(get_int(s1, "HEXISTS " S1 "job:J %s%s", "budget", ""), 0);
+    cmd(s1, "FLUSHALL%s%s%s", "", "", "");
+}
+
+/* take.lua for w1 at now: the leases it gave. */
+static size_t take(rc_redis *r, uint64_t now)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_set(&a, RC_TAKE_WORKER, "w1");
+    rc_argv_seti(&a, RC_TAKE_MAX, 10);
+    rc_argv_seti(&a, RC_TAKE_LEASE_MS, 60000);
+    redisReply *rep = rc_redis_eval(r, RC_LUA_TAKE, now, &a);
+    rc_argv_release(&a);
+    size_t n = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 3 ? rep->element[0]->elements : 999;
+    RC_CHECK(n != 999);
+    if (rep)
+        freeReplyObject(rep);
+    return n;
+}
+
+static void allow(rc_redis *r, int allowance, int gone)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_set(&a, RC_ALLOW_CRAWLID, "J");
+    rc_argv_seti(&a, RC_ALLOW_ALLOWANCE, allowance);
+    rc_argv_seti(&a, RC_ALLOW_GONE, gone);
+    redisReply *rep = rc_redis_eval(r, RC_LUA_ALLOW, 1000, &a);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 1);
+    if (rep)
+        freeReplyObject(rep);
+    rc_argv_release(&a);
+}
+
+/* Over its allowance a sharded job's URL stays queued (its host due again later) while the
+ * allowance may grow; within it, it is taken; once the budget is gone, it is dropped. */
+static void test_take_holds(rc_redis *s1)
+{
+    submit(s1, 5);
+    cmd(s1, "HSET " S1 "job:J state running pending %s%s%s", "2", "", "");
+    cmd(s1, "ZADD " S1 "workers 1 %s%s%s", "w1", "", "");
+    cmd(s1, "ZADD " S1 "ready:w1 0 %s 0 %s%s", "h1", "h2", "");
+    cmd(s1, "ZADD " S1 "hjobs:h1 0 %s%s%s", "J", "", "");
+    cmd(s1, "ZADD " S1 "hjobs:h2 0 %s%s%s", "J", "", "");
+    cmd(s1, "ZADD " S1 "q:J:h1 1 %s%s%s", "J 0 1 0 http://h1/a", "", "");
+    cmd(s1, "ZADD " S1 "q:J:h2 1 %s%s%s", "J 0 1 0 http://h2/a", "", "");
+    RC_CHECK_INT_EQ(take(s1, 1000), 0); /* allowance 0: both held */
+    RC_CHECK_INT_EQ(get_int(s1, "ZCARD " S1 "q:J:%s%s", "h1", ""), 1);
+    RC_CHECK_INT_EQ(get_int(s1, "ZCARD " S1 "q:J:%s%s", "h2", ""), 1);
+    RC_CHECK_INT_EQ(get_int(s1, "ZSCORE " S1 "ready:w1 %s%s", "h1", ""), 1500);
+    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "dropped", ""), 0);
+    RC_CHECK_INT_EQ(take(s1, 1200), 0); /* not due yet */
+    allow(s1, 1, 0);
+    RC_CHECK_INT_EQ(take(s1, 2000), 1); /* one within the allowance, the other held */
+    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "started", ""), 1);
+    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "dropped", ""), 0);
+    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "pending", ""), 2);
+    allow(s1, 1, 1); /* gone for good: dropped as a job over its max_pages */
+    RC_CHECK_INT_EQ(get_int(s1, "SISMEMBER " S1 "budgets %s%s", "J", ""), 0);
+    RC_CHECK_INT_EQ(take(s1, 3000), 0);
+    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "dropped", ""), 1);
+    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "pending", ""), 1);
+    RC_CHECK_INT_EQ(get_int(s1, "EXISTS " S1 "q:J:%s%s", "h1", "") + get_int(s1, "EXISTS " S1 "q:J:%s%s", "h2", ""), 0);
+    cmd(s1, "FLUSHALL%s%s%s", "", "", "");
 }
 
 /* budget.lua: shard's ask of the pool; *gone set from the reply. Returns its allowance. */
@@ -147,6 +248,8 @@ int main(void)
     rc_redis *s1 = rc_redis_new(redis.url, S1, err, sizeof err);
     RC_CHECK(s0 && s1);
     if (s0 && s1) {
+        test_submit(plain, s1);
+        test_take_holds(s1);
         test_pool(s0);
         test_budgets(s1);
     }
