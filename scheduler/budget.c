@@ -59,6 +59,7 @@ static int settle(rc_budget *b, redisReply *const *e)
     rc_argv_init(&a);
     rc_argv_setn(&a, RC_ALLOW_CRAWLID, e[0]->str, e[0]->len);
     rc_argv_seti(&a, RC_ALLOW_ALLOWANCE, rc_reply_int(rep->element[0], 0));
+    rc_argv_seti(&a, RC_ALLOW_USED, rc_reply_int(e[3], 0));
     rc_argv_seti(&a, RC_ALLOW_GONE, rc_reply_int(rep->element[1], 0));
     freeReplyObject(rep);
     rep = rc_redis_eval(rc_forward_conn(b->fwd, b->shard), RC_LUA_ALLOW, rc_now_ms(), &a);

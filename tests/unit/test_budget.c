@@ -101,6 +101,7 @@ static void allow(rc_redis *r, int allowance, int gone)
     rc_argv_init(&a);
     rc_argv_set(&a, RC_ALLOW_CRAWLID, "J");
     rc_argv_seti(&a, RC_ALLOW_ALLOWANCE, allowance);
+    rc_argv_seti(&a, RC_ALLOW_USED, 0);
     rc_argv_seti(&a, RC_ALLOW_GONE, gone);
     redisReply *rep = rc_redis_eval(r, RC_LUA_ALLOW, 1000, &a);
     RC_CHECK(rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 1);
@@ -186,6 +187,13 @@ static void test_pool(rc_redis *s0)
     RC_CHECK_INT_EQ(gone, 0);
     RC_CHECK_INT_EQ(ask(s0, 0, 8, 8, 256, &gone), 9);
     RC_CHECK_INT_EQ(gone, 0);
+    RC_CHECK_INT_EQ(ask(s0, 0, 9, 8, 256, &gone), 9); /* it has 1 of its own to use first */
+    RC_CHECK_INT_EQ(gone, 0);
+    RC_CHECK_INT_EQ(ask(s0, 0, 9, 9, 256, &gone), 9);
+    RC_CHECK_INT_EQ(gone, 1);
+    RC_CHECK_INT_EQ(ask(s0, 1, 1, 0, 256, &gone), 1); /* gone stays gone, for every shard */
+    RC_CHECK_INT_EQ(gone, 1);
+    RC_CHECK_INT_EQ(ask(s0, 1, 0, 0, 0, &gone), 0); /* a give-back after it: not handed out again */
     RC_CHECK_INT_EQ(ask(s0, 0, 9, 9, 256, &gone), 9);
     RC_CHECK_INT_EQ(gone, 1);
     RC_CHECK_INT_EQ(get_int(s0, "HGET " S0 "budget:J %s%s", "total", ""), 10);
@@ -228,7 +236,12 @@ static void test_budgets(rc_redis *s1)
         freeReplyObject(rep);
     RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:B %s%s", "max_pages", ""), 2);
     RC_CHECK_INT_EQ(get_int(s1, "SISMEMBER " S1 "budgets %s%s", "C", ""), 0);
-    cmd(s1, "HSET " S1 "job:B budget_told %s%s%s", "2", "", ""); /* as allow.lua does */
+    cmd(s1, "HSET " S1 "job:B budget_told 2 budget_used %s%s%s", "1", "", ""); /* told when it had used 1 */
+    rep = budgets(s1); /* it used 2 since: the pool must hear it, or others wait for that 1 */
+    RC_CHECK_INT_EQ(rep ? rep->elements : 9, 2);
+    if (rep)
+        freeReplyObject(rep);
+    cmd(s1, "HSET " S1 "job:B budget_told 2 budget_used %s%s%s", "2", "", ""); /* as allow.lua does */
     cmd(s1, "HSET " S1 "job:A budget_gone %s%s%s", "1", "", "");
     rep = budgets(s1);
     RC_CHECK_INT_EQ(rep ? rep->elements : 9, 0);
