@@ -91,14 +91,15 @@ static int add_line(rc_argv *a, const redisReply *line)
 }
 
 /* The job's spec, max_pages and bloom here, for submit.lua there (which makes the job there
- * with them when new). 0, 1 when the job is no longer running here (its links are dropped), -1
- * when this shard cannot be read. */
+ * with them when new): its max_pages the job's whole budget (budget), not this shard's
+ * allowance. 0, 1 when the job is no longer running here (its links are dropped), -1 when this
+ * shard cannot be read. */
 static int job_fields(rc_forward *f, const char *crawlid, rc_argv *a)
 {
     char key[300];
-    redisReply *rep = rc_redis_cmd(f->own, "HMGET %s spec max_pages bloom state",
+    redisReply *rep = rc_redis_cmd(f->own, "HMGET %s spec max_pages bloom state budget",
                                    rc_redis_key(f->own, key, sizeof key, "job:%s", crawlid));
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 4) {
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 5) {
         if (rep)
             freeReplyObject(rep);
         return -1;
@@ -109,7 +110,8 @@ static int job_fields(rc_forward *f, const char *crawlid, rc_argv *a)
     if (!gone) {
         rc_argv_set(a, RC_SUBMIT_CRAWLID, crawlid);
         rc_argv_set(a, RC_SUBMIT_SPEC, e[0]->str);
-        rc_argv_set(a, RC_SUBMIT_MAX_PAGES, e[1]->type == REDIS_REPLY_STRING ? e[1]->str : "0");
+        const redisReply *max = e[4]->type == REDIS_REPLY_STRING ? e[4] : e[1];
+        rc_argv_set(a, RC_SUBMIT_MAX_PAGES, max->type == REDIS_REPLY_STRING ? max->str : "0");
         rc_argv_set(a, RC_SUBMIT_BLOOM, e[2]->type == REDIS_REPLY_STRING ? e[2]->str : "");
     }
     freeReplyObject(rep);
@@ -234,6 +236,11 @@ static int64_t forward_to(rc_forward *f, int t, int64_t max)
     ok = ok && (n == 0 || take_off(f, t, rep->element, n) == 0);
     freeReplyObject(rep);
     return ok ? (int64_t)n : -1;
+}
+
+rc_redis *rc_forward_conn(rc_forward *f, int shard)
+{
+    return shard >= 0 && shard < f->shards && f->to[shard] ? f->to[shard] : f->own;
 }
 
 int64_t rc_forward_run(rc_forward *f, int64_t max)

@@ -25,6 +25,9 @@ rc_forward *rc_forward_new(const char *url, const char *base, int shard, int sha
  * take them now: they stay in the outbox (said once until it works again) for the next call. */
 int64_t rc_forward_run(rc_forward *f, int64_t max);
 
+/* The connection to shard SHARD (this shard's own for its number). */
+struct rc_redis *rc_forward_conn(rc_forward *f, int shard);
+
 void rc_forward_free(rc_forward *f);
 
 #endif

@@ -27,6 +27,7 @@
 #include "wake.h"
 #include "wrr.h"
 #include "metrics.h"
+#include "budget.h"
 #include "forward.h"
 #include "sched_metrics.h"
 #include "shard.h"
@@ -82,7 +83,8 @@ struct rc_scheduler {
     uint64_t moved_ms;         /* rc_redis_moved_ms when last seen: a new node's run_id is no restart */
     rc_wake *wake;             /* nudged when seeds arrive in an empty frontier; NULL = poll only */
     uint64_t last_dispatch_ms;
-    rc_forward *fwd; /* a sharded keyspace: this shard's outboxes to the others; NULL = one keyspace */
+    rc_forward *fwd;   /* a sharded keyspace: this shard's outboxes to the others; NULL = one keyspace */
+    rc_budget *budget; /* a sharded keyspace: its jobs' max_pages allowances; NULL = one keyspace */
 };
 
 /* Said once when Redis starts refusing the dispatch (at maxmemory: assign.lua is refused
@@ -969,6 +971,8 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
     }
     if (s->leader && s->fwd && rc_forward_run(s->fwd, s->conf->batch) >= s->conf->batch)
         next = 0; /* an outbox held more: go again at once */
+    if (s->leader && s->budget)
+        rc_budget_run(s->budget, now);
     if (s->refused && !refreshed) {
         next = 1.0 - (double)(now - s->last_refresh_ms) / 1000.0; /* refused: dispatch once a second */
     } else if (s->leader && rc_strmap_count(s->workers) > 0) {
@@ -1001,6 +1005,7 @@ rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, 
     s->conf = conf;
     s->r = r;
     s->fwd = fwd;
+    s->budget = fwd ? rc_budget_new(fwd, (int)conf->shard, shards) : NULL;
     rc_process_id(s->id, sizeof s->id);
     s->wrr = rc_wrr_new();
     s->owners = rc_strmap_new();
@@ -1085,6 +1090,7 @@ void rc_scheduler_free(rc_scheduler *s)
     rc_strmap_free(s->blacklist, NULL);
     rc_strmap_free(s->draining, free_worker);
     rc_wake_free(s->wake);
+    rc_budget_free(s->budget);
     rc_forward_free(s->fwd);
     rc_redis_free(s->r);
     free(s);

@@ -25,6 +25,9 @@ typedef enum rc_lua_id {
     RC_LUA_FRONTIER,
     RC_LUA_STEP,
     RC_LUA_FORWARD,
+    RC_LUA_BUDGET,
+    RC_LUA_BUDGETS,
+    RC_LUA_ALLOW,
     RC_LUA_COUNT
 } rc_lua_id;
 

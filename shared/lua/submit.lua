@@ -19,6 +19,14 @@ if not state then
   local spec_t = (ok and type(sp) == 'table') and sp or {}
   redis.call('HSET', jk, 'spiderid', spec_t.spiderid or 'link', 'appid', spec_t.appid or '',
     'domain_max_pages', tonumber(spec_t.domain_max_pages) or 0)
+  -- A sharded keyspace (its prefix carries a shard's tag, shared/shard.c): max_pages is the
+  -- whole job's, a budget in shard 0 (budget.lua) that this shard's leading scheduler draws its
+  -- part of the job's allowance from (budgets.lua, allow.lua); take holds what is over it.
+  local total = tonumber(max_pages) or 0
+  if total > 0 and string.find(P, '{s%d+%.%d+}') then
+    redis.call('HSET', jk, 'max_pages', 0, 'budget', total)
+    redis.call('SADD', K('budgets'), crawlid)
+  end
 end
 local added = frontier_push_new(crawlid, A_REST, n, k, function(member)
   local rec = rec_decode(member)

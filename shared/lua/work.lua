@@ -15,6 +15,8 @@ local BACK = {idle = {}, ready = {}}
 -- listed already, and whether any blacklist or domain rate exists at all (take_urls looks them
 -- up per domain label otherwise: seven calls a URL on a fleet that has neither).
 local JOB = {}
+-- How long a host waits whose turn is a sharded job's URL over its allowance (take_urls).
+local BUDGET_WAIT_MS = 500
 local NOTED = {}
 local ANY = {}
 
@@ -59,14 +61,16 @@ local function tally_flush()
 end
 
 -- The job's fields a call needs, read once: state, max_pages, started (kept current by this
--- call's own takes and releases), domain_max_pages, spiderid. A job no longer there reads as
--- {state = nil}.
+-- call's own takes and releases), domain_max_pages, spiderid, and in a sharded keyspace whether
+-- max_pages is an allowance that may still grow (budget, not budget_gone: submit.lua). A job
+-- no longer there reads as {state = nil}.
 local function job_get(crawlid)
   local j = JOB[crawlid]
   if not j then
-    local st = redis.call('HMGET', K('job', crawlid), 'state', 'max_pages', 'started', 'domain_max_pages', 'spiderid')
+    local st = redis.call('HMGET', K('job', crawlid), 'state', 'max_pages', 'started', 'domain_max_pages', 'spiderid',
+      'budget', 'budget_gone')
     j = {state = st[1], cap = tonumber(st[2]) or 0, started = tonumber(st[3]) or 0, dcap = tonumber(st[4]) or 0,
-      spider = st[5] or 'link'}
+      spider = st[5] or 'link', budget = st[6] and 1 or 0, grows = st[6] ~= false and not st[7]}
     JOB[crawlid] = j
   end
   return j
@@ -444,7 +448,13 @@ local function take_urls(w, maxn, lease_ms, ip)
       local first = (tonumber(rec.attempt) or 0) == 0 and not rec.lost -- a lost lease was counted when first taken
       local ok = job.state == 'running'
       local why = 'stopped'
-      if ok and first and job.cap > 0 and job.started >= job.cap then
+      if ok and first and (job.cap > 0 or job.budget > 0) and job.started >= job.cap then
+        if job.grows then
+          -- A sharded job's allowance may still grow (its scheduler asks shard 0): the URL
+          -- stays queued, the host due again in a while, like a throttled one.
+          redis.call('ZADD', ready, NOW + BUDGET_WAIT_MS, host)
+          break
+        end
         ok, why = false, 'max_pages' -- the job's page cap: dropped, never fetched
       end
       if ok and blacklisted(host) then

@@ -14,7 +14,8 @@ work taken up by a new worker of that shard, every page stored), and a manual fa
 shard's master mid-crawl (3 masters with a replica each: every page fetched exactly once). The
 Kafka control plane over the shards: redcrawl-monitor --shards 3 sends a crawl request posted to
 Kafka to its seed's shard, answers an info request with the shards' counts summed and writes a
-domain update to every shard."""
+domain update to every shard. A job's max_pages over the shards: one cap for the whole job
+(exactly max_pages pages fetched), and such a job stopped mid-crawl."""
 import collections
 import contextlib
 import json
@@ -409,7 +410,64 @@ def test_kafka_over_three_masters(tmp, procs):
             tk.kafka(tmp, "stop")
 
 
+def test_max_pages_over_shards(tmp, procs):
+    """max_pages is one cap for the whole job, not each shard's: a job of max_pages 40 over 3
+    shards (216 pages in the test web) fetches and stores exactly 40 pages, each once, and ends
+    (the URLs over the budget dropped once it is gone for good: ARCHITECTURE.md "Shards"); a
+    job of max_pages 1000 fetches all 216 and ends."""
+    cap = 40
+    with sharded_crawl(tmp, procs, "0", submit=False) as f:
+        r = subprocess.run([REDCRAWL, "submit", "--crawlid", "shj", "--maxdepth", "-1", "--max-pages", str(cap),
+                            SEED], capture_output=True, text=True, env=f.env, timeout=30)
+        check(r.returncode == 0 and "new URL" in r.stdout, "submit failed: %s %s" % (r.stdout, r.stderr))
+        counts = wait_job_end(f.cl, f.prefixes, "shj")
+        urls = collections.Counter(p["url"] for p in read_pages(os.path.join(f.out, "pages.jsonl")))
+        check(all(n == 1 for n in urls.values()), "a page stored twice")
+        fetched = sum(c[3] for c in counts)
+        check(sum(1 for c in counts if c[3] > 0) >= 2, "the job did not spread over shards: %s" % counts)
+        check(fetched == cap and len(urls) == cap, "fetched %s (%d in all), stored %d, want %d" %
+              (counts, fetched, len(urls), cap))
+        asked = [q for q in read_requests(f.log) if not q[3].startswith("/robots.txt")]
+        check(len(asked) == cap, "%d pages requested, want %d" % (len(asked), cap))
+        # A budget above what the web holds: every page, the shards' allowances they did not
+        # use given back, and the job ends.
+        r = subprocess.run([REDCRAWL, "submit", "--crawlid", "shk", "--maxdepth", "-1", "--max-pages", "1000",
+                            SEED], capture_output=True, text=True, env=f.env, timeout=30)
+        check(r.returncode == 0 and "new URL" in r.stdout, "submit failed: %s %s" % (r.stdout, r.stderr))
+        big = wait_job_end(f.cl, f.prefixes, "shk")
+        check(sum(c[3] for c in big) == 216, "fetched %s of 216 with max_pages 1000" % big)
+        print("  %d pages of max_pages %d, per shard %s; %d of 1000" % (fetched, cap, [c[3] for c in counts],
+                                                                          sum(c[3] for c in big)))
+
+
+def test_stop_with_max_pages_over_shards(tmp, procs):
+    """A job with a max_pages budget over the shards stopped mid-crawl, shards holding URLs over
+    their allowance among them: `stop --wait` returns, nothing is fetched after, and the job
+    fetched no more than its max_pages."""
+    cap = 60
+    with sharded_crawl(tmp, procs, "0.3", submit=False) as f:
+        r = subprocess.run([REDCRAWL, "submit", "--crawlid", "shj", "--maxdepth", "-1", "--max-pages", str(cap),
+                            SEED], capture_output=True, text=True, env=f.env, timeout=30)
+        check(r.returncode == 0 and "new URL" in r.stdout, "submit failed: %s %s" % (r.stdout, r.stderr))
+        deadline = time.time() + 60
+        while time.time() < deadline and sum(c[3] for c in job_counts(f.cl, f.prefixes, "shj")) < 15:
+            time.sleep(0.1)
+        r = subprocess.run([REDCRAWL, "stop", "--wait", "--timeout", "60", "shj"], capture_output=True, text=True,
+                           env=f.env, timeout=90)
+        check(r.returncode == 0 and "nothing in flight any more" in r.stdout, "stop --wait: %s %s" %
+              (r.stdout, r.stderr[-500:]))
+        counts = job_counts(f.cl, f.prefixes, "shj")
+        check(all(c[0] == 0 for c in counts), "pending left after stop --wait: %s" % counts)
+        asked = len(read_requests(f.log))
+        time.sleep(2)
+        check(len(read_requests(f.log)) == asked, "pages fetched after stop --wait returned")
+        fetched = sum(c[3] for c in counts)
+        check(15 <= fetched <= cap, "fetched %s (%d in all) with max_pages %d" % (counts, fetched, cap))
+        print("  stopped after %d pages of max_pages %d, per shard %s" % (fetched, cap, [c[3] for c in counts]))
+
+
 if __name__ == "__main__":
     run_tests([test_one_job_over_three_masters, test_stop_over_shards, test_worker_killed_in_a_shard,
                test_failover_of_a_shard, test_forward_drops_what_fails, test_crawl_refuses_shards,
-               test_kafka_over_three_masters])
+               test_kafka_over_three_masters, test_max_pages_over_shards,
+               test_stop_with_max_pages_over_shards])
