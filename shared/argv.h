@@ -35,4 +35,10 @@ void rc_argv_set(rc_argv *a, int i, const char *s);
 void rc_argv_seti(rc_argv *a, int i, int64_t x);
 void rc_argv_setu(rc_argv *a, int i, uint64_t x);
 
+/* Arguments from..n-1 in Redis' wire format ("$len\r\ndata\r\n" each): the size they take, and
+ * written at p (returns the end). A command built from several vectors is formatted from them
+ * directly, without first copying them into one vector (a worker's step is megabytes). */
+size_t rc_argv_resp_len(const rc_argv *a, int from);
+char *rc_argv_resp_put(const rc_argv *a, int from, char *p);
+
 #endif
