@@ -179,3 +179,31 @@ char *rc_argv_resp_put(const rc_argv *a, int from, char *p)
     }
     return p;
 }
+
+void rc_argv_pack(const rc_argv *a, rc_argv_packed *out)
+{
+    out->len = rc_argv_resp_len(a, 0);
+    out->first = out->len - rc_argv_resp_len(a, 1);
+    out->n = a->n;
+    out->data = rc_xmalloc(out->len + 1);
+    rc_argv_resp_put(a, 0, out->data);
+}
+
+void rc_argv_packed_release(rc_argv_packed *p)
+{
+    free(p->data);
+    memset(p, 0, sizeof *p);
+}
+
+void rc_argv_unpack(const rc_argv_packed *p, int from, rc_argv *a)
+{
+    const char *s = p->data, *end = p->data + p->len;
+    for (int i = 0; i < p->n && s < end; i++) {
+        char *eol;
+        size_t n = strtoull(s + 1, &eol, 10);
+        s = eol + 2;
+        if (i >= from)
+            rc_argv_addn(a, s, n);
+        s += n + 2;
+    }
+}

@@ -42,7 +42,7 @@ void rc_step_beat(rc_step *s, const char *mode, const char *const *fields, size_
         rc_argv_add(&s->args, fields[i]);
 }
 
-void rc_step_add(rc_step *s, const rc_argv *complete)
+void rc_step_add(rc_step *s, const rc_argv_packed *complete)
 {
     s->group = rc_xrealloc(s->group, (size_t)(s->n + 1) * sizeof *s->group);
     s->group[s->n] = complete;
@@ -55,8 +55,7 @@ void rc_step_flatten(const rc_step *s, rc_argv *out)
     for (int i = 0; i < s->args.n; i++)
         rc_argv_addn(out, s->args.v[i], s->args.len[i]);
     for (int g = 0; g < s->n; g++)
-        for (int i = RC_COMPLETE_WORKER + 1; i < s->group[g]->n; i++)
-            rc_argv_addn(out, s->group[g]->v[i], s->group[g]->len[i]);
+        rc_argv_unpack(s->group[g], RC_COMPLETE_WORKER + 1, out);
 }
 
 void rc_step_take(rc_step *s, int64_t max, uint64_t lease_ms, const char *ip)

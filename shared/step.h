@@ -3,7 +3,7 @@
  * documents (named arguments, then the heartbeat's fields, then one group per complete: the
  * complete's own vector without its worker) and reads the reply's parts back. The completes are
  * not copied: a step of 64 pages is megabytes, and each page's complete is kept anyway (for
- * resends); the command is formatted from the parts (rc_argv_resp_put). */
+ * resends, packed); the command is formatted from the parts. */
 #ifndef RC_STEP_H
 #define RC_STEP_H
 
@@ -19,10 +19,11 @@ struct redisReply;
 #define RC_STEP_MAX 64
 
 typedef struct rc_step {
-    rc_argv args;          /* step.lua's arguments after prefix and now, up to the first group */
-    const rc_argv **group; /* the completes added (borrowed), each sent from its second argument */
-    int n;                 /* completes added */
-    int hb, take;          /* whether a heartbeat, a take were asked */
+    rc_argv args;                 /* step.lua's arguments after prefix and now, up to the first group */
+    const rc_argv_packed **group; /* the completes added (borrowed), each sent from its second
+                                     argument on */
+    int n;                        /* completes added */
+    int hb, take;                 /* whether a heartbeat, a take were asked */
 } rc_step;
 
 /* An empty step of worker: no heartbeat, no complete, no take. */
@@ -34,8 +35,8 @@ void rc_step_release(rc_step *s);
 void rc_step_beat(rc_step *s, const char *mode, const char *const *fields, size_t n_fields);
 
 /* complete: complete.lua's argument vector as the single call would send it (RC_COMPLETE_*),
- * sent without its worker. Borrowed: it must stay as it is until the step is answered. */
-void rc_step_add(rc_step *s, const rc_argv *complete);
+ * packed, sent without its worker. Borrowed: it must stay as it is until the step is answered. */
+void rc_step_add(rc_step *s, const rc_argv_packed *complete);
 
 /* The whole argument vector copied into out (initialised here): for a synchronous call. */
 void rc_step_flatten(const rc_step *s, rc_argv *out);

@@ -139,6 +139,22 @@ static void test_resp(void)
     RC_CHECK_INT_EQ((size_t)(end - buf), n);
     RC_CHECK(memcmp(buf, want, sizeof want - 1) == 0);
     RC_CHECK_INT_EQ(rc_argv_resp_len(&a, a.n), 0);
+    rc_argv_packed p;
+    rc_argv_pack(&a, &p);
+    RC_CHECK_INT_EQ(p.n, 4);
+    RC_CHECK_INT_EQ(p.len, n + strlen("$7\r\nskipped\r\n"));
+    RC_CHECK_INT_EQ(p.first, strlen("$7\r\nskipped\r\n"));
+    RC_CHECK(memcmp(p.data + p.first, want, sizeof want - 1) == 0);
+    rc_argv b;
+    rc_argv_init(&b);
+    rc_argv_unpack(&p, 1, &b);
+    RC_CHECK_INT_EQ(b.n, 3);
+    for (int i = 0; i < b.n && i < 3; i++) {
+        RC_CHECK_INT_EQ(b.len[i], a.len[i + 1]);
+        RC_CHECK(memcmp(b.v[i], a.v[i + 1], a.len[i + 1]) == 0);
+    }
+    rc_argv_packed_release(&p);
+    rc_argv_release(&b);
     rc_argv_release(&a);
 }
 
