@@ -141,3 +141,69 @@ void rc_argv_setu(rc_argv *a, int i, uint64_t x)
     const char *p = digits(x, b + sizeof b);
     rc_argv_setn(a, i, p, (size_t)(b + sizeof b - p));
 }
+
+/* The decimal digits of x. */
+static size_t n_digits(size_t x)
+{
+    size_t n = 1;
+    while (x >= 10) {
+        x /= 10;
+        n++;
+    }
+    return n;
+}
+
+size_t rc_argv_resp_len(const rc_argv *a, int from)
+{
+    size_t n = 0;
+    for (int i = from; i < a->n; i++)
+        n += 1 + n_digits(a->len[i]) + 2 + a->len[i] + 2;
+    return n;
+}
+
+char *rc_argv_resp_put(const rc_argv *a, int from, char *p)
+{
+    for (int i = from; i < a->n; i++) {
+        char b[24];
+        const char *d = digits(a->len[i], b + sizeof b);
+        *p++ = '$';
+        memcpy(p, d, (size_t)(b + sizeof b - d));
+        p += b + sizeof b - d;
+        *p++ = '\r';
+        *p++ = '\n';
+        if (a->len[i])
+            memcpy(p, a->v[i], a->len[i]);
+        p += a->len[i];
+        *p++ = '\r';
+        *p++ = '\n';
+    }
+    return p;
+}
+
+void rc_argv_pack(const rc_argv *a, rc_argv_packed *out)
+{
+    out->len = rc_argv_resp_len(a, 0);
+    out->first = out->len - rc_argv_resp_len(a, 1);
+    out->n = a->n;
+    out->data = rc_xmalloc(out->len + 1);
+    rc_argv_resp_put(a, 0, out->data);
+}
+
+void rc_argv_packed_release(rc_argv_packed *p)
+{
+    free(p->data);
+    memset(p, 0, sizeof *p);
+}
+
+void rc_argv_unpack(const rc_argv_packed *p, int from, rc_argv *a)
+{
+    const char *s = p->data, *end = p->data + p->len;
+    for (int i = 0; i < p->n && s < end; i++) {
+        char *eol;
+        size_t n = strtoull(s + 1, &eol, 10);
+        s = eol + 2;
+        if (i >= from)
+            rc_argv_addn(a, s, n);
+        s += n + 2;
+    }
+}

@@ -35,4 +35,27 @@ void rc_argv_set(rc_argv *a, int i, const char *s);
 void rc_argv_seti(rc_argv *a, int i, int64_t x);
 void rc_argv_setu(rc_argv *a, int i, uint64_t x);
 
+/* Arguments from..n-1 in Redis' wire format ("$len\r\ndata\r\n" each): the size they take, and
+ * written at p (returns the end). A command built from several vectors is formatted from them
+ * directly, without first copying them into one vector (a worker's step is megabytes). */
+size_t rc_argv_resp_len(const rc_argv *a, int from);
+char *rc_argv_resp_put(const rc_argv *a, int from, char *p);
+
+/* A finished vector packed in that format, exact size, in one allocation: what a vector keeps
+ * while it waits to be sent and answered. A page's complete has ~1,700 arguments (a link and
+ * its hash values each), and as a vector it took more bytes for their pointers, lengths and
+ * its blocks' slack than for the arguments. */
+typedef struct rc_argv_packed {
+    char *data;
+    size_t len;
+    size_t first; /* the first argument's bytes: data + first is the rest */
+    int n;        /* arguments */
+} rc_argv_packed;
+
+/* a packed into out (empty or released before). */
+void rc_argv_pack(const rc_argv *a, rc_argv_packed *out);
+void rc_argv_packed_release(rc_argv_packed *p);
+/* p's arguments from from (0 or 1) on, appended to a: for a synchronous call (tests). */
+void rc_argv_unpack(const rc_argv_packed *p, int from, rc_argv *a);
+
 #endif

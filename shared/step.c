@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <hiredis/hiredis.h>
+#include <stdlib.h>
 
 #include "redis.h"
 #include "scripts.h"
+#include "util.h"
 
 /* A group is the complete's vector from its second argument on: the worker goes once. */
 _Static_assert(RC_COMPLETE_WORKER == 0, "complete.lua's worker must come first");
@@ -26,6 +28,7 @@ void rc_step_init(rc_step *s, const char *worker)
 void rc_step_release(rc_step *s)
 {
     rc_argv_release(&s->args);
+    free(s->group);
 }
 
 void rc_step_beat(rc_step *s, const char *mode, const char *const *fields, size_t n_fields)
@@ -39,11 +42,20 @@ void rc_step_beat(rc_step *s, const char *mode, const char *const *fields, size_
         rc_argv_add(&s->args, fields[i]);
 }
 
-void rc_step_add(rc_step *s, const rc_argv *complete)
+void rc_step_add(rc_step *s, const rc_argv_packed *complete)
 {
-    for (int i = RC_COMPLETE_WORKER + 1; i < complete->n; i++)
-        rc_argv_addn(&s->args, complete->v[i], complete->len[i]);
+    s->group = rc_xrealloc(s->group, (size_t)(s->n + 1) * sizeof *s->group);
+    s->group[s->n] = complete;
     rc_argv_seti(&s->args, RC_STEP_N, ++s->n);
+}
+
+void rc_step_flatten(const rc_step *s, rc_argv *out)
+{
+    rc_argv_init(out);
+    for (int i = 0; i < s->args.n; i++)
+        rc_argv_addn(out, s->args.v[i], s->args.len[i]);
+    for (int g = 0; g < s->n; g++)
+        rc_argv_unpack(s->group[g], RC_COMPLETE_WORKER + 1, out);
 }
 
 void rc_step_take(rc_step *s, int64_t max, uint64_t lease_ms, const char *ip)

@@ -3,6 +3,7 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <arpa/inet.h>
 #include <ev.h>
@@ -83,8 +84,9 @@ struct task {
     char *host;
     rc_record rec;
     job_entry *job;
-    rc_argv complete; /* complete's arguments after prefix and now, kept for resends */
-    uint64_t *hashes; /* seen-cache hashes of the links sent, added once Redis took them */
+    rc_argv complete;     /* complete's arguments after prefix and now, while built */
+    rc_argv_packed acked; /* the same once sent, kept packed for resends until acked */
+    uint64_t *hashes;     /* seen-cache hashes of the links sent, added once Redis took them */
     size_t n_hashes;
     rc_page_result *page; /* between processing and storing */
     char **lines;         /* page's n_lines documents serialised by the parse thread
@@ -194,25 +196,97 @@ struct rc_worker {
 
 typedef void (*eval_cb)(rc_worker *w, redisReply *rep, void *ud);
 
+/* A script's call in flight. Its arguments are not copied: they are parts of vectors that live
+ * until the callback (a task's complete, a step's own), or one the request owns (own). A step
+ * of 64 pages is megabytes: copied, it was held twice while out. */
+typedef struct eval_part {
+    const rc_argv *a;
+    const rc_argv_packed *packed; /* or this one's */
+    int from;                     /* the arguments from this one on (packed: 0 or 1) */
+} eval_part;
+
 typedef struct eval_req {
     rc_worker *w;
     rc_lua_id id;
-    rc_argv argv;
     eval_cb cb;
     void *ud;
     int resent;
+    uint64_t now_ms;
+    rc_argv own;
+    eval_part *parts;
+    int n_parts;
 } eval_req;
 
 static void on_eval_reply(redisAsyncContext *ac, void *reply, void *privdata);
 static void set_ac(rc_worker *w, redisAsyncContext *ac);
 
+/* Appends one bulk string of Redis' wire format at p. */
+static char *resp_put(char *p, const char *s, size_t n)
+{
+    p += snprintf(p, 32, "$%zu\r\n", n); /* 32 bytes more than each argument are reserved */
+    memcpy(p, s, n);
+    p += n;
+    *p++ = '\r';
+    *p++ = '\n';
+    return p;
+}
+
+static int part_n(const eval_part *e)
+{
+    return (e->packed ? e->packed->n : e->a->n) - e->from;
+}
+
+static size_t part_len(const eval_part *e)
+{
+    if (!e->packed)
+        return rc_argv_resp_len(e->a, e->from);
+    return e->packed->len - (e->from ? e->packed->first : 0);
+}
+
+static char *part_put(const eval_part *e, char *p)
+{
+    if (!e->packed)
+        return rc_argv_resp_put(e->a, e->from, p);
+    size_t skip = e->from ? e->packed->first : 0;
+    memcpy(p, e->packed->data + skip, e->packed->len - skip);
+    return p + e->packed->len - skip;
+}
+
+/* EVALSHA sha 1 prefix prefix now parts..., or EVAL with the source once Redis lost the script,
+ * formatted here from the parts (hiredis copies the command into its output buffer). */
 static int send_req(rc_worker *w, eval_req *q)
 {
     if (!w->ac)
         return -ENOTCONN;
-    if (redisAsyncCommandArgv(w->ac, on_eval_reply, q, q->argv.n, (const char **)q->argv.v, q->argv.len) != REDIS_OK)
-        return -EIO;
-    return 0;
+    const char *head[5] = {q->resent ? "EVAL" : "EVALSHA",
+                           q->resent ? rc_lua_scripts[q->id].source : rc_redis_sha(w->sync, q->id), "1", w->prefix,
+                           w->prefix};
+    char now[24];
+    int now_len = snprintf(now, sizeof now, "%" PRIu64, q->now_ms);
+    size_t size = 32 + (size_t)now_len + 32, argc = 6;
+    for (size_t i = 0; i < 5; i++)
+        size += strlen(head[i]) + 32;
+    for (int i = 0; i < q->n_parts; i++) {
+        size += part_len(&q->parts[i]);
+        argc += (size_t)part_n(&q->parts[i]);
+    }
+    char *cmd = rc_xmalloc(size), *p = cmd;
+    p += snprintf(p, 32, "*%zu\r\n", argc);
+    for (size_t i = 0; i < 5; i++)
+        p = resp_put(p, head[i], strlen(head[i]));
+    p = resp_put(p, now, (size_t)now_len);
+    for (int i = 0; i < q->n_parts; i++)
+        p = part_put(&q->parts[i], p);
+    int r = redisAsyncFormattedCommand(w->ac, on_eval_reply, q, cmd, (size_t)(p - cmd));
+    free(cmd);
+    return r == REDIS_OK ? 0 : -EIO;
+}
+
+static void eval_req_free(eval_req *q)
+{
+    rc_argv_release(&q->own);
+    free(q->parts);
+    free(q);
 }
 
 /* Cluster: the keyspace's slot is served by another node now (a failover). The script did not
@@ -239,8 +313,6 @@ static void on_eval_reply(redisAsyncContext *ac, void *reply, void *privdata)
         rep = NULL;
     if (rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0 && !q->resent) {
         /* Redis restarted and lost the script cache: send the source once, it caches it again. */
-        rc_argv_set(&q->argv, 0, "EVAL");
-        rc_argv_set(&q->argv, 1, rc_lua_scripts[q->id].source);
         q->resent = 1;
         if (send_req(q->w, q) == 0)
             return;
@@ -249,15 +321,20 @@ static void on_eval_reply(redisAsyncContext *ac, void *reply, void *privdata)
     if (rep && rep->type == REDIS_REPLY_ERROR && !rc_redis_refusal(rep->str))
         rc_error(MOD, "script %s failed: %s", rc_lua_scripts[q->id].name, rep->str);
     q->cb(q->w, rep, q->ud);
-    rc_argv_release(&q->argv);
-    free(q);
+    eval_req_free(q);
 }
 
-/* Runs script id with ARGV = prefix, now, args. The callback always runs, with NULL when the
- * connection is gone; -ENOTCONN (callback not called) when there is no connection now. */
-static int async_eval(rc_worker *w, rc_lua_id id, const rc_argv *args, eval_cb cb, void *ud)
+/* Runs script id with ARGV = prefix, now, then the arguments of parts (each from its from on),
+ * which must stay as they are until the callback; own (or NULL) is taken over by the request
+ * (left empty) and goes after them. The callback always runs, with NULL when the connection is
+ * gone; -ENOTCONN (callback not called) when there is no connection now. */
+static int async_eval_parts(rc_worker *w, rc_lua_id id, const eval_part *parts, int n_parts, rc_argv *own, eval_cb cb,
+                            void *ud)
 {
-    rc_lua_require(id, args->n);
+    int argc = own ? own->n : 0;
+    for (int i = 0; i < n_parts; i++)
+        argc += part_n(&parts[i]);
+    rc_lua_require(id, argc);
     if (!w->ac)
         return -ENOTCONN;
     eval_req *q = rc_xcalloc(1, sizeof *q);
@@ -265,21 +342,34 @@ static int async_eval(rc_worker *w, rc_lua_id id, const rc_argv *args, eval_cb c
     q->id = id;
     q->cb = cb;
     q->ud = ud;
-    rc_argv_init(&q->argv);
-    rc_argv_add(&q->argv, "EVALSHA");
-    rc_argv_add(&q->argv, rc_redis_sha(w->sync, id));
-    rc_argv_add(&q->argv, "1"); /* the prefix as KEYS[1]: a wrong cluster node says MOVED */
-    rc_argv_add(&q->argv, w->prefix);
-    rc_argv_add(&q->argv, w->prefix);
-    rc_argv_addu(&q->argv, rc_now_ms());
-    for (int i = 0; i < args->n; i++)
-        rc_argv_addn(&q->argv, args->v[i], args->len[i]);
-    int r = send_req(w, q);
-    if (r < 0) {
-        rc_argv_release(&q->argv);
-        free(q);
+    q->now_ms = rc_now_ms();
+    rc_argv_init(&q->own);
+    q->parts = rc_xcalloc((size_t)n_parts + 1, sizeof *q->parts);
+    if (n_parts)
+        memcpy(q->parts, parts, (size_t)n_parts * sizeof *parts);
+    q->n_parts = n_parts;
+    if (own) {
+        q->own = *own;
+        rc_argv_init(own);
+        q->parts[q->n_parts++] = (eval_part){&q->own, NULL, 0};
     }
+    int r = send_req(w, q);
+    if (r < 0)
+        eval_req_free(q);
     return r;
+}
+
+/* Runs script id with ARGV = prefix, now, args: args stays as it is until the callback. */
+static int async_eval(rc_worker *w, rc_lua_id id, const rc_argv_packed *args, eval_cb cb, void *ud)
+{
+    eval_part part = {NULL, args, 0};
+    return async_eval_parts(w, id, &part, 1, NULL, cb, ud);
+}
+
+/* The same with a vector built for this one call: the request takes it over (left empty). */
+static int async_eval_own(rc_worker *w, rc_lua_id id, rc_argv *args, eval_cb cb, void *ud)
+{
+    return async_eval_parts(w, id, NULL, 0, args, cb, ud);
 }
 
 static void connect_redis(rc_worker *w);
@@ -591,6 +681,7 @@ static void task_free(task *t)
     free(t->host);
     rc_record_release(&t->rec);
     rc_argv_release(&t->complete);
+    rc_argv_packed_release(&t->acked);
     free(t->hashes);
     free(t);
 }
@@ -698,15 +789,27 @@ static void batch_complete(rc_worker *w, task *t)
         step_soon(w);
 }
 
+/* A complete just built is packed once, before it is first sent: it is then only read (sent,
+ * resent), and packed it takes less than half the bytes while it waits. */
+static void pack_complete(task *t)
+{
+    if (t->complete.n == 0)
+        return;
+    rc_argv_packed_release(&t->acked);
+    rc_argv_pack(&t->complete, &t->acked);
+    rc_argv_release(&t->complete);
+}
+
 static void send_complete(rc_worker *w, task *t)
 {
     if (stale(w, t))
         return;
+    pack_complete(t);
     if (stepping(w)) {
         batch_complete(w, t);
         return;
     }
-    if (async_eval(w, RC_LUA_COMPLETE, &t->complete, on_complete_reply, t) < 0) {
+    if (async_eval(w, RC_LUA_COMPLETE, &t->acked, on_complete_reply, t) < 0) {
         t->next = w->resend;
         w->resend = t;
     }
@@ -1735,7 +1838,7 @@ static void pump(rc_worker *w)
     rc_argv_setu(&a, RC_TAKE_LEASE_MS, (uint64_t)(w->conf->lease_seconds * 1000));
     rc_argv_set(&a, RC_TAKE_IP, w->ip);
     w->take_sent_ms = rc_mono_ms();
-    if (async_eval(w, RC_LUA_TAKE, &a, on_take_reply, NULL) == 0)
+    if (async_eval_own(w, RC_LUA_TAKE, &a, on_take_reply, NULL) == 0)
         w->take_outstanding = 1;
     rc_argv_release(&a);
 }
@@ -1918,7 +2021,7 @@ static void heartbeat(rc_worker *w)
     for (size_t i = 0; i < sizeof f.v / sizeof f.v[0]; i++)
         rc_argv_add(&a, f.v[i]);
     w->hb_sent_ms = rc_mono_ms();
-    if (async_eval(w, RC_LUA_HB, &a, on_hb_reply, NULL) == 0)
+    if (async_eval_own(w, RC_LUA_HB, &a, on_hb_reply, NULL) == 0)
         w->hb_outstanding = 1;
     rc_argv_release(&a);
 }
@@ -1928,7 +2031,7 @@ static void heartbeat(rc_worker *w)
 /* One step.lua call in flight: its completes in the order sent, and what else it carries. */
 typedef struct step_req {
     task **tasks;
-    rc_step shape; /* n and take, for reading the reply (its arguments already released) */
+    rc_step s; /* its arguments, each task's complete borrowed (the tasks live until the reply) */
     int hb;
 } step_req;
 
@@ -1939,7 +2042,7 @@ static void step_undone(rc_worker *w, step_req *q, const redisReply *rep)
 {
     if (rep)
         note_refusal(w, rep->str);
-    for (int i = 0; i < q->shape.n; i++) {
+    for (int i = 0; i < q->s.n; i++) {
         task *t = q->tasks[i];
         if (rep) {
             hold_complete(w, t);
@@ -1953,7 +2056,7 @@ static void step_undone(rc_worker *w, step_req *q, const redisReply *rep)
         if (rep)
             heartbeat(w);
     }
-    if (q->shape.take) {
+    if (q->s.take) {
         w->take_outstanding = 0;
         schedule_pump(w, rep ? 1.0 : 0.5);
     }
@@ -1964,13 +2067,13 @@ static void step_undone(rc_worker *w, step_req *q, const redisReply *rep)
 static void step_failed(rc_worker *w, step_req *q, const redisReply *rep)
 {
     if (rep->type != REDIS_REPLY_ERROR)
-        rc_error(MOD, "step.lua answered in an unexpected shape: %d pages dropped unacked", q->shape.n);
+        rc_error(MOD, "step.lua answered in an unexpected shape: %d pages dropped unacked", q->s.n);
     w->hb_outstanding = q->hb ? 0 : w->hb_outstanding;
-    if (q->shape.take) {
+    if (q->s.take) {
         w->take_outstanding = 0;
         schedule_pump(w, 0.5);
     }
-    for (int i = 0; i < q->shape.n; i++)
+    for (int i = 0; i < q->s.n; i++)
         task_done(w, q->tasks[i]);
 }
 
@@ -1983,9 +2086,9 @@ static void step_done(rc_worker *w, step_req *q, redisReply *rep)
         w->hb_outstanding = 0;
         hb_verdict(w, rc_step_reply_beat(rep));
     }
-    if (q->shape.take)
+    if (q->s.take)
         on_take_reply(w, (redisReply *)rc_step_reply_take(rep), NULL);
-    for (int i = 0; i < q->shape.n; i++)
+    for (int i = 0; i < q->s.n; i++)
         on_complete_reply(w, (redisReply *)rc_step_reply_complete(rep, i), q->tasks[i]);
 }
 
@@ -1995,11 +2098,12 @@ static void on_step_reply(rc_worker *w, redisReply *rep, void *ud)
     w->steps_out--;
     if (!rep || (rep->type == REDIS_REPLY_ERROR && rc_redis_refusal(rep->str)))
         step_undone(w, q, rep);
-    else if (rc_step_reply_check(&q->shape, rep) < 0)
+    else if (rc_step_reply_check(&q->s, rep) < 0)
         step_failed(w, q, rep);
     else
         step_done(w, q, rep);
-    w->in_steps -= q->shape.n; /* after its tasks went on: none of them is working meanwhile */
+    w->in_steps -= q->s.n; /* after its tasks went on: none of them is working meanwhile */
+    rc_step_release(&q->s);
     free(q->tasks);
     free(q);
     if (w->batch_n >= w->conf->step_batch)
@@ -2023,42 +2127,51 @@ static void step_fill(rc_worker *w, rc_step *s, step_req *q, task **drop)
             continue;
         }
         q->tasks[s->n] = t;
-        rc_step_add(s, &t->complete);
+        rc_step_add(s, &t->acked);
     }
     if (!w->batch)
         w->batch_last = NULL;
 }
 
+/* step.lua with s's arguments, from its own vector and each complete's (no copy of them). */
+static int eval_step(rc_worker *w, const rc_step *s, step_req *q)
+{
+    eval_part *parts = rc_xcalloc((size_t)s->n + 1, sizeof *parts);
+    parts[0] = (eval_part){&s->args, NULL, 0};
+    for (int i = 0; i < s->n; i++)
+        parts[i + 1] = (eval_part){NULL, s->group[i], RC_COMPLETE_WORKER + 1};
+    int r = async_eval_parts(w, RC_LUA_STEP, parts, s->n + 1, NULL, on_step_reply, q);
+    free(parts);
+    return r;
+}
+
 static void send_step(rc_worker *w)
 {
-    rc_step s;
-    rc_step_init(&s, w->id);
     step_req *q = rc_xcalloc(1, sizeof *q);
+    rc_step *s = &q->s;
+    rc_step_init(s, w->id);
     q->tasks = rc_xcalloc((size_t)w->conf->step_batch, sizeof *q->tasks);
     if (w->hb_want) {
         hb_fields f = {0};
         hb_fields_fill(w, &f);
-        rc_step_beat(&s, w->registered ? "beat" : "register", f.v, sizeof f.v / sizeof f.v[0]);
+        rc_step_beat(s, w->registered ? "beat" : "register", f.v, sizeof f.v / sizeof f.v[0]);
         q->hb = 1;
         w->hb_want = 0;
         w->hb_outstanding = 1;
         w->hb_sent_ms = rc_mono_ms();
     }
     task *drop = NULL;
-    step_fill(w, &s, q, &drop);
+    step_fill(w, s, q, &drop);
     if (w->take_want > 0) {
-        rc_step_take(&s, w->take_want, (uint64_t)(w->conf->lease_seconds * 1000), w->ip);
+        rc_step_take(s, w->take_want, (uint64_t)(w->conf->lease_seconds * 1000), w->ip);
         w->take_want = 0;
         w->take_outstanding = 1;
         w->take_sent_ms = rc_mono_ms();
     }
-    q->shape.n = s.n;
-    q->shape.take = s.take;
     w->steps_out++;
-    w->in_steps += s.n;
-    if (async_eval(w, RC_LUA_STEP, &s.args, on_step_reply, q) < 0)
+    w->in_steps += s->n;
+    if (eval_step(w, s, q) < 0)
         on_step_reply(w, NULL, q);
-    rc_step_release(&s);
     while (drop) {
         task *t = drop;
         drop = t->next;

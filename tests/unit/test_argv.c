@@ -122,8 +122,45 @@ static void test_numbers(void)
     rc_argv_release(&a);
 }
 
+/* The wire format from an argument on: lengths in decimal, empty and binary arguments as they are. */
+static void test_resp(void)
+{
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_add(&a, "skipped");
+    rc_argv_add(&a, "");
+    rc_argv_addn(&a, "a\0b", 3);
+    rc_argv_add(&a, "0123456789ab");
+    static const char want[] = "$0\r\n\r\n$3\r\na\0b\r\n$12\r\n0123456789ab\r\n";
+    size_t n = rc_argv_resp_len(&a, 1);
+    RC_CHECK_INT_EQ(n, sizeof want - 1);
+    char buf[sizeof want + 8];
+    char *end = rc_argv_resp_put(&a, 1, buf);
+    RC_CHECK_INT_EQ((size_t)(end - buf), n);
+    RC_CHECK(memcmp(buf, want, sizeof want - 1) == 0);
+    RC_CHECK_INT_EQ(rc_argv_resp_len(&a, a.n), 0);
+    rc_argv_packed p;
+    rc_argv_pack(&a, &p);
+    RC_CHECK_INT_EQ(p.n, 4);
+    RC_CHECK_INT_EQ(p.len, n + strlen("$7\r\nskipped\r\n"));
+    RC_CHECK_INT_EQ(p.first, strlen("$7\r\nskipped\r\n"));
+    RC_CHECK(memcmp(p.data + p.first, want, sizeof want - 1) == 0);
+    rc_argv b;
+    rc_argv_init(&b);
+    rc_argv_unpack(&p, 1, &b);
+    RC_CHECK_INT_EQ(b.n, 3);
+    for (int i = 0; i < b.n && i < 3; i++) {
+        RC_CHECK_INT_EQ(b.len[i], a.len[i + 1]);
+        RC_CHECK(memcmp(b.v[i], a.v[i + 1], a.len[i + 1]) == 0);
+    }
+    rc_argv_packed_release(&p);
+    rc_argv_release(&b);
+    rc_argv_release(&a);
+}
+
 int main(void)
 {
+    test_resp();
     test_numbers();
     test_many_arguments();
     test_long_argument();

@@ -58,6 +58,28 @@ static void seed(rc_redis *r)
     cmd(r, "ZADD rc:q:J:h2 1 %s%s%s", "J 1 1 0 http://h2/x", "", "");
 }
 
+/* The completes added to steps, packed as a worker keeps them: released at the end. */
+static rc_argv_packed packed[4 * RC_STEP_MAX];
+static int n_packed;
+
+static void step_add(rc_step *s, const rc_argv *complete)
+{
+    if (n_packed == (int)(sizeof packed / sizeof packed[0]))
+        abort();
+    rc_argv_pack(complete, &packed[n_packed]);
+    rc_step_add(s, &packed[n_packed++]);
+}
+
+/* step.lua run on s, as a worker sends it: the completes added go from the second argument on. */
+static redisReply *step_eval(rc_redis *r, uint64_t now_ms, const rc_step *s)
+{
+    rc_argv flat;
+    rc_step_flatten(s, &flat);
+    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, now_ms, &flat);
+    rc_argv_release(&flat);
+    return rep;
+}
+
 /* complete.lua's vector for lease "h<TAB>record" with n links (each K hash values). */
 static void complete_args(rc_argv *a, const char *record, int n_links, int salt)
 {
@@ -108,11 +130,11 @@ static void test_batch(rc_redis *r)
     complete_args(&a, "J 0 1 0 http://h/a", 2, 1);
     complete_args(&b, "J 0 1 0 http://h/b", 3, 2);
     complete_args(&c, "J 0 1 0 http://h/c", 0, 3);
-    rc_step_add(&s, &a);
-    rc_step_add(&s, &b);
-    rc_step_add(&s, &c);
+    step_add(&s, &a);
+    step_add(&s, &b);
+    step_add(&s, &c);
     rc_step_take(&s, 4, 60000, "127.0.0.1");
-    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 5000, &s.args);
+    redisReply *rep = step_eval(r, 5000, &s);
     RC_CHECK(rep != NULL);
     if (rep && rep->type == REDIS_REPLY_ERROR)
         fprintf(stderr, "  step.lua: %s\n", rep->str);
@@ -146,9 +168,9 @@ static void test_batch(rc_redis *r)
      * each is {-1} and nothing changes; no heartbeat, no take: {-1, [...], []}. */
     rc_step again;
     rc_step_init(&again, "w1");
-    rc_step_add(&again, &a);
-    rc_step_add(&again, &c);
-    rep = rc_redis_eval(r, RC_LUA_STEP, 6000, &again.args);
+    step_add(&again, &a);
+    step_add(&again, &c);
+    rep = step_eval(r, 6000, &again);
     RC_CHECK_INT_EQ(rc_step_reply_check(&again, rep), 0);
     if (rep && rc_step_reply_check(&again, rep) == 0) {
         RC_CHECK_INT_EQ(rc_step_reply_beat(rep), -1);
@@ -175,7 +197,7 @@ static void test_reaped(rc_redis *r)
     rc_step_init(&s, "w9");
     rc_step_beat(&s, "beat", NULL, 0);
     rc_step_take(&s, 4, 60000, "127.0.0.1");
-    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 7000, &s.args);
+    redisReply *rep = step_eval(r, 7000, &s);
     RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
     if (rep && rc_step_reply_check(&s, rep) == 0) {
         RC_CHECK_INT_EQ(rc_step_reply_beat(rep), 0);
@@ -200,8 +222,8 @@ static void test_same_as_complete(rc_redis *r)
     redisReply *one = rc_redis_eval(r, RC_LUA_COMPLETE, 8000, &d);
     rc_step s;
     rc_step_init(&s, "w1");
-    rc_step_add(&s, &e);
-    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 8000, &s.args);
+    step_add(&s, &e);
+    redisReply *rep = step_eval(r, 8000, &s);
     RC_CHECK(one && one->type == REDIS_REPLY_ARRAY && one->elements == 4);
     RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
     if (one && one->elements == 3 && rep && rc_step_reply_check(&s, rep) == 0) {
@@ -226,20 +248,19 @@ static void test_full_batch(rc_redis *r)
 {
     rc_step s;
     rc_step_init(&s, "w2");
+    static rc_argv all[RC_STEP_MAX];
     cmd(r, "HINCRBY rc:job:J pending %s%s%s", "64", "", "");
     for (int i = 0; i < RC_STEP_MAX; i++) {
         char rec[64], lm[80];
         snprintf(rec, sizeof rec, "J 0 1 0 http://h/f%d", i);
         snprintf(lm, sizeof lm, "h\t%s", rec);
         cmd(r, "ZADD rc:lease:w2 9999999999999 %s%s%s", lm, "", "");
-        rc_argv a;
-        complete_args(&a, rec, 3, 10 + i);
-        rc_argv_set(&a, RC_COMPLETE_WORKER, "w2");
-        rc_step_add(&s, &a);
-        rc_argv_release(&a);
+        complete_args(&all[i], rec, 3, 10 + i);
+        rc_argv_set(&all[i], RC_COMPLETE_WORKER, "w2");
+        step_add(&s, &all[i]); /* borrowed until the step is answered */
     }
     long long before = rc_seeds_count(r, "J");
-    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 9000, &s.args);
+    redisReply *rep = step_eval(r, 9000, &s);
     RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
     int acked = 0;
     long long added = 0;
@@ -254,6 +275,8 @@ static void test_full_batch(rc_redis *r)
     if (rep)
         freeReplyObject(rep);
     rc_step_release(&s);
+    for (int i = 0; i < RC_STEP_MAX; i++)
+        rc_argv_release(&all[i]);
 }
 
 /* Links the worker found robots.txt forbids (the last `denied` of a complete's links) go into
@@ -276,9 +299,9 @@ static void test_denied_links(rc_redis *r)
     rc_argv_seti(&g, RC_COMPLETE_DENIED, 2);
     rc_step s;
     rc_step_init(&s, "w1");
-    rc_step_add(&s, &f);
-    rc_step_add(&s, &g);
-    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 9500, &s.args);
+    step_add(&s, &f);
+    step_add(&s, &g);
+    redisReply *rep = step_eval(r, 9500, &s);
     if (rep && rep->type == REDIS_REPLY_ERROR)
         fprintf(stderr, "  step.lua: %s\n", rep->str);
     RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
@@ -352,7 +375,7 @@ static void test_take_last(rc_redis *r)
     rc_step s;
     rc_step_init(&s, "w1");
     rc_step_take(&s, 3, 60000, "127.0.0.1");
-    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 10000, &s.args);
+    redisReply *rep = step_eval(r, 10000, &s);
     RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
     const redisReply *t = rep && rc_step_reply_check(&s, rep) == 0 ? rc_step_reply_take(rep) : NULL;
     RC_CHECK(t != NULL && t->element[0]->elements == 3 && t->element[2]->elements == 1);
@@ -387,8 +410,8 @@ static void test_away_links(rc_redis *r)
     }
     rc_step s;
     rc_step_init(&s, "w1");
-    rc_step_add(&s, &a);
-    redisReply *rep = rc_redis_eval(r, RC_LUA_STEP, 9600, &s.args);
+    step_add(&s, &a);
+    redisReply *rep = step_eval(r, 9600, &s);
     RC_CHECK_INT_EQ(rc_step_reply_check(&s, rep), 0);
     if (rep && rc_step_reply_check(&s, rep) == 0)
         check_complete(rc_step_reply_complete(rep, 0), 1, 1, pending + 2); /* + 1 + 2 away - the page */
@@ -493,5 +516,7 @@ int main(void)
     test_counters_trimmed(r);
     rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
+    for (int i = 0; i < n_packed; i++)
+        rc_argv_packed_release(&packed[i]);
     return rc_test_done("test_step");
 }
