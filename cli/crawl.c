@@ -817,9 +817,9 @@ static int prepare_run(crawl_run *run, const char *outdir)
     return 0;
 }
 
-/* Redis (--redis, else a private one started in PR), connected, conf:retention set, the job
- * submitted. The URL the children use goes to *ret_url. */
-static int submit_job(crawl_run *run, rc_private_redis *pr, const rc_job *job, const char **ret_url)
+/* Redis (--redis, else a private one started in PR), connected, conf:retention set. The URL
+ * the children use goes to *ret_url. */
+static int open_redis(crawl_run *run, rc_private_redis *pr, const char **ret_url)
 {
     char err[512];
     const crawl_conf *c = run->c;
@@ -843,14 +843,27 @@ static int submit_job(crawl_run *run, rc_private_redis *pr, const rc_job *job, c
         if (rep)
             freeReplyObject(rep);
     }
-    int progress = isatty(STDERR_FILENO) && !c->quiet;
+    *ret_url = redis_url;
+    return 0;
+}
+
+/* The job and its seeds into the frontier, once the scheduler and the workers run. */
+static int submit_job(crawl_run *run, const rc_job *job)
+{
+    char err[512];
+    int progress = isatty(STDERR_FILENO) && !run->c->quiet;
     rc_seedlist *s = run->seeds;
     if (rc_frontier_submit_list(run->r, job, s ? rc_seedlist_urls(s) : NULL, s ? rc_seedlist_count(s) : 0,
                                 on_seed_progress, &progress, &run->added, err, sizeof err) < 0) {
         fprintf(stderr, "redcrawl crawl: %s\n", err);
         return -EIO;
     }
-    *ret_url = redis_url;
+#ifdef __GLIBC__
+    /* The submission's buffers are free now (for 1,000 seeds ~3 MB at once: the seeds' command,
+     * formatted twice by hiredis, and the children's argv) but glibc keeps their pages under
+     * what is still allocated; this process then only watches the job, for the whole crawl. */
+    malloc_trim(0);
+#endif
     return 0;
 }
 
@@ -873,6 +886,26 @@ static int start_scheduler(crawl_run *run, const char *redis_url)
 
 /* Signals caught, then the scheduler, the dashboard and the workers started, and the memory
  * the submission used given back. 0, or -EIO when the scheduler could not start. */
+/* Waits (at most 5 s) until every worker has registered, before the seeds go in, so the
+ * scheduler's first assignment spreads their hosts over all of them: a host stays with its
+ * worker while it has work, so a worker registering after the first assignment got nothing on a
+ * small crawl. A worker slower still only joins later (rebalancing gives it idle hosts). */
+static void wait_workers_registered(crawl_run *run)
+{
+    char key[200];
+    rc_redis_key(run->r, key, sizeof key, "workers");
+    for (int i = 0; i < 250; i++) {
+        redisReply *rep = rc_redis_cmd(run->r, "ZCARD %s", key);
+        long long n = rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer : -1;
+        if (rep)
+            freeReplyObject(rep);
+        if (n < 0 || n >= run->c->workers)
+            return;
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static int start_children(crawl_run *run, const char *redis_url, const char *outdir)
 {
     struct sigaction sa;
@@ -885,16 +918,10 @@ static int start_children(crawl_run *run, const char *redis_url, const char *out
     build_argv(run, redis_url, outdir);
     if (start_scheduler(run, redis_url) < 0)
         return -EIO;
-    run->web = start_dashboard(run);
     run->workers = rc_xcalloc((size_t)run->c->workers, sizeof(pid_t));
     for (int i = 0; i < run->c->workers; i++)
         run->workers[i] = start_worker(run, i);
-#ifdef __GLIBC__
-    /* The submission's buffers are free now (for 1,000 seeds ~3 MB at once: the seeds' command,
-     * formatted twice by hiredis, and the children's argv) but glibc keeps their pages under
-     * what is still allocated; this process then only watches the job, for the whole crawl. */
-    malloc_trim(0);
-#endif
+    wait_workers_registered(run);
     return 0;
 }
 
@@ -1132,9 +1159,14 @@ int rc_cli_crawl(int argc, char **argv)
         goto out;
     }
     outdir = c.out ? rc_xstrdup(c.out) : rc_xasprintf("redcrawl-out/%s", job.crawlid);
-    if (prepare_run(&run, outdir) < 0 || submit_job(&run, &pr, &job, &redis_url) < 0 ||
+    if (prepare_run(&run, outdir) < 0 || open_redis(&run, &pr, &redis_url) < 0 ||
         start_children(&run, redis_url, outdir) < 0)
         goto out;
+    if (submit_job(&run, &job) < 0) {
+        stop_children(&run);
+        goto out;
+    }
+    run.web = start_dashboard(&run); /* once the job is there to show */
     int tty = isatty(STDERR_FILENO) && !c.quiet;
     fprintf(stderr, "redcrawl: crawling %lld seed(s) as job %s with %lld worker%s, output in %s/\n",
             (long long)run.added, job.crawlid, (long long)c.workers, c.workers == 1 ? "" : "s", outdir);
