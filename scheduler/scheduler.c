@@ -83,6 +83,7 @@ struct rc_scheduler {
     uint64_t moved_ms;         /* rc_redis_moved_ms when last seen: a new node's run_id is no restart */
     rc_wake *wake;             /* nudged when seeds arrive in an empty frontier; NULL = poll only */
     uint64_t last_dispatch_ms;
+    int nudged;        /* a nudge came since the last tick: the worker set may have changed */
     rc_forward *fwd;   /* a sharded keyspace: this shard's outboxes to the others; NULL = one keyspace */
     rc_budget *budget; /* a sharded keyspace: its jobs' max_pages allowances; NULL = one keyspace */
 };
@@ -928,20 +929,25 @@ static void sample_gauges(rc_scheduler *s)
     rc_metric_sweep(m->rate);
 }
 
-/* A fleet starting: the scheduler knows no worker yet and one has registered. Its refresh comes
- * now rather than at the next second, so the first workers get hosts as they register (a
- * one-page crawl waited ~1 s for this): a worker's registration nudges the scheduler (hb.lua),
- * and without nudges each tick looks. One ZCARD a tick, only while no worker is known. */
-static int first_worker_waiting(rc_scheduler *s)
+/* A worker registered since the last refresh: the refresh comes now rather than at the next
+ * second, so hosts go to every worker that has registered (a one-page crawl waited ~1 s for its
+ * first worker; a fleet starting together gave a job's every host to the first to register). A
+ * registration nudges the scheduler (work.lua's heartbeat); the tick after a nudge, or every tick
+ * while no worker is known (nudges may be lost), compares ZCARD workers with the workers known:
+ * one ZCARD, only then. */
+static int worker_set_changed(rc_scheduler *s)
 {
-    if (!s->leader || rc_strmap_count(s->workers) > 0)
+    size_t known = rc_strmap_count(s->workers);
+    int nudged = s->nudged;
+    s->nudged = 0;
+    if (!s->leader || (known > 0 && !nudged))
         return 0;
     char key[256];
     redisReply *rep = rc_redis_cmd(s->r, "ZCARD %s", rc_redis_key(s->r, key, sizeof key, "workers"));
     int64_t n = rc_reply_int(rep, 0);
     if (rep)
         freeReplyObject(rep);
-    return n > 0;
+    return n > 0 && (size_t)n != known + rc_strmap_count(s->draining);
 }
 
 static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
@@ -950,7 +956,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
     uint64_t now = rc_now_ms();
     double next = (double)s->conf->tick_ms / 1000.0;
     int refreshed = 0;
-    if (now - s->last_refresh_ms >= 1000 || first_worker_waiting(s)) {
+    if (now - s->last_refresh_ms >= 1000 || worker_set_changed(s)) {
         if (!hold_lock(s)) {
             sample_gauges(s);
             s->last_refresh_ms = now;
@@ -1035,6 +1041,7 @@ static void on_wake(void *ud)
     rc_scheduler *s = ud;
     if (!s->leader || s->refused)
         return;
+    s->nudged = 1;
     uint64_t since = rc_now_ms() - s->last_dispatch_ms;
     double after = since >= WAKE_GAP_MS ? 0 : (double)(WAKE_GAP_MS - since) / 1000.0;
     if (ev_timer_remaining(s->loop, &s->tick) > after) {
