@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <hiredis/hiredis.h>
+
 #include "redis.h"
 
 static void exec_server(const rc_test_redis *t, const char *sock)
@@ -86,4 +88,20 @@ rc_redis *rc_test_redis_open(rc_test_redis *t, const char *name)
         rc_test_redis_cleanup(t);
     }
     return r;
+}
+
+int rc_test_redis_ok(redisReply *rep)
+{
+    int ok = rep && rep->type != REDIS_REPLY_ERROR;
+    if (rep)
+        freeReplyObject(rep);
+    return ok;
+}
+
+long long rc_test_redis_int(redisReply *rep)
+{
+    long long v = rc_reply_int(rep, -1);
+    if (rep)
+        freeReplyObject(rep);
+    return v;
 }

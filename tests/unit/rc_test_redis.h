@@ -21,6 +21,18 @@ struct rc_redis;
  * and cleaning up, when either fails (the test then exits 1). */
 struct rc_redis *rc_test_redis_open(rc_test_redis *t, const char *name);
 
+struct redisReply;
+
+/* 1 when rep is a reply and no error (freed here). */
+int rc_test_redis_ok(struct redisReply *rep);
+/* rep's integer (or number in a string), -1 when none; rep freed here. */
+long long rc_test_redis_int(struct redisReply *rep);
+
+/* A command that must succeed (a failed check names the caller's line; needs rc_test.h), and a
+ * command's integer answer. */
+#define RC_REDIS_OK(r, ...) RC_CHECK(rc_test_redis_ok(rc_redis_cmd((r), __VA_ARGS__)))
+#define RC_REDIS_INT(r, ...) rc_test_redis_int(rc_redis_cmd((r), __VA_ARGS__))
+
 /* Stops the server by its pid and waits for it; again is a no-op. A test may call it early to
  * see what an outage does. */
 void rc_test_redis_stop(rc_test_redis *t);

@@ -23,25 +23,6 @@
 
 static rc_test_redis redis;
 
-static void cmd(rc_redis *r, const char *fmt, const char *a, const char *b, const char *c)
-{
-    redisReply *rep = rc_redis_cmd(r, fmt, a, b, c);
-    RC_CHECK(rep != NULL && rep->type != REDIS_REPLY_ERROR);
-    if (rep)
-        freeReplyObject(rep);
-}
-
-static long long get_int(rc_redis *r, const char *fmt, const char *a, const char *b)
-{
-    redisReply *rep = rc_redis_cmd(r, fmt, a, b);
-    long long v = rep && rep->type == REDIS_REPLY_STRING    ? strtoll(rep->str, NULL, 10)
-                  : rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer
-                                                            : -1;
-    if (rep)
-        freeReplyObject(rep);
-    return v;
-}
-
 /* submit.lua for job J without seeds, with max_pages. */
 static void submit(rc_redis *r, int max_pages)
 {
@@ -65,17 +46,17 @@ static void submit(rc_redis *r, int max_pages)
 static void test_submit(rc_redis *plain, rc_redis *s1)
 {
     submit(plain, 40);
-    RC_CHECK_INT_EQ(get_int(plain, "HGET rc:job:J %s%s", "max_pages", ""), 40);
-    RC_CHECK_INT_EQ(get_int(plain, "HEXISTS rc:job:J %s%s", "budget", ""), 0);
-    RC_CHECK_INT_EQ(get_int(plain, "EXISTS rc:budgets%s%s", "", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(plain, "HGET rc:job:J %s%s", "max_pages", ""), 40);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(plain, "HEXISTS rc:job:J %s%s", "budget", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(plain, "EXISTS rc:budgets%s%s", "", ""), 0);
     submit(s1, 40);
-    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "max_pages", ""), 0);
-    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "budget", ""), 40);
-    RC_CHECK_INT_EQ(get_int(s1, "SISMEMBER " S1 "budgets %s%s", "J", ""), 1);
-    cmd(s1, "DEL " S1 "job:J " S1 "budgets " S1 "jobs%s%s%s", "", "", "");
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "HGET " S1 "job:J %s%s", "max_pages", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "HGET " S1 "job:J %s%s", "budget", ""), 40);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "SISMEMBER " S1 "budgets %s%s", "J", ""), 1);
+    RC_REDIS_OK(s1, "DEL " S1 "job:J " S1 "budgets " S1 "jobs%s%s%s", "", "", "");
     submit(s1, 0); /* no cap: nothing shared */
-    RC_CHECK_INT_EQ(get_int(s1, "HEXISTS " S1 "job:J %s%s", "budget", ""), 0);
-    cmd(s1, "FLUSHALL%s%s%s", "", "", "");
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "HEXISTS " S1 "job:J %s%s", "budget", ""), 0);
+    RC_REDIS_OK(s1, "FLUSHALL%s%s%s", "", "", "");
 }
 
 /* take.lua for w1 at now: the leases it gave. */
@@ -115,31 +96,32 @@ static void allow(rc_redis *r, int allowance, int gone)
 static void test_take_holds(rc_redis *s1)
 {
     submit(s1, 5);
-    cmd(s1, "HSET " S1 "job:J state running pending %s%s%s", "2", "", "");
-    cmd(s1, "ZADD " S1 "workers 1 %s%s%s", "w1", "", "");
-    cmd(s1, "ZADD " S1 "ready:w1 0 %s 0 %s%s", "h1", "h2", "");
-    cmd(s1, "ZADD " S1 "hjobs:h1 0 %s%s%s", "J", "", "");
-    cmd(s1, "ZADD " S1 "hjobs:h2 0 %s%s%s", "J", "", "");
-    cmd(s1, "ZADD " S1 "q:J:h1 1 %s%s%s", "J 0 1 0 http://h1/a", "", "");
-    cmd(s1, "ZADD " S1 "q:J:h2 1 %s%s%s", "J 0 1 0 http://h2/a", "", "");
+    RC_REDIS_OK(s1, "HSET " S1 "job:J state running pending %s%s%s", "2", "", "");
+    RC_REDIS_OK(s1, "ZADD " S1 "workers 1 %s%s%s", "w1", "", "");
+    RC_REDIS_OK(s1, "ZADD " S1 "ready:w1 0 %s 0 %s%s", "h1", "h2", "");
+    RC_REDIS_OK(s1, "ZADD " S1 "hjobs:h1 0 %s%s%s", "J", "", "");
+    RC_REDIS_OK(s1, "ZADD " S1 "hjobs:h2 0 %s%s%s", "J", "", "");
+    RC_REDIS_OK(s1, "ZADD " S1 "q:J:h1 1 %s%s%s", "J 0 1 0 http://h1/a", "", "");
+    RC_REDIS_OK(s1, "ZADD " S1 "q:J:h2 1 %s%s%s", "J 0 1 0 http://h2/a", "", "");
     RC_CHECK_INT_EQ(take(s1, 1000), 0); /* allowance 0: both held */
-    RC_CHECK_INT_EQ(get_int(s1, "ZCARD " S1 "q:J:%s%s", "h1", ""), 1);
-    RC_CHECK_INT_EQ(get_int(s1, "ZCARD " S1 "q:J:%s%s", "h2", ""), 1);
-    RC_CHECK_INT_EQ(get_int(s1, "ZSCORE " S1 "ready:w1 %s%s", "h1", ""), 1500);
-    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "dropped", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "ZCARD " S1 "q:J:%s%s", "h1", ""), 1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "ZCARD " S1 "q:J:%s%s", "h2", ""), 1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "ZSCORE " S1 "ready:w1 %s%s", "h1", ""), 1500);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "HGET " S1 "job:J %s%s", "dropped", ""), 0);
     RC_CHECK_INT_EQ(take(s1, 1200), 0); /* not due yet */
     allow(s1, 1, 0);
     RC_CHECK_INT_EQ(take(s1, 2000), 1); /* one within the allowance, the other held */
-    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "started", ""), 1);
-    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "dropped", ""), 0);
-    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "pending", ""), 2);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "HGET " S1 "job:J %s%s", "started", ""), 1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "HGET " S1 "job:J %s%s", "dropped", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "HGET " S1 "job:J %s%s", "pending", ""), 2);
     allow(s1, 1, 1); /* gone for good: dropped as a job over its max_pages */
-    RC_CHECK_INT_EQ(get_int(s1, "SISMEMBER " S1 "budgets %s%s", "J", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "SISMEMBER " S1 "budgets %s%s", "J", ""), 0);
     RC_CHECK_INT_EQ(take(s1, 3000), 0);
-    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "dropped", ""), 1);
-    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:J %s%s", "pending", ""), 1);
-    RC_CHECK_INT_EQ(get_int(s1, "EXISTS " S1 "q:J:%s%s", "h1", "") + get_int(s1, "EXISTS " S1 "q:J:%s%s", "h2", ""), 0);
-    cmd(s1, "FLUSHALL%s%s%s", "", "", "");
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "HGET " S1 "job:J %s%s", "dropped", ""), 1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "HGET " S1 "job:J %s%s", "pending", ""), 1);
+    RC_CHECK_INT_EQ(
+        RC_REDIS_INT(s1, "EXISTS " S1 "q:J:%s%s", "h1", "") + RC_REDIS_INT(s1, "EXISTS " S1 "q:J:%s%s", "h2", ""), 0);
+    RC_REDIS_OK(s1, "FLUSHALL%s%s%s", "", "", "");
 }
 
 /* budget.lua: shard's ask of the pool; *gone set from the reply. Returns its allowance. */
@@ -196,9 +178,9 @@ static void test_pool(rc_redis *s0)
     RC_CHECK_INT_EQ(ask(s0, 1, 0, 0, 0, &gone), 0); /* a give-back after it: not handed out again */
     RC_CHECK_INT_EQ(ask(s0, 0, 9, 9, 256, &gone), 9);
     RC_CHECK_INT_EQ(gone, 1);
-    RC_CHECK_INT_EQ(get_int(s0, "HGET " S0 "budget:J %s%s", "total", ""), 10);
-    RC_CHECK(get_int(s0, "PTTL " S0 "budget:%s%s", "J", "") > 0);
-    cmd(s0, "FLUSHALL%s%s%s", "", "", "");
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s0, "HGET " S0 "budget:J %s%s", "total", ""), 10);
+    RC_CHECK(RC_REDIS_INT(s0, "PTTL " S0 "budget:%s%s", "J", "") > 0);
+    RC_REDIS_OK(s0, "FLUSHALL%s%s%s", "", "", "");
 }
 
 /* budgets.lua over a shard's listed jobs: the jobs in the second element of each row. */
@@ -218,11 +200,11 @@ static redisReply *budgets(rc_redis *s1)
  * already; dropped from the list: a stopped job and one whose budget is gone. */
 static void test_budgets(rc_redis *s1)
 {
-    cmd(s1, "HSET " S1 "job:A state running budget 10 max_pages 5 started %s%s%s", "4", "", "");
-    cmd(s1, "HSET " S1 "job:B state done budget 10 max_pages 6 started %s%s%s", "2", "", "");
-    cmd(s1, "HSET " S1 "job:C state stopped budget 10 max_pages 6 started %s%s%s", "2", "", "");
-    cmd(s1, "HSET " S1 "job:D state running budget 1000 max_pages 300 started %s%s%s", "0", "", "");
-    cmd(s1, "SADD " S1 "budgets A B %s %s%s", "C", "D", "");
+    RC_REDIS_OK(s1, "HSET " S1 "job:A state running budget 10 max_pages 5 started %s%s%s", "4", "", "");
+    RC_REDIS_OK(s1, "HSET " S1 "job:B state done budget 10 max_pages 6 started %s%s%s", "2", "", "");
+    RC_REDIS_OK(s1, "HSET " S1 "job:C state stopped budget 10 max_pages 6 started %s%s%s", "2", "", "");
+    RC_REDIS_OK(s1, "HSET " S1 "job:D state running budget 1000 max_pages 300 started %s%s%s", "0", "", "");
+    RC_REDIS_OK(s1, "SADD " S1 "budgets A B %s %s%s", "C", "D", "");
     redisReply *rep = budgets(s1);
     RC_CHECK_INT_EQ(rep ? rep->elements : 0, 2);
     for (size_t i = 0; rep && i < rep->elements; i++) {
@@ -234,21 +216,21 @@ static void test_budgets(rc_redis *s1)
     }
     if (rep)
         freeReplyObject(rep);
-    RC_CHECK_INT_EQ(get_int(s1, "HGET " S1 "job:B %s%s", "max_pages", ""), 2);
-    RC_CHECK_INT_EQ(get_int(s1, "SISMEMBER " S1 "budgets %s%s", "C", ""), 0);
-    cmd(s1, "HSET " S1 "job:B budget_told 2 budget_used %s%s%s", "1", "", ""); /* told when it had used 1 */
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "HGET " S1 "job:B %s%s", "max_pages", ""), 2);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "SISMEMBER " S1 "budgets %s%s", "C", ""), 0);
+    RC_REDIS_OK(s1, "HSET " S1 "job:B budget_told 2 budget_used %s%s%s", "1", "", ""); /* told when it had used 1 */
     rep = budgets(s1); /* it used 2 since: the pool must hear it, or others wait for that 1 */
     RC_CHECK_INT_EQ(rep ? rep->elements : 9, 2);
     if (rep)
         freeReplyObject(rep);
-    cmd(s1, "HSET " S1 "job:B budget_told 2 budget_used %s%s%s", "2", "", ""); /* as allow.lua does */
-    cmd(s1, "HSET " S1 "job:A budget_gone %s%s%s", "1", "", "");
+    RC_REDIS_OK(s1, "HSET " S1 "job:B budget_told 2 budget_used %s%s%s", "2", "", ""); /* as allow.lua does */
+    RC_REDIS_OK(s1, "HSET " S1 "job:A budget_gone %s%s%s", "1", "", "");
     rep = budgets(s1);
     RC_CHECK_INT_EQ(rep ? rep->elements : 9, 0);
     if (rep)
         freeReplyObject(rep);
-    RC_CHECK_INT_EQ(get_int(s1, "SCARD " S1 "budgets%s%s", "", ""), 2); /* B and D */
-    cmd(s1, "FLUSHALL%s%s%s", "", "", "");
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "SCARD " S1 "budgets%s%s", "", ""), 2); /* B and D */
+    RC_REDIS_OK(s1, "FLUSHALL%s%s%s", "", "", "");
 }
 
 int main(void)

@@ -60,14 +60,6 @@ static void test_parse(void)
     RC_CHECK_INT_EQ(n, 13); /* the table was read */
 }
 
-static void cmd(rc_redis *r, const char *fmt, const char *a, const char *b)
-{
-    redisReply *rep = rc_redis_cmd(r, fmt, a, b);
-    RC_CHECK(rep && rep->type != REDIS_REPLY_ERROR);
-    if (rep)
-        freeReplyObject(rep);
-}
-
 static int64_t sismember(rc_redis *r, const char *w)
 {
     redisReply *rep = rc_redis_cmd(r, "SISMEMBER rc:draining %s", w);
@@ -82,11 +74,11 @@ static void test_apply(rc_redis *r)
     char err[256];
     rc_drain_state st;
     /* a live worker with two hosts (one with a queue) and one URL in flight */
-    cmd(r, "ZADD rc:workers 1 %s%s", "w0", "");
-    cmd(r, "SADD rc:wdoms:w0 %s %s", "a.test", "b.test");
-    cmd(r, "ZADD rc:hjobs:a.test 0 %s%s", "job", "");
-    cmd(r, "ZADD rc:lease:w0 1 %s%s", "a.test\trec", "");
-    cmd(r, "HSET rc:worker:w0 queued %s%s", "4", "");
+    RC_REDIS_OK(r, "ZADD rc:workers 1 %s%s", "w0", "");
+    RC_REDIS_OK(r, "SADD rc:wdoms:w0 %s %s", "a.test", "b.test");
+    RC_REDIS_OK(r, "ZADD rc:hjobs:a.test 0 %s%s", "job", "");
+    RC_REDIS_OK(r, "ZADD rc:lease:w0 1 %s%s", "a.test\trec", "");
+    RC_REDIS_OK(r, "HSET rc:worker:w0 queued %s%s", "4", "");
     RC_CHECK_INT_EQ(rc_drain_apply(r, "w0", RC_DRAIN_ON, &st, err, sizeof err), 0);
     RC_CHECK(st.live && st.draining && !rc_drain_done(&st));
     RC_CHECK_INT_EQ(st.hosts, 2);
@@ -101,7 +93,7 @@ static void test_apply(rc_redis *r)
     json_decref(o);
     free(a);
     /* it empties: done */
-    cmd(r, "DEL rc:wdoms:w0 %s%s", "rc:lease:w0", "");
+    RC_REDIS_OK(r, "DEL rc:wdoms:w0 %s%s", "rc:lease:w0", "");
     RC_CHECK_INT_EQ(rc_drain_apply(r, "w0", RC_DRAIN_SHOW, &st, err, sizeof err), 0);
     RC_CHECK(rc_drain_done(&st));
     /* undo */

@@ -18,23 +18,6 @@
 static rc_test_redis redis;
 
 /* A command with one string argument (hiredis' format: each space separates arguments). */
-static void cmd(rc_redis *r, const char *fmt, const char *a)
-{
-    redisReply *rep = rc_redis_cmd(r, fmt, a);
-    RC_CHECK(rep && rep->type != REDIS_REPLY_ERROR);
-    if (rep)
-        freeReplyObject(rep);
-}
-
-static int64_t int_reply(rc_redis *r, const char *fmt, const char *a)
-{
-    redisReply *rep = rc_redis_cmd(r, fmt, a);
-    int64_t v = rc_reply_int(rep, -1);
-    if (rep)
-        freeReplyObject(rep);
-    return v;
-}
-
 /* move.lua from w1 to w2, n hosts: how many moved; each moved host must have been eligible (one
  * of may, unless may is NULL: any). */
 static size_t move(rc_redis *r, int64_t n, const char *const *may, size_t n_may)
@@ -64,18 +47,18 @@ static size_t move(rc_redis *r, int64_t n, const char *const *may, size_t n_may)
 /* w1 holds 20 hosts: h0..h9 with work (h0 in flight), h10..h19 idle (h10 in flight). */
 static void setup(rc_redis *r)
 {
-    cmd(r, "FLUSHALL%s", "");
-    cmd(r, "ZADD rc:workers 1 w1 1 %s", "w2");
+    RC_REDIS_OK(r, "FLUSHALL%s", "");
+    RC_REDIS_OK(r, "ZADD rc:workers 1 w1 1 %s", "w2");
     for (int i = 0; i < 20; i++) {
         char h[16];
         snprintf(h, sizeof h, "h%d", i);
-        cmd(r, "SADD rc:wdoms:w1 %s", h);
-        cmd(r, "HSET rc:owner %s w1", h);
+        RC_REDIS_OK(r, "SADD rc:wdoms:w1 %s", h);
+        RC_REDIS_OK(r, "HSET rc:owner %s w1", h);
         if (i < 10)
-            cmd(r, "ZADD rc:hjobs:%s 0 job", h);
+            RC_REDIS_OK(r, "ZADD rc:hjobs:%s 0 job", h);
     }
-    cmd(r, "SADD rc:busy:w1 h0 %s", "h10");
-    cmd(r, "ZADD rc:ready:w1 123456 %s", "h3");
+    RC_REDIS_OK(r, "SADD rc:busy:w1 h0 %s", "h10");
+    RC_REDIS_OK(r, "ZADD rc:ready:w1 123456 %s", "h3");
 }
 
 static void test_move(rc_redis *r)
@@ -86,17 +69,17 @@ static void test_move(rc_redis *r)
     /* fewer than the hosts with work: only hosts with work, none in flight */
     setup(r);
     RC_CHECK_INT_EQ(move(r, 4, work, 9), 4);
-    RC_CHECK_INT_EQ(int_reply(r, "SCARD rc:wdoms:%s", "w1"), 16);
-    RC_CHECK_INT_EQ(int_reply(r, "SCARD rc:wdoms:%s", "w2"), 4);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SCARD rc:wdoms:%s", "w1"), 16);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SCARD rc:wdoms:%s", "w2"), 4);
     /* all with work and then idle ones, never the two in flight */
     setup(r);
     RC_CHECK_INT_EQ(move(r, 12, any, 18), 12);
     setup(r);
     RC_CHECK_INT_EQ(move(r, 100, any, 18), 18);
-    RC_CHECK_INT_EQ(int_reply(r, "SISMEMBER rc:wdoms:w1 %s", "h0"), 1);
-    RC_CHECK_INT_EQ(int_reply(r, "SISMEMBER rc:wdoms:w1 %s", "h10"), 1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SISMEMBER rc:wdoms:w1 %s", "h0"), 1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SISMEMBER rc:wdoms:w1 %s", "h10"), 1);
     /* a moved host is the other's, with its next allowed time */
-    RC_CHECK_INT_EQ(int_reply(r, "ZSCORE rc:ready:w2 %s", "h3"), 123456);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZSCORE rc:ready:w2 %s", "h3"), 123456);
     redisReply *rep = rc_redis_cmd(r, "HGET rc:owner %s", "h3");
     RC_CHECK(rep && rep->type == REDIS_REPLY_STRING && strcmp(rep->str, "w2") == 0);
     if (rep)
@@ -121,18 +104,18 @@ static void setup_many(rc_redis *r, int work)
 {
     char n[16];
     snprintf(n, sizeof n, "%d", work);
-    cmd(r, "FLUSHALL%s", "");
-    cmd(r, "ZADD rc:workers 1 w1 1 %s", "w2");
-    cmd(r, "EVAL %s 0",
-        "for i = 0, 2999 do local h = 'h' .. i; redis.call('SADD', 'rc:wdoms:w1', h); "
-        "redis.call('HSET', 'rc:owner', h, 'w1') end");
+    RC_REDIS_OK(r, "FLUSHALL%s", "");
+    RC_REDIS_OK(r, "ZADD rc:workers 1 w1 1 %s", "w2");
+    RC_REDIS_OK(r, "EVAL %s 0",
+                "for i = 0, 2999 do local h = 'h' .. i; redis.call('SADD', 'rc:wdoms:w1', h); "
+                "redis.call('HSET', 'rc:owner', h, 'w1') end");
     redisReply *rep =
         rc_redis_cmd(r, "EVAL %s 0 %s",
                      "for i = 0, tonumber(ARGV[1]) - 1 do redis.call('ZADD', 'rc:hjobs:h' .. i, 0, 'job') end", n);
     RC_CHECK(rep && rep->type != REDIS_REPLY_ERROR);
     if (rep)
         freeReplyObject(rep);
-    cmd(r, "CONFIG RESETSTAT%s", "");
+    RC_REDIS_OK(r, "CONFIG RESETSTAT%s", "");
 }
 
 static void test_move_many(rc_redis *r)
@@ -142,7 +125,7 @@ static void test_move_many(rc_redis *r)
     RC_CHECK_INT_EQ(move(r, 4, NULL, 0), 4);
     RC_CHECK_INT_EQ(calls_of(r, "sscan"), 1);
     RC_CHECK(calls_of(r, "exists") < 300);
-    RC_CHECK_INT_EQ(int_reply(r, "SCARD rc:wdoms:%s", "w2"), 4);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SCARD rc:wdoms:%s", "w2"), 4);
     /* Ten hosts with work among 3,000: the scan goes on until it has found n of them. */
     setup_many(r, 10);
     const char *work[] = {"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9"};

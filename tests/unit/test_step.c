@@ -22,40 +22,21 @@
 
 static rc_test_redis redis;
 
-static void cmd(rc_redis *r, const char *fmt, const char *a, const char *b, const char *c)
-{
-    redisReply *rep = rc_redis_cmd(r, fmt, a, b, c);
-    RC_CHECK(rep != NULL && rep->type != REDIS_REPLY_ERROR);
-    if (rep)
-        freeReplyObject(rep);
-}
-
-static long long get_int(rc_redis *r, const char *fmt, const char *a, const char *b)
-{
-    redisReply *rep = rc_redis_cmd(r, fmt, a, b);
-    long long v = rep && rep->type == REDIS_REPLY_STRING    ? strtoll(rep->str, NULL, 10)
-                  : rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer
-                                                            : -1;
-    if (rep)
-        freeReplyObject(rep);
-    return v;
-}
-
 /* A running job J with three URLs leased by w1 (on host h, lease members "h<TAB>record"), w1
  * registered, and host h2 ready for w1 with one URL queued. */
 static void seed(rc_redis *r)
 {
-    cmd(r, "HSET rc:job:J state running pending 4 bloom %s spiderid %s%s", "sbf:1024:1e-06:1", "link", "");
-    cmd(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
+    RC_REDIS_OK(r, "HSET rc:job:J state running pending 4 bloom %s spiderid %s%s", "sbf:1024:1e-06:1", "link", "");
+    RC_REDIS_OK(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
     const char *leased[] = {"J 0 1 0 http://h/a", "J 0 1 0 http://h/c"};
     for (size_t i = 0; i < 2; i++) {
         char lm[64];
         snprintf(lm, sizeof lm, "h\t%s", leased[i]);
-        cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", lm, "", "");
+        RC_REDIS_OK(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", lm, "", "");
     }
-    cmd(r, "ZADD rc:ready:w1 0 %s%s%s", "h2", "", "");
-    cmd(r, "ZADD rc:hjobs:h2 0 %s%s%s", "J", "", "");
-    cmd(r, "ZADD rc:q:J:h2 1 %s%s%s", "J 1 1 0 http://h2/x", "", "");
+    RC_REDIS_OK(r, "ZADD rc:ready:w1 0 %s%s%s", "h2", "", "");
+    RC_REDIS_OK(r, "ZADD rc:hjobs:h2 0 %s%s%s", "J", "", "");
+    RC_REDIS_OK(r, "ZADD rc:q:J:h2 1 %s%s%s", "J 1 1 0 http://h2/x", "", "");
 }
 
 /* The completes added to steps, packed as a worker keeps them: released at the end. */
@@ -157,12 +138,12 @@ static void test_batch(rc_redis *r)
         freeReplyObject(rep);
     /* What the parts did in Redis: the heartbeat's fields, the leases acked, the links queued
      * (b's three links never reached the bloom), the take's lease. */
-    RC_CHECK_INT_EQ(get_int(r, "HGET rc:worker:%s %s", "w1", "fetched"), 7);
-    RC_CHECK_INT_EQ(get_int(r, "ZSCORE rc:workers %s%s", "w1", ""), 5000);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:worker:%s %s", "w1", "fetched"), 7);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZSCORE rc:workers %s%s", "w1", ""), 5000);
     RC_CHECK_INT_EQ(rc_seeds_count(r, "J"), 2);
-    RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "fetched"), 2);
-    RC_CHECK_INT_EQ(get_int(r, "ZCARD rc:lease:%s%s", "w1", ""), 1); /* h2's, from the take */
-    RC_CHECK_INT_EQ(get_int(r, "SISMEMBER rc:busy:w1 %s%s", "h2", ""), 1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:job:%s %s", "J", "fetched"), 2);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZCARD rc:lease:%s%s", "w1", ""), 1); /* h2's, from the take */
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SISMEMBER rc:busy:w1 %s%s", "h2", ""), 1);
 
     /* The same completes again (an ack whose reply was lost, resent): every lease is gone, so
      * each is {-1} and nothing changes; no heartbeat, no take: {-1, [...], []}. */
@@ -180,7 +161,7 @@ static void test_batch(rc_redis *r)
     }
     if (rep)
         freeReplyObject(rep);
-    RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "pending"), 4);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:job:%s %s", "J", "pending"), 4);
     RC_CHECK_INT_EQ(rc_seeds_count(r, "J"), 2);
     rc_step_release(&again);
     rc_step_release(&s);
@@ -192,7 +173,7 @@ static void test_batch(rc_redis *r)
 /* A reaped worker's beat is refused: its take is skipped (it must register again first). */
 static void test_reaped(rc_redis *r)
 {
-    cmd(r, "ZADD rc:ready:w9 0 %s%s%s", "h2", "", "");
+    RC_REDIS_OK(r, "ZADD rc:ready:w9 0 %s%s%s", "h2", "", "");
     rc_step s;
     rc_step_init(&s, "w9");
     rc_step_beat(&s, "beat", NULL, 0);
@@ -206,16 +187,16 @@ static void test_reaped(rc_redis *r)
     }
     if (rep)
         freeReplyObject(rep);
-    RC_CHECK_INT_EQ(get_int(r, "ZSCORE rc:workers %s%s", "w9", ""), -1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZSCORE rc:workers %s%s", "w9", ""), -1);
     rc_step_release(&s);
 }
 
 /* The same page through complete.lua and through a one-complete step: the same answer. */
 static void test_same_as_complete(rc_redis *r)
 {
-    cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/d", "", "");
-    cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/e", "", "");
-    cmd(r, "HINCRBY rc:job:J pending %s%s%s", "2", "", "");
+    RC_REDIS_OK(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/d", "", "");
+    RC_REDIS_OK(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/e", "", "");
+    RC_REDIS_OK(r, "HINCRBY rc:job:J pending %s%s%s", "2", "", "");
     rc_argv d, e;
     complete_args(&d, "J 0 1 0 http://h/d", 2, 4);
     complete_args(&e, "J 0 1 0 http://h/e", 2, 5);
@@ -249,12 +230,12 @@ static void test_full_batch(rc_redis *r)
     rc_step s;
     rc_step_init(&s, "w2");
     static rc_argv all[RC_STEP_MAX];
-    cmd(r, "HINCRBY rc:job:J pending %s%s%s", "64", "", "");
+    RC_REDIS_OK(r, "HINCRBY rc:job:J pending %s%s%s", "64", "", "");
     for (int i = 0; i < RC_STEP_MAX; i++) {
         char rec[64], lm[80];
         snprintf(rec, sizeof rec, "J 0 1 0 http://h/f%d", i);
         snprintf(lm, sizeof lm, "h\t%s", rec);
-        cmd(r, "ZADD rc:lease:w2 9999999999999 %s%s%s", lm, "", "");
+        RC_REDIS_OK(r, "ZADD rc:lease:w2 9999999999999 %s%s%s", lm, "", "");
         complete_args(&all[i], rec, 3, 10 + i);
         rc_argv_set(&all[i], RC_COMPLETE_WORKER, "w2");
         step_add(&s, &all[i]); /* borrowed until the step is answered */
@@ -271,7 +252,7 @@ static void test_full_batch(rc_redis *r)
     RC_CHECK_INT_EQ(acked, RC_STEP_MAX);
     RC_CHECK_INT_EQ(added, 3 * RC_STEP_MAX);
     RC_CHECK_INT_EQ(rc_seeds_count(r, "J") - before, 3 * RC_STEP_MAX);
-    RC_CHECK_INT_EQ(get_int(r, "ZCARD rc:lease:%s%s", "w2", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZCARD rc:lease:%s%s", "w2", ""), 0);
     if (rep)
         freeReplyObject(rep);
     rc_step_release(&s);
@@ -285,10 +266,10 @@ static void test_full_batch(rc_redis *r)
  * second is read past the first's denied links. */
 static void test_denied_links(rc_redis *r)
 {
-    cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/f", "", "");
-    cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/g", "", "");
-    cmd(r, "HINCRBY rc:job:J pending %s%s%s", "2", "", "");
-    long long pending = get_int(r, "HGET rc:job:%s %s", "J", "pending");
+    RC_REDIS_OK(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/f", "", "");
+    RC_REDIS_OK(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/g", "", "");
+    RC_REDIS_OK(r, "HINCRBY rc:job:J pending %s%s%s", "2", "", "");
+    long long pending = RC_REDIS_INT(r, "HGET rc:job:%s %s", "J", "pending");
     long long before = rc_seeds_count(r, "J");
     rc_argv f, g;
     complete_args(&f, "J 0 1 0 http://h/f", 3, 6); /* 1 to follow, 2 denied */
@@ -315,8 +296,8 @@ static void test_denied_links(rc_redis *r)
     if (rep)
         freeReplyObject(rep);
     RC_CHECK_INT_EQ(rc_seeds_count(r, "J") - before, 1);
-    RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "robots_denied"), 2);
-    RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "robots_denied_links"), 2);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:job:%s %s", "J", "robots_denied"), 2);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:job:%s %s", "J", "robots_denied_links"), 2);
     rc_step_release(&s);
     rc_argv_release(&f);
     rc_argv_release(&g);
@@ -331,15 +312,15 @@ static void test_complete_lets_go(rc_redis *r)
     const char *next[] = {"9000", "9500", "9000"}; /* the call runs at 9000 */
     const long long next_ms[] = {9000, 9500, 9000};
     for (int i = 0; i < 3; i++) {
-        cmd(r, "FLUSHALL%s%s%s", "", "", "");
-        cmd(r, "HSET rc:job:J state running pending %s%s%s", "1", "", "");
-        cmd(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
-        cmd(r, "HSET rc:owner %s w1%s%s", hosts[i], "", "");
-        cmd(r, "SADD rc:wdoms:w1 %s%s%s", hosts[i], "", "");
-        cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/a", "", "");
+        RC_REDIS_OK(r, "FLUSHALL%s%s%s", "", "", "");
+        RC_REDIS_OK(r, "HSET rc:job:J state running pending %s%s%s", "1", "", "");
+        RC_REDIS_OK(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
+        RC_REDIS_OK(r, "HSET rc:owner %s w1%s%s", hosts[i], "", "");
+        RC_REDIS_OK(r, "SADD rc:wdoms:w1 %s%s%s", hosts[i], "", "");
+        RC_REDIS_OK(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/a", "", "");
         if (i == 2) {
-            cmd(r, "ZADD rc:hjobs:h 0 %s%s%s", "J", "", "");
-            cmd(r, "ZADD rc:q:J:h 1 %s%s%s", "J 0 1 0 http://h/b", "", "");
+            RC_REDIS_OK(r, "ZADD rc:hjobs:h 0 %s%s%s", "J", "", "");
+            RC_REDIS_OK(r, "ZADD rc:q:J:h 1 %s%s%s", "J 0 1 0 http://h/b", "", "");
         }
         rc_argv a;
         complete_args(&a, "J 0 1 0 http://h/a", 0, 1);
@@ -349,9 +330,9 @@ static void test_complete_lets_go(rc_redis *r)
         if (rep)
             freeReplyObject(rep);
         int kept = i > 0;
-        RC_CHECK_INT_EQ(get_int(r, "ZSCORE rc:ready:w1 %s%s", "h", ""), kept ? next_ms[i] : -1);
-        RC_CHECK_INT_EQ(get_int(r, "SISMEMBER rc:wdoms:w1 %s%s", "h", ""), kept);
-        RC_CHECK_INT_EQ(get_int(r, "HEXISTS rc:owner %s%s", "h", ""), kept);
+        RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZSCORE rc:ready:w1 %s%s", "h", ""), kept ? next_ms[i] : -1);
+        RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SISMEMBER rc:wdoms:w1 %s%s", "h", ""), kept);
+        RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HEXISTS rc:owner %s%s", "h", ""), kept);
         rc_argv_release(&a);
     }
 }
@@ -360,18 +341,18 @@ static void test_complete_lets_go(rc_redis *r)
  * h5's, whose host another job still has work on; h4's one URL. */
 static void test_take_last(rc_redis *r)
 {
-    cmd(r, "FLUSHALL%s%s%s", "", "", "");
-    cmd(r, "HSET rc:job:J state running pending %s%s%s", "5", "", "");
-    cmd(r, "HSET rc:job:J2 state running pending %s%s%s", "1", "", "");
-    cmd(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
-    cmd(r, "ZADD rc:ready:w1 1 h3 2 h4 3 %s%s%s", "h5", "", "");
-    cmd(r, "ZADD rc:hjobs:h3 0 %s%s%s", "J", "", "");
-    cmd(r, "ZADD rc:q:J:h3 1 %s 2 %s%s", "J 1 1 0 http://h3/a", "J 1 1 0 http://h3/b", "");
-    cmd(r, "ZADD rc:hjobs:h4 0 %s%s%s", "J", "", "");
-    cmd(r, "ZADD rc:q:J:h4 1 %s%s%s", "J 1 1 0 http://h4/a", "", "");
-    cmd(r, "ZADD rc:hjobs:h5 0 J 1 %s%s%s", "J2", "", "");
-    cmd(r, "ZADD rc:q:J:h5 1 %s%s%s", "J 1 1 0 http://h5/a", "", "");
-    cmd(r, "ZADD rc:q:J2:h5 1 %s%s%s", "J2 1 1 0 http://h5/b", "", "");
+    RC_REDIS_OK(r, "FLUSHALL%s%s%s", "", "", "");
+    RC_REDIS_OK(r, "HSET rc:job:J state running pending %s%s%s", "5", "", "");
+    RC_REDIS_OK(r, "HSET rc:job:J2 state running pending %s%s%s", "1", "", "");
+    RC_REDIS_OK(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
+    RC_REDIS_OK(r, "ZADD rc:ready:w1 1 h3 2 h4 3 %s%s%s", "h5", "", "");
+    RC_REDIS_OK(r, "ZADD rc:hjobs:h3 0 %s%s%s", "J", "", "");
+    RC_REDIS_OK(r, "ZADD rc:q:J:h3 1 %s 2 %s%s", "J 1 1 0 http://h3/a", "J 1 1 0 http://h3/b", "");
+    RC_REDIS_OK(r, "ZADD rc:hjobs:h4 0 %s%s%s", "J", "", "");
+    RC_REDIS_OK(r, "ZADD rc:q:J:h4 1 %s%s%s", "J 1 1 0 http://h4/a", "", "");
+    RC_REDIS_OK(r, "ZADD rc:hjobs:h5 0 J 1 %s%s%s", "J2", "", "");
+    RC_REDIS_OK(r, "ZADD rc:q:J:h5 1 %s%s%s", "J 1 1 0 http://h5/a", "", "");
+    RC_REDIS_OK(r, "ZADD rc:q:J2:h5 1 %s%s%s", "J2 1 1 0 http://h5/b", "", "");
     rc_step s;
     rc_step_init(&s, "w1");
     rc_step_take(&s, 3, 60000, "127.0.0.1");
@@ -394,8 +375,8 @@ static void test_take_last(rc_redis *r)
  * into their shard: pending rises before the page's own end lowers it, and falls only then. */
 static void test_away_links(rc_redis *r)
 {
-    cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/away", "", "");
-    cmd(r, "HSET rc:job:J state running pending %s%s%s", "1", "", "");
+    RC_REDIS_OK(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/away", "", "");
+    RC_REDIS_OK(r, "HSET rc:job:J state running pending %s%s%s", "1", "", "");
     long long pending = 1, before = rc_seeds_count(r, "J");
     rc_argv f;
     complete_args(&f, "J 0 1 0 http://h/away", 3, 9); /* 1 to follow, then 2 for shard 2 */
@@ -418,7 +399,7 @@ static void test_away_links(rc_redis *r)
     if (rep)
         freeReplyObject(rep);
     RC_CHECK_INT_EQ(rc_seeds_count(r, "J"), before + 1);
-    RC_CHECK_INT_EQ(get_int(r, "LLEN rc:out:%s%s", "2", ""), 2);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "LLEN rc:out:%s%s", "2", ""), 2);
     redisReply *out = rc_redis_cmd(r, "LRANGE rc:out:2 0 -1");
     RC_CHECK(out && out->type == REDIS_REPLY_ARRAY && out->elements == 2);
     if (!out || out->type != REDIS_REPLY_ARRAY || out->elements != 2)
@@ -434,16 +415,16 @@ static void test_away_links(rc_redis *r)
     RC_CHECK(rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == -1);
     if (rep)
         freeReplyObject(rep);
-    RC_CHECK_INT_EQ(get_int(r, "LLEN rc:out:%s%s", "2", ""), 2);
-    RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "pending"), pending + 2);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "LLEN rc:out:%s%s", "2", ""), 2);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:job:%s %s", "J", "pending"), pending + 2);
     rc_argv_set(&fw, RC_FORWARD_FIRST, out->element[0]->str);
     rep = rc_redis_eval(r, RC_LUA_FORWARD, 9700, &fw);
     RC_CHECK(rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 0);
     if (rep)
         freeReplyObject(rep);
     freeReplyObject(out);
-    RC_CHECK_INT_EQ(get_int(r, "HGET rc:job:%s %s", "J", "pending"), pending);
-    RC_CHECK_INT_EQ(get_int(r, "EXISTS rc:out:%s%s", "2", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:job:%s %s", "J", "pending"), pending);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "EXISTS rc:out:%s%s", "2", ""), 0);
     rc_argv_release(&fw);
     rc_argv_release(&a);
     rc_argv_release(&f);
@@ -468,26 +449,26 @@ static void stat_at(rc_redis *r, uint64_t now_ms, const char *name, long long n)
  * per-minute wstat keeps an hour the same way. */
 static void test_counters_trimmed(rc_redis *r)
 {
-    cmd(r, "FLUSHALL%s%s%s", "", "", "");
+    RC_REDIS_OK(r, "FLUSHALL%s%s%s", "", "", "");
     const uint64_t m0 = 30000000ull; /* a minute number */
     stat_at(r, m0 * 60000, "pages:link:200", 3);
-    RC_CHECK_INT_EQ(get_int(r, "HGET rc:stats:pages:link:200 %s%s", "m:30000000", ""), 3);
-    RC_CHECK_INT_EQ(get_int(r, "SISMEMBER rc:stats:names %s%s", "pages:link:200", ""), 1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:stats:pages:link:200 %s%s", "m:30000000", ""), 3);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SISMEMBER rc:stats:names %s%s", "pages:link:200", ""), 1);
     uint64_t later = (m0 + 1441) * 60000;
     stat_at(r, later, "pages:link:200", 2);
     stat_at(r, later + 1000, "pages:link:200", 5);
-    RC_CHECK_INT_EQ(get_int(r, "HEXISTS rc:stats:pages:link:200 %s%s", "m:30000000", ""), 0);
-    RC_CHECK_INT_EQ(get_int(r, "HGET rc:stats:pages:link:200 %s%s", "m:30001441", ""), 7);
-    RC_CHECK_INT_EQ(get_int(r, "HGET rc:stats:pages:link:200 %s%s", "total", ""), 10);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HEXISTS rc:stats:pages:link:200 %s%s", "m:30000000", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:stats:pages:link:200 %s%s", "m:30001441", ""), 7);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:stats:pages:link:200 %s%s", "total", ""), 10);
 
-    cmd(r, "HSET rc:job:J state running pending %s%s%s", "3", "", "");
-    cmd(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
-    cmd(r, "HSET rc:wstat:w1 %s 4%s%s", "29999940", "", ""); /* an hour before m0 */
+    RC_REDIS_OK(r, "HSET rc:job:J state running pending %s%s%s", "3", "", "");
+    RC_REDIS_OK(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
+    RC_REDIS_OK(r, "HSET rc:wstat:w1 %s 4%s%s", "29999940", "", ""); /* an hour before m0 */
     const char *urls[] = {"J 0 1 0 http://h/a", "J 0 1 0 http://h/b"};
     for (int i = 0; i < 2; i++) {
         char lm[64];
         snprintf(lm, sizeof lm, "h\t%s", urls[i]);
-        cmd(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", lm, "", "");
+        RC_REDIS_OK(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", lm, "", "");
         rc_argv a;
         complete_args(&a, urls[i], 0, 1);
         redisReply *rep = rc_redis_eval(r, RC_LUA_COMPLETE, m0 * 60000 + (uint64_t)i, &a);
@@ -496,8 +477,8 @@ static void test_counters_trimmed(rc_redis *r)
             freeReplyObject(rep);
         rc_argv_release(&a);
     }
-    RC_CHECK_INT_EQ(get_int(r, "HEXISTS rc:wstat:w1 %s%s", "29999940", ""), 0);
-    RC_CHECK_INT_EQ(get_int(r, "HGET rc:wstat:w1 %s%s", "30000000", ""), 2);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HEXISTS rc:wstat:w1 %s%s", "29999940", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:wstat:w1 %s%s", "30000000", ""), 2);
 }
 
 int main(void)
