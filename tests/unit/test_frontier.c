@@ -25,25 +25,6 @@
 
 static rc_test_redis redis;
 
-static long long cmd_int(rc_redis *r, const char *fmt, const char *a, const char *b)
-{
-    redisReply *rep = rc_redis_cmd(r, fmt, a, b);
-    long long v = rep && rep->type == REDIS_REPLY_INTEGER  ? rep->integer
-                  : rep && rep->type == REDIS_REPLY_STRING ? strtoll(rep->str, NULL, 10)
-                                                           : -1;
-    if (rep)
-        freeReplyObject(rep);
-    return v;
-}
-
-static void cmd(rc_redis *r, const char *fmt, const char *a, const char *b)
-{
-    redisReply *rep = rc_redis_cmd(r, fmt, a, b);
-    RC_CHECK(rep != NULL && rep->type != REDIS_REPLY_ERROR);
-    if (rep)
-        freeReplyObject(rep);
-}
-
 /* submit.lua with the records recs[0..n) (their bloom values made from salt and index). */
 static long long submit(rc_redis *r, const char *crawlid, const char *const *recs, int n, int salt)
 {
@@ -145,9 +126,9 @@ static void test_order(rc_redis *r)
     check_window(r, "J", want, 6);
     RC_CHECK_INT_EQ(rc_seeds_count(r, "J"), 6);
     RC_CHECK_INT_EQ(rc_seeds_count(r, NULL), 6);
-    RC_CHECK_INT_EQ(cmd_int(r, "ZCARD rc:seedb:%s%s", "J", ""), 4);
-    RC_CHECK_INT_EQ(cmd_int(r, "LLEN rc:seeds:%s%s", "J", ":5:0"), 2);
-    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:frontier %s%s", "J", ""), 1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZCARD rc:seedb:%s%s", "J", ""), 4);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "LLEN rc:seeds:%s%s", "J", ":5:0"), 2);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SISMEMBER rc:frontier %s%s", "J", ""), 1);
 }
 
 /* What assign moves gets its crawlid back and leaves the frontier; a stale window moves
@@ -155,15 +136,15 @@ static void test_order(rc_redis *r)
  * is gone stays at the head. */
 static void test_assign(rc_redis *r)
 {
-    cmd(r, "ZADD rc:workers 1 %s%s", "w1", "");
+    RC_REDIS_OK(r, "ZADD rc:workers 1 %s%s", "w1", "");
     redisReply *win = window(r, "J", 3);
     RC_CHECK_INT_EQ(assign(r, "J", win->element[0], "a", NULL), 3);
     const char *queued[] = {"J 0 9 0 http://a/d0p9-1", "J 2 9 0 http://a/d2p9-1", "J 0 5 0 http://a/d0p5-1"};
     check_queue(r, "J", "a", queued, 3);
     const char *left[] = {"0 5 0 http://a/d0p5-2", "1 5 0 http://a/d1p5-1", "1 5 0 http://a/d1p5-2"};
     check_window(r, "J", left, 3);
-    RC_CHECK_INT_EQ(cmd_int(r, "ZCARD rc:seedb:%s%s", "J", ""), 2); /* the 9:* buckets emptied */
-    RC_CHECK_INT_EQ(cmd_int(r, "EXISTS rc:seeds:%s%s", "J", ":9:0"), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZCARD rc:seedb:%s%s", "J", ""), 2); /* the 9:* buckets emptied */
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "EXISTS rc:seeds:%s%s", "J", ":9:0"), 0);
     /* the same window again (another scheduler's, say): all of it already gone */
     RC_CHECK_INT_EQ(assign(r, "J", win->element[0], "a", NULL), 0);
     RC_CHECK_INT_EQ(rc_seeds_count(r, "J"), 3);
@@ -189,10 +170,10 @@ static void test_assign(rc_redis *r)
     RC_CHECK_INT_EQ(assign(r, "J", win->element[0], "a", NULL), 1);
     freeReplyObject(win);
     RC_CHECK_INT_EQ(rc_seeds_count(r, "J"), 0);
-    RC_CHECK_INT_EQ(cmd_int(r, "EXISTS rc:seedb:%s%s", "J", ""), 0);
-    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:frontier %s%s", "J", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "EXISTS rc:seedb:%s%s", "J", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SISMEMBER rc:frontier %s%s", "J", ""), 0);
     /* host a's queue in frontier order, the new one (priority 9) first */
-    RC_CHECK_INT_EQ(cmd_int(r, "ZCARD rc:q:J:%s%s", "a", ""), 6);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZCARD rc:q:J:%s%s", "a", ""), 6);
     redisReply *q = rc_redis_cmd(r, "ZRANGE rc:q:J:a 0 0");
     RC_CHECK(q && q->type == REDIS_REPLY_ARRAY && q->elements == 1);
     if (q && q->type == REDIS_REPLY_ARRAY && q->elements == 1)
@@ -207,21 +188,21 @@ static void test_legacy(rc_redis *r)
 {
     const char *recs[] = {"L 0 1 0 http://l/3"};
     RC_CHECK_INT_EQ(submit(r, "L", recs, 1, 3), 1);
-    cmd(r, "ZADD rc:seeds:L 1 %s 2 %s", "L 0 1 0 http://l/1", "L 0 1 0 http://l/2");
+    RC_REDIS_OK(r, "ZADD rc:seeds:L 1 %s 2 %s", "L 0 1 0 http://l/1", "L 0 1 0 http://l/2");
     const char *want[] = {"L 0 1 0 http://l/1", "L 0 1 0 http://l/2", "0 1 0 http://l/3"};
     check_window(r, "L", want, 3);
     RC_CHECK_INT_EQ(rc_seeds_count(r, "L"), 3);
     redisReply *win = window(r, "L", 2);
     RC_CHECK_INT_EQ(assign(r, "L", win->element[0], "l", NULL), 2);
     freeReplyObject(win);
-    RC_CHECK_INT_EQ(cmd_int(r, "EXISTS rc:seeds:%s%s", "L", ""), 0);
-    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:frontier %s%s", "L", ""), 1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "EXISTS rc:seeds:%s%s", "L", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SISMEMBER rc:frontier %s%s", "L", ""), 1);
     win = window(r, "L", 10);
     RC_CHECK_INT_EQ(assign(r, "L", win->element[0], "l", NULL), 1);
     freeReplyObject(win);
     const char *queued[] = {"L 0 1 0 http://l/1", "L 0 1 0 http://l/2", "L 0 1 0 http://l/3"};
     check_queue(r, "L", "l", queued, 3);
-    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:frontier %s%s", "L", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SISMEMBER rc:frontier %s%s", "L", ""), 0);
 }
 
 /* A compact record of another job (never, in practice) is kept as JSON, with its crawlid. */
@@ -238,7 +219,7 @@ static void test_other_job(rc_redis *r)
     redisReply *win = window(r, "M", 5);
     RC_CHECK_INT_EQ(assign(r, "M", win->element[0], "m", NULL), 1);
     freeReplyObject(win);
-    RC_CHECK_INT_EQ(cmd_int(r, "ZCARD rc:q:M:%s%s", "m", ""), 1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZCARD rc:q:M:%s%s", "m", ""), 1);
 }
 
 /* The calls of a command since the last CONFIG RESETSTAT (INFO commandstats), 0 for none. */
@@ -262,7 +243,7 @@ static void test_new_host(rc_redis *r)
     const char *recs[] = {"N 0 1 0 http://n1/a"};
     RC_CHECK_INT_EQ(submit(r, "N", recs, 1, 6), 1);
     redisReply *win = window(r, "N", 5);
-    cmd(r, "CONFIG RESETSTAT%s%s", "", "");
+    RC_REDIS_OK(r, "CONFIG RESETSTAT%s%s", "", "");
     RC_CHECK_INT_EQ(assign(r, "N", win->element[0], "n1", NULL), 1);
     freeReplyObject(win);
     RC_CHECK_INT_EQ(calls_of(r, "zscore"), 1); /* w1's liveness only */
@@ -271,31 +252,31 @@ static void test_new_host(rc_redis *r)
      * is no orphan has none (the one ZRANGE reads the job's buckets) */
     RC_CHECK_INT_EQ(calls_of(r, "zrange"), 1);
     RC_CHECK_INT_EQ(calls_of(r, "exists"), 6); /* 7 with the queue's */
-    RC_CHECK_INT_EQ(cmd_int(r, "ZSCORE rc:hjobs:n1 %s%s", "N", ""), 0);
-    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:jq:N %s%s", "n1", ""), 1);
-    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:wdoms:w1 %s%s", "n1", ""), 1);
-    RC_CHECK_INT_EQ(cmd_int(r, "ZSCORE rc:ready:w1 %s%s", "n1", ""), NOW);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZSCORE rc:hjobs:n1 %s%s", "N", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SISMEMBER rc:jq:N %s%s", "n1", ""), 1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SISMEMBER rc:wdoms:w1 %s%s", "n1", ""), 1);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZSCORE rc:ready:w1 %s%s", "n1", ""), NOW);
     redisReply *o = rc_redis_cmd(r, "HGET rc:owner n1");
     RC_CHECK(o && o->type == REDIS_REPLY_STRING && strcmp(o->str, "w1") == 0);
     if (o)
         freeReplyObject(o);
     /* another job on the host joins at the lowest pass; the first job's next URL adds no turn */
-    cmd(r, "ZADD rc:hjobs:n1 3 %s%s", "N", "");
+    RC_REDIS_OK(r, "ZADD rc:hjobs:n1 3 %s%s", "N", "");
     const char *more[] = {"P 0 1 0 http://n1/b"};
     RC_CHECK_INT_EQ(submit(r, "P", more, 1, 7), 1);
     win = window(r, "P", 5);
     RC_CHECK_INT_EQ(assign(r, "P", win->element[0], "n1", NULL), 1);
     freeReplyObject(win);
-    RC_CHECK_INT_EQ(cmd_int(r, "ZSCORE rc:hjobs:n1 %s%s", "P", ""), 3);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZSCORE rc:hjobs:n1 %s%s", "P", ""), 3);
     const char *again[] = {"P 0 1 0 http://n1/c"};
     RC_CHECK_INT_EQ(submit(r, "P", again, 1, 8), 1);
-    cmd(r, "ZINCRBY rc:hjobs:n1 1 %s%s", "P", "");
-    cmd(r, "DEL rc:q:P:n1%s%s", "", ""); /* its queue emptied, its turn not yet left */
+    RC_REDIS_OK(r, "ZINCRBY rc:hjobs:n1 1 %s%s", "P", "");
+    RC_REDIS_OK(r, "DEL rc:q:P:n1%s%s", "", ""); /* its queue emptied, its turn not yet left */
     win = window(r, "P", 5);
     RC_CHECK_INT_EQ(assign(r, "P", win->element[0], "n1", NULL), 1);
     freeReplyObject(win);
-    RC_CHECK_INT_EQ(cmd_int(r, "ZSCORE rc:hjobs:n1 %s%s", "P", ""), 4);
-    RC_CHECK_INT_EQ(cmd_int(r, "ZCARD rc:hjobs:n1%s%s", "", ""), 2);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZSCORE rc:hjobs:n1 %s%s", "P", ""), 4);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "ZCARD rc:hjobs:n1%s%s", "", ""), 2);
 }
 
 /* A stop deletes every bucket, the index and a legacy zset, and counts them all. */
@@ -303,7 +284,7 @@ static void test_stop(rc_redis *r)
 {
     const char *recs[] = {"S 0 1 0 http://s/1", "S 1 1 0 http://s/2", "S 0 7 0 http://s/3", "S 0 1 0 http://s/4"};
     RC_CHECK_INT_EQ(submit(r, "S", recs, 4, 4), 4);
-    cmd(r, "ZADD rc:seeds:S 1 %s%s", "S 0 1 0 http://s/0", "");
+    RC_REDIS_OK(r, "ZADD rc:seeds:S 1 %s%s", "S 0 1 0 http://s/0", "");
     RC_CHECK_INT_EQ(rc_seeds_count(r, "S"), 5);
     rc_argv a;
     rc_argv_init(&a);
@@ -320,43 +301,59 @@ static void test_stop(rc_redis *r)
     RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 0);
     if (rep)
         freeReplyObject(rep);
-    RC_CHECK_INT_EQ(cmd_int(r, "SISMEMBER rc:frontier %s%s", "S", ""), 0);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "SISMEMBER rc:frontier %s%s", "S", ""), 0);
     RC_CHECK_INT_EQ(rc_seeds_count(r, NULL), 0);
 }
 
+/* submit.lua with URLs http://HOST/at .. at+n-1 of job crawlid (bloom params bp) and their hash
+ * values in one form: k = 1, rc_frontier_bloom_args's hex text, or the older decimal values
+ * (k = nhash). The reply's added, -1 on an error reply. */
+static long long submit_batch(rc_redis *r, const char *crawlid, const char *params, const char *host, int at, int n,
+                              int hex)
+{
+    rc_sbloom_params bp;
+    rc_sbloom_params_parse(params, &bp);
+    rc_argv a;
+    rc_argv_init(&a);
+    rc_argv_set(&a, RC_SUBMIT_CRAWLID, crawlid);
+    rc_argv_set(&a, RC_SUBMIT_SPEC, "{}");
+    rc_argv_seti(&a, RC_SUBMIT_MAX_PAGES, 0);
+    rc_argv_set(&a, RC_SUBMIT_BLOOM, params);
+    rc_argv_setu(&a, RC_SUBMIT_K, hex ? RC_FRONTIER_BLOOM_K : rc_sbloom_nhash(&bp));
+    rc_argv_seti(&a, RC_SUBMIT_N, n);
+    for (int i = at; i < at + n; i++) {
+        char rec[80], url[40];
+        snprintf(url, sizeof url, "http://%s/%d", host, i);
+        snprintf(rec, sizeof rec, "%s 0 5 0 %s", crawlid, url);
+        rc_argv_add(&a, rec);
+        if (hex) {
+            rc_frontier_bloom_args(&a, &bp, url, strlen(url));
+            continue;
+        }
+        uint32_t h[RC_SBLOOM_MAX_K];
+        rc_sbloom_hashes(&bp, url, strlen(url), h);
+        for (uint32_t j = 0; j < rc_sbloom_nhash(&bp); j++)
+            rc_argv_addu(&a, h[j]);
+    }
+    redisReply *rep = rc_redis_eval(r, RC_LUA_SUBMIT, NOW, &a);
+    rc_argv_release(&a);
+    long long added = rep && rep->type == REDIS_REPLY_ARRAY ? rep->element[0]->integer : -1;
+    if (rep)
+        freeReplyObject(rep);
+    return added;
+}
+
 /* submit.lua with n URLs of job crawlid whose bloom params are params, hashed as a worker
- * hashes them, in batches of 500. */
+ * hashed them before the hex form, in batches of 500. */
 static long long submit_hashed(rc_redis *r, const char *crawlid, const char *params, int n)
 {
     rc_sbloom_params bp;
     RC_CHECK_INT_EQ(rc_sbloom_params_parse(params, &bp), 0);
     long long added = 0;
     for (int at = 0; at < n; at += 500) {
-        rc_argv a;
-        rc_argv_init(&a);
-        rc_argv_set(&a, RC_SUBMIT_CRAWLID, crawlid);
-        rc_argv_set(&a, RC_SUBMIT_SPEC, "{}");
-        rc_argv_seti(&a, RC_SUBMIT_MAX_PAGES, 0);
-        rc_argv_set(&a, RC_SUBMIT_BLOOM, params);
-        rc_argv_setu(&a, RC_SUBMIT_K, rc_sbloom_nhash(&bp));
-        rc_argv_seti(&a, RC_SUBMIT_N, n - at < 500 ? n - at : 500);
-        for (int i = at; i < n && i < at + 500; i++) {
-            char rec[80], url[40];
-            snprintf(url, sizeof url, "http://b.test/%d", i);
-            snprintf(rec, sizeof rec, "%s 0 5 0 %s", crawlid, url);
-            rc_argv_add(&a, rec);
-            uint32_t h[RC_SBLOOM_MAX_K];
-            rc_sbloom_hashes(&bp, url, strlen(url), h);
-            for (uint32_t j = 0; j < rc_sbloom_nhash(&bp); j++)
-                rc_argv_addu(&a, h[j]);
-        }
-        redisReply *rep = rc_redis_eval(r, RC_LUA_SUBMIT, NOW, &a);
-        rc_argv_release(&a);
-        RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY);
-        if (rep && rep->type == REDIS_REPLY_ARRAY)
-            added += rep->element[0]->integer;
-        if (rep)
-            freeReplyObject(rep);
+        long long got = submit_batch(r, crawlid, params, "b.test", at, n - at < 500 ? n - at : 500, 0);
+        RC_CHECK(got >= 0);
+        added += got > 0 ? got : 0;
     }
     return added;
 }
@@ -393,7 +390,7 @@ static void check_bloom_sizes(rc_redis *r, const char *crawlid, const char *para
         rc_sbloom_filter_at(&bp, i, &f);
         char key[64];
         snprintf(key, sizeof key, "rc:bloom:%s:%u", crawlid, i);
-        RC_CHECK_INT_EQ(cmd_int(r, "STRLEN %s%s", key, ""), (long long)(f.mg / 8));
+        RC_CHECK_INT_EQ(RC_REDIS_INT(r, "STRLEN %s%s", key, ""), (long long)(f.mg / 8));
     }
 }
 
@@ -402,42 +399,6 @@ static void test_bloom_sizes(rc_redis *r)
     /* 3,000 URLs: doubling from 1,024 bits, 7 filters; jumping to 65,536 at filter 1, 3. */
     check_bloom_sizes(r, "BOLD", "sbf:1024:1e-06:1", 3000, 7);
     check_bloom_sizes(r, "BNEW", "sbf:1024:1e-06:1:65536", 3000, 3);
-}
-
-/* submit.lua with n URLs' hash values in one form: k = 1, rc_frontier_bloom_args's hex text,
- * or the older decimal values (k = nhash). Returns the reply's added, -1 on an error reply. */
-static long long submit_form(rc_redis *r, const char *crawlid, const char *params, int n, int hex)
-{
-    rc_sbloom_params bp;
-    rc_sbloom_params_parse(params, &bp);
-    rc_argv a;
-    rc_argv_init(&a);
-    rc_argv_set(&a, RC_SUBMIT_CRAWLID, crawlid);
-    rc_argv_set(&a, RC_SUBMIT_SPEC, "{}");
-    rc_argv_seti(&a, RC_SUBMIT_MAX_PAGES, 0);
-    rc_argv_set(&a, RC_SUBMIT_BLOOM, params);
-    rc_argv_setu(&a, RC_SUBMIT_K, hex ? RC_FRONTIER_BLOOM_K : rc_sbloom_nhash(&bp));
-    rc_argv_seti(&a, RC_SUBMIT_N, n);
-    for (int i = 0; i < n; i++) {
-        char rec[80], url[40];
-        snprintf(url, sizeof url, "http://f.test/%d", i);
-        snprintf(rec, sizeof rec, "%s 0 5 0 %s", crawlid, url);
-        rc_argv_add(&a, rec);
-        if (hex) {
-            rc_frontier_bloom_args(&a, &bp, url, strlen(url));
-            continue;
-        }
-        uint32_t h[RC_SBLOOM_MAX_K];
-        rc_sbloom_hashes(&bp, url, strlen(url), h);
-        for (uint32_t j = 0; j < rc_sbloom_nhash(&bp); j++)
-            rc_argv_addu(&a, h[j]);
-    }
-    redisReply *rep = rc_redis_eval(r, RC_LUA_SUBMIT, NOW, &a);
-    rc_argv_release(&a);
-    long long added = rep && rep->type == REDIS_REPLY_ARRAY ? rep->element[0]->integer : -1;
-    if (rep)
-        freeReplyObject(rep);
-    return added;
 }
 
 /* A bitmap's bytes as hex, to compare two (malloc'd; "" when the key is absent). */
@@ -463,14 +424,14 @@ static void test_bloom_hex(rc_redis *r)
         snprintf(dec, sizeof dec, "HDEC%d", p);
         snprintf(hex, sizeof hex, "HHEX%d", p);
         /* The same URLs new in both (a false positive or two at 1e-3 alike). */
-        long long d = submit_form(r, dec, params[p], 1500, 0);
+        long long d = submit_batch(r, dec, params[p], "f.test", 0, 1500, 0);
         RC_CHECK(d >= 1490);
-        RC_CHECK_INT_EQ(submit_form(r, hex, params[p], 1500, 1), d);
-        RC_CHECK_INT_EQ(submit_form(r, hex, params[p], 1500, 1), 0); /* all seen, in either form */
-        RC_CHECK_INT_EQ(submit_form(r, hex, params[p], 1500, 0), 0);
-        long long nf = cmd_int(r, "HGET rc:job:%s %s", dec, "bloom_filters");
+        RC_CHECK_INT_EQ(submit_batch(r, hex, params[p], "f.test", 0, 1500, 1), d);
+        RC_CHECK_INT_EQ(submit_batch(r, hex, params[p], "f.test", 0, 1500, 1), 0); /* all seen, in either form */
+        RC_CHECK_INT_EQ(submit_batch(r, hex, params[p], "f.test", 0, 1500, 0), 0);
+        long long nf = RC_REDIS_INT(r, "HGET rc:job:%s %s", dec, "bloom_filters");
         RC_CHECK(nf >= 2); /* older filters read, the newest set */
-        RC_CHECK_INT_EQ(cmd_int(r, "HGET rc:job:%s %s", hex, "bloom_filters"), nf);
+        RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:job:%s %s", hex, "bloom_filters"), nf);
         for (uint32_t i = 0; i < (uint32_t)nf; i++) {
             char *a = bitmap_of(r, dec, i), *b = bitmap_of(r, hex, i);
             RC_CHECK(strlen(a) > 0 && strcmp(a, b) == 0);
