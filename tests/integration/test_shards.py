@@ -234,25 +234,32 @@ def test_one_job_over_three_masters(tmp, procs):
               (len(want), f.masters, [c[3] for c in counts], dict(by_worker)))
 
 
+def stop_and_wait(f, after):
+    """`redcrawl stop --wait` of job shj once the shards' fetched counts sum to `after`: it
+    returns once nothing is in flight, no shard has pending left, and nothing is fetched in the
+    2 s after. The shards' job counts at the stop."""
+    deadline = time.time() + 60
+    while time.time() < deadline and sum(c[3] for c in job_counts(f.cl, f.prefixes, "shj")) < after:
+        time.sleep(0.1)
+    r = subprocess.run([REDCRAWL, "stop", "--wait", "--timeout", "60", "shj"], capture_output=True, text=True,
+                       env=f.env, timeout=90)
+    check(r.returncode == 0 and "nothing in flight any more" in r.stdout, "stop --wait: %s %s" %
+          (r.stdout, r.stderr[-500:]))
+    counts = job_counts(f.cl, f.prefixes, "shj")
+    check(all(c[0] == 0 for c in counts), "pending left after stop --wait: %s" % counts)
+    asked = len(read_requests(f.log))
+    time.sleep(2)
+    check(len(read_requests(f.log)) == asked, "pages fetched after stop --wait returned")
+    return counts
+
+
 def test_stop_over_shards(tmp, procs):
     """`redcrawl stop --shards 3 --wait` mid-crawl: it returns once nothing of the job is in
     flight or travelling in any shard (rc_shard_end_round), and nothing is fetched after."""
     with sharded_crawl(tmp, procs, "0.3") as f:
-        deadline = time.time() + 60
-        while time.time() < deadline and sum(c[3] for c in job_counts(f.cl, f.prefixes, "shj")) < 20:
-            time.sleep(0.1)
-        counts = job_counts(f.cl, f.prefixes, "shj")
+        counts = stop_and_wait(f, 20)
         check(sum(1 for c in counts if c[3] > 0) >= 2, "the job did not spread over shards: %s" % counts)
-        r = subprocess.run([REDCRAWL, "stop", "--wait", "--timeout", "60", "shj"], capture_output=True, text=True,
-                           env=f.env, timeout=90)
-        check(r.returncode == 0 and "nothing in flight any more" in r.stdout, "stop --wait: %s %s" %
-              (r.stdout, r.stderr[-500:]))
-        counts = job_counts(f.cl, f.prefixes, "shj")
-        check(all(c[0] == 0 for c in counts), "pending left after stop --wait: %s" % counts)
         check(all(c[2] in ("stopped", "done", None) for c in counts), "a shard still runs the job: %s" % counts)
-        asked = len(read_requests(f.log))
-        time.sleep(2)
-        check(len(read_requests(f.log)) == asked, "pages fetched after stop --wait returned")
         for p, m in zip(f.prefixes, f.masters):
             check(not redis_cmd(m, "KEYS", p + "out:*"), "an outbox of %s is not empty" % p)
         pages = read_pages(os.path.join(f.out, "pages.jsonl"))
@@ -449,18 +456,7 @@ def test_stop_with_max_pages_over_shards(tmp, procs):
         r = subprocess.run([REDCRAWL, "submit", "--crawlid", "shj", "--maxdepth", "-1", "--max-pages", str(cap),
                             SEED], capture_output=True, text=True, env=f.env, timeout=30)
         check(r.returncode == 0 and "new URL" in r.stdout, "submit failed: %s %s" % (r.stdout, r.stderr))
-        deadline = time.time() + 60
-        while time.time() < deadline and sum(c[3] for c in job_counts(f.cl, f.prefixes, "shj")) < 15:
-            time.sleep(0.1)
-        r = subprocess.run([REDCRAWL, "stop", "--wait", "--timeout", "60", "shj"], capture_output=True, text=True,
-                           env=f.env, timeout=90)
-        check(r.returncode == 0 and "nothing in flight any more" in r.stdout, "stop --wait: %s %s" %
-              (r.stdout, r.stderr[-500:]))
-        counts = job_counts(f.cl, f.prefixes, "shj")
-        check(all(c[0] == 0 for c in counts), "pending left after stop --wait: %s" % counts)
-        asked = len(read_requests(f.log))
-        time.sleep(2)
-        check(len(read_requests(f.log)) == asked, "pages fetched after stop --wait returned")
+        counts = stop_and_wait(f, 15)
         fetched = sum(c[3] for c in counts)
         check(15 <= fetched <= cap, "fetched %s (%d in all) with max_pages %d" % (counts, fetched, cap))
         print("  stopped after %d pages of max_pages %d, per shard %s" % (fetched, cap, [c[3] for c in counts]))
