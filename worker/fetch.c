@@ -10,6 +10,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <ev.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,46 +284,46 @@ static char *header_value(const char *p, size_t n, const char *name)
     return rc_xstrndup(v, (size_t)(end - v));
 }
 
+/* The response headers a transfer keeps (the last response's: a redirect's or a 1xx's are
+ * forgotten), by their field in fetch_xfer. */
+static const struct {
+    const char *name;
+    size_t off;
+} kept_headers[] = {
+    {"etag", offsetof(fetch_xfer, etag)},
+    {"last-modified", offsetof(fetch_xfer, last_modified)},
+    {"content-encoding", offsetof(fetch_xfer, content_encoding)},
+    {"content-type", offsetof(fetch_xfer, content_type)},
+    {"retry-after", offsetof(fetch_xfer, retry_after)},
+};
+
+static char **kept_header(fetch_xfer *x, size_t i)
+{
+    return (char **)((char *)x + kept_headers[i].off);
+}
+
 static size_t on_curl_header(char *ptr, size_t size, size_t nitems, void *userdata)
 {
     fetch_xfer *x = userdata;
     size_t n = size * nitems;
-    char *v;
 
     x->header_bytes += n;
     if (x->header_bytes > RC_FETCH_MAX_HEADER_BYTES || ++x->header_lines > RC_FETCH_MAX_HEADER_LINES) {
         x->header_overflow = 1;
         return 0; /* curl fails the transfer with CURLE_WRITE_ERROR */
     }
-    if (n >= 5 && memcmp(ptr, "HTTP/", 5) == 0) {
-        /* A new response (after a redirect or a 1xx): forget the previous one's headers. */
-        free(x->content_type);
-        x->content_type = NULL;
-        free(x->retry_after);
-        x->retry_after = NULL;
-        free(x->content_encoding);
-        x->content_encoding = NULL;
-        free(x->etag);
-        x->etag = NULL;
-        free(x->last_modified);
-        x->last_modified = NULL;
-        rc_buf_reset(&x->resp_head);
-    } else if ((v = header_value(ptr, n, "etag"))) {
-        free(x->etag);
-        x->etag = v;
-    } else if ((v = header_value(ptr, n, "last-modified"))) {
-        free(x->last_modified);
-        x->last_modified = v;
-    } else if ((v = header_value(ptr, n, "content-encoding"))) {
-        free(x->content_encoding);
-        x->content_encoding = v;
-    } else if ((v = header_value(ptr, n, "content-type"))) {
-        free(x->content_type);
-        x->content_type = v;
-    } else if ((v = header_value(ptr, n, "retry-after"))) {
-        free(x->retry_after);
-        x->retry_after = v;
+    int fresh = n >= 5 && memcmp(ptr, "HTTP/", 5) == 0; /* a new response: forget the previous one's */
+    for (size_t i = 0; i < sizeof kept_headers / sizeof kept_headers[0]; i++) {
+        char **field = kept_header(x, i), *v = fresh ? NULL : header_value(ptr, n, kept_headers[i].name);
+        if (fresh || v) {
+            free(*field);
+            *field = v;
+            if (v)
+                break;
+        }
     }
+    if (fresh)
+        rc_buf_reset(&x->resp_head);
     rc_buf_append(&x->resp_head, ptr, n);
     return n;
 }
