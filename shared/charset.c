@@ -276,27 +276,35 @@ size_t rc_charset_utf8_valid_prefix(const char *str, size_t len)
 
 static const char replacement_char[] = "\xEF\xBF\xBD";
 
-static void utf8_repair_into(rc_buf *out, const char *str, size_t len)
+/* Where the first invalid sequence (or NUL) at or after i starts, with its length in *bad;
+ * len when there is none. */
+static size_t utf8_next_bad(const unsigned char *s, size_t len, size_t i, size_t *bad)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    size_t i = 0, run = 0; /* valid bytes s[run..i) not yet copied */
     while (i < len) {
         if (s[i] >= 0x01 && s[i] < 0x80) {
             i++;
             continue;
         }
-        size_t bad = 1, n = 0;
+        size_t n = 0;
         int trunc;
+        *bad = 1;
         if (s[i] != 0)
-            n = utf8_seq(s + i, len - i, &bad, &trunc);
-        if (n) {
-            i += n;
-            continue;
-        }
+            n = utf8_seq(s + i, len - i, bad, &trunc);
+        if (!n)
+            return i;
+        i += n;
+    }
+    return len;
+}
+
+static void utf8_repair_into(rc_buf *out, const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i, run = 0, bad; /* valid bytes s[run..i) not yet copied */
+    while ((i = utf8_next_bad(s, len, run, &bad)) < len) {
         rc_buf_append(out, s + run, i - run);
         rc_buf_append(out, replacement_char, 3);
-        i += bad;
-        run = i;
+        run = i + bad;
     }
     rc_buf_append(out, s + run, len - run);
 }
@@ -314,20 +322,8 @@ char *rc_charset_utf8_repair(const char *s, size_t len, size_t *ret_len)
 size_t rc_charset_utf8_scrub(char *str, size_t len)
 {
     unsigned char *s = (unsigned char *)str;
-    size_t i = 0, fixed = 0;
-    while (i < len) {
-        if (s[i] >= 0x01 && s[i] < 0x80) {
-            i++;
-            continue;
-        }
-        size_t bad = 1, n = 0;
-        int trunc;
-        if (s[i] != 0)
-            n = utf8_seq(s + i, len - i, &bad, &trunc);
-        if (n) {
-            i += n;
-            continue;
-        }
+    size_t i = 0, fixed = 0, bad;
+    while ((i = utf8_next_bad(s, len, i, &bad)) < len) {
         memset(s + i, '?', bad);
         fixed += bad;
         i += bad;
