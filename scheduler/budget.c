@@ -48,7 +48,7 @@ static int settle(rc_budget *b, redisReply *const *e)
     rc_argv_seti(&a, RC_BUDGET_WANT, rc_reply_int(e[4], 0) ? RC_BUDGET_CHUNK : 0);
     redisReply *rep = rc_redis_eval(rc_forward_conn(b->fwd, 0), RC_LUA_BUDGET, rc_now_ms(), &a);
     rc_argv_release(&a);
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 3) {
         if (!b->failing)
             rc_warn(MOD, "shard 0 does not settle job %.*s's max_pages now (retried): %s", (int)e[0]->len, e[0]->str,
                     rep && rep->type == REDIS_REPLY_ERROR ? rep->str : "no reply");
@@ -61,10 +61,13 @@ static int settle(rc_budget *b, redisReply *const *e)
     rc_argv_seti(&a, RC_ALLOW_ALLOWANCE, rc_reply_int(rep->element[0], 0));
     rc_argv_seti(&a, RC_ALLOW_USED, rc_reply_int(e[3], 0));
     rc_argv_seti(&a, RC_ALLOW_GONE, rc_reply_int(rep->element[1], 0));
+    rc_argv_seti(&a, RC_ALLOW_SEQ, rc_reply_int(rep->element[2], 0));
     freeReplyObject(rep);
     rep = rc_redis_eval(rc_forward_conn(b->fwd, b->shard), RC_LUA_ALLOW, rc_now_ms(), &a);
     rc_argv_release(&a);
     int ok = rep && rep->type == REDIS_REPLY_INTEGER;
+    if (ok && rep->integer == 2)
+        rc_debug(MOD, "job %.*s: a newer max_pages answer is applied already", (int)e[0]->len, e[0]->str);
     if (rep)
         freeReplyObject(rep);
     return ok ? 0 : -1;

@@ -13,7 +13,10 @@
 -- Grants near the end are small (a share of what is left over 2 x shards), so one shard does
 -- not sit on what another starves for.
 -- Returns {its allowance (give it to the shard's job hash), 1 when the budget is gone for
--- good, else 0}. Gone: a shard wants more, nothing is left, and no shard (itself included)
+-- good, else 0, the answer's number}. The number (vI: one more than the shard's last, or NOW
+-- when that is more, so a pool lost and made again still counts up) orders the answers:
+-- allow.lua applies none older than one it applied, so a stalled former leader cannot set
+-- an old allowance over a newer one. Gone: a shard wants more, nothing is left, and no shard (itself included)
 -- holds allowance it did not say it used (a said use is never more than the real one, but for
 -- a page released untried: that shard takes it again within its allowance). Gone stays gone
 -- (the hash's gone): a shard told so says no more, so later asks could not see its use.
@@ -54,11 +57,12 @@ if want > 0 and left > 0 and not was_gone then
   grant = math.min(want, left, math.max(1, math.ceil(left / (2 * tonumber(A.shards)))))
 end
 mine = mine + grant
-redis.call('HSET', key, 's' .. me, mine, 'u' .. me, used)
+local seq = math.max((tonumber(redis.call('HGET', key, 'v' .. me)) or 0) + 1, NOW)
+redis.call('HSET', key, 's' .. me, mine, 'u' .. me, used, 'v' .. me, seq)
 -- Lives as long as the job may: refreshed by every ask (a job fetches through asks).
 redis.call('PEXPIRE', key, 30 * 86400 * 1000)
 local gone = was_gone or (want > 0 and grant == 0 and left <= 0 and unused + math.max(0, mine - used) == 0)
 if gone and not was_gone then
   redis.call('HSET', key, 'gone', 1)
 end
-return {mine, gone and 1 or 0}
+return {mine, gone and 1 or 0, seq}

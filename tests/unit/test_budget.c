@@ -76,7 +76,8 @@ static size_t take(rc_redis *r, uint64_t now)
     return n;
 }
 
-static void allow(rc_redis *r, int allowance, int gone)
+/* allow.lua with answer number seq: its reply (1 applied, 2 an old answer). */
+static long long allow_seq(rc_redis *r, int allowance, int gone, long long seq)
 {
     rc_argv a;
     rc_argv_init(&a);
@@ -84,11 +85,19 @@ static void allow(rc_redis *r, int allowance, int gone)
     rc_argv_seti(&a, RC_ALLOW_ALLOWANCE, allowance);
     rc_argv_seti(&a, RC_ALLOW_USED, 0);
     rc_argv_seti(&a, RC_ALLOW_GONE, gone);
+    rc_argv_seti(&a, RC_ALLOW_SEQ, seq);
     redisReply *rep = rc_redis_eval(r, RC_LUA_ALLOW, 1000, &a);
-    RC_CHECK(rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 1);
+    rc_argv_release(&a);
+    long long v = rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer : -1;
     if (rep)
         freeReplyObject(rep);
-    rc_argv_release(&a);
+    return v;
+}
+
+static void allow(rc_redis *r, int allowance, int gone)
+{
+    static long long seq;
+    RC_CHECK_INT_EQ(allow_seq(r, allowance, gone, ++seq), 1);
 }
 
 /* Over its allowance a sharded job's URL stays queued (its host due again later) while the
@@ -124,8 +133,10 @@ static void test_take_holds(rc_redis *s1)
     RC_REDIS_OK(s1, "FLUSHALL%s%s%s", "", "", "");
 }
 
-/* budget.lua: shard's ask of the pool; *gone set from the reply. Returns its allowance. */
-static long long ask(rc_redis *s0, int shard, long long allowance, long long used, int want, int *gone)
+/* budget.lua at time now: shard's ask of the pool; *gone and the answer's number *seq (NULL:
+ * not wanted) set from the reply. Returns its allowance. */
+static long long ask_at(uint64_t now, rc_redis *s0, int shard, long long allowance, long long used, int want, int *gone,
+                        long long *seq)
 {
     rc_argv a;
     rc_argv_init(&a);
@@ -136,18 +147,25 @@ static long long ask(rc_redis *s0, int shard, long long allowance, long long use
     rc_argv_seti(&a, RC_BUDGET_ALLOWANCE, allowance);
     rc_argv_seti(&a, RC_BUDGET_USED, used);
     rc_argv_seti(&a, RC_BUDGET_WANT, want);
-    redisReply *rep = rc_redis_eval(s0, RC_LUA_BUDGET, 1000, &a);
+    redisReply *rep = rc_redis_eval(s0, RC_LUA_BUDGET, now, &a);
     rc_argv_release(&a);
     long long v = -1;
     *gone = -1;
-    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2) {
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 3) {
         v = rep->element[0]->integer;
         *gone = (int)rep->element[1]->integer;
+        if (seq)
+            *seq = rep->element[2]->integer;
     }
     RC_CHECK(v >= 0);
     if (rep)
         freeReplyObject(rep);
     return v;
+}
+
+static long long ask(rc_redis *s0, int shard, long long allowance, long long used, int want, int *gone)
+{
+    return ask_at(1000, s0, shard, allowance, used, want, gone, NULL);
 }
 
 /* The pool of 10 over 2 shards: shares of what is left over 4, never more than 10 in all, what
@@ -180,6 +198,28 @@ static void test_pool(rc_redis *s0)
     RC_CHECK_INT_EQ(gone, 1);
     RC_CHECK_INT_EQ(RC_REDIS_INT(s0, "HGET " S0 "budget:J %s%s", "total", ""), 10);
     RC_CHECK(RC_REDIS_INT(s0, "PTTL " S0 "budget:%s%s", "J", "") > 0);
+    RC_REDIS_OK(s0, "FLUSHALL%s%s%s", "", "", "");
+}
+
+/* A shard's leader asks, stalls before applying the answer, and a new leader asks and applies
+ * its own: the old answer arriving late changes nothing (its allowance would no longer be the
+ * pool's), and answers count up even when the pool is lost and made again. */
+static void test_late_answer(rc_redis *s0, rc_redis *s1)
+{
+    int gone;
+    long long old_seq, new_seq, lost_seq;
+    submit(s1, 10);
+    RC_CHECK_INT_EQ(ask_at(1000, s0, 1, 0, 0, 256, &gone, &old_seq), 3); /* the stalled leader's */
+    RC_CHECK_INT_EQ(ask_at(1000, s0, 1, 0, 0, 1, &gone, &new_seq), 1);   /* the new one's: 3 taken back, 1 */
+    RC_CHECK(new_seq > old_seq);
+    RC_CHECK_INT_EQ(allow_seq(s1, 1, 0, new_seq), 1);
+    RC_CHECK_INT_EQ(allow_seq(s1, 3, 0, old_seq), 2);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(s1, "HGET " S1 "job:J %s%s", "max_pages", ""), 1);
+    RC_CHECK_INT_EQ(allow_seq(s1, 1, 0, new_seq), 2); /* a repeat is old too, and harmless */
+    RC_REDIS_OK(s0, "DEL " S0 "budget:%s%s", "J", "");
+    ask_at(5000, s0, 1, 1, 0, 1, &gone, &lost_seq); /* made again later: its numbers from NOW */
+    RC_CHECK(lost_seq > new_seq);
+    RC_CHECK_INT_EQ(allow_seq(s1, 2, 0, lost_seq), 1);
     RC_REDIS_OK(s0, "FLUSHALL%s%s%s", "", "", "");
 }
 
@@ -246,6 +286,7 @@ int main(void)
         test_submit(plain, s1);
         test_take_holds(s1);
         test_pool(s0);
+        test_late_answer(s0, s1);
         test_budgets(s1);
     }
     rc_redis_free(s0);
