@@ -4,6 +4,7 @@
 
 #include "url.h"
 #include "util.h"
+#include "xmlinit.h"
 
 #include <errno.h>
 #include <gumbo.h>
@@ -166,6 +167,7 @@ static void convert(rc_extract_doc *xd, const GumboNode *root)
 rc_extract_doc *rc_extract_doc_new(rc_html *html)
 {
     rc_extract_doc *xd = rc_xcalloc(1, sizeof(*xd));
+    rc_xml_init();
     xd->xml = need(xmlNewDoc(BAD_CAST "1.0"));
     xd->xml->dict = need(xmlDictCreate()); /* element and attribute names interned */
     xd->degraded = rc_html_degraded(html);

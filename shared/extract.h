@@ -32,8 +32,8 @@
  * XPath work per call is capped (libxml2's operation limit), as are the nodes converted, the items
  * per page and the values per field; stats say when a cap cut something.
  *
- * Threads: libxml2 2.9 initialises its globals lazily; a threaded program calls xmlInitParser()
- * once before the first rc_rules_parse() or rc_extract_doc_new(). */
+ * Threads: libxml2 2.9 initialises its globals lazily and racily; rc_rules_parse() and
+ * rc_extract_doc_new() set them up once first (xmlinit.h), on whichever thread comes first. */
 #ifndef RC_EXTRACT_H
 #define RC_EXTRACT_H
 

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <jansson.h>
-#include <libxml/parser.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -832,9 +831,6 @@ void rc_page_process(const rc_page_ctx *ctx, const rc_fetch_result *res, rc_page
 int rc_page_job_init(rc_page_job *pj, const char *spec, size_t len, const char *bloom, char *err, size_t cap)
 {
     memset(pj, 0, sizeof *pj);
-    /* libxml2 2.9 sets its globals up lazily, racily when two threads come first at once: done
-     * here, on the thread that loads a job, before any page of it can reach a parse thread. */
-    xmlInitParser();
     if (rc_job_parse(spec, len, &pj->job, err, cap) < 0)
         return -EINVAL;
     rc_urlfilter_conf fc;

@@ -4,6 +4,7 @@
 
 #include "url.h"
 #include "util.h"
+#include "xmlinit.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -978,6 +979,7 @@ rc_rules *rc_rules_parse(const char *json, size_t len, char *err, size_t cap)
     }
     rc_rules *r = rc_xcalloc(1, sizeof(*r));
     compiler c;
+    rc_xml_init(); /* the compiler's XPath contexts and trial document are libxml2's */
     compiler_init(&c);
     int rr = parse_doc(&c, r, doc, err, cap);
     compiler_release(&c);

@@ -11,6 +11,7 @@
 
 #include "decode.h"
 #include "util.h"
+#include "xmlinit.h"
 
 static int name_is(const xmlNode *n, const char *name)
 {
@@ -136,6 +137,7 @@ int rc_sitemap_parse(const char *body, size_t len, size_t max_urls, rc_sitemap_c
         rc_buf_release(&plain);
         return -EINVAL;
     }
+    rc_xml_init();
     /* No network, no DTD loading, no entity substitution: a sitemap is data from anyone. */
     xmlDoc *doc = xmlReadMemory(body, (int)len, NULL, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     const xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
