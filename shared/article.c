@@ -472,6 +472,13 @@ static unsigned veto_words(const matcher *mt, const char *ci)
     return matcher_scan(mt, buf) & W_MAYBE;
 }
 
+/* Whether the class TOK is a flexbox layout's direction ("flex-column", Bootstrap's
+ * "flex-md-column", Stacks' "fd-column"): a column of a flex layout, not a newspaper's. */
+static int flex_layout(const char *tok)
+{
+    return strstr(tok, "column") && (strstr(tok, "flex") || strstr(tok, "fd-"));
+}
+
 /* W_MAYBE when a class or id of CI ("class id") holds a word for the article but none for
  * boilerplate: "disclaimer-content" is a disclaimer's content, "content sidebar-left" names the
  * article. A comment's content ("comment-content") still vetoes: a forum names its posts so, and
@@ -487,7 +494,7 @@ static unsigned veto_alone(const matcher *mt, const char *ci)
         if (len < sizeof tok) {
             memcpy(tok, p, len);
             tok[len] = 0;
-            unsigned w = matcher_scan(mt, tok);
+            unsigned w = flex_layout(tok) ? 0 : matcher_scan(mt, tok);
             if ((w & W_MAYBE) && (!(w & W_UNLIKELY) || (w & W_COMMENTS)))
                 return W_MAYBE;
         }

@@ -1358,6 +1358,13 @@ static const struct not_text {
      "line.</p></div></div></body>",
      "CARD ",
      {"TEASER "}},
+    /* A flexbox layout's column ("flex-column", Stacks' "md:fd-column") does not name the
+     * article: a Q&A site's notice under the answers stays boilerplate. */
+    {"<body><div class=post-text><p>TEXT " PARA "</p><p>" PARA "</p><div class=\"js-bottom-notice d-flex "
+     "md:fd-column\"><p>NOTICE Start asking to get answers</p></div><div class=\"related flex-md-column\"><p>"
+     "RELATED Find the answer to your question by asking.</p></div><p>" PARA "</p></div></body>",
+     "TEXT ",
+     {"NOTICE ", "RELATED "}},
 };
 
 static void test_not_text(void)
