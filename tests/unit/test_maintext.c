@@ -1365,6 +1365,15 @@ static const struct not_text {
      "RELATED Find the answer to your question by asking.</p></div><p>" PARA "</p></div></body>",
      "TEXT ",
      {"NOTICE ", "RELATED "}},
+    /* A shop's page of one product that says so only in its <h1> (Amazon's <span
+     * id=productTitle>, WooCommerce's h1.product_title): its buyers' reviews are not its
+     * description, even when they are most of the page. */
+    {"<body><div class=nav><h1>Follow the author</h1></div><div id=dp><h1 id=title><span id=productTitle>Atomic "
+     "Habits</span></h1><div id=description><p>TEXT " PARA "</p></div><div id=customerReviews><h2>Customer "
+     "reviews</h2><ul><li><p>REVIEW " PARA "</p></li><li><p>" PARA "</p></li><li><p>" PARA "</p></li></ul>"
+     "</div></div></body>",
+     "TEXT ",
+     {"REVIEW "}},
 };
 
 static void test_not_text(void)
