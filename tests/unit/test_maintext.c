@@ -1374,6 +1374,13 @@ static const struct not_text {
      "</div></div></body>",
      "TEXT ",
      {"REVIEW "}},
+    /* eBay's "Explore related items" and a shop's "More from this brand" open other products. */
+    {"<body><div class=item><h1>Boots</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+     "</p><section><h2>Explore related items</h2><div class=cards><p>OTHER Leather boots in brown.</p></div>"
+     "</section><section><h2>More from this brand</h2><div class=cards><p>BRAND Rubber boots in green.</p>"
+     "</div></section></div></body>",
+     "TEXT ",
+     {"OTHER ", "BRAND "}},
 };
 
 static void test_not_text(void)
