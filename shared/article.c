@@ -472,6 +472,13 @@ static unsigned veto_words(const matcher *mt, const char *ci)
     return matcher_scan(mt, buf) & W_MAYBE;
 }
 
+/* Whether the class TOK is a flexbox layout's direction ("flex-column", Bootstrap's
+ * "flex-md-column", Stacks' "fd-column"): a column of a flex layout, not a newspaper's. */
+static int flex_layout(const char *tok)
+{
+    return strstr(tok, "column") && (strstr(tok, "flex") || strstr(tok, "fd-"));
+}
+
 /* W_MAYBE when a class or id of CI ("class id") holds a word for the article but none for
  * boilerplate: "disclaimer-content" is a disclaimer's content, "content sidebar-left" names the
  * article. A comment's content ("comment-content") still vetoes: a forum names its posts so, and
@@ -487,7 +494,7 @@ static unsigned veto_alone(const matcher *mt, const char *ci)
         if (len < sizeof tok) {
             memcpy(tok, p, len);
             tok[len] = 0;
-            unsigned w = matcher_scan(mt, tok);
+            unsigned w = flex_layout(tok) ? 0 : matcher_scan(mt, tok);
             if ((w & W_MAYBE) && (!(w & W_UNLIKELY) || (w & W_COMMENTS)))
                 return W_MAYBE;
         }
@@ -656,6 +663,32 @@ static int chunk_placeholder(const GumboNode *k)
     return id && id[0] == 'B' && id[1] == ':';
 }
 
+/* Whether the class or id of N says a product's name ("product-title", WooCommerce's
+ * "product_title", Amazon's "productTitle"). */
+static int names_product(const GumboNode *n)
+{
+    char ci[512];
+    class_id(n, ci, sizeof ci);
+    return strstr(ci, "producttitle") || strstr(ci, "product-title") || strstr(ci, "product_title") ||
+           strstr(ci, "product__title");
+}
+
+/* Whether an <h1> of the page (or an element it holds: Amazon's <h1 id=title><span
+ * id=productTitle>) is a product's name: a shop's page of one product, which says so nowhere
+ * else (no schema.org Product, no og:type). */
+static int product_title(const GumboNode *h1)
+{
+    if (names_product(h1))
+        return 1;
+    const GumboVector *kids = &h1->v.element.children;
+    for (unsigned i = 0; i < kids->length; i++) {
+        const GumboNode *k = kids->data[i];
+        if (k->type == GUMBO_NODE_ELEMENT && names_product(k))
+            return 1;
+    }
+    return 0;
+}
+
 static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
@@ -666,6 +699,8 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
         a->h1 = id;
         a->h1_seen = 1;
     }
+    if (t == GUMBO_TAG_H1 && !a->product)
+        a->product = product_title(n);
     const char *ip = attr(n, "itemprop");
     const char *it = attr(n, "itemtype");
     if (it && strstr(it, "schema.org/Product"))
@@ -1249,6 +1284,9 @@ static const char *const RECOMMEND_HEADS[] = {"People who viewed this item also 
                                               "Customers who viewed this item also viewed",
                                               "Frequently bought together",
                                               "Complete the look",
+                                              "Explore related items",
+                                              "Related items",
+                                              "More from this brand",
                                               "Similar items",
                                               "Similar products",
                                               "Related products",

@@ -1358,6 +1358,29 @@ static const struct not_text {
      "line.</p></div></div></body>",
      "CARD ",
      {"TEASER "}},
+    /* A flexbox layout's column ("flex-column", Stacks' "md:fd-column") does not name the
+     * article: a Q&A site's notice under the answers stays boilerplate. */
+    {"<body><div class=post-text><p>TEXT " PARA "</p><p>" PARA "</p><div class=\"js-bottom-notice d-flex "
+     "md:fd-column\"><p>NOTICE Start asking to get answers</p></div><div class=\"related flex-md-column\"><p>"
+     "RELATED Find the answer to your question by asking.</p></div><p>" PARA "</p></div></body>",
+     "TEXT ",
+     {"NOTICE ", "RELATED "}},
+    /* A shop's page of one product that says so only in its <h1> (Amazon's <span
+     * id=productTitle>, WooCommerce's h1.product_title): its buyers' reviews are not its
+     * description, even when they are most of the page. */
+    {"<body><div class=nav><h1>Follow the author</h1></div><div id=dp><h1 id=title><span id=productTitle>Atomic "
+     "Habits</span></h1><div id=description><p>TEXT " PARA "</p></div><div id=customerReviews><h2>Customer "
+     "reviews</h2><ul><li><p>REVIEW " PARA "</p></li><li><p>" PARA "</p></li><li><p>" PARA "</p></li></ul>"
+     "</div></div></body>",
+     "TEXT ",
+     {"REVIEW "}},
+    /* eBay's "Explore related items" and a shop's "More from this brand" open other products. */
+    {"<body><div class=item><h1>Boots</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
+     "</p><section><h2>Explore related items</h2><div class=cards><p>OTHER Leather boots in brown.</p></div>"
+     "</section><section><h2>More from this brand</h2><div class=cards><p>BRAND Rubber boots in green.</p>"
+     "</div></section></div></body>",
+     "TEXT ",
+     {"OTHER ", "BRAND "}},
 };
 
 static void test_not_text(void)
