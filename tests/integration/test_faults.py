@@ -264,6 +264,7 @@ def test_paused_machine_reaps_nobody(tmp, procs):
     os.kill(workers[0].pid, signal.SIGCONT)
     wait_for(lambda: job_field(redis_port, "pause", "state") == "done", 120, "the job to finish")
     sched = log_text(tmp, "scheduler.log")
+    check("this scheduler did not run for" in sched, "the scheduler did not notice its own pause")
     check("worker gone" not in sched, "the pause was taken for the worker's death: %s" %
           [l for l in sched.splitlines() if "worker gone" in l])
     fetches = collections.Counter((r[2], r[3]) for r in read_requests(requests_log) if r[3] != "/robots.txt")
