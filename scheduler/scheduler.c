@@ -423,13 +423,21 @@ static void pace_mark(rc_scheduler *s, uint64_t now, uint64_t expect_ms)
                 (double)stall / 1000.0);
 }
 
-/* How long worker wid was silent by its heartbeat hb: only the time this scheduler itself ran
+/* A worker silent this many worker timeouts by the wall clock is reaped whatever this
+ * scheduler's own stalls: one that never keeps up (every tick held over a second) still gives a
+ * dead worker's URLs back. */
+#define RC_SILENCE_WALL_CAP 10
+
+/* How long a worker was silent by its heartbeat hb: only the time this scheduler itself ran
  * counts, since a pause of the machine or a starved scheduler held the heartbeats as well. */
 static uint64_t silence_ms(rc_scheduler *s, uint64_t hb, uint64_t now)
 {
     if (now <= hb)
         return 0;
-    return now - hb - rc_pace_stalled(s->pace, hb, now);
+    uint64_t wall = now - hb;
+    if ((double)wall > RC_SILENCE_WALL_CAP * s->conf->worker_timeout * 1000)
+        return wall;
+    return wall - rc_pace_stalled(s->pace, hb, now);
 }
 
 static void refresh_workers(rc_scheduler *s)
