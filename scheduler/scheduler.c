@@ -29,6 +29,7 @@
 #include "metrics.h"
 #include "budget.h"
 #include "forward.h"
+#include "pace.h"
 #include "sched_metrics.h"
 #include "shard.h"
 
@@ -86,6 +87,8 @@ struct rc_scheduler {
     int nudged;        /* a nudge came since the last tick: the worker set may have changed */
     rc_forward *fwd;   /* a sharded keyspace: this shard's outboxes to the others; NULL = one keyspace */
     rc_budget *budget; /* a sharded keyspace: its jobs' max_pages allowances; NULL = one keyspace */
+    rc_pace *pace;     /* when this scheduler did not run: no worker's silence is counted then */
+    uint64_t away_ms;  /* the delay the tick timer was last set to */
 };
 
 /* Said once when Redis starts refusing the dispatch (at maxmemory: assign.lua is refused
@@ -408,10 +411,40 @@ static void reload_blacklist(rc_scheduler *s)
         freeReplyObject(rep);
 }
 
+/* This scheduler ran at now after meaning to be away expect_ms: a longer absence is said, and
+ * kept out of the workers' silence (pace.h). */
+static void pace_mark(rc_scheduler *s, uint64_t now, uint64_t expect_ms)
+{
+    uint64_t stall = rc_pace_mark(s->pace, now, expect_ms);
+    if (stall)
+        rc_warn(MOD,
+                "this scheduler did not run for %.1f s (its thread starved of CPU, the machine paused, or Redis "
+                "held its calls): workers' heartbeats missed then are not held against them",
+                (double)stall / 1000.0);
+}
+
+/* A worker silent this many worker timeouts by the wall clock is reaped whatever this
+ * scheduler's own stalls: one that never keeps up (every tick held over a second) still gives a
+ * dead worker's URLs back. */
+#define RC_SILENCE_WALL_CAP 10
+
+/* How long a worker was silent by its heartbeat hb: only the time this scheduler itself ran
+ * counts, since a pause of the machine or a starved scheduler held the heartbeats as well. */
+static uint64_t silence_ms(rc_scheduler *s, uint64_t hb, uint64_t now)
+{
+    if (now <= hb)
+        return 0;
+    uint64_t wall = now - hb;
+    if ((double)wall > RC_SILENCE_WALL_CAP * s->conf->worker_timeout * 1000)
+        return wall;
+    return wall - rc_pace_stalled(s->pace, hb, now);
+}
+
 static void refresh_workers(rc_scheduler *s)
 {
     char key[256];
     uint64_t now = rc_now_ms();
+    pace_mark(s, now, 0);
     redisReply *rep = rc_redis_cmd(s->r, "ZRANGE %s 0 -1 WITHSCORES", rc_redis_key(s->r, key, sizeof key, "workers"));
     if (!rep || rep->type != REDIS_REPLY_ARRAY) {
         rc_error(MOD, "cannot read workers from Redis at %s", rc_redis_url(s->r));
@@ -426,7 +459,7 @@ static void refresh_workers(rc_scheduler *s)
         uint64_t hb = (uint64_t)rc_reply_int(rep->element[i + 1], 0);
         /* A cluster's failover held every heartbeat: no worker is judged by that time. */
         hb = RC_MAX(hb, rc_redis_moved_ms(s->r));
-        if (now > hb && (double)(now - hb) > s->conf->worker_timeout * 1000) {
+        if ((double)silence_ms(s, hb, now) > s->conf->worker_timeout * 1000) {
             reap(s, wid, "heartbeat timeout");
             continue;
         }
@@ -950,18 +983,28 @@ static int worker_set_changed(rc_scheduler *s)
     return n > 0 && (size_t)n != known + rc_strmap_count(s->draining);
 }
 
+/* The next tick in secs; the time until then is an absence this scheduler means. */
+static void tick_again(rc_scheduler *s, double secs)
+{
+    uint64_t now = rc_now_ms();
+    pace_mark(s, now, 0);
+    s->away_ms = (uint64_t)(secs * 1000);
+    ev_timer_set(&s->tick, secs, 0);
+    ev_timer_start(s->loop, &s->tick);
+}
+
 static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
 {
     rc_scheduler *s = t->data;
     uint64_t now = rc_now_ms();
     double next = (double)s->conf->tick_ms / 1000.0;
     int refreshed = 0;
+    pace_mark(s, now, s->away_ms);
     if (now - s->last_refresh_ms >= 1000 || worker_set_changed(s)) {
         if (!hold_lock(s)) {
             sample_gauges(s);
             s->last_refresh_ms = now;
-            ev_timer_set(t, 1.0, 0);
-            ev_timer_start(loop, t);
+            tick_again(s, 1.0);
             return;
         }
         refreshed = 1;
@@ -985,8 +1028,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
         if (dispatch(s))
             next = 0; /* more is waiting: go again at once */
     }
-    ev_timer_set(t, next, 0);
-    ev_timer_start(loop, t);
+    tick_again(s, next);
 }
 
 rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, rc_sched_metrics *metrics, char *err,
@@ -1019,6 +1061,7 @@ rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, 
     s->jobs = rc_strmap_new();
     s->blacklist = rc_strmap_new();
     s->draining = rc_strmap_new();
+    s->pace = rc_pace_new();
     /* Domain owners survive a scheduler restart: load them. */
     char key[128];
     redisReply *rep = rc_redis_cmd(r, "HGETALL %s", rc_redis_key(r, key, sizeof key, "owner"));
@@ -1099,6 +1142,7 @@ void rc_scheduler_free(rc_scheduler *s)
     rc_wake_free(s->wake);
     rc_budget_free(s->budget);
     rc_forward_free(s->fwd);
+    rc_pace_free(s->pace);
     rc_redis_free(s->r);
     free(s);
 }

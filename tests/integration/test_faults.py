@@ -14,7 +14,7 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 import chaos  # noqa: E402
 from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, expected_pages, graph,  # noqa: E402
-                     redis_cmd, run_tests, start_redis, start_web)
+                     read_requests, redis_cmd, run_tests, start_redis, start_web)
 
 
 def fleet(tmp, procs, redis_port, web_port, n_workers, *worker_args):
@@ -234,6 +234,47 @@ def test_stalled_worker_is_fenced(tmp, procs):
     check("was reaped" in log_text(tmp, "worker%d.log" % idx), "the woken worker did not say it was reaped")
 
 
+def test_paused_machine_reaps_nobody(tmp, procs):
+    """The whole machine stalls (a VM's vCPUs descheduled, a host swapping): the worker, Redis and
+    the scheduler all stop for longer than the worker timeout, the worker a little before the
+    others and back a little after them. The scheduler must not take that pause for the worker's
+    death: reaping it threw away the pages it had fetched in full, which were fetched again (the
+    bench's duplicate fetches under heavy load). Every page requested once, nobody reaped."""
+    args = ["--sites", "5", "--pages", "10", "--latency-ms", "300"]
+    web_port, requests_log, _ = start_web(procs, tmp, *args)
+    redis_port, redis = start_redis(procs, tmp)
+    env, out, workers = fleet(tmp, procs, redis_port, web_port, 1, "--concurrency", "6", "--delay-factor", "0")
+    scheduler = procs.procs[-2]
+    submit(env, "pause", "http://s0.site.test/")
+    wid = None
+
+    def leases():
+        nonlocal wid
+        wid = (redis_cmd(redis_port, "ZRANGE", "rc:workers", "0", "-1") or [None])[0]
+        return wid and (redis_cmd(redis_port, "ZCARD", "rc:lease:" + wid) or 0) >= 2
+    wait_for(leases, 60, "the worker with 2 transfers in flight")
+    os.kill(workers[0].pid, signal.SIGSTOP)
+    time.sleep(0.2)
+    for p in (scheduler, redis):
+        os.kill(p.pid, signal.SIGSTOP)
+    time.sleep(4.5)  # past the worker timeout (3 s) for everyone
+    for p in (redis, scheduler):
+        os.kill(p.pid, signal.SIGCONT)
+    time.sleep(0.4)
+    os.kill(workers[0].pid, signal.SIGCONT)
+    wait_for(lambda: job_field(redis_port, "pause", "state") == "done", 120, "the job to finish")
+    sched = log_text(tmp, "scheduler.log")
+    check("this scheduler did not run for" in sched, "the scheduler did not notice its own pause")
+    check("worker gone" not in sched, "the pause was taken for the worker's death: %s" %
+          [l for l in sched.splitlines() if "worker gone" in l])
+    fetches = collections.Counter((r[2], r[3]) for r in read_requests(requests_log) if r[3] != "/robots.txt")
+    twice = sorted(k for k, n in fetches.items() if n > 1)
+    check(not twice, "%d pages requested more than once, e.g. %s" % (len(twice), twice[:3]))
+    want = expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"])
+    check_exact(os.path.join(out, "pages.jsonl"), want, "after a pause")
+    print("  %s reaped nobody: %d pages, each requested once" % (wid, len(fetches)))
+
+
 def test_orphan_leases_adopted(tmp, procs):
     """Leases a worker holds in Redis but no longer knows of (a take whose reply was lost with
     the connection, or a process with a fixed --id killed and started again, as a container
@@ -353,4 +394,4 @@ def test_killed_worker_keeps_acked_pages(tmp, procs):
 
 if __name__ == "__main__":
     run_tests([test_chaos_short, test_redis_at_maxmemory, test_stop_at_maxmemory, test_redis_restart_loses_job,
-               test_stalled_worker_is_fenced, test_orphan_leases_adopted, test_disk_full, test_killed_worker_keeps_acked_pages])
+               test_stalled_worker_is_fenced, test_paused_machine_reaps_nobody, test_orphan_leases_adopted, test_disk_full, test_killed_worker_keeps_acked_pages])
