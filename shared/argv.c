@@ -161,22 +161,27 @@ size_t rc_argv_resp_len(const rc_argv *a, int from)
     return n;
 }
 
+char *rc_argv_resp_bulk(char *p, const char *s, size_t n)
+{
+    char b[24];
+    const char *d = digits(n, b + sizeof b);
+    *p++ = '$';
+    memcpy(p, d, (size_t)(b + sizeof b - d));
+    p += b + sizeof b - d;
+    *p++ = '\r';
+    *p++ = '\n';
+    if (n)
+        memcpy(p, s, n);
+    p += n;
+    *p++ = '\r';
+    *p++ = '\n';
+    return p;
+}
+
 char *rc_argv_resp_put(const rc_argv *a, int from, char *p)
 {
-    for (int i = from; i < a->n; i++) {
-        char b[24];
-        const char *d = digits(a->len[i], b + sizeof b);
-        *p++ = '$';
-        memcpy(p, d, (size_t)(b + sizeof b - d));
-        p += b + sizeof b - d;
-        *p++ = '\r';
-        *p++ = '\n';
-        if (a->len[i])
-            memcpy(p, a->v[i], a->len[i]);
-        p += a->len[i];
-        *p++ = '\r';
-        *p++ = '\n';
-    }
+    for (int i = from; i < a->n; i++)
+        p = rc_argv_resp_bulk(p, a->v[i], a->len[i]);
     return p;
 }
 

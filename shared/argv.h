@@ -40,6 +40,8 @@ void rc_argv_setu(rc_argv *a, int i, uint64_t x);
  * directly, without first copying them into one vector (a worker's step is megabytes). */
 size_t rc_argv_resp_len(const rc_argv *a, int from);
 char *rc_argv_resp_put(const rc_argv *a, int from, char *p);
+/* One argument s[0..n) in that format, written at p (at most n + 25 bytes); returns the end. */
+char *rc_argv_resp_bulk(char *p, const char *s, size_t n);
 
 /* A finished vector packed in that format, exact size, in one allocation: what a vector keeps
  * while it waits to be sent and answered. A page's complete has ~1,700 arguments (a link and

@@ -220,17 +220,6 @@ typedef struct eval_req {
 static void on_eval_reply(redisAsyncContext *ac, void *reply, void *privdata);
 static void set_ac(rc_worker *w, redisAsyncContext *ac);
 
-/* Appends one bulk string of Redis' wire format at p. */
-static char *resp_put(char *p, const char *s, size_t n)
-{
-    p += snprintf(p, 32, "$%zu\r\n", n); /* 32 bytes more than each argument are reserved */
-    memcpy(p, s, n);
-    p += n;
-    *p++ = '\r';
-    *p++ = '\n';
-    return p;
-}
-
 static int part_n(const eval_part *e)
 {
     return (e->packed ? e->packed->n : e->a->n) - e->from;
@@ -263,7 +252,7 @@ static int send_req(rc_worker *w, eval_req *q)
                            w->prefix};
     char now[24];
     int now_len = snprintf(now, sizeof now, "%" PRIu64, q->now_ms);
-    size_t size = 32 + (size_t)now_len + 32, argc = 6;
+    size_t size = 32 + (size_t)now_len + 32, argc = 6; /* 32 bytes an argument over its data: rc_argv_resp_bulk */
     for (size_t i = 0; i < 5; i++)
         size += strlen(head[i]) + 32;
     for (int i = 0; i < q->n_parts; i++) {
@@ -273,8 +262,8 @@ static int send_req(rc_worker *w, eval_req *q)
     char *cmd = rc_xmalloc(size), *p = cmd;
     p += snprintf(p, 32, "*%zu\r\n", argc);
     for (size_t i = 0; i < 5; i++)
-        p = resp_put(p, head[i], strlen(head[i]));
-    p = resp_put(p, now, (size_t)now_len);
+        p = rc_argv_resp_bulk(p, head[i], strlen(head[i]));
+    p = rc_argv_resp_bulk(p, now, (size_t)now_len);
     for (int i = 0; i < q->n_parts; i++)
         p = part_put(&q->parts[i], p);
     int r = redisAsyncFormattedCommand(w->ac, on_eval_reply, q, cmd, (size_t)(p - cmd));
