@@ -891,8 +891,6 @@ static int start_scheduler(crawl_run *run, const char *redis_url)
     return 0;
 }
 
-/* Signals caught, then the scheduler, the dashboard and the workers started, and the memory
- * the submission used given back. 0, or -EIO when the scheduler could not start. */
 /* Waits (at most 5 s) until every worker has registered, before the seeds go in, so the
  * scheduler's first assignment spreads their hosts over all of them: a host stays with its
  * worker while it has work, so a worker registering after the first assignment got nothing on a
@@ -913,6 +911,8 @@ static void wait_workers_registered(crawl_run *run)
     }
 }
 
+/* Signals caught, then the scheduler and the workers started, and their registration waited
+ * for (the seeds and the dashboard come after). 0, or -EIO when the scheduler could not start. */
 static int start_children(crawl_run *run, const char *redis_url, const char *outdir)
 {
     struct sigaction sa;
