@@ -27,8 +27,9 @@
 #include "page.h"
 #include "proc.h"
 #include "recpeek.h"
-#include "redis.h"
 #include "progress.h"
+#include "reaper.h"
+#include "redis.h"
 #include "rules.h"
 #include "seedlist.h"
 #include "seeds.h"
@@ -401,8 +402,24 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     }
 }
 
-/* Children that exited: a worker is restarted (the work it held is recovered by the scheduler's
- * reaper). */
+/* A URL is tried this many times (the scheduler's --max-attempts, also when this process reaps). */
+#define CRAWL_MAX_ATTEMPTS 3
+
+/* The work worker process pid held goes back at once (reaper.h), said in msg. */
+static void reap_worker(crawl_run *run, pid_t pid, char *msg, size_t cap)
+{
+    char err[400];
+    int64_t urls = 0;
+    int n = rc_reap_process(run->r, pid, CRAWL_MAX_ATTEMPTS, &urls, err, sizeof err);
+    if (n > 0)
+        snprintf(msg, cap, "; its %lld URLs handed back", (long long)urls);
+    else if (n < 0)
+        snprintf(msg, cap, "; its URLs come back after the worker timeout (%s)", err);
+    else
+        msg[0] = '\0';
+}
+
+/* Children that exited: a worker's work is handed back at once and it is restarted. */
 static void check_children(crawl_run *run)
 {
     int status;
@@ -424,7 +441,9 @@ static void check_children(crawl_run *run)
         if (interrupted)
             continue;
         run->restarts++;
-        fprintf(stderr, "\r\033[Kredcrawl: worker %s; restarting it (logs in %s)\n", how, run->logdir);
+        char reaped[500];
+        reap_worker(run, pid, reaped, sizeof reaped);
+        fprintf(stderr, "\r\033[Kredcrawl: worker %s%s; restarting it (logs in %s)\n", how, reaped, run->logdir);
         if (run->restarts > 100) {
             fprintf(stderr, "redcrawl: too many restarts; giving up (see %s)\n", run->logdir);
             interrupted = 2;
@@ -875,13 +894,16 @@ static int submit_job(crawl_run *run, const rc_job *job)
 }
 
 /* The scheduler, on a thread of this process with its own Redis connection (insched.h): as the
- * redcrawl-scheduler process it was, with a short worker timeout so that a dead worker's URLs
- * come back soon. Its lines go to logs/scheduler.log. 0, or -EIO when it could not start (said). */
+ * redcrawl-scheduler process it was. A dead worker's URLs come back at once (check_children), so
+ * its worker timeout only has to catch a worker alive but hung, and is long: a worker stalled for
+ * seconds (swapped out, starved of CPU) keeps its pages rather than have them fetched again.
+ * Its lines go to logs/scheduler.log. 0, or -EIO when it could not start (said). */
 static int start_scheduler(crawl_run *run, const char *redis_url)
 {
-    char logf[700], err[600];
-    const char *opts[] = {"redis",          redis_url, "prefix", run->c->prefix, "log-level", run->c->log_level,
-                          "worker-timeout", "3",       NULL};
+    char logf[700], err[600], attempts[16];
+    snprintf(attempts, sizeof attempts, "%d", CRAWL_MAX_ATTEMPTS);
+    const char *opts[] = {"redis",          redis_url, "prefix",       run->c->prefix, "log-level", run->c->log_level,
+                          "worker-timeout", "10",      "max-attempts", attempts,       NULL};
     snprintf(logf, sizeof logf, "%s/scheduler.log", run->logdir);
     run->sched = rc_insched_start(opts, logf, err, sizeof err);
     if (!run->sched) {

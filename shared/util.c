@@ -286,12 +286,19 @@ int rc_cpus(void)
     return n > 0 ? (int)n : 1;
 }
 
-void rc_process_id(char *buf, size_t cap)
+void rc_process_id_head(char *buf, size_t cap, int pid)
 {
     char host[64] = "localhost";
     gethostname(host, sizeof host - 1);
     host[sizeof host - 1] = '\0';
-    snprintf(buf, cap, "%s-%d-%04llx", host, (int)getpid(), (unsigned long long)(rc_now_us() & 0xffff));
+    snprintf(buf, cap, "%s-%d-", host, pid);
+}
+
+void rc_process_id(char *buf, size_t cap)
+{
+    char head[96];
+    rc_process_id_head(head, sizeof head, (int)getpid());
+    snprintf(buf, cap, "%s%04llx", head, (unsigned long long)(rc_now_us() & 0xffff));
 }
 
 char **rc_strv_dup(const char *const *v, size_t n)

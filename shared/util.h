@@ -55,6 +55,9 @@ int rc_cpus(void);
 /* This process's default id, HOST-PID-hhhh (hhhh: 4 hex digits from the clock, so a restarted process with a
  * recycled pid gets another): workers, schedulers and monitors name themselves with it. */
 void rc_process_id(char *buf, size_t cap);
+/* The head of the default id of process pid on this host, "HOST-PID-" (a parent naming what its
+ * children registered as). */
+void rc_process_id_head(char *buf, size_t cap, int pid);
 /* A NULL-terminated copy of n strings (NULL when n is 0); rc_strv_free frees it (NULL is fine). */
 char **rc_strv_dup(const char *const *v, size_t n);
 void rc_strv_free(char **v);

@@ -174,8 +174,9 @@ def workers_once_stored(out, n):
 
 
 def test_worker_sigkill_mid_crawl(tmp, procs):
-    """A worker killed with SIGKILL mid-crawl: its queued and in-flight URLs are recovered and
-    the crawl still ends with the full page set, each page once."""
+    """A worker killed with SIGKILL mid-crawl: its queued and in-flight URLs are handed back at
+    once (the crawl reaps its dead child) and the crawl still ends with the full page set, each
+    page once."""
     args = ["--sites", "4", "--pages", "40", "--latency-ms", "20"]
     port, log, _ = start_web(procs, tmp, *args)
     g = graph(*args)
@@ -194,9 +195,62 @@ def test_worker_sigkill_mid_crawl(tmp, procs):
             p.wait()
     check(p.returncode == 0, "crawl exited %d: %s" % (p.returncode, stderr[-2000:]))
     check("restarting" in stderr, "the dead worker was not noticed/restarted: %s" % stderr[-1000:])
+    # The crawl reaps its dead child at once; the scheduler's heartbeat timeout (10 s) never has to.
+    check("URLs handed back; restarting" in stderr, "the dead worker's work was not handed back at once: %s" %
+          stderr[-1000:])
+    sched = open(os.path.join(out, "logs", "scheduler.log")).read()
+    check("heartbeat timeout" not in sched, "the dead worker was left to the heartbeat timeout: %s" %
+          [line for line in sched.splitlines() if "heartbeat timeout" in line])
     pages = read_pages(os.path.join(out, "pages.jsonl"))
     check_page_set(pages, want, "after SIGKILL")
     check(not overlaps(read_requests(log)), "overlapping requests to one host")
+
+
+def test_stalled_worker_keeps_its_pages(tmp, procs):
+    """A worker of `redcrawl crawl` that stalls for 5 s (SIGSTOP: a long GC-like pause, a swapped
+    out process) with transfers in flight is still alive: it must not be taken for dead and its
+    pages handed to the other worker, which fetched them a second time (the CLI reaps a worker
+    that died itself, at once, so the scheduler's heartbeat timeout need not be short). Every
+    page requested once, nobody reaped."""
+    args = ["--sites", "4", "--pages", "30", "--latency-ms", "300"]
+    port, log, _ = start_web(procs, tmp, *args)
+    redis_port, _ = start_redis(procs, tmp)
+    seeds = ["http://s%d.site.test/" % i for i in range(4)]
+    want = expected_pages(graph(*args), seeds, -1, ["site.test"])
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--redis", "redis://127.0.0.1:%d" % redis_port, "--out", out, "--quiet",
+           "--connect-to", "::127.0.0.1:%d" % port, "--allow-net", "127.0.0.0/8", "--maxdepth", "-1",
+           "--delay", "0", "--concurrency", "4", "--workers", "2"] + seeds
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    victim = None
+    try:
+        deadline = time.time() + 60
+        while victim is None and time.time() < deadline:
+            for wid in redis_cmd(redis_port, "ZRANGE", "rc:workers", "0", "-1") or []:
+                if (redis_cmd(redis_port, "ZCARD", "rc:lease:" + wid) or 0) >= 2:
+                    victim = (wid, int(redis_cmd(redis_port, "HGET", "rc:worker:" + wid, "pid")))
+                    break
+            time.sleep(0.01)
+        check(victim is not None, "no worker had 2 transfers in flight within 60 s")
+        os.kill(victim[1], signal.SIGSTOP)
+        time.sleep(5)  # past the 3 s the crawl's scheduler waited before
+        os.kill(victim[1], signal.SIGCONT)
+        stdout, stderr = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            if victim:
+                os.kill(victim[1], signal.SIGCONT)
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(p.returncode == 0, "crawl exited %d: %s" % (p.returncode, stderr[-2000:]))
+    sched = open(os.path.join(out, "logs", "scheduler.log")).read()
+    check("worker gone" not in sched, "the stalled worker was taken for dead: %s" %
+          [line for line in sched.splitlines() if "worker gone" in line])
+    check_page_set(read_pages(os.path.join(out, "pages.jsonl")), want, "after a 5 s stall")
+    fetches = collections.Counter((r[2], r[3]) for r in read_requests(log) if r[3] != "/robots.txt")
+    twice = sorted(k for k, n in fetches.items() if n > 1)
+    check(not twice, "%d pages requested more than once, e.g. %s" % (len(twice), twice[:3]))
+    print("  %s stalled 5 s and was kept: %d pages, each requested once" % (victim[0], len(fetches)))
 
 
 def whole_lines_end(path):
@@ -911,7 +965,7 @@ if __name__ == "__main__":
     run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
-               test_kill_with_batch_in_flight,
+               test_kill_with_batch_in_flight, test_stalled_worker_keeps_its_pages,
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
