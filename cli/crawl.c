@@ -231,6 +231,8 @@ typedef struct crawl_run {
     rc_insched *sched; /* the scheduler's thread */
     pid_t web;         /* redcrawl-web, 0 = none (not wanted, not found, or it exited: not restarted) */
     pid_t *workers;
+    uint64_t *seen_ms;   /* per worker: when its registration was last seen (0 = not since it started) */
+    uint64_t watched_ms; /* the last watch_workers */
     int restarts;
     char **wargv;
     rc_seedlist *seeds; /* --seeds: the list, submitted by batches; NULL = the URL arguments only */
@@ -450,6 +452,37 @@ static void check_children(crawl_run *run)
             return;
         }
         run->workers[idx] = start_worker(run, idx);
+        run->seen_ms[idx] = 0;
+    }
+}
+
+/* A worker whose registration stayed gone this long is taken for hung: the scheduler reaped it
+ * (no heartbeat for its worker timeout) and it did not register again (a worker that wakes from
+ * a stall does so at its next heartbeat). */
+#define HUNG_MS 5000
+
+/* Once a second: a worker that registered, then lost its registration for HUNG_MS, is killed
+ * (check_children starts it again); a crawl with one worker would otherwise wait for good. */
+static void watch_workers(crawl_run *run)
+{
+    uint64_t now = rc_mono_ms();
+    if (interrupted || now - run->watched_ms < 1000)
+        return;
+    run->watched_ms = now;
+    for (int i = 0; i < run->c->workers; i++) {
+        char err[300];
+        pid_t pid = run->workers[i];
+        int n = pid > 0 ? rc_reaper_registered(run->r, pid, err, sizeof err) : -1;
+        if (n > 0)
+            run->seen_ms[i] = now;
+        if (n != 0 || !run->seen_ms[i] || now - run->seen_ms[i] < HUNG_MS)
+            continue;
+        fprintf(stderr,
+                "\r\033[Kredcrawl: worker %d (pid %d) stopped beating: the scheduler handed its work to others; "
+                "killing it to start it again\n",
+                i + 1, (int)pid);
+        kill(pid, SIGKILL);
+        run->seen_ms[i] = 0;
     }
 }
 
@@ -948,6 +981,7 @@ static int start_children(crawl_run *run, const char *redis_url, const char *out
     if (start_scheduler(run, redis_url) < 0)
         return -EIO;
     run->workers = rc_xcalloc((size_t)run->c->workers, sizeof(pid_t));
+    run->seen_ms = rc_xcalloc((size_t)run->c->workers, sizeof(uint64_t));
     for (int i = 0; i < run->c->workers; i++)
         run->workers[i] = start_worker(run, i);
     wait_workers_registered(run);
@@ -1014,6 +1048,7 @@ static void watch_job(crawl_run *run, const rc_job *job, uint64_t t0, int tty, c
             continue;
         last_read = rc_mono_ms();
         check_children(run);
+        watch_workers(run);
         missing = read_stats(run, job->crawlid, &end->st) == 0 && !end->st.state[0] ? missing + 1 : 0;
         if (missing >= MISSING_POLLS) {
             end->lost = 1;
@@ -1227,6 +1262,7 @@ out:
         rc_private_redis_stop(&pr);
     free(run.worker_bin);
     free(run.workers);
+    free(run.seen_ms);
     free_args(run.wargv);
     free(outdir);
     rc_job_release(&job);

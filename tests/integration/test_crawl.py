@@ -253,6 +253,41 @@ def test_stalled_worker_keeps_its_pages(tmp, procs):
     print("  %s stalled 5 s and was kept: %d pages, each requested once" % (victim[0], len(fetches)))
 
 
+def test_hung_worker_restarted(tmp, procs):
+    """The only worker of a crawl hangs for good (SIGSTOP, never continued) with pages in flight:
+    the scheduler reaps it after its worker timeout, and the crawl, seeing its registration gone
+    and not back, kills it and starts another, which finishes the job: every page once. Without
+    that the crawl waited for ever."""
+    args = ["--sites", "3", "--pages", "30", "--latency-ms", "50"]
+    port, _, _ = start_web(procs, tmp, *args)
+    want = expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"])
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--allow-net", "127.0.0.0/8",
+           "--quiet", "--maxdepth", "-1", "--delay", "0.02", "--workers", "1", "http://s0.site.test/"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        pages_path = os.path.join(out, "pages.jsonl")
+        deadline = time.time() + 30
+        while time.time() < deadline and not (os.path.exists(pages_path) and
+                                              len(open(pages_path).readlines()) >= 10):
+            time.sleep(0.02)
+        worker = subprocess.run(["pgrep", "-f", "redcrawl-worker.*%s" % out], capture_output=True,
+                                text=True).stdout.split()
+        check(len(worker) == 1, "want 1 worker process, found %s" % worker)
+        os.kill(int(worker[0]), signal.SIGSTOP)
+        t0 = time.time()
+        stdout, stderr = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(p.returncode == 0, "crawl exited %d: %s" % (p.returncode, stderr[-2000:]))
+    check("(pid %s) stopped beating" % worker[0] in stderr, "the hung worker was not named: %s" % stderr[-1000:])
+    check("restarts   1" in stdout, "want one restart in the summary: %s" % stdout)
+    check_page_set(read_pages(os.path.join(out, "pages.jsonl")), want, "after a hung worker")
+    print("  the hung worker was replaced; the crawl ended %.1f s after it stopped" % (time.time() - t0))
+
+
 def whole_lines_end(path):
     """The offset just past the last whole line of a file that is being appended to."""
     with open(path, "rb") as f:
@@ -966,6 +1001,7 @@ if __name__ == "__main__":
                test_maxdepth, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_kill_with_batch_in_flight, test_stalled_worker_keeps_its_pages,
+               test_hung_worker_restarted,
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
