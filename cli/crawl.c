@@ -1174,6 +1174,57 @@ static int load_seeds(const crawl_conf *c, crawl_run *run, char **cli, int ncli)
     return rc;
 }
 
+/* Something to crawl, and no shards: 0, or -EINVAL (said). */
+static int check_invocation(const crawl_conf *c, int nurls)
+{
+    if (nurls <= 0 && !c->seeds) {
+        fprintf(stderr, "redcrawl crawl: give at least one URL or --seeds FILE (see --help)\n");
+        return -EINVAL;
+    }
+    /* Its workers and scheduler would read it and wait on shards nobody runs. */
+    const char *shards = getenv("REDCRAWL_SHARDS");
+    if (shards && *shards && strcmp(shards, "1") != 0) {
+        fprintf(stderr,
+                "redcrawl crawl: REDCRAWL_SHARDS=%s: a crawl on this machine is one keyspace; unset it "
+                "(shards are for a fleet: README \"On a Redis Cluster\")\n",
+                shards);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* The dashboard, the job watched to its end with progress, the children stopped, the summary.
+ * The exit status: 0 done, 3 the job vanished, 130 Ctrl-C, 4 a page not stored, 5 nothing
+ * reachable. */
+static int crawl_and_report(crawl_run *run, const rc_job *job, const char *outdir, uint64_t t0)
+{
+    const crawl_conf *c = run->c;
+    run->web = start_dashboard(run); /* once the job is there to show */
+    int tty = isatty(STDERR_FILENO) && !c->quiet;
+    fprintf(stderr, "redcrawl: crawling %lld seed(s) as job %s with %lld worker%s, output in %s/\n",
+            (long long)run->added, job->crawlid, (long long)c->workers, c->workers == 1 ? "" : "s", outdir);
+
+    crawl_end end;
+    memset(&end, 0, sizeof end);
+    watch_job(run, job, t0, tty, &end);
+    if (tty)
+        fputc('\n', stderr);
+    if (end.lost)
+        fprintf(stderr,
+                "redcrawl: error: job %s vanished from Redis (%s): it restarted without persistence or "
+                "lost its data; what was stored is in %s/, the rest is lost. Run Redis with appendonly yes "
+                "and submit the job again.\n",
+                job->crawlid, c->redis ? c->redis : "private Redis", outdir);
+    stop_children(run);
+    read_stats(run, job->crawlid, &end.st);
+    if (c->max_pages > 0 && end.st.started >= c->max_pages)
+        end.hit_max = 1; /* the cap may also show as "done": the takes dropped what was left */
+    print_summary(run, job, &end, outdir, (double)(rc_mono_ms() - t0) / 1000.0);
+    /* Nothing stored because the seeds' sites could not be reached: a script must see it. */
+    int nothing = end.st.fetched == 0 && end.st.unreachable > 0;
+    return end.lost ? 3 : end.stopped_by_user ? 130 : end.st.store_failed > 0 ? 4 : nothing ? 5 : 0;
+}
+
 int rc_cli_crawl(int argc, char **argv)
 {
     crawl_conf c;
@@ -1199,18 +1250,7 @@ int rc_cli_crawl(int argc, char **argv)
     const char *redis_url = NULL;
     uint64_t t0 = rc_mono_ms();
 
-    if (optind >= argc && !c.seeds) {
-        fprintf(stderr, "redcrawl crawl: give at least one URL or --seeds FILE (see --help)\n");
-        rc = 2;
-        goto out;
-    }
-    /* Its workers and scheduler would read it and wait on shards nobody runs. */
-    const char *shards = getenv("REDCRAWL_SHARDS");
-    if (shards && *shards && strcmp(shards, "1") != 0) {
-        fprintf(stderr,
-                "redcrawl crawl: REDCRAWL_SHARDS=%s: a crawl on this machine is one keyspace; unset it "
-                "(shards are for a fleet: README \"On a Redis Cluster\")\n",
-                shards);
+    if (check_invocation(&c, argc - optind) < 0) {
         rc = 2;
         goto out;
     }
@@ -1230,30 +1270,7 @@ int rc_cli_crawl(int argc, char **argv)
         stop_children(&run);
         goto out;
     }
-    run.web = start_dashboard(&run); /* once the job is there to show */
-    int tty = isatty(STDERR_FILENO) && !c.quiet;
-    fprintf(stderr, "redcrawl: crawling %lld seed(s) as job %s with %lld worker%s, output in %s/\n",
-            (long long)run.added, job.crawlid, (long long)c.workers, c.workers == 1 ? "" : "s", outdir);
-
-    crawl_end end;
-    memset(&end, 0, sizeof end);
-    watch_job(&run, &job, t0, tty, &end);
-    if (tty)
-        fputc('\n', stderr);
-    if (end.lost)
-        fprintf(stderr,
-                "redcrawl: error: job %s vanished from Redis (%s): it restarted without persistence or "
-                "lost its data; what was stored is in %s/, the rest is lost. Run Redis with appendonly yes "
-                "and submit the job again.\n",
-                job.crawlid, c.redis ? c.redis : "private Redis", outdir);
-    stop_children(&run);
-    read_stats(&run, job.crawlid, &end.st);
-    if (c.max_pages > 0 && end.st.started >= c.max_pages)
-        end.hit_max = 1; /* the cap may also show as "done": the takes dropped what was left */
-    print_summary(&run, &job, &end, outdir, (double)(rc_mono_ms() - t0) / 1000.0);
-    /* Nothing stored because the seeds' sites could not be reached: a script must see it. */
-    int nothing = end.st.fetched == 0 && end.st.unreachable > 0;
-    rc = end.lost ? 3 : end.stopped_by_user ? 130 : end.st.store_failed > 0 ? 4 : nothing ? 5 : 0;
+    rc = crawl_and_report(&run, &job, outdir, t0);
 out:
     rc_insched_stop(run.sched);
     if (run.r)
