@@ -3,7 +3,9 @@
 #ifndef RC_TSV_H
 #define RC_TSV_H
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -55,6 +57,33 @@ static int rc_tsv_unescape(const char *s, size_t n, rc_buf *b)
         rc_buf_append(b, &c, 1);
     }
     return 0;
+}
+
+/* The next case of data file f: the next line that is neither blank nor a '#' comment (*lineno
+ * counts every line read), split at tabs into at most max fields, each decoded into fields[].
+ * The number of fields, -2 when one has a malformed escape, or -1 at the end of the file. */
+static inline int rc_tsv_read(FILE *f, char **line, size_t *cap, int *lineno, rc_buf *fields, int max)
+{
+    ssize_t len;
+    while ((len = getline(line, cap, f)) >= 0) {
+        char *l = *line;
+        ++*lineno;
+        while (len > 0 && (l[len - 1] == '\n' || l[len - 1] == '\r'))
+            l[--len] = '\0';
+        if (len == 0 || l[0] == '#')
+            continue;
+        int k = 0, bad = 0;
+        for (const char *s = l; k < max;) {
+            const char *tab = strchr(s, '\t');
+            size_t n = tab ? (size_t)(tab - s) : strlen(s);
+            bad |= rc_tsv_unescape(s, n, &fields[k++]) < 0;
+            if (!tab)
+                break;
+            s = tab + 1;
+        }
+        return bad ? -2 : k;
+    }
+    return -1;
 }
 
 #endif

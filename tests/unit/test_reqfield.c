@@ -103,30 +103,21 @@ static void read_cases(const char *dir)
     }
     char *line = NULL;
     size_t cap = 0;
-    ssize_t n;
-    int lineno = 0;
-    rc_buf value, want;
-    rc_buf_init(&value);
-    rc_buf_init(&want);
-    while ((n = getline(&line, &cap, fp)) > 0) {
-        lineno++;
-        line[strcspn(line, "\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0')
+    int lineno = 0, k;
+    rc_buf f[3]; /* field, value, the sentence wanted */
+    for (int i = 0; i < 3; i++)
+        rc_buf_init(&f[i]);
+    while ((k = rc_tsv_read(fp, &line, &cap, &lineno, f, 3)) != -1) {
+        RC_CHECK_INT_EQ(k, 3);
+        if (k != 3)
             continue;
-        char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-        RC_CHECK(t2 != NULL);
-        if (!t2)
-            continue;
-        *t1 = *t2 = '\0';
-        RC_CHECK_INT_EQ(rc_tsv_unescape(t1 + 1, strlen(t1 + 1), &value), 0);
-        RC_CHECK_INT_EQ(rc_tsv_unescape(t2 + 1, strlen(t2 + 1), &want), 0);
         char where[1100];
         snprintf(where, sizeof where, "%s:%d", path, lineno);
-        one_case(where, line, value.ptr, want.ptr);
+        one_case(where, f[0].ptr, f[1].ptr, f[2].ptr);
     }
     free(line);
-    rc_buf_release(&value);
-    rc_buf_release(&want);
+    for (int i = 0; i < 3; i++)
+        rc_buf_release(&f[i]);
     fclose(fp);
 }
 

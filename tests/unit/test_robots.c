@@ -174,7 +174,6 @@ static int run_file(const char *dir, const char *name)
     char *line = NULL;
     size_t line_cap = 0;
     int cases = 0, lineno = 0;
-    ssize_t len;
 
     rc_test_checks++;
     if (!f) {
@@ -188,29 +187,12 @@ static int run_file(const char *dir, const char *name)
         rc_buf_init(&fields[i]);
     rc_buf_init(&got);
     rc_buf_init(&got_copy);
-    while ((len = getline(&line, &line_cap, f)) >= 0) {
-        lineno++;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = '\0';
-        if (len == 0 || line[0] == '#')
-            continue;
-        int k = 0;
-        const char *s = line;
-        bool bad = false;
-        for (; k < NFIELDS; k++) {
-            const char *tab = strchr(s, '\t');
-            size_t n = tab ? (size_t)(tab - s) : strlen(s);
-            bad |= rc_tsv_unescape(s, n, &fields[k]) < 0;
-            if (!tab) {
-                k++;
-                break;
-            }
-            s = tab + 1;
-        }
+    int k;
+    while ((k = rc_tsv_read(f, &line, &line_cap, &lineno, fields, NFIELDS)) != -1) {
         rc_test_checks++;
-        if (bad || k != NFIELDS) {
+        if (k != NFIELDS) {
             rc_test_failures++;
-            fprintf(stderr, "%s:%d: malformed line (%d fields)\n", path, lineno, k);
+            fprintf(stderr, "%s:%d: malformed line (%d fields; -2: a bad escape)\n", path, lineno, k);
             continue;
         }
         cases++;

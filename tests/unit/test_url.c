@@ -61,7 +61,6 @@ static int run_file(const char *dir, const char *name, int nf)
     char *line = NULL;
     size_t line_cap = 0;
     int cases = 0, lineno = 0;
-    ssize_t len;
 
     rc_test_checks++;
     if (!f) {
@@ -72,29 +71,12 @@ static int run_file(const char *dir, const char *name, int nf)
     }
     for (int i = 0; i < MAX_FIELDS; i++)
         rc_buf_init(&fields[i]);
-    while ((len = getline(&line, &line_cap, f)) >= 0) {
-        lineno++;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = '\0';
-        if (len == 0 || line[0] == '#')
-            continue;
-        int k = 0;
-        const char *s = line;
-        bool bad = false;
-        for (; k < MAX_FIELDS; k++) {
-            const char *tab = strchr(s, '\t');
-            size_t n = tab ? (size_t)(tab - s) : strlen(s);
-            bad |= rc_tsv_unescape(s, n, &fields[k]) < 0;
-            if (!tab) {
-                k++;
-                break;
-            }
-            s = tab + 1;
-        }
+    int k;
+    while ((k = rc_tsv_read(f, &line, &line_cap, &lineno, fields, MAX_FIELDS)) != -1) {
         rc_test_checks++;
-        if (bad || k != nf) {
+        if (k != nf) {
             rc_test_failures++;
-            fprintf(stderr, "%s:%d: malformed line (%d fields)\n", path, lineno, k);
+            fprintf(stderr, "%s:%d: malformed line (%d fields; -2: a bad escape)\n", path, lineno, k);
             continue;
         }
         cases++;
