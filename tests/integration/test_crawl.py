@@ -40,6 +40,21 @@ def check_page_set(pages, want, label):
           (label, len(missing), sorted(missing)[:3], len(extra), sorted(extra)[:3]))
 
 
+def crawl_while(cmd, during, timeout=120):
+    """Runs `redcrawl crawl` cmd, calls during() while it runs, then waits for its end (at most
+    timeout s): (exit status, stdout, stderr). Its process group is killed if it still runs then
+    (a timeout, or a failed check in during)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        during()
+        stdout, stderr = p.communicate(timeout=timeout)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    return p.returncode, stdout, stderr
+
+
 def test_exact_page_set_unlimited_depth(tmp, procs):
     """Several hosts, every reachable page exactly once, nothing outside the seed's domain."""
     args = ["--sites", "4", "--pages", "40"]
@@ -158,9 +173,9 @@ def test_two_workers_share_load(tmp, procs):
     check(not overlaps(read_requests(log)), "overlapping requests to one host")
 
 
-def workers_once_stored(out, n):
-    """The pids of a `redcrawl crawl --workers 2 --out OUT`'s workers once OUT holds n pages (at
-    most 30 s)."""
+def workers_once_stored(out, n, count=2):
+    """The pids of a `redcrawl crawl --workers COUNT --out OUT`'s workers once OUT holds n pages
+    (at most 30 s)."""
     pages_path = os.path.join(out, "pages.jsonl")
     deadline = time.time() + 30
     while time.time() < deadline:
@@ -169,7 +184,7 @@ def workers_once_stored(out, n):
         time.sleep(0.02)
     workers = subprocess.run(["pgrep", "-f", "redcrawl-worker.*%s" % out], capture_output=True,
                              text=True).stdout.split()
-    check(len(workers) == 2, "want 2 worker processes, found %s" % workers)
+    check(len(workers) == count, "want %d worker processes, found %s" % (count, workers))
     return workers
 
 
@@ -184,16 +199,8 @@ def test_worker_sigkill_mid_crawl(tmp, procs):
     out = os.path.join(tmp, "out")
     cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet",
            "--maxdepth", "-1", "--delay", "0.02", "--workers", "2", "http://s0.site.test/"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        workers = workers_once_stored(out, 20)
-        os.kill(int(workers[0]), signal.SIGKILL)
-        stdout, stderr = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-    check(p.returncode == 0, "crawl exited %d: %s" % (p.returncode, stderr[-2000:]))
+    rc, stdout, stderr = crawl_while(cmd, lambda: os.kill(int(workers_once_stored(out, 20)[0]), signal.SIGKILL))
+    check(rc == 0, "crawl exited %d: %s" % (rc, stderr[-2000:]))
     check("restarting" in stderr, "the dead worker was not noticed/restarted: %s" % stderr[-1000:])
     # The crawl reaps its dead child at once; the scheduler's heartbeat timeout (10 s) never has to.
     check("URLs handed back; restarting" in stderr, "the dead worker's work was not handed back at once: %s" %
@@ -221,28 +228,22 @@ def test_stalled_worker_keeps_its_pages(tmp, procs):
     cmd = [REDCRAWL, "crawl", "--redis", "redis://127.0.0.1:%d" % redis_port, "--out", out, "--quiet",
            "--connect-to", "::127.0.0.1:%d" % port, "--allow-net", "127.0.0.0/8", "--maxdepth", "-1",
            "--delay", "0", "--concurrency", "4", "--workers", "2"] + seeds
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    victim = None
-    try:
+    victim = []
+
+    def stall():
         deadline = time.time() + 60
-        while victim is None and time.time() < deadline:
+        while not victim and time.time() < deadline:
             for wid in redis_cmd(redis_port, "ZRANGE", "rc:workers", "0", "-1") or []:
                 if (redis_cmd(redis_port, "ZCARD", "rc:lease:" + wid) or 0) >= 2:
-                    victim = (wid, int(redis_cmd(redis_port, "HGET", "rc:worker:" + wid, "pid")))
+                    victim[:] = [wid, int(redis_cmd(redis_port, "HGET", "rc:worker:" + wid, "pid"))]
                     break
             time.sleep(0.01)
-        check(victim is not None, "no worker had 2 transfers in flight within 60 s")
+        check(victim, "no worker had 2 transfers in flight within 60 s")
         os.kill(victim[1], signal.SIGSTOP)
         time.sleep(5)  # past the 3 s the crawl's scheduler waited before
         os.kill(victim[1], signal.SIGCONT)
-        stdout, stderr = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            if victim:
-                os.kill(victim[1], signal.SIGCONT)
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-    check(p.returncode == 0, "crawl exited %d: %s" % (p.returncode, stderr[-2000:]))
+    rc, stdout, stderr = crawl_while(cmd, stall)
+    check(rc == 0, "crawl exited %d: %s" % (rc, stderr[-2000:]))
     sched = open(os.path.join(out, "logs", "scheduler.log")).read()
     check("worker gone" not in sched, "the stalled worker was taken for dead: %s" %
           [line for line in sched.splitlines() if "worker gone" in line])
@@ -264,28 +265,18 @@ def test_hung_worker_restarted(tmp, procs):
     out = os.path.join(tmp, "out")
     cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--allow-net", "127.0.0.0/8",
            "--quiet", "--maxdepth", "-1", "--delay", "0.02", "--workers", "1", "http://s0.site.test/"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        pages_path = os.path.join(out, "pages.jsonl")
-        deadline = time.time() + 30
-        while time.time() < deadline and not (os.path.exists(pages_path) and
-                                              len(open(pages_path).readlines()) >= 10):
-            time.sleep(0.02)
-        worker = subprocess.run(["pgrep", "-f", "redcrawl-worker.*%s" % out], capture_output=True,
-                                text=True).stdout.split()
-        check(len(worker) == 1, "want 1 worker process, found %s" % worker)
+    worker = []
+
+    def hang():
+        worker[:] = workers_once_stored(out, 10, count=1)
         os.kill(int(worker[0]), signal.SIGSTOP)
-        t0 = time.time()
-        stdout, stderr = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-    check(p.returncode == 0, "crawl exited %d: %s" % (p.returncode, stderr[-2000:]))
+    t0 = time.time()
+    rc, stdout, stderr = crawl_while(cmd, hang)
+    check(rc == 0, "crawl exited %d: %s" % (rc, stderr[-2000:]))
     check("(pid %s) stopped beating" % worker[0] in stderr, "the hung worker was not named: %s" % stderr[-1000:])
     check("restarts   1" in stdout, "want one restart in the summary: %s" % stdout)
     check_page_set(read_pages(os.path.join(out, "pages.jsonl")), want, "after a hung worker")
-    print("  the hung worker was replaced; the crawl ended %.1f s after it stopped" % (time.time() - t0))
+    print("  the hung worker was replaced; the crawl took %.1f s" % (time.time() - t0))
 
 
 def whole_lines_end(path):
