@@ -152,6 +152,18 @@ svc_pid() {
 
 svc_running() { svc_pid "$1" >/dev/null; }
 
+# True while the process of pid file $1 lives (a zombie does not), whatever it runs yet: for the
+# wait right after a launch, where the pid is ours and the subshell that becomes the daemon is
+# still bash (closing fds, then setsid) for a moment -- under load long enough for svc_pid's
+# look at the command line to fail a start that was going well.
+pid_file_alive() {
+	local pid
+	[[ -s $1 ]] || return 1
+	pid=$(<"$1")
+	[[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
+	[[ $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) != Z ]]
+}
+
 export_line() {
 	local port
 	port=$(<"$(svc_dir "$1")/port")
@@ -285,7 +297,7 @@ start_redis() {
 	launch redis "$logfile" redis-server "${args[@]}"
 	deadline=$(($(now) + 30))
 	until [[ $(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null) == PONG ]]; do
-		svc_running redis || fail_start redis "redis-server exited during startup" "$logfile"
+		pid_file_alive "$d/pid" || fail_start redis "redis-server exited during startup" "$logfile"
 		(($(now) < deadline)) || fail_start redis "no PONG from 127.0.0.1:$port within 30 s" "$logfile"
 		sleep 0.1
 	done
@@ -382,7 +394,7 @@ start_cluster() {
 	deadline=$(($(now) + 30))
 	for p in $ports; do
 		until [[ $(redis-cli -h 127.0.0.1 -p "$p" ping 2>/dev/null) == PONG ]]; do
-			cluster_node_pid "$p" >/dev/null || fail_start cluster "node $p exited during startup" "$d/node-$p/redis.log"
+			pid_file_alive "$d/node-$p/pid" || fail_start cluster "node $p exited during startup" "$d/node-$p/redis.log"
 			(($(now) < deadline)) || fail_start cluster "no PONG from 127.0.0.1:$p within 30 s" "$d/node-$p/redis.log"
 			sleep 0.1
 		done
@@ -602,7 +614,7 @@ start_kafka() {
 		-cp "$libs/*" kafka.Kafka "$d/server.properties"
 	deadline=$(($(now) + ${REDCRAWL_KAFKA_WAIT:-120}))
 	until kcat -b "$KAFKA_HOST:$port" -L -m 2 >/dev/null 2>&1; do
-		svc_running kafka || fail_start kafka "broker exited during startup (also see $d/logs/kafka.out)" "$logfile"
+		pid_file_alive "$d/pid" || fail_start kafka "broker exited during startup (also see $d/logs/kafka.out)" "$logfile"
 		(($(now) < deadline)) ||
 			fail_start kafka "no metadata from $KAFKA_HOST:$port within ${REDCRAWL_KAFKA_WAIT:-120} s" "$logfile"
 		sleep 0.5
@@ -696,7 +708,7 @@ start_mongo() {
 		-listen-tls "127.0.0.1:$(<"$d/tport")" -tls-cert "$d/tls/server.crt" -tls-key "$d/tls/server.key"
 	deadline=$(($(now) + 60))
 	until python3 "$SCRIPT_DIR/mongo_ping.py" --quiet --timeout 2 "127.0.0.1:$port" 2>/dev/null; do
-		svc_running mongo || fail_start mongo "FerretDB exited during startup" "$logfile"
+		pid_file_alive "$d/pid" || fail_start mongo "FerretDB exited during startup" "$logfile"
 		(($(now) < deadline)) || fail_start mongo "no ping reply from 127.0.0.1:$port within 60 s" "$logfile"
 		sleep 0.2
 	done
