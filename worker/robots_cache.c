@@ -36,7 +36,21 @@ typedef struct entry {
     waiter *waiting;
     int notifying;               /* its waiters are being called: it stays, their rules with it */
     struct entry *newer, *older; /* the recency list: what goes first when the cache is full */
+    struct entry *next_load;     /* the loads a batching cache has still to ask Redis for */
 } entry;
+
+/* A SET a batching cache has still to send: robots.txt rules for the fleet. */
+typedef struct store {
+    struct store *next;
+    char *key, *value;
+    uint64_t ttl_ms;
+} store;
+
+/* The entries one MGET loads, in its keys' order. */
+typedef struct load_batch {
+    size_t n;
+    entry *e[];
+} load_batch;
 
 struct rc_robots_cache {
     rc_fetcher *fetcher;
@@ -48,6 +62,9 @@ struct rc_robots_cache {
     entry *newest, *oldest; /* every entry, by last use */
     size_t max_entries;
     int full_said; /* the bound was reached and the log said so */
+    int batching;  /* Redis reads and writes wait for rc_robots_cache_flush */
+    entry *loads, **loads_tail;
+    store *stores, **stores_tail;
 };
 
 static void free_entry(void *p)
@@ -75,13 +92,27 @@ rc_robots_cache *rc_robots_cache_new(rc_fetcher *fetcher, const char *prefix, co
     c->agent = rc_xstrdup(agent);
     c->ttl_ms = (uint64_t)(ttl_s * 1000);
     c->entries = rc_strmap_new();
+    c->loads_tail = &c->loads;
+    c->stores_tail = &c->stores;
     return c;
+}
+
+static void free_stores(store *s)
+{
+    while (s) {
+        store *next = s->next;
+        free(s->key);
+        free(s->value);
+        free(s);
+        s = next;
+    }
 }
 
 void rc_robots_cache_free(rc_robots_cache *c)
 {
     if (!c)
         return;
+    free_stores(c->stores);
     rc_strmap_free(c->entries, free_entry);
     free(c->prefix);
     free(c->agent);
@@ -205,18 +236,24 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
     }
     char *ser = rc_robots_serialize(rules);
     if (c->ac && ser) {
-        char key[400];
-        snprintf(key, sizeof key, "%srobots:%s", c->prefix, e->origin);
-        redisAsyncCommand(c->ac, NULL, NULL, "SET %s %s PX %llu", key, ser, (unsigned long long)ttl_ms);
+        char *key = rc_xasprintf("%srobots:%s", c->prefix, e->origin);
+        if (c->batching) { /* sent with the worker's next call: no round trip of its own */
+            store *st = rc_xcalloc(1, sizeof *st);
+            *st = (store){.key = key, .value = ser, .ttl_ms = ttl_ms};
+            *c->stores_tail = st;
+            c->stores_tail = &st->next;
+            key = ser = NULL;
+        } else
+            redisAsyncCommand(c->ac, NULL, NULL, "SET %s %s PX %llu", key, ser, (unsigned long long)ttl_ms);
+        free(key);
     }
     free(ser);
     ready(e, rules, ttl_ms, 1);
 }
 
-static void on_cached(redisAsyncContext *ac, void *reply, void *privdata)
+/* What Redis answered for e's key (NULL: no connection). */
+static void loaded(entry *e, const redisReply *rep)
 {
-    entry *e = privdata;
-    redisReply *rep = reply;
     rc_robots *rules = NULL;
     if (rep && rep->type == REDIS_REPLY_STRING)
         rules = rc_robots_deserialize(rep->str, rep->len);
@@ -239,6 +276,27 @@ static void on_cached(redisAsyncContext *ac, void *reply, void *privdata)
         rc_fetch_result fake = {.ok = 0, .error = "cannot start the robots.txt fetch"};
         on_fetched(e, &fake);
     }
+}
+
+static void on_cached(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    (void)ac;
+    loaded(privdata, reply);
+}
+
+/* An MGET's answer: each key's value to its entry (an error or a missing reply to all). */
+static void on_cached_many(redisAsyncContext *ac, void *reply, void *privdata)
+{
+    (void)ac;
+    load_batch *b = privdata;
+    const redisReply *rep = reply;
+    for (size_t i = 0; i < b->n; i++) {
+        const redisReply *one = rep;
+        if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == b->n)
+            one = rep->element[i];
+        loaded(b->e[i], one);
+    }
+    free(b);
 }
 
 /* The entry of origin, marked as used; NULL when there is none. */
@@ -270,12 +328,89 @@ const rc_robots *rc_robots_cache_get(rc_robots_cache *c, const char *origin, rc_
     e->waiting = wt;
     if (e->state == ENTRY_NONE || e->state == ENTRY_READY) { /* new or expired: ask Redis first */
         e->state = ENTRY_LOADING;
+        if (c->ac && c->batching) {
+            e->next_load = NULL;
+            *c->loads_tail = e;
+            c->loads_tail = &e->next_load;
+            return NULL;
+        }
         char key[400];
         snprintf(key, sizeof key, "%srobots:%s", c->prefix, origin);
         if (!c->ac || redisAsyncCommand(c->ac, on_cached, e, "GET %s", key) != REDIS_OK)
-            on_cached(NULL, NULL, e);
+            loaded(e, NULL);
     }
     return NULL;
+}
+
+void rc_robots_cache_batch(rc_robots_cache *c, int on)
+{
+    c->batching = on;
+    if (!on)
+        rc_robots_cache_flush(c);
+}
+
+/* The queued SETs, as one pipeline (their replies come back with whatever rides with them). */
+static void flush_stores(rc_robots_cache *c)
+{
+    store *list = c->stores;
+    c->stores = NULL;
+    c->stores_tail = &c->stores;
+    for (store *st = list; st && c->ac; st = st->next) {
+        const char *argv[] = {"SET", st->key, st->value, "PX", NULL};
+        char ttl[24];
+        snprintf(ttl, sizeof ttl, "%llu", (unsigned long long)st->ttl_ms);
+        argv[4] = ttl;
+        size_t len[] = {3, strlen(st->key), strlen(st->value), 2, strlen(ttl)};
+        redisAsyncCommandArgv(c->ac, NULL, NULL, 5, argv, len);
+    }
+    free_stores(list); /* without a connection they are dropped, as an unbatched SET would be */
+}
+
+/* The queued loads: one GET, or one MGET for several. Without a connection each gets its
+ * "not loaded" (its waiters try again later). */
+static void flush_loads(rc_robots_cache *c)
+{
+    entry *list = c->loads;
+    c->loads = NULL;
+    c->loads_tail = &c->loads;
+    size_t n = 0;
+    for (entry *e = list; e; e = e->next_load)
+        n++;
+    if (n == 0)
+        return;
+    load_batch *b = rc_xmalloc(sizeof *b + n * sizeof b->e[0]);
+    const char **argv = rc_xcalloc(n + 1, sizeof *argv);
+    size_t *len = rc_xcalloc(n + 1, sizeof *len);
+    char **keys = rc_xcalloc(n, sizeof *keys);
+    b->n = n;
+    argv[0] = n > 1 ? "MGET" : "GET";
+    len[0] = strlen(argv[0]);
+    size_t i = 0;
+    for (entry *e = list; e; e = e->next_load, i++) {
+        b->e[i] = e;
+        keys[i] = rc_xasprintf("%srobots:%s", c->prefix, e->origin);
+        argv[i + 1] = keys[i];
+        len[i + 1] = strlen(keys[i]);
+    }
+    int ok = c->ac && redisAsyncCommandArgv(c->ac, on_cached_many, b, (int)n + 1, argv, len) == REDIS_OK;
+    for (i = 0; i < n; i++)
+        free(keys[i]);
+    free(keys);
+    free(argv);
+    free(len);
+    if (!ok)
+        on_cached_many(NULL, NULL, b);
+}
+
+int rc_robots_cache_held(const rc_robots_cache *c)
+{
+    return c->loads != NULL || c->stores != NULL;
+}
+
+void rc_robots_cache_flush(rc_robots_cache *c)
+{
+    flush_stores(c);
+    flush_loads(c);
 }
 
 const rc_robots *rc_robots_cache_peek(rc_robots_cache *c, const char *origin)

@@ -40,6 +40,19 @@ const struct rc_robots *rc_robots_cache_peek(rc_robots_cache *c, const char *ori
  * fetch would be checked against now, without asking Redis. */
 const struct rc_robots *rc_robots_cache_fresh(rc_robots_cache *c, const char *origin);
 
+/* Batching (on): the Redis reads and writes of a get (GET robots:{origin}, and the SET after a
+ * fetch) wait for rc_robots_cache_flush, which sends the reads as one MGET and the writes
+ * pipelined, so that they ride in the same write as the owner's own next call and their
+ * answers come back with its answer: no round trip, and no wake-up of the loop, of their own
+ * (a new host's GET was one each). The owner must flush before the loop waits for anything
+ * they could hold up. Turning it off flushes. Off by default. */
+void rc_robots_cache_batch(rc_robots_cache *c, int on);
+/* Sends what batching holds; a load without a connection gets its callback with NULL rules
+ * (from here), a SET without one is dropped. */
+void rc_robots_cache_flush(rc_robots_cache *c);
+/* 1 when batching holds anything to send. */
+int rc_robots_cache_held(const rc_robots_cache *c);
+
 /* Origins held now. */
 size_t rc_robots_cache_count(const rc_robots_cache *c);
 

@@ -129,6 +129,66 @@ static void test_waiters_keep_entry(rc_fetcher *f, redisAsyncContext *ac)
     rc_robots_cache_free(c);
 }
 
+/* Batching: gets ask Redis nothing until the flush, which reads their three keys in one MGET
+ * (the rules come from Redis: just_fetched 0); the SET after a robots.txt fetch (port 1 of
+ * loopback refuses: "unreachable", kept ten minutes) waits for the next flush too. */
+static void test_batch(rc_fetcher *f, redisAsyncContext *ac, rc_redis *r)
+{
+    rc_robots_cache *c = cache_new(f, ac, 100);
+    rc_robots_cache_batch(c, 1);
+    call k[3] = {{0}};
+    const char *origins[] = {"http://h1.test", "http://h2.test", "http://h3.test"};
+    for (int i = 0; i < 3; i++)
+        RC_CHECK(rc_robots_cache_get(c, origins[i], on_rules, &k[i]) == NULL);
+    RC_CHECK_INT_EQ(rc_robots_cache_held(c), 1);
+    for (int i = 0; i < 50; i++) /* nothing was sent: no answer can come */
+        ev_run(loop, EVRUN_NOWAIT);
+    RC_CHECK_INT_EQ(k[0].done + k[1].done + k[2].done, 0);
+    rc_robots_cache_flush(c);
+    RC_CHECK_INT_EQ(rc_robots_cache_held(c), 0);
+    for (int i = 0; i < 3; i++) {
+        wait_for(&k[i]);
+        RC_CHECK_INT_EQ(k[i].just_fetched, 0);
+        RC_CHECK_INT_EQ(k[i].allowed, 0);
+    }
+
+    const char *down = "http://127.0.0.1:1";
+    call f1 = {0};
+    RC_CHECK(rc_robots_cache_get(c, down, on_rules, &f1) == NULL);
+    rc_robots_cache_flush(c); /* a GET alone: a miss, so robots.txt is fetched */
+    wait_for(&f1);
+    RC_CHECK_INT_EQ(f1.just_fetched, 1);
+    RC_CHECK_INT_EQ(f1.allowed, 0);              /* unreachable: nothing allowed */
+    RC_CHECK_INT_EQ(rc_robots_cache_held(c), 1); /* its SET */
+    redisReply *rep = rc_redis_cmd(r, "EXISTS rc:robots:%s", down);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 0);
+    freeReplyObject(rep);
+    rc_robots_cache_flush(c);
+    for (int i = 0; i < 200; i++) { /* the SET reaches Redis (the blocking client asks after it) */
+        ev_run(loop, EVRUN_NOWAIT);
+        rep = rc_redis_cmd(r, "PTTL rc:robots:%s", down);
+        int there = rep && rep->type == REDIS_REPLY_INTEGER && rep->integer > 0;
+        freeReplyObject(rep);
+        if (there)
+            break;
+        RC_CHECK(i < 199);
+    }
+    rc_robots_cache_free(c);
+}
+
+/* Without a connection a batching get answers at once, with no rules (the waiter retries). */
+static void test_batch_no_redis(rc_fetcher *f)
+{
+    rc_robots_cache *c = cache_new(f, NULL, 10);
+    rc_robots_cache_batch(c, 1);
+    call k = {0};
+    RC_CHECK(rc_robots_cache_get(c, "http://h1.test", on_rules, &k) == NULL);
+    RC_CHECK_INT_EQ(k.done, 1);
+    RC_CHECK_INT_EQ(k.allowed, -1);
+    RC_CHECK_INT_EQ(rc_robots_cache_held(c), 0);
+    rc_robots_cache_free(c);
+}
+
 int main(void)
 {
     rc_test_redis redis;
@@ -147,6 +207,8 @@ int main(void)
     test_bound(f, ac);
     test_recency(f, ac);
     test_waiters_keep_entry(f, ac);
+    test_batch(f, ac, r);
+    test_batch_no_redis(f);
     redisAsyncFree(ac);
     rc_fetcher_free(f);
     ev_loop_destroy(loop);
