@@ -689,12 +689,30 @@ static int product_title(const GumboNode *h1)
     return 0;
 }
 
+/* Whether the link A shows its own address as its text (a reference's URL, "https://..."): the
+ * address is what the page says, not a way elsewhere. */
+static int bare_url(const GumboNode *a)
+{
+    const GumboVector *kids = &a->v.element.children;
+    if (kids->length != 1 || ((const GumboNode *)kids->data[0])->type != GUMBO_NODE_TEXT)
+        return 0;
+    const GumboNode *p = a->parent;
+    for (int up = 0; up < 3 && p && p->type == GUMBO_NODE_ELEMENT && p->v.element.tag != GUMBO_TAG_LI; up++)
+        p = p->parent;
+    if (!p || p->type != GUMBO_NODE_ELEMENT || p->v.element.tag != GUMBO_TAG_LI)
+        return 0;
+    const char *t = ((const GumboNode *)kids->data[0])->v.text.text;
+    while (*t == ' ' || *t == '\n' || *t == '\t')
+        t++;
+    return !strncmp(t, "http://", 7) || !strncmp(t, "https://", 8) || !strncmp(t, "www.", 4);
+}
+
 static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
     judge(a->match, &a->v[id]);
     GumboTag t = n->v.element.tag;
-    in_link |= t == GUMBO_TAG_A;
+    in_link |= t == GUMBO_TAG_A && !bare_url(n);
     if (t == GUMBO_TAG_H1 && !a->h1_seen && !in_nav(n)) {
         a->h1 = id;
         a->h1_seen = 1;

@@ -1159,6 +1159,19 @@ static void test_article_parts(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "REFERENCE") && strstr(t, "Goldberg") && strstr(t, "Key references") && !strstr(t, "MENU"));
     free(t);
+
+    /* Sources whose link shows its own address ("https://..."): the address is the entry's text,
+     * however long, not a way elsewhere; a list of links by name still goes. */
+    t = text_of("<body><div class=body><p>" PARA "</p><p>" PARA "</p><ol><li><p>SOURCE (n.d.). Agents. Lyzr. <a "
+                "href=https://www.lyzr.ai/blog/agentic-ai-vs-llm-understanding-the-core-differences/>"
+                "https://www.lyzr.ai/blog/agentic-ai-vs-llm-understanding-the-core-differences/</a></p></li><li>"
+                "<p>(2025). Forms. Google. <a href=https://workspaceupdates.googleblog.com/2025/06/summarize-"
+                "responses.html>https://workspaceupdates.googleblog.com/2025/06/summarize-responses.html</a></p>"
+                "</li></ol><ul><li><a href=/a>MENU Health topics from A to Z</a></li><li><a href=/b>Research "
+                "results</a></li></ul></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SOURCE (n.d.)") && strstr(t, "summarize-responses.html") && !strstr(t, "MENU"));
+    free(t);
 }
 static const struct not_text {
     const char *html, *keep, *drop[3];
