@@ -87,8 +87,9 @@ static int is_dialog(const GumboNode *n)
  * "invisible", and its "modal" and "dropdown-menu" until a script opens them; Magnific Popup's
  * "mfp-hide", a lightbox's content until it opens; Invision's "ipsHide"; Webflow's
  * "w-condition-invisible", a block whose condition is not met) and no class shows
- * it again at some width ("md:block", "d-lg-flex"). A screen reader's "sr-only" text is kept:
- * labels of the sets count it as often as not. */
+ * it again at some width ("md:block", "d-lg-flex"); and text for screen readers alone
+ * (Bootstrap's "sr-only" and "visually-hidden", WordPress's "screen-reader-text": a shop card's
+ * "Brand name", "Price" before each value, "Skip to content"), which a reader never sees. */
 /* Whether the class word P (LEN bytes) hides its block on a desktop's screen ("elementor-hidden-desktop",
  * "hide-on-desktop"): a copy of the text laid out for phones. */
 static int desktop_hidden(const char *p, size_t len)
@@ -104,11 +105,19 @@ static int desktop_hidden(const char *p, size_t len)
 
 static int hidden_class(const char *cls)
 {
-    static const char *const hide[] = {"hidden",    "is-hidden",
-                                       "hide",      "d-none",
-                                       "modal",     "dropdown-menu",
-                                       "invisible", "mfp-hide",
-                                       "ipsHide",   "w-condition-invisible",
+    static const char *const hide[] = {"hidden",
+                                       "is-hidden",
+                                       "hide",
+                                       "d-none",
+                                       "modal",
+                                       "dropdown-menu",
+                                       "invisible",
+                                       "mfp-hide",
+                                       "ipsHide",
+                                       "w-condition-invisible",
+                                       "sr-only",
+                                       "visually-hidden",
+                                       "screen-reader-text",
                                        NULL};
     static const char *const show[] = {"block", "flex", "grid", "inline", "table", NULL};
     int hid = 0;

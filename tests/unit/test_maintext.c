@@ -1305,6 +1305,13 @@ static const struct not_text {
      "our team today.</p></div><p>" PARA "</p></div></body>",
      "TEXT ",
      {"IPS ", "WEBFLOW "}},
+    /* Text for screen readers alone (a shop card's "Brand Name" and "Price" before each value)
+     * is not what a reader sees. */
+    {"<body><div class=content><p>TEXT " PARA "</p><dl><dt class=sr-only>SRONLY Brand Name</dt><dd>Topo</dd><dt "
+     "class=visually-hidden>VHIDDEN Price</dt><dd>$108</dd></dl><span class=screen-reader-text>WPSR Skip to "
+     "content</span><p>" PARA "</p></div></body>",
+     "TEXT ",
+     {"SRONLY ", "VHIDDEN ", "WPSR "}},
     /* Magnific Popup's content stays hidden (mfp-hide) until its lightbox opens. */
     {"<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
      "</p></div><p>" PARA "</p></div></body>",
