@@ -1303,26 +1303,14 @@ static int text_beside(const GumboVector *kids, unsigned i)
 }
 
 /* Headings of a shop's recommendations: other products, not the one the page is about. */
-static const char *const RECOMMEND_HEADS[] = {"People who viewed this item also viewed",
-                                              "People who bought this item also bought",
-                                              "Customers also bought",
-                                              "Customers also viewed",
-                                              "Customers who bought this item also bought",
-                                              "Customers who viewed this item also viewed",
-                                              "Frequently bought together",
-                                              "Complete the look",
-                                              "Explore related items",
-                                              "Related items",
-                                              "More from this brand",
-                                              "Similar items",
-                                              "Similar products",
-                                              "Related products",
-                                              "Recently viewed",
-                                              "Recently viewed items",
-                                              "Recently viewed products",
-                                              "You may also like",
-                                              "You might also like",
-                                              NULL};
+static const char *const RECOMMEND_HEADS[] = {
+    "People who viewed this item also viewed", "People who bought this item also bought", "Customers also bought",
+    "Customers also viewed", "Customers who bought this item also bought", "Customers who viewed this item also viewed",
+    "Frequently bought together", "Complete the look", "Explore related items", "Related items", "More from this brand",
+    "Similar items", "Similar products", "Related products", "Recently viewed", "Recently viewed items",
+    "Recently viewed products", "You may also like", "You might also like",
+    /* an author's box under the article, as a heading */
+    "About the author", "About the authors", "About the writer", "Meet the author", "Meet your guide", NULL};
 
 /* The text of N's subtree into BUF (at most CAP - 1 bytes, spaces collapsed). */
 static void text_into(const GumboNode *n, char *buf, size_t cap, size_t *len)

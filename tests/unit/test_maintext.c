@@ -1415,6 +1415,14 @@ static const struct not_text {
      "</div></div></body>",
      "TEXT ",
      {"REVIEW "}},
+    /* An author's box under the article, opening with its heading ("About the author", "Meet
+     * your guide"), is not the article. */
+    {"<body><article class=post><h1>Tents</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p><div class=box>"
+     "<h2>About the Author</h2><p>BIO Maureen is the executive editor of the newsletter and writes on "
+     "health.</p></div><div><h2>Meet your guide</h2><p>GUIDE Lauren has tested headphones for a decade.</p>"
+     "</div></article></body>",
+     "TEXT ",
+     {"BIO ", "GUIDE "}},
     /* eBay's "Explore related items" and a shop's "More from this brand" open other products. */
     {"<body><div class=item><h1>Boots</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
      "</p><section><h2>Explore related items</h2><div class=cards><p>OTHER Leather boots in brown.</p></div>"
