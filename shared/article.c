@@ -1025,7 +1025,7 @@ static int copied(const art *a, size_t p, size_t x)
  * and no other scores near it. Its nearest ancestor (below <body>, at most SPREAD_LEVELS up)
  * whose paragraphs score SPREAD times its own is the article, unless that ancestor is mostly
  * links (a page's whole frame) or the rest is copies of the best's branch. */
-#define SPREAD 2
+#define SPREAD 3
 #define SPREAD_LEVELS 14
 #define SPREAD_LD 0.3
 static size_t spread_of(const art *a, size_t best)
@@ -1642,8 +1642,7 @@ static int heading_block(const art *a, size_t k)
 
 /* A front page of sections, each a run of entries (a news site's top stories, then its sport):
  * the nearest ancestor of the longest run's parent FOUND (at most SPREAD_LEVELS up, below
- * <body>) whose runs hold RUNS_SPREAD times its own; else FOUND. */
-#define RUNS_SPREAD 3
+ * <body>) whose runs hold SPREAD times its own; else FOUND. */
 static size_t runs_spread(const art *a, size_t found, const unsigned *runs)
 {
     size_t p = a->v[found].parent;
@@ -1653,7 +1652,7 @@ static size_t runs_spread(const art *a, size_t found, const unsigned *runs)
         unsigned sum = 0;
         for (size_t q = p; q < a->v[p].end; q++)
             sum += runs[q];
-        if (sum >= RUNS_SPREAD * runs[found])
+        if (sum >= SPREAD * runs[found])
             return p;
     }
     return found;

@@ -873,27 +873,6 @@ static void test_article_more(void)
     free(t);
     rc_buf_release(&b);
 
-    /* A landing page: one long section and five short ones, each deep in its wrappers, that
-     * together score more than twice the long one (none scoring near it): all of them. */
-    rc_buf_init(&b);
-    rc_buf_puts(&b, "<body><div class=top><a href=/>Home</a></div><div class=wrap><div class=rows>");
-    static const char *const rows[] = {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"};
-    for (int i = 0; i < 6; i++) {
-        rc_buf_printf(&b, "<div class=%s><div class=col><h2>Row %d</h2><div class=copy>", rows[i], i);
-        for (int j = 0; j < (i ? 3 : 5); j++)
-            rc_buf_printf(&b,
-                          i ? "<p>ROW %d.%d Plans for teams of every size with support from people who know the "
-                              "trade well and answer the phone within the hour</p>"
-                            : "<p>ROW %d.%d " PARA "</p>",
-                          i, j);
-        rc_buf_puts(&b, "</div></div></div>");
-    }
-    rc_buf_puts(&b, "</div></div></body>");
-    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
-    RC_CHECK(strstr(t, "ROW 0.4 ") && strstr(t, "ROW 1.0 ") && strstr(t, "ROW 5.2 ") && !strstr(t, "Home"));
-    free(t);
-    rc_buf_release(&b);
-
     /* A wiki's list page: a column of links per letter, each under its heading (with an "edit"
      * link) and after a style <link>; headings and metadata do not end the run of columns. */
     rc_buf_init(&b);
