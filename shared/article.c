@@ -87,8 +87,9 @@ static int is_dialog(const GumboNode *n)
  * "invisible", and its "modal" and "dropdown-menu" until a script opens them; Magnific Popup's
  * "mfp-hide", a lightbox's content until it opens; Invision's "ipsHide"; Webflow's
  * "w-condition-invisible", a block whose condition is not met) and no class shows
- * it again at some width ("md:block", "d-lg-flex"). A screen reader's "sr-only" text is kept:
- * labels of the sets count it as often as not. */
+ * it again at some width ("md:block", "d-lg-flex"); and text for screen readers alone
+ * (Bootstrap's "sr-only" and "visually-hidden", WordPress's "screen-reader-text": a shop card's
+ * "Brand name", "Price" before each value, "Skip to content"), which a reader never sees. */
 /* Whether the class word P (LEN bytes) hides its block on a desktop's screen ("elementor-hidden-desktop",
  * "hide-on-desktop"): a copy of the text laid out for phones. */
 static int desktop_hidden(const char *p, size_t len)
@@ -104,11 +105,19 @@ static int desktop_hidden(const char *p, size_t len)
 
 static int hidden_class(const char *cls)
 {
-    static const char *const hide[] = {"hidden",    "is-hidden",
-                                       "hide",      "d-none",
-                                       "modal",     "dropdown-menu",
-                                       "invisible", "mfp-hide",
-                                       "ipsHide",   "w-condition-invisible",
+    static const char *const hide[] = {"hidden",
+                                       "is-hidden",
+                                       "hide",
+                                       "d-none",
+                                       "modal",
+                                       "dropdown-menu",
+                                       "invisible",
+                                       "mfp-hide",
+                                       "ipsHide",
+                                       "w-condition-invisible",
+                                       "sr-only",
+                                       "visually-hidden",
+                                       "screen-reader-text",
                                        NULL};
     static const char *const show[] = {"block", "flex", "grid", "inline", "table", NULL};
     int hid = 0;
@@ -689,12 +698,30 @@ static int product_title(const GumboNode *h1)
     return 0;
 }
 
+/* Whether the link A shows its own address as its text (a reference's URL, "https://..."): the
+ * address is what the page says, not a way elsewhere. */
+static int bare_url(const GumboNode *a)
+{
+    const GumboVector *kids = &a->v.element.children;
+    if (kids->length != 1 || ((const GumboNode *)kids->data[0])->type != GUMBO_NODE_TEXT)
+        return 0;
+    const GumboNode *p = a->parent;
+    for (int up = 0; up < 3 && p && p->type == GUMBO_NODE_ELEMENT && p->v.element.tag != GUMBO_TAG_LI; up++)
+        p = p->parent;
+    if (!p || p->type != GUMBO_NODE_ELEMENT || p->v.element.tag != GUMBO_TAG_LI)
+        return 0;
+    const char *t = ((const GumboNode *)kids->data[0])->v.text.text;
+    while (*t == ' ' || *t == '\n' || *t == '\t')
+        t++;
+    return !strncmp(t, "http://", 7) || !strncmp(t, "https://", 8) || !strncmp(t, "www.", 4);
+}
+
 static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
     judge(a->match, &a->v[id]);
     GumboTag t = n->v.element.tag;
-    in_link |= t == GUMBO_TAG_A;
+    in_link |= t == GUMBO_TAG_A && !bare_url(n);
     if (t == GUMBO_TAG_H1 && !a->h1_seen && !in_nav(n)) {
         a->h1 = id;
         a->h1_seen = 1;
@@ -1276,26 +1303,14 @@ static int text_beside(const GumboVector *kids, unsigned i)
 }
 
 /* Headings of a shop's recommendations: other products, not the one the page is about. */
-static const char *const RECOMMEND_HEADS[] = {"People who viewed this item also viewed",
-                                              "People who bought this item also bought",
-                                              "Customers also bought",
-                                              "Customers also viewed",
-                                              "Customers who bought this item also bought",
-                                              "Customers who viewed this item also viewed",
-                                              "Frequently bought together",
-                                              "Complete the look",
-                                              "Explore related items",
-                                              "Related items",
-                                              "More from this brand",
-                                              "Similar items",
-                                              "Similar products",
-                                              "Related products",
-                                              "Recently viewed",
-                                              "Recently viewed items",
-                                              "Recently viewed products",
-                                              "You may also like",
-                                              "You might also like",
-                                              NULL};
+static const char *const RECOMMEND_HEADS[] = {
+    "People who viewed this item also viewed", "People who bought this item also bought", "Customers also bought",
+    "Customers also viewed", "Customers who bought this item also bought", "Customers who viewed this item also viewed",
+    "Frequently bought together", "Complete the look", "Explore related items", "Related items", "More from this brand",
+    "Similar items", "Similar products", "Related products", "Recently viewed", "Recently viewed items",
+    "Recently viewed products", "You may also like", "You might also like",
+    /* an author's box under the article, as a heading */
+    "About the author", "About the authors", "About the writer", "Meet the author", "Meet your guide", NULL};
 
 /* The text of N's subtree into BUF (at most CAP - 1 bytes, spaces collapsed). */
 static void text_into(const GumboNode *n, char *buf, size_t cap, size_t *len)

@@ -1159,6 +1159,19 @@ static void test_article_parts(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "REFERENCE") && strstr(t, "Goldberg") && strstr(t, "Key references") && !strstr(t, "MENU"));
     free(t);
+
+    /* Sources whose link shows its own address ("https://..."): the address is the entry's text,
+     * however long, not a way elsewhere; a list of links by name still goes. */
+    t = text_of("<body><div class=body><p>" PARA "</p><p>" PARA "</p><ol><li><p>SOURCE (n.d.). Agents. Lyzr. <a "
+                "href=https://www.lyzr.ai/blog/agentic-ai-vs-llm-understanding-the-core-differences/>"
+                "https://www.lyzr.ai/blog/agentic-ai-vs-llm-understanding-the-core-differences/</a></p></li><li>"
+                "<p>(2025). Forms. Google. <a href=https://workspaceupdates.googleblog.com/2025/06/summarize-"
+                "responses.html>https://workspaceupdates.googleblog.com/2025/06/summarize-responses.html</a></p>"
+                "</li></ol><ul><li><a href=/a>MENU Health topics from A to Z</a></li><li><a href=/b>Research "
+                "results</a></li></ul></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SOURCE (n.d.)") && strstr(t, "summarize-responses.html") && !strstr(t, "MENU"));
+    free(t);
 }
 static const struct not_text {
     const char *html, *keep, *drop[3];
@@ -1292,6 +1305,13 @@ static const struct not_text {
      "our team today.</p></div><p>" PARA "</p></div></body>",
      "TEXT ",
      {"IPS ", "WEBFLOW "}},
+    /* Text for screen readers alone (a shop card's "Brand Name" and "Price" before each value)
+     * is not what a reader sees. */
+    {"<body><div class=content><p>TEXT " PARA "</p><dl><dt class=sr-only>SRONLY Brand Name</dt><dd>Topo</dd><dt "
+     "class=visually-hidden>VHIDDEN Price</dt><dd>$108</dd></dl><span class=screen-reader-text>WPSR Skip to "
+     "content</span><p>" PARA "</p></div></body>",
+     "TEXT ",
+     {"SRONLY ", "VHIDDEN ", "WPSR "}},
     /* Magnific Popup's content stays hidden (mfp-hide) until its lightbox opens. */
     {"<body><div class=content><p>SHOWN " PARA "</p><div class=\"quick-view mfp-hide\"><p>POPUP " PARA
      "</p></div><p>" PARA "</p></div></body>",
@@ -1374,6 +1394,14 @@ static const struct not_text {
      "</div></div></body>",
      "TEXT ",
      {"REVIEW "}},
+    /* An author's box under the article, opening with its heading ("About the author", "Meet
+     * your guide"), is not the article. */
+    {"<body><article class=post><h1>Tents</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA "</p><div class=box>"
+     "<h2>About the Author</h2><p>BIO Maureen is the executive editor of the newsletter and writes on "
+     "health.</p></div><div><h2>Meet your guide</h2><p>GUIDE Lauren has tested headphones for a decade.</p>"
+     "</div></article></body>",
+     "TEXT ",
+     {"BIO ", "GUIDE "}},
     /* eBay's "Explore related items" and a shop's "More from this brand" open other products. */
     {"<body><div class=item><h1>Boots</h1><p>TEXT " PARA "</p><p>" PARA "</p><p>" PARA
      "</p><section><h2>Explore related items</h2><div class=cards><p>OTHER Leather boots in brown.</p></div>"
