@@ -279,6 +279,40 @@ def test_hung_worker_restarted(tmp, procs):
     print("  the hung worker was replaced; the crawl took %.1f s" % (time.time() - t0))
 
 
+def test_reaped_worker_that_wakes_is_kept(tmp, procs):
+    """The only worker stalls past the scheduler's worker timeout (SIGSTOP), is reaped, and wakes
+    (SIGCONT) 2 s after the scheduler has said so: it registers again at once, so the crawl,
+    which has seen it unregistered meanwhile, must not take it for hung and kill it (it waits
+    5 s for that). It finishes the job itself: no restart, every page once."""
+    args = ["--sites", "3", "--pages", "30", "--latency-ms", "50"]
+    port, _, _ = start_web(procs, tmp, *args)
+    want = expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"])
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--allow-net", "127.0.0.0/8",
+           "--quiet", "--maxdepth", "-1", "--delay", "0.02", "--workers", "1", "http://s0.site.test/"]
+    sched_log = os.path.join(out, "logs", "scheduler.log")
+
+    def stall_until_reaped():
+        pid = int(workers_once_stored(out, 10, count=1)[0])
+        os.kill(pid, signal.SIGSTOP)
+        deadline = time.time() + 30
+        while time.time() < deadline and "worker gone" not in open(sched_log).read():
+            time.sleep(0.05)
+        time.sleep(2)  # past the crawl's next look (once a second), within its 5 s for a hang
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except ProcessLookupError:
+            raise Failure("the crawl killed the reaped worker within 2 s, before it could wake")
+        check("worker gone" in open(sched_log).read(), "the stalled worker was not reaped within 30 s")
+    rc, stdout, stderr = crawl_while(cmd, stall_until_reaped)
+    check(rc == 0, "crawl exited %d: %s" % (rc, stderr[-2000:]))
+    check("stopped beating" not in stderr, "the woken worker was killed: %s" % stderr[-1000:])
+    check("restarts   0" in stdout, "want no restart in the summary: %s" % stdout)
+    worker_log = open(os.path.join(out, "logs", "worker-1.log")).read()
+    check("was reaped" in worker_log, "the woken worker did not say it was reaped")
+    check_page_set(read_pages(os.path.join(out, "pages.jsonl")), want, "after a reaped worker woke")
+
+
 def whole_lines_end(path):
     """The offset just past the last whole line of a file that is being appended to."""
     with open(path, "rb") as f:
@@ -992,7 +1026,7 @@ if __name__ == "__main__":
                test_maxdepth, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_kill_with_batch_in_flight, test_stalled_worker_keeps_its_pages,
-               test_hung_worker_restarted,
+               test_hung_worker_restarted, test_reaped_worker_that_wakes_is_kept,
                test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
