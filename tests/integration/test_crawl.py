@@ -254,17 +254,24 @@ def test_stalled_worker_keeps_its_pages(tmp, procs):
     print("  %s stalled 5 s and was kept: %d pages, each requested once" % (victim[0], len(fetches)))
 
 
-def test_hung_worker_restarted(tmp, procs):
-    """The only worker of a crawl hangs for good (SIGSTOP, never continued) with pages in flight:
-    the scheduler reaps it after its worker timeout, and the crawl, seeing its registration gone
-    and not back, kills it and starts another, which finishes the job: every page once. Without
-    that the crawl waited for ever."""
+def one_worker_crawl(tmp, procs):
+    """A test web of 3 hosts x 30 pages and the command of a one-worker crawl of it: (the pages
+    it must store, its --out, the command)."""
     args = ["--sites", "3", "--pages", "30", "--latency-ms", "50"]
     port, _, _ = start_web(procs, tmp, *args)
     want = expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"])
     out = os.path.join(tmp, "out")
     cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--allow-net", "127.0.0.0/8",
            "--quiet", "--maxdepth", "-1", "--delay", "0.02", "--workers", "1", "http://s0.site.test/"]
+    return want, out, cmd
+
+
+def test_hung_worker_restarted(tmp, procs):
+    """The only worker of a crawl hangs for good (SIGSTOP, never continued) with pages in flight:
+    the scheduler reaps it after its worker timeout, and the crawl, seeing its registration gone
+    and not back, kills it and starts another, which finishes the job: every page once. Without
+    that the crawl waited for ever."""
+    want, out, cmd = one_worker_crawl(tmp, procs)
     worker = []
 
     def hang():
@@ -284,12 +291,7 @@ def test_reaped_worker_that_wakes_is_kept(tmp, procs):
     (SIGCONT) 2 s after the scheduler has said so: it registers again at once, so the crawl,
     which has seen it unregistered meanwhile, must not take it for hung and kill it (it waits
     5 s for that). It finishes the job itself: no restart, every page once."""
-    args = ["--sites", "3", "--pages", "30", "--latency-ms", "50"]
-    port, _, _ = start_web(procs, tmp, *args)
-    want = expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"])
-    out = os.path.join(tmp, "out")
-    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--allow-net", "127.0.0.0/8",
-           "--quiet", "--maxdepth", "-1", "--delay", "0.02", "--workers", "1", "http://s0.site.test/"]
+    want, out, cmd = one_worker_crawl(tmp, procs)
     sched_log = os.path.join(out, "logs", "scheduler.log")
 
     def stall_until_reaped():
