@@ -68,6 +68,10 @@ KAFKA_HOST=${REDCRAWL_KAFKA_HOST:-127.0.0.1}
 OPT_AOF=""
 OPT_KEEP=0
 LOCK_FDS=()
+# The daemons this invocation launched, as SVC:PID: a service's start that fails stops its own
+# by these pids, which stop_svc may not recognise yet (a daemon still in the bash that becomes
+# it: pid_file_alive).
+LAUNCHED=()
 
 log() { printf 'services.sh: %s\n' "$*" >&2; }
 die() {
@@ -203,6 +207,7 @@ launch() {
 		for fd in "${LOCK_FDS[@]}"; do exec {fd}>&-; done
 		exec setsid "$@" </dev/null >>"$logfile" 2>&1
 	) &
+	LAUNCHED+=("$svc:$!")
 	printf '%s\n' "$!" >"$d/pid"
 }
 
@@ -222,6 +227,10 @@ fail_start() {
 	tail -n 30 "$logfile" >&2 2>/dev/null || true
 	log "---- see $logfile (state in $(svc_dir "$svc")) ----"
 	stop_svc "$svc" >/dev/null 2>&1 || true
+	local l
+	for l in "${LAUNCHED[@]}"; do
+		[[ ${l%%:*} == "$svc" ]] && kill -TERM "${l#*:}" 2>/dev/null || true
+	done
 	exit 1
 }
 
@@ -343,6 +352,7 @@ start_cluster_node() {
 			--save '' --appendonly no --repl-diskless-sync-delay 0 --dir "$nd" --logfile '' \
 			</dev/null >>"$nd/redis.log" 2>&1
 	) &
+	LAUNCHED+=("cluster:$!")
 	printf '%s\n' "$!" >"$nd/pid"
 }
 
