@@ -67,6 +67,9 @@ struct rc_robots_cache {
     store *stores, **stores_tail;
 };
 
+static void flush_stores(rc_robots_cache *c);
+static void flush_loads(rc_robots_cache *c);
+
 static void free_entry(void *p)
 {
     entry *e = p;
@@ -235,17 +238,14 @@ static void on_fetched(void *ud, const rc_fetch_result *res)
                 (unsigned long long)(ttl_ms / 1000), e->origin, res->status, res->error ? res->error : "-");
     }
     char *ser = rc_robots_serialize(rules);
-    if (c->ac && ser) {
-        char *key = rc_xasprintf("%srobots:%s", c->prefix, e->origin);
-        if (c->batching) { /* sent with the worker's next call: no round trip of its own */
-            store *st = rc_xcalloc(1, sizeof *st);
-            *st = (store){.key = key, .value = ser, .ttl_ms = ttl_ms};
-            *c->stores_tail = st;
-            c->stores_tail = &st->next;
-            key = ser = NULL;
-        } else
-            redisAsyncCommand(c->ac, NULL, NULL, "SET %s %s PX %llu", key, ser, (unsigned long long)ttl_ms);
-        free(key);
+    if (c->ac && ser) { /* batching: sent with the worker's next call, no round trip of its own */
+        store *st = rc_xcalloc(1, sizeof *st);
+        *st = (store){.key = rc_xasprintf("%srobots:%s", c->prefix, e->origin), .value = ser, .ttl_ms = ttl_ms};
+        *c->stores_tail = st;
+        c->stores_tail = &st->next;
+        ser = NULL;
+        if (!c->batching)
+            flush_stores(c);
     }
     free(ser);
     ready(e, rules, ttl_ms, 1);
@@ -276,12 +276,6 @@ static void loaded(entry *e, const redisReply *rep)
         rc_fetch_result fake = {.ok = 0, .error = "cannot start the robots.txt fetch"};
         on_fetched(e, &fake);
     }
-}
-
-static void on_cached(redisAsyncContext *ac, void *reply, void *privdata)
-{
-    (void)ac;
-    loaded(privdata, reply);
 }
 
 /* An MGET's answer: each key's value to its entry (an error or a missing reply to all). */
@@ -328,16 +322,11 @@ const rc_robots *rc_robots_cache_get(rc_robots_cache *c, const char *origin, rc_
     e->waiting = wt;
     if (e->state == ENTRY_NONE || e->state == ENTRY_READY) { /* new or expired: ask Redis first */
         e->state = ENTRY_LOADING;
-        if (c->ac && c->batching) {
-            e->next_load = NULL;
-            *c->loads_tail = e;
-            c->loads_tail = &e->next_load;
-            return NULL;
-        }
-        char key[400];
-        snprintf(key, sizeof key, "%srobots:%s", c->prefix, origin);
-        if (!c->ac || redisAsyncCommand(c->ac, on_cached, e, "GET %s", key) != REDIS_OK)
-            loaded(e, NULL);
+        e->next_load = NULL;
+        *c->loads_tail = e;
+        c->loads_tail = &e->next_load;
+        if (!c->batching || !c->ac) /* at once: a GET of its own, or no connection to ask */
+            flush_loads(c);
     }
     return NULL;
 }
