@@ -113,6 +113,10 @@ static const rc_conf_row rows[] = {
      "in one turn of the loop, or while 4 calls are in flight, go together; a worker with nothing else being "
      "fetched or parsed sends at once)"},
     {"heartbeat", RC_CONF_DOUBLE, offsetof(rc_worker_conf, heartbeat), "1", 0.1, 60, NULL, "heartbeat period, seconds"},
+    {"watchdog", RC_CONF_DOUBLE, offsetof(rc_worker_conf, watchdog), "60", 0, 86400, "REDCRAWL_WATCHDOG",
+     "seconds the event loop may be blocked (a hung disk, a lock, a bug) before the worker exits with status 70 "
+     "for its supervisor to start a fresh one; a stop of the whole process (SIGSTOP, a paused VM) does not count "
+     "(0 = never)"},
     {"tree", RC_CONF_STR, offsetof(rc_worker_conf, tree), "light", 0, 0, "REDCRAWL_TREE",
      "the tree of a page whose job has no XPath rules (main text, content dedup): light (htmltree.c, a tree "
      "builder on the streaming tokenizer) or gumbo; jobs with rules always use gumbo"},

@@ -55,6 +55,7 @@
 #include "util.h"
 #include "metrics.h"
 #include "worker_metrics.h"
+#include "watchdog.h"
 
 #define MOD "worker"
 
@@ -188,6 +189,7 @@ struct rc_worker {
     double tokens;      /* rate cap: pages that may start now (a bucket of one second) */
     uint64_t tokens_ms; /* when tokens was last refilled */
     rc_cpu *cpu;        /* CPU headroom for the heartbeat; the --cpu-cores cap */
+    rc_watchdog *dog;   /* fed by the lag probe; NULL with --watchdog 0 */
     uint64_t fetched, errors, links_sent, links_new, started_ms, denied;
     char **connect_to;
     const char *prefix;         /* the keys' prefix: the sync client's (hash-tagged on a cluster) */
@@ -2274,6 +2276,7 @@ static void on_lag_timer(struct ev_loop *loop, ev_timer *t, int revents)
     rc_worker *w = t->data;
     double now = ev_time(), stall = now - w->lag_last - RC_LAG_PROBE;
     w->lag_last = now;
+    rc_watchdog_feed(w->dog);
     if (stall > w->lag_max)
         w->lag_max = stall;
     if (stall > RC_LAG_REPORT)
@@ -2484,6 +2487,10 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     w->tokens_ms = rc_mono_ms();
     w->cpu = rc_cpu_new(conf->cpu_cores, 1 + (int)conf->parse_threads);
     init_timers(w, conf);
+    err[0] = 0;
+    w->dog = rc_watchdog_new(conf->watchdog, err, cap);
+    if (!w->dog && err[0])
+        goto fail;
     return w;
 fail:
     rc_worker_free(w);
@@ -2523,6 +2530,7 @@ void rc_worker_free(rc_worker *w)
 {
     if (!w)
         return;
+    rc_watchdog_free(w->dog); /* what follows may wait on Redis with the loop stopped */
     if (w->sync && w->started_ms) {
         /* Deregister: queued URLs return to the frontier for other workers. */
         rc_argv a;

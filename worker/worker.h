@@ -55,6 +55,7 @@ typedef struct rc_worker_conf {
     double low_speed_time;   /* ... for this long a transfer fails (trickling servers) */
     double lease_seconds;
     double heartbeat;
+    double watchdog;        /* seconds the event loop may not run before the worker exits; 0 = never */
     int64_t step_batch;     /* completes sent in one step.lua call at most; 1 = a complete.lua per page */
     double step_wait;       /* seconds a busy worker's completes and take wait for others to join them */
     double fence;           /* store only within this long of an accepted heartbeat (< worker timeout) */

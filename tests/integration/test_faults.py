@@ -24,10 +24,14 @@ def fleet(tmp, procs, redis_port, web_port, n_workers, *worker_args):
     out = os.path.join(tmp, "out")
     workers = []
     for i in range(n_workers):
-        workers.append(procs.start([WORKER, "--out", out, "--delay", "0", "--heartbeat", "0.5",
-                                    "--connect-to", "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8"]
-                                   + list(worker_args), os.path.join(tmp, "worker%d.log" % i), env=env))
+        workers.append(procs.start(fleet_worker_argv(out, web_port, *worker_args), os.path.join(tmp, "worker%d.log" % i),
+                                   env=env))
     return env, out, workers
+
+
+def fleet_worker_argv(out, web_port, *worker_args):
+    return [WORKER, "--out", out, "--delay", "0", "--heartbeat", "0.5", "--connect-to", "::127.0.0.1:%d" % web_port,
+            "--allow-net", "127.0.0.0/8"] + list(worker_args)
 
 
 def submit(env, crawlid, seed):
@@ -357,6 +361,70 @@ def test_chaos_short(tmp, procs):
           "too few faults were injected: %s" % f)
 
 
+# Stops one thread of a process (ptrace: PTRACE_SEIZE, then PTRACE_INTERRUPT) and keeps it stopped
+# until the process ends or 60 s pass; its other threads run on. A process of its own, so that the
+# test, the worker's parent, still gets the worker's exit status.
+STOP_THREAD = r"""
+import ctypes, os, signal, sys
+signal.alarm(60)
+libc = ctypes.CDLL(None, use_errno=True)
+libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+tid = int(sys.argv[1])
+for req in (0x4206, 0x4207):  # PTRACE_SEIZE, PTRACE_INTERRUPT
+    if libc.ptrace(req, tid, None, None) != 0:
+        sys.exit("ptrace %#x: %s" % (req, os.strerror(ctypes.get_errno())))
+print("stopped", flush=True)
+while True:  # stops are reported and left as they are; the thread runs again only once we are gone
+    _, status = os.waitpid(tid, 0)
+    if os.WIFEXITED(status) or os.WIFSIGNALED(status):
+        break
+"""
+
+
+def test_blocked_loop_exits(tmp, procs):
+    """A worker whose event loop is blocked for good (its thread stopped alone, as a write() on a
+    hung disk or a lock never released would hold it) sends no heartbeat: the scheduler reaps it,
+    but only an exit lets a supervisor (compose, systemd) start a fresh one. Its watchdog
+    (--watchdog 3) ends it with status 70 and says why. A stop of the whole process (SIGSTOP,
+    5 s) is not a blocked loop: that worker lives on. A fresh worker then finishes: every page
+    once."""
+    args = ["--sites", "4", "--pages", "30", "--latency-ms", "300"]
+    web_port, _, _ = start_web(procs, tmp, *args)
+    redis_port, _ = start_redis(procs, tmp)
+    env, out, workers = fleet(tmp, procs, redis_port, web_port, 1, "--watchdog", "3", "--concurrency", "4")
+    submit(env, "blocked", "http://s0.site.test/")
+    pages = os.path.join(out, "pages.jsonl")
+    wait_for(lambda: os.path.exists(pages) and os.path.getsize(pages) > 0, 60, "the first records")
+    w = workers[0]
+    os.kill(w.pid, signal.SIGSTOP)
+    time.sleep(5)
+    os.kill(w.pid, signal.SIGCONT)
+    time.sleep(3)
+    check(w.poll() is None, "the watchdog took a stop of the whole process for a blocked loop (exit %s)" % w.returncode)
+    tracer = subprocess.Popen([sys.executable, "-c", STOP_THREAD, str(w.pid)], stdout=subprocess.PIPE, text=True)
+    try:
+        check(tracer.stdout.readline().strip() == "stopped", "could not stop the worker's loop thread")
+        t0 = time.time()
+        try:
+            rc = w.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            raise Failure("a worker whose loop was blocked for 30 s did not exit")
+        waited = time.time() - t0
+    finally:
+        tracer.kill()
+        tracer.wait()
+    text = log_text(tmp, "worker0.log")
+    check(rc == 70, "the blocked worker exited with %s, not 70: %s" % (rc, text[-600:]))
+    check("the event loop has not run for" in text, "the worker did not say why it exited: %s" % text[-600:])
+    check(job_field(redis_port, "blocked", "state") != "done", "the job ended before the test could block a worker")
+    procs.start(fleet_worker_argv(out, web_port, "--watchdog", "3", "--concurrency", "4"),
+                os.path.join(tmp, "worker1.log"), env=env)
+    wait_for(lambda: job_field(redis_port, "blocked", "state") == "done", 120, "the job to finish")
+    want = expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"])
+    check_exact(pages, want, "after a blocked worker")
+    print("  the blocked worker exited %.1f s after its loop stopped (--watchdog 3)" % waited)
+
+
 def test_killed_worker_keeps_acked_pages(tmp, procs):
     """A page a worker acknowledged (counted fetched in Redis) is in pages.jsonl even when that
     worker is SIGKILLed mid-crawl: the JSON Lines sink writes a loop turn's records before it
@@ -394,4 +462,5 @@ def test_killed_worker_keeps_acked_pages(tmp, procs):
 
 if __name__ == "__main__":
     run_tests([test_chaos_short, test_redis_at_maxmemory, test_stop_at_maxmemory, test_redis_restart_loses_job,
-               test_stalled_worker_is_fenced, test_paused_machine_reaps_nobody, test_orphan_leases_adopted, test_disk_full, test_killed_worker_keeps_acked_pages])
+               test_stalled_worker_is_fenced, test_paused_machine_reaps_nobody, test_orphan_leases_adopted, test_disk_full, test_killed_worker_keeps_acked_pages,
+               test_blocked_loop_exits])
