@@ -288,8 +288,7 @@ def test_orphan_leases_adopted(tmp, procs):
     web_port, _, _ = start_web(procs, tmp, *args)
     redis_port, _ = start_redis(procs, tmp)
     env, out, _ = fleet(tmp, procs, redis_port, web_port, 0)
-    wargs = [WORKER, "--out", out, "--delay", "0", "--heartbeat", "0.5", "--id", "fixed", "--lease-seconds", "60",
-             "--concurrency", "4", "--connect-to", "::127.0.0.1:%d" % web_port, "--allow-net", "127.0.0.0/8"]
+    wargs = fleet_worker_argv(out, web_port, "--id", "fixed", "--lease-seconds", "60", "--concurrency", "4")
     first = procs.start(wargs, os.path.join(tmp, "worker0.log"), env=env)
     submit(env, "orphans", "http://s0.site.test/")
     wait_for(lambda: (redis_cmd(redis_port, "ZCARD", "rc:lease:fixed") or 0) >= 2, 60, "2 leases in flight")
@@ -435,8 +434,7 @@ def test_killed_worker_keeps_acked_pages(tmp, procs):
     web_port, _, _ = start_web(procs, tmp, *args)
     redis_port, _ = start_redis(procs, tmp)
     env, out, _ = fleet(tmp, procs, redis_port, web_port, 0)
-    wargs = [WORKER, "--out", out, "--delay", "0", "--heartbeat", "0.5", "--connect-to", "::127.0.0.1:%d" % web_port,
-             "--allow-net", "127.0.0.0/8"]
+    wargs = fleet_worker_argv(out, web_port)
     want = expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"])
     submit(env, "killed", "http://s0.site.test/")
     pages = os.path.join(out, "pages.jsonl")
