@@ -1236,6 +1236,29 @@ static int cited_list(const art *a, size_t l)
 }
 
 /* Whether the element at I is left out of the article's text. */
+/* Whether the small block I named like a byline ("meta") wraps blocks of text that are named
+ * like nothing of the sort (an arXiv listing's <div class=meta> around each entry's title and
+ * subjects): the name is the wrapper's, not the text's. One such block is a caption's or a
+ * credit's own paragraph, and a caption's wrapper holds the caption and its credit. */
+#define WRAPPED_TEXT 60 /* one of those blocks holds this much text outside links */
+static int junk_wrapper(const art *a, size_t i)
+{
+    static const char *const caption_words[] = {"caption", "credit", NULL};
+    char ci[256];
+    class_id(a->v[i].node, ci, sizeof ci);
+    if (any_in(ci, caption_words))
+        return 0;
+    int blocks = 0, long_one = 0;
+    for (size_t k = i + 1; k < a->v[i].end; k = a->v[k].end) {
+        const node_stat *c = &a->v[k];
+        if (c->parent == i && is_block(c->node->v.element.tag) && !c->small_junk && !c->boiler && nonlink(c)) {
+            blocks++;
+            long_one |= nonlink(c) >= WRAPPED_TEXT;
+        }
+    }
+    return blocks >= 2 && long_one;
+}
+
 static int cut(const art *a, size_t i)
 {
     const node_stat *s = &a->v[i];
@@ -1246,7 +1269,7 @@ static int cut(const art *a, size_t i)
     /* A product's buyers' reviews are not its description however long they run. */
     if (s->boiler && a->product && s->reviews)
         return 1;
-    if (s->small_junk && s->text < SMALL_JUNK_CHARS)
+    if (s->small_junk && s->text < SMALL_JUNK_CHARS && !junk_wrapper(a, i))
         return 1;
     if (s->reply)
         return 1;

@@ -1093,6 +1093,27 @@ static void test_article_parts(void)
     free(t);
     rc_buf_release(&b);
 
+    /* A listing whose entries wrap their title and subjects in a block named like a byline
+     * (arXiv's <dd><div class=meta>): the name is the wrapper's, the titles are the listing's;
+     * a caption's wrapper around the caption and its credit stays a caption. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div id=dlpage><h1>Artificial Intelligence</h1><dl id=articles>");
+    for (int i = 0; i < 8; i++)
+        rc_buf_printf(&b,
+                      "<dt><a name=item%d>[%d]</a> <a href=/abs/%d>arXiv:2603.0%d</a> [<a href=/pdf/%d>pdf</a>]</dt>"
+                      "<dd><div class=meta><div class='list-title mathjax'>Title: ENTRY%d Anatomy of massive "
+                      "activations and attention sinks in language models</div><div class=list-authors><a "
+                      "href=/a/%d>Shangwen Sun</a>, <a href=/b/%d>Yann LeCun</a></div><div class=list-subjects>"
+                      "Subjects: Artificial Intelligence (cs.AI)</div></div></dd>",
+                      i, i, i, i, i, i, i, i);
+    rc_buf_puts(&b, "</dl><div class=caption><p>CAPTION A long row of unsold sports-utility vehicles sits at a "
+                    "dealership in Colorado.</p><p>Photo by David Zalubowski</p></div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "ENTRY0 Anatomy") != NULL && strstr(t, "ENTRY7 Anatomy") != NULL);
+    RC_CHECK(strstr(t, "CAPTION") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
     /* A page of React's streaming rendering: the article's sections arrive as hidden chunks
      * after the layout (<div hidden id="S:n">), each moved into place by a script; the chunks
      * with paragraphs are the article, in order, and a chunk of links is not. */
