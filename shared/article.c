@@ -445,13 +445,33 @@ static int any_in(const char *s, const char *const *words)
     return 0;
 }
 
-/* Lower-cased "class id" of N into BUF (cut at CAP). */
+/* Lower-cased "class id" of N into BUF (cut at CAP). A class with a colon is a utility
+ * framework's variant (Tailwind's "print:break-inside-avoid", "md:fd-column", "[h2]:pt-0"): a
+ * style for some medium or state, which names nothing and is left out. */
 static void class_id(const GumboNode *n, char *buf, size_t cap)
 {
     const char *c = attr(n, "class"), *i = attr(n, "id");
     size_t k = 0;
-    for (const char *s = c ? c : ""; *s && k + 2 < cap; s++)
-        buf[k++] = (char)((*s >= 'A' && *s <= 'Z') ? *s + 32 : *s);
+    for (const char *s = c ? c : ""; *s && k + 2 < cap;) {
+        size_t len = strcspn(s, " \t\n");
+        if (!len) {
+            buf[k++] = *s++;
+            continue;
+        }
+        /* ... but one that hides the block in print ("print:hidden": an ad's box, a share bar)
+         * says what the block is, as a wiki's "noprint" does. */
+        char tok[64];
+        size_t tl = len < sizeof tok ? len : sizeof tok - 1;
+        memcpy(tok, s, tl);
+        tok[tl] = 0;
+        int print_hidden = !strncasecmp(tok, "print:", 6) && (strstr(tok, "hidden") || strstr(tok, "none"));
+        if (memchr(s, ':', len) && !print_hidden) {
+            s += len;
+            continue;
+        }
+        for (size_t j = 0; j < len && k + 2 < cap; j++, s++)
+            buf[k++] = (char)((*s >= 'A' && *s <= 'Z') ? *s + 32 : *s);
+    }
     buf[k++] = ' ';
     for (const char *s = i ? i : ""; *s && k + 1 < cap; s++)
         buf[k++] = (char)((*s >= 'A' && *s <= 'Z') ? *s + 32 : *s);

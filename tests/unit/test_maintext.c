@@ -1114,6 +1114,24 @@ static void test_article_parts(void)
     free(t);
     rc_buf_release(&b);
 
+    /* A utility framework's variant ("print:break-inside-avoid", "[h2]:pt-0") is a style, not a
+     * name: a short paragraph so classed is not a "print" tool; a box hidden in print
+     * ("print:hidden") is still not the text. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><main><h1>README</h1><div class=\"flex flex-col [&>*+*]:mt-5\">");
+    for (int i = 0; i < 4; i++)
+        rc_buf_printf(&b,
+                      "<h3 class=\"heading print:break-inside-avoid\">HEAD%d About this book</h3><p class=\"mx-auto "
+                      "print:break-inside-avoid [h2]:pt-0\"><strong>SHORT%d You likely use it every day.</strong>"
+                      "</p><p class=\"mx-auto print:break-inside-avoid\">" PARA "</p>",
+                      i, i);
+    rc_buf_puts(&b, "<div class=\"flex print:hidden\"><span>ADBOX Advertisement</span></div></div></main></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SHORT0 You") != NULL && strstr(t, "HEAD0 About") != NULL);
+    RC_CHECK(strstr(t, "ADBOX") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
     /* A page of React's streaming rendering: the article's sections arrive as hidden chunks
      * after the layout (<div hidden id="S:n">), each moved into place by a script; the chunks
      * with paragraphs are the article, in order, and a chunk of links is not. */
