@@ -2215,10 +2215,11 @@ static void find_firsts(para *v, size_t n)
     free(t);
 }
 
-/* Removes from TEXT, in place, a run of two or more paragraphs that repeats an earlier run in
+/* Removes from TEXT, in place, a paragraph or a run of paragraphs that repeats an earlier run in
  * the same order (REPEAT_MIN characters or more): the same block given again for another screen
- * size, a tab or a quote of a whole post. One paragraph that recurs among others (a product
- * line under each item, a rule under each offer) stays. */
+ * size, a tab, a quote of a whole post or of one long paragraph of it (a reply quoting the
+ * question). A short paragraph that recurs among others (a product line under each item, a rule
+ * under each offer) stays. */
 static void drop_repeats(char *text)
 {
     size_t n = paras_of(text, NULL);
@@ -2232,7 +2233,7 @@ static void drop_repeats(char *text)
         size_t run = 0, chars = 0;
         while (i + run < n && v[i + run].first != i + run && v[i + run].first == v[i].first + run)
             chars += v[i + run++].len;
-        if (run >= 2 && chars >= REPEAT_MIN)
+        if (chars >= REPEAT_MIN)
             memset(drop + i, 1, run);
         i += run ? run : 1;
     }

@@ -820,6 +820,17 @@ static void test_article_more(void)
     free(t);
     rc_buf_release(&b);
 
+    /* One long paragraph given again (a reply that quotes the question) is read once too. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=content><p>QUESTION " PARA " " PARA " " PARA " " PARA "</p><p>" PARA
+                    "</p><p>REPLY I had the same problem:</p><blockquote><p>QUESTION " PARA " " PARA " " PARA " " PARA
+                    "</p></blockquote><p>ANSWER " PARA "</p></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    f = strstr(t, "QUESTION ");
+    RC_CHECK(f && !strstr(f + 1, "QUESTION ") && strstr(t, "REPLY ") && strstr(t, "ANSWER "));
+    free(t);
+    rc_buf_release(&b);
+
     /* A shop's menu whose panels hold most of the page's text is still navigation. */
     rc_buf_init(&b);
     rc_buf_puts(&b, "<body><nav><div class=panel>");
