@@ -1416,6 +1416,29 @@ static int recommendations(const art *a, size_t i)
     return 0;
 }
 
+/* Whether TEXT, a text node of element N, is a template's placeholder that no script filled
+ * ("{{ product.title }}", "{{priceAnchor.info.totalPrice}}" of a page rendered in the browser):
+ * not text, but in code (a template language's manual) it is. */
+#define CODE_LEVELS 4
+static int unrendered(const GumboNode *n, const char *text)
+{
+    while (*text == ' ' || *text == '\t' || *text == '\n' || *text == '\r')
+        text++;
+    if (text[0] != '{' || text[1] != '{')
+        return 0;
+    size_t len = strlen(text);
+    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\n' || text[len - 1] == '\r'))
+        len--;
+    if (len < 5 || text[len - 1] != '}' || text[len - 2] != '}')
+        return 0;
+    for (int d = 0; d < CODE_LEVELS && n && n->type == GUMBO_NODE_ELEMENT; d++, n = n->parent) {
+        GumboTag t = n->v.element.tag;
+        if (t == GUMBO_TAG_CODE || t == GUMBO_TAG_PRE || t == GUMBO_TAG_KBD || t == GUMBO_TAG_SAMP || t == GUMBO_TAG_TT)
+            return 0;
+    }
+    return 1;
+}
+
 static void emit(art *a, size_t id, out *o, int depth)
 {
     const GumboNode *n = a->v[id].node;
@@ -1430,7 +1453,8 @@ static void emit(art *a, size_t id, out *o, int depth)
     for (unsigned i = 0; i < kids->length; i++) {
         const GumboNode *k = kids->data[i];
         if (k->type == GUMBO_NODE_TEXT || k->type == GUMBO_NODE_CDATA || k->type == GUMBO_NODE_WHITESPACE) {
-            put_text(o, k->v.text.text);
+            if (!unrendered(n, k->v.text.text))
+                put_text(o, k->v.text.text);
             continue;
         }
         if (dropped(k, depth + 1))

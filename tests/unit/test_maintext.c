@@ -1143,6 +1143,18 @@ static void test_article_parts(void)
     free(t);
     rc_buf_release(&b);
 
+    /* A template's placeholder that no script filled ("{{ price.total }}") is not text; in code
+     * (a template language's manual) it is. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=product><h1>Tablet</h1><p>TEXT " PARA "</p><p>" PARA
+                    "</p><div class=price>{{ priceAnchor.info.totalPrice }}</div><p>Write <code>{{ field.value "
+                    "}}</code> in the template: " PARA "</p></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TEXT ") != NULL && strstr(t, "{{ field.value }}") != NULL);
+    RC_CHECK(strstr(t, "priceAnchor") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
     /* A page of React's streaming rendering: the article's sections arrive as hidden chunks
      * after the layout (<div hidden id="S:n">), each moved into place by a script; the chunks
      * with paragraphs are the article, in order, and a chunk of links is not. */
