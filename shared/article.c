@@ -445,13 +445,33 @@ static int any_in(const char *s, const char *const *words)
     return 0;
 }
 
-/* Lower-cased "class id" of N into BUF (cut at CAP). */
+/* Lower-cased "class id" of N into BUF (cut at CAP). A class with a colon is a utility
+ * framework's variant (Tailwind's "print:break-inside-avoid", "md:fd-column", "[h2]:pt-0"): a
+ * style for some medium or state, which names nothing and is left out. */
 static void class_id(const GumboNode *n, char *buf, size_t cap)
 {
     const char *c = attr(n, "class"), *i = attr(n, "id");
     size_t k = 0;
-    for (const char *s = c ? c : ""; *s && k + 2 < cap; s++)
-        buf[k++] = (char)((*s >= 'A' && *s <= 'Z') ? *s + 32 : *s);
+    for (const char *s = c ? c : ""; *s && k + 2 < cap;) {
+        size_t len = strcspn(s, " \t\n");
+        if (!len) {
+            buf[k++] = *s++;
+            continue;
+        }
+        /* ... but one that hides the block in print ("print:hidden": an ad's box, a share bar)
+         * says what the block is, as a wiki's "noprint" does. */
+        char tok[64];
+        size_t tl = len < sizeof tok ? len : sizeof tok - 1;
+        memcpy(tok, s, tl);
+        tok[tl] = 0;
+        int print_hidden = !strncasecmp(tok, "print:", 6) && (strstr(tok, "hidden") || strstr(tok, "none"));
+        if (memchr(s, ':', len) && !print_hidden) {
+            s += len;
+            continue;
+        }
+        for (size_t j = 0; j < len && k + 2 < cap; j++, s++)
+            buf[k++] = (char)((*s >= 'A' && *s <= 'Z') ? *s + 32 : *s);
+    }
     buf[k++] = ' ';
     for (const char *s = i ? i : ""; *s && k + 1 < cap; s++)
         buf[k++] = (char)((*s >= 'A' && *s <= 'Z') ? *s + 32 : *s);
@@ -1236,6 +1256,29 @@ static int cited_list(const art *a, size_t l)
 }
 
 /* Whether the element at I is left out of the article's text. */
+/* Whether the small block I named like a byline ("meta") wraps blocks of text that are named
+ * like nothing of the sort (an arXiv listing's <div class=meta> around each entry's title and
+ * subjects): the name is the wrapper's, not the text's. One such block is a caption's or a
+ * credit's own paragraph, and a caption's wrapper holds the caption and its credit. */
+#define WRAPPED_TEXT 60 /* one of those blocks holds this much text outside links */
+static int junk_wrapper(const art *a, size_t i)
+{
+    static const char *const caption_words[] = {"caption", "credit", NULL};
+    char ci[256];
+    class_id(a->v[i].node, ci, sizeof ci);
+    if (any_in(ci, caption_words))
+        return 0;
+    int blocks = 0, long_one = 0;
+    for (size_t k = i + 1; k < a->v[i].end; k = a->v[k].end) {
+        const node_stat *c = &a->v[k];
+        if (c->parent == i && is_block(c->node->v.element.tag) && !c->small_junk && !c->boiler && nonlink(c)) {
+            blocks++;
+            long_one |= nonlink(c) >= WRAPPED_TEXT;
+        }
+    }
+    return blocks >= 2 && long_one;
+}
+
 static int cut(const art *a, size_t i)
 {
     const node_stat *s = &a->v[i];
@@ -1246,7 +1289,7 @@ static int cut(const art *a, size_t i)
     /* A product's buyers' reviews are not its description however long they run. */
     if (s->boiler && a->product && s->reviews)
         return 1;
-    if (s->small_junk && s->text < SMALL_JUNK_CHARS)
+    if (s->small_junk && s->text < SMALL_JUNK_CHARS && !junk_wrapper(a, i))
         return 1;
     if (s->reply)
         return 1;
@@ -1373,6 +1416,29 @@ static int recommendations(const art *a, size_t i)
     return 0;
 }
 
+/* Whether TEXT, a text node of element N, is a template's placeholder that no script filled
+ * ("{{ product.title }}", "{{priceAnchor.info.totalPrice}}" of a page rendered in the browser):
+ * not text, but in code (a template language's manual) it is. */
+#define CODE_LEVELS 4
+static int unrendered(const GumboNode *n, const char *text)
+{
+    while (*text == ' ' || *text == '\t' || *text == '\n' || *text == '\r')
+        text++;
+    if (text[0] != '{' || text[1] != '{')
+        return 0;
+    size_t len = strlen(text);
+    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\n' || text[len - 1] == '\r'))
+        len--;
+    if (len < 5 || text[len - 1] != '}' || text[len - 2] != '}')
+        return 0;
+    for (int d = 0; d < CODE_LEVELS && n && n->type == GUMBO_NODE_ELEMENT; d++, n = n->parent) {
+        GumboTag t = n->v.element.tag;
+        if (t == GUMBO_TAG_CODE || t == GUMBO_TAG_PRE || t == GUMBO_TAG_KBD || t == GUMBO_TAG_SAMP || t == GUMBO_TAG_TT)
+            return 0;
+    }
+    return 1;
+}
+
 static void emit(art *a, size_t id, out *o, int depth)
 {
     const GumboNode *n = a->v[id].node;
@@ -1387,7 +1453,8 @@ static void emit(art *a, size_t id, out *o, int depth)
     for (unsigned i = 0; i < kids->length; i++) {
         const GumboNode *k = kids->data[i];
         if (k->type == GUMBO_NODE_TEXT || k->type == GUMBO_NODE_CDATA || k->type == GUMBO_NODE_WHITESPACE) {
-            put_text(o, k->v.text.text);
+            if (!unrendered(n, k->v.text.text))
+                put_text(o, k->v.text.text);
             continue;
         }
         if (dropped(k, depth + 1))
@@ -2172,10 +2239,11 @@ static void find_firsts(para *v, size_t n)
     free(t);
 }
 
-/* Removes from TEXT, in place, a run of two or more paragraphs that repeats an earlier run in
+/* Removes from TEXT, in place, a paragraph or a run of paragraphs that repeats an earlier run in
  * the same order (REPEAT_MIN characters or more): the same block given again for another screen
- * size, a tab or a quote of a whole post. One paragraph that recurs among others (a product
- * line under each item, a rule under each offer) stays. */
+ * size, a tab, a quote of a whole post or of one long paragraph of it (a reply quoting the
+ * question). A short paragraph that recurs among others (a product line under each item, a rule
+ * under each offer) stays. */
 static void drop_repeats(char *text)
 {
     size_t n = paras_of(text, NULL);
@@ -2189,7 +2257,7 @@ static void drop_repeats(char *text)
         size_t run = 0, chars = 0;
         while (i + run < n && v[i + run].first != i + run && v[i + run].first == v[i].first + run)
             chars += v[i + run++].len;
-        if (run >= 2 && chars >= REPEAT_MIN)
+        if (chars >= REPEAT_MIN)
             memset(drop + i, 1, run);
         i += run ? run : 1;
     }

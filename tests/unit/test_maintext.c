@@ -820,6 +820,17 @@ static void test_article_more(void)
     free(t);
     rc_buf_release(&b);
 
+    /* One long paragraph given again (a reply that quotes the question) is read once too. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=content><p>QUESTION " PARA " " PARA " " PARA " " PARA "</p><p>" PARA
+                    "</p><p>REPLY I had the same problem:</p><blockquote><p>QUESTION " PARA " " PARA " " PARA " " PARA
+                    "</p></blockquote><p>ANSWER " PARA "</p></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    f = strstr(t, "QUESTION ");
+    RC_CHECK(f && !strstr(f + 1, "QUESTION ") && strstr(t, "REPLY ") && strstr(t, "ANSWER "));
+    free(t);
+    rc_buf_release(&b);
+
     /* A shop's menu whose panels hold most of the page's text is still navigation. */
     rc_buf_init(&b);
     rc_buf_puts(&b, "<body><nav><div class=panel>");
@@ -1090,6 +1101,57 @@ static void test_article_parts(void)
                     "<a href=/next>Next topic</a></div></body>");
     t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "LAST Many") != NULL && strstr(t, "FileHandler instances") != NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* A listing whose entries wrap their title and subjects in a block named like a byline
+     * (arXiv's <dd><div class=meta>): the name is the wrapper's, the titles are the listing's;
+     * a caption's wrapper around the caption and its credit stays a caption. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div id=dlpage><h1>Artificial Intelligence</h1><dl id=articles>");
+    for (int i = 0; i < 8; i++)
+        rc_buf_printf(&b,
+                      "<dt><a name=item%d>[%d]</a> <a href=/abs/%d>arXiv:2603.0%d</a> [<a href=/pdf/%d>pdf</a>]</dt>"
+                      "<dd><div class=meta><div class='list-title mathjax'>Title: ENTRY%d Anatomy of massive "
+                      "activations and attention sinks in language models</div><div class=list-authors><a "
+                      "href=/a/%d>Shangwen Sun</a>, <a href=/b/%d>Yann LeCun</a></div><div class=list-subjects>"
+                      "Subjects: Artificial Intelligence (cs.AI)</div></div></dd>",
+                      i, i, i, i, i, i, i, i);
+    rc_buf_puts(&b, "</dl><div class=caption><p>CAPTION A long row of unsold sports-utility vehicles sits at a "
+                    "dealership in Colorado.</p><p>Photo by David Zalubowski</p></div></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "ENTRY0 Anatomy") != NULL && strstr(t, "ENTRY7 Anatomy") != NULL);
+    RC_CHECK(strstr(t, "CAPTION") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* A utility framework's variant ("print:break-inside-avoid", "[h2]:pt-0") is a style, not a
+     * name: a short paragraph so classed is not a "print" tool; a box hidden in print
+     * ("print:hidden") is still not the text. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><main><h1>README</h1><div class=\"flex flex-col [&>*+*]:mt-5\">");
+    for (int i = 0; i < 4; i++)
+        rc_buf_printf(&b,
+                      "<h3 class=\"heading print:break-inside-avoid\">HEAD%d About this book</h3><p class=\"mx-auto "
+                      "print:break-inside-avoid [h2]:pt-0\"><strong>SHORT%d You likely use it every day.</strong>"
+                      "</p><p class=\"mx-auto print:break-inside-avoid\">" PARA "</p>",
+                      i, i);
+    rc_buf_puts(&b, "<div class=\"flex print:hidden\"><span>ADBOX Advertisement</span></div></div></main></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SHORT0 You") != NULL && strstr(t, "HEAD0 About") != NULL);
+    RC_CHECK(strstr(t, "ADBOX") == NULL);
+    free(t);
+    rc_buf_release(&b);
+
+    /* A template's placeholder that no script filled ("{{ price.total }}") is not text; in code
+     * (a template language's manual) it is. */
+    rc_buf_init(&b);
+    rc_buf_puts(&b, "<body><div class=product><h1>Tablet</h1><p>TEXT " PARA "</p><p>" PARA
+                    "</p><div class=price>{{ priceAnchor.info.totalPrice }}</div><p>Write <code>{{ field.value "
+                    "}}</code> in the template: " PARA "</p></div></body>");
+    t = text_of(b.ptr, RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TEXT ") != NULL && strstr(t, "{{ field.value }}") != NULL);
+    RC_CHECK(strstr(t, "priceAnchor") == NULL);
     free(t);
     rc_buf_release(&b);
 
