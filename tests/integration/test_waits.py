@@ -83,7 +83,7 @@ def test_crawl_stop_shows_worker_wait(tmp, procs):
     reader.join(timeout=10)
     text = b"".join(out).decode(errors="replace")
     check(re.search(r"waiting for [12] workers? to finish their pages in flight \(Ctrl-C to kill\): 1 s", text) and
-          "job slow stopped by user" in text, "rc %d, %r" % (p.returncode, text[-900:]))
+          "job slow paused by user" in text, "rc %d, %r" % (p.returncode, text[-900:]))
     check("killed" not in text, "a worker was killed: %r" % text[-900:])
     print("  stopped mid-fetch: the wait for the workers was shown, then the summary")
 
