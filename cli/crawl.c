@@ -248,6 +248,7 @@ typedef struct crawl_run {
     int pausable;      /* a private Redis keeping its data in OUT: Ctrl-C pauses, not stops */
     int64_t fetched0;  /* the job's pages when this run began (a resumed job has some) */
     const char *ended; /* how this run ended, for crawl.json (RC_RESUME_*) */
+    int lock_fd;       /* OUT locked (a private Redis' data is there), or -1 */
 } crawl_run;
 
 typedef struct job_stats {
@@ -1290,6 +1291,13 @@ static int fixed_on_resume(const char *name)
     return 0;
 }
 
+/* Whether the saved crawl ran with --redis (its URL saved, or left out for its password). */
+static int run_had_redis(const crawl_run *run)
+{
+    const char *ns = run->saved.not_saved;
+    return json_object_get(run->saved.options, "redis") || (ns && strstr(ns, "redis"));
+}
+
 /* The options given with --resume over the saved ones in merged: a job's own setting with
  * another value than saved is refused. 0, or -EINVAL (said). */
 static int merge_given(const crawl_run *run, const crawl_conf *given, crawl_conf *merged, int optind, char **argv)
@@ -1305,13 +1313,20 @@ static int merge_given(const crawl_run *run, const crawl_conf *given, crawl_conf
                     name, given->resume);
             return -EINVAL;
         }
+        if (strcmp(name, "redis") == 0 && !run_had_redis(run)) {
+            fprintf(stderr,
+                    "redcrawl crawl: --redis: this crawl's state is in its private Redis (%s/redis): it "
+                    "resumes there\n",
+                    given->resume);
+            return -EINVAL;
+        }
         rc_resume_copy_option(rows, NROWS, name, given, merged);
     }
     return 0;
 }
 
 /* Options that held credentials were not saved: they must come again (option or environment). */
-static int check_not_saved(const crawl_run *run, const crawl_conf *c)
+static int check_not_saved(const crawl_run *run, const crawl_conf *c, const char *out)
 {
     const char *ns = run->saved.not_saved;
     if ((!ns || !strstr(ns, "redis") || c->redis) && (!ns || !strstr(ns, "mongo") || c->mongo))
@@ -1319,7 +1334,7 @@ static int check_not_saved(const crawl_run *run, const crawl_conf *c)
     fprintf(stderr,
             "redcrawl crawl: --resume %s: the crawl's %s held a password, which is not saved in the output "
             "directory: give it again (the option, or REDCRAWL_MONGO for --mongo)\n",
-            c->resume, ns);
+            out, ns);
     return -EINVAL;
 }
 
@@ -1344,7 +1359,7 @@ static int resume_settings(crawl_conf *c, crawl_run *run, int argc, char **argv,
               rc_resume_apply(&run->saved, rows, NROWS, &merged, err, sizeof err) < 0;
     if (bad)
         fprintf(stderr, "redcrawl crawl: --resume %s: crawl.json: %s\n", c->resume, err);
-    if (bad || merge_given(run, c, &merged, optind, argv) < 0 || check_not_saved(run, &merged) < 0) {
+    if (bad || merge_given(run, c, &merged, optind, argv) < 0 || check_not_saved(run, &merged, c->resume) < 0) {
         rc_conf_release(rows, NROWS, &merged);
         return 2;
     }
@@ -1515,6 +1530,16 @@ static int check_resumed_job(crawl_run *run, const char *crawlid)
     return 0;
 }
 
+/* One crawl at a time on an OUT whose Redis data it uses: its lock (rc_resume_lock), or -1 (said). */
+static int lock_out(const char *out)
+{
+    char err[600];
+    int fd = rc_resume_lock(out, err, sizeof err);
+    if (fd < 0)
+        fprintf(stderr, "redcrawl crawl: %s\n", err);
+    return fd < 0 ? -1 : fd;
+}
+
 /* The job this run crawls, built from the options and seeds and validated as a submitted
  * request is; or, resumed with its seeds all in, only named (its spec is in Redis). 0, or the
  * exit status (2, said). */
@@ -1579,6 +1604,7 @@ int rc_cli_crawl(int argc, char **argv)
     crawl_run run;
     memset(&run, 0, sizeof run);
     run.c = &c;
+    run.lock_fd = -1;
     rc_private_redis pr;
     memset(&pr, 0, sizeof pr);
     rc_job job;
@@ -1597,6 +1623,10 @@ int rc_cli_crawl(int argc, char **argv)
         goto out;
     outdir = c.out ? rc_xstrdup(c.out) : rc_xasprintf("redcrawl-out/%s", job.crawlid);
     run.outdir = outdir;
+    if (!c.redis && (run.lock_fd = lock_out(outdir)) < 0) {
+        rc = 2;
+        goto out;
+    }
     if (!run.resuming && claim_out(&run, outdir, &job, urls, nurls) < 0) {
         rc = 2;
         goto out;
@@ -1610,6 +1640,8 @@ out:
         rc_private_redis_stop(&pr);
     if (run.pausable && run.ended && strcmp(run.ended, RC_RESUME_FINISHED) == 0)
         rc_resume_drop_redis(outdir); /* a finished crawl's state: nothing to resume */
+    if (run.lock_fd >= 0)
+        close(run.lock_fd); /* the children, gone, held it too */
     free(run.worker_bin);
     free(run.workers);
     free(run.seen_ms);

@@ -2,11 +2,13 @@
 #include "resume.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -302,6 +304,27 @@ int rc_resume_given(const rc_conf_row *rows, size_t n, int optind, char **argv, 
             i++; /* its value */
     }
     return 0;
+}
+
+int rc_resume_lock(const char *out, char *err, size_t cap)
+{
+    int rc = rc_mkdirs(out);
+    /* no O_CLOEXEC: the children hold the lock too (resume.h) */
+    int fd = rc < 0 ? rc : open(out, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) {
+        rc = rc < 0 ? rc : -errno;
+        snprintf(err, cap, "cannot open %s: %s", out, strerror(-rc));
+        return rc;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return fd;
+    rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+    if (rc == -EBUSY)
+        snprintf(err, cap, "%s is in use by another redcrawl crawl (or its processes are still ending)", out);
+    else
+        snprintf(err, cap, "cannot lock %s: %s", out, strerror(-rc));
+    close(fd);
+    return rc;
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)

@@ -57,6 +57,11 @@ int rc_resume_same(const rc_resume *st, const rc_conf_row *rows, size_t n, const
 /* Whether --name appears among the options argv[1..optind) (a value of another option aside). */
 int rc_resume_given(const rc_conf_row *rows, size_t n, int optind, char **argv, const char *name);
 
+/* Locks OUT for this crawl (flock on the directory, made if missing): the descriptor, which the
+ * crawl's children inherit on purpose (the lock lasts until the last process of the crawl, its
+ * Redis included, is gone), or -EBUSY when another crawl holds it, -errno else, with err. */
+int rc_resume_lock(const char *out, char *err, size_t cap);
+
 /* Removes OUT/redis and what it holds (a finished crawl's state, no longer needed). 0 or -errno. */
 int rc_resume_drop_redis(const char *out);
 

@@ -1071,8 +1071,8 @@ def test_resume_after_ctrl_c(tmp, procs):
     """Ctrl-C pauses a crawl (its private Redis keeps the job under OUT/redis) and says how to
     go on; `redcrawl crawl --resume OUT`, with no other argument, fetches only the pages not
     fetched before: every page requested once over both runs, and stored once. Meanwhile a new
-    crawl into OUT and a job option given to --resume are refused; once finished, there is
-    nothing to resume; an OUT without a crawl is an error."""
+    crawl into OUT, a job option given to --resume and a second resume while one runs are refused;
+    once finished, there is nothing to resume; an OUT without a crawl is an error."""
     want, log, out, cmd = resume_crawl(tmp, procs, 1)
     pages_path = os.path.join(out, "pages.jsonl")
     _, stderr, before = ctrl_c(cmd, lambda p: wait_lines(pages_path, 60))
@@ -1084,8 +1084,19 @@ def test_resume_after_ctrl_c(tmp, procs):
           (r.returncode, r.stderr[-500:]))
     r = resume(out, "--maxdepth", "3", expect_rc=2)
     check("--maxdepth" in r.stderr, "a job option given to --resume is not named: %s" % r.stderr[-500:])
-    r = resume(out, "--workers", "2")
-    check("finished" in r.stdout, "no summary after resuming: %s" % r.stdout)
+    # A second resume while the first runs is refused: one crawl at a time on OUT's Redis data.
+    p = subprocess.Popen([REDCRAWL, "crawl", "--resume", out, "--workers", "2"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_lines(pages_path, first + 20)
+        r = resume(out, expect_rc=2)
+        check("in use by another redcrawl crawl" in r.stderr, "a second resume at once: %s" % r.stderr[-500:])
+        stdout, stderr = p.communicate(timeout=180)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(p.returncode == 0 and "finished" in stdout, "resuming: exit %d, %s%s" % (p.returncode, stdout, stderr[-2000:]))
     pages = read_pages(pages_path)
     check_page_set(pages, want, "paused and resumed")
     asked = page_requests(log)
