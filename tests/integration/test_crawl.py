@@ -1029,10 +1029,10 @@ def test_private_redis_allocator(tmp, procs):
 RESUME_SITE = ["--sites", "2", "--pages", "150", "--latency-ms", "20"]
 
 
-def resume_crawl(tmp, procs, workers):
+def resume_crawl(tmp, procs, workers, latency_ms=20):
     """The test web of RESUME_SITE and the command of a crawl of it that takes ~8 s (2 hosts at
     one request per 0.05 s): (the pages it must store, the request log, --out, the command)."""
-    port, log, _ = start_web(procs, tmp, *RESUME_SITE)
+    port, log, _ = start_web(procs, tmp, *(RESUME_SITE[:-1] + [str(latency_ms)]))
     seeds = ["http://s0.site.test/", "http://s1.site.test/"]
     want = expected_pages(graph(*RESUME_SITE), seeds, -1, ["site.test"])
     out = os.path.join(tmp, "out")
@@ -1125,15 +1125,51 @@ def kill_crawl(pid):
     return pids
 
 
+def sock_cmd(sock, *args):
+    """A command to the Redis on unix socket sock (redis-cli): its reply as text."""
+    return subprocess.run(["redis-cli", "-s", sock] + list(args), capture_output=True, text=True,
+                          timeout=10).stdout.strip()
+
+
+def store_unacked(sock, pages_path):
+    """Pauses the writes of the Redis on sock (CLIENT PAUSE WRITE) until a worker has stored a
+    page since the pause began: a complete is a write, so those pages are stored and not acked.
+    Returns their URLs with the pause still on. When nothing is stored within a second (no fetch
+    was in flight), the pause ends and it tries again."""
+    for _ in range(40):
+        check(sock_cmd(sock, "CLIENT", "PAUSE", "30000", "WRITE") == "OK", "CLIENT PAUSE refused")
+        start = whole_lines_end(pages_path)
+        # Takes and completes are writes: the leases stay as they are while paused.
+        leased = any(int(sock_cmd(sock, "ZCARD", "rc:lease:" + w) or 0)
+                     for w in sock_cmd(sock, "ZRANGE", "rc:workers", "0", "-1").split())
+        deadline = time.time() + (1 if leased else 0)
+        while time.time() < deadline:
+            with open(pages_path, "rb") as f:
+                f.seek(start)
+                lines = f.read().split(b"\n")[:-1]
+            if lines:
+                return [json.loads(line)["url"] for line in lines]
+            time.sleep(0.01)
+        check(sock_cmd(sock, "CLIENT", "UNPAUSE") == "OK", "CLIENT UNPAUSE refused")
+        time.sleep(0.1)
+    raise Failure("no page stored while Redis was paused, in 40 tries")
+
+
 def test_resume_after_sigkill(tmp, procs):
-    """A crawl killed with SIGKILL, it and its children at once (Redis, workers) part-way: `redcrawl
-    crawl --resume OUT` finds the job in OUT/redis (append-only file) and ends it: every page in
-    pages.jsonl exactly once. Pages in flight at the kill may be fetched again, not stored twice."""
-    want, log, out, cmd = resume_crawl(tmp, procs, 2)
+    """A crawl killed with SIGKILL, it and its children at once (Redis, workers), with pages stored
+    and not acked (Redis' writes paused a moment before: their completes wait): `redcrawl crawl
+    --resume OUT` finds the job in OUT/redis (append-only file) and ends it: every page in
+    pages.jsonl exactly once; the pages stored unacked are fetched again (their leases handed
+    back as redeliveries), not stored twice."""
+    want, log, out, cmd = resume_crawl(tmp, procs, 2, latency_ms=60)
+    # Storing asks Redis nothing (no content digest): pages are stored while it is paused. Pages
+    # take 60 ms and no longer wait 2 x that: a fetch is in flight most of the time (~15 s).
+    cmd[2:2] = ["--dedup-content=0", "--delay-factor", "0"]
     pages_path = os.path.join(out, "pages.jsonl")
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         wait_lines(pages_path, 80)
+        unacked = store_unacked(private_redis_of(p.pid)[1], pages_path)
         kids = kill_crawl(p.pid)
         p.communicate(timeout=30)
     finally:
@@ -1143,16 +1179,18 @@ def test_resume_after_sigkill(tmp, procs):
     check(len(kids) >= 3, "want Redis and 2 workers killed with the crawl, got %s" % kids)
     first = len(read_pages(pages_path))
     r = resume(out)
-    check("finished" in r.stdout, "no summary after resuming: %s" % r.stdout)
+    check("finished" in r.stdout and "URLs: handed back" in r.stderr, "resuming: %s%s" % (r.stdout, r.stderr))
     check_page_set(read_pages(pages_path), want, "killed and resumed")
     asked = page_requests(log)
     twice = sorted(u for u, n in asked.items() if n > 1)
     check(set(asked) == set(want) and all(n <= 2 for n in asked.values()),
           "requests: %d missing, %d unexpected, %d asked 3 times or more" %
           (len(set(want) - set(asked)), len(set(asked) - set(want)), sum(n > 2 for n in asked.values())))
+    check(set(unacked) <= set(twice), "pages stored unacked at the kill not fetched again: %s" %
+          sorted(set(unacked) - set(twice)))
     check(len(twice) <= 2, "%d pages fetched twice: more than were in flight (one a host)" % len(twice))
-    print("  %d pages before the kill; resumed to %d; %d requested twice (in flight at the kill)" %
-          (first, len(want), len(twice)))
+    print("  %d pages before the kill, %d of them stored unacked; resumed to %d, each stored once; %d fetched "
+          "twice" % (first, len(unacked), len(want), len(twice)))
 
 
 if __name__ == "__main__":
