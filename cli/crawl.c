@@ -30,6 +30,7 @@
 #include "progress.h"
 #include "reaper.h"
 #include "redis.h"
+#include "resume.h"
 #include "rules.h"
 #include "seedlist.h"
 #include "seeds.h"
@@ -83,6 +84,7 @@ typedef struct crawl_conf {
     int quiet;
     int64_t web_port;
     double redis_wait;
+    char *resume;
 } crawl_conf;
 
 /* Options that are job fields take any number here: their ranges and messages are the crawl request
@@ -186,6 +188,9 @@ static const rc_conf_row rows[] = {
     {"quiet", RC_CONF_BOOL, offsetof(crawl_conf, quiet), "0", 0, 1, NULL, "no progress line"},
     {"web-port", RC_CONF_INT, offsetof(crawl_conf, web_port), "0", -1, 65535, NULL,
      "serve the dashboard and REST API (redcrawl-web) on this 127.0.0.1 port (0 = a free one, -1 = none)"},
+    {"resume", RC_CONF_STR, offsetof(crawl_conf, resume), NULL, 0, 0, NULL,
+     "go on with the interrupted crawl of this output directory: its seeds and settings are saved there (options "
+     "given now override how it runs; the job's own are refused)"},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -237,6 +242,13 @@ typedef struct crawl_run {
     char **wargv;
     rc_seedlist *seeds; /* --seeds: the list, submitted by batches; NULL = the URL arguments only */
     int64_t added;      /* seeds new to the job */
+    const char *outdir;
+    rc_resume saved;   /* OUT/crawl.json as this run found (--resume) or wrote it */
+    int resuming;      /* --resume: the job is in Redis already */
+    int pausable;      /* a private Redis keeping its data in OUT: Ctrl-C pauses, not stops */
+    int64_t fetched0;  /* the job's pages when this run began (a resumed job has some) */
+    const char *ended; /* how this run ended, for crawl.json (RC_RESUME_*) */
+    int lock_fd;       /* OUT locked (a private Redis' data is there), or -1 */
 } crawl_run;
 
 typedef struct job_stats {
@@ -884,11 +896,17 @@ static int open_redis(crawl_run *run, rc_private_redis *pr, const char **ret_url
     const crawl_conf *c = run->c;
     const char *redis_url = c->redis;
     if (!redis_url) {
-        if (rc_private_redis_start(pr, err, sizeof err) < 0) {
+        /* Its data in OUT/redis, append-only: a crawl interrupted, even killed, goes on from
+         * there (--resume), and so Ctrl-C pauses it. */
+        char *data = rc_resume_redis_dir(run->outdir);
+        int r = rc_private_redis_start(pr, data, err, sizeof err);
+        free(data);
+        if (r < 0) {
             fprintf(stderr, "redcrawl crawl: %s\n", err);
             return -EIO;
         }
         redis_url = pr->url;
+        run->pausable = 1;
     }
     run->r = c->redis ? wait_for_redis(redis_url, c->prefix, c->redis_wait, err, sizeof err)
                       : rc_redis_new(redis_url, c->prefix, err, sizeof err);
@@ -993,6 +1011,7 @@ typedef struct crawl_end {
     job_stats st;
     int lost; /* the job hash vanished from Redis */
     int stopped_by_user;
+    int paused; /* by the user, the job left running in a Redis that keeps it (--resume) */
     int hit_max;
 } crawl_end;
 
@@ -1028,14 +1047,33 @@ static void show_progress(const crawl_run *run, const job_stats *st, uint64_t t0
     if (inflight < 0)
         inflight = 0;
     fprintf(stderr, "%spages %lld (%.1f/s) | queued %lld | in flight %lld | errors %lld | %.0fs%s",
-            tty ? "\r\033[K" : "", (long long)st->fetched, secs > 0 ? (double)st->fetched / secs : 0.0,
-            (long long)(st->seeds + st->queued), (long long)inflight, (long long)(st->errors + st->failed), secs,
-            tty ? "" : "\n");
+            tty ? "\r\033[K" : "", (long long)st->fetched,
+            secs > 0 ? (double)(st->fetched - run->fetched0) / secs : 0.0, (long long)(st->seeds + st->queued),
+            (long long)inflight, (long long)(st->errors + st->failed), secs, tty ? "" : "\n");
     *last_line = now;
 }
 
+/* Ctrl-C: a crawl whose Redis keeps its data pauses (the job stays as it is, the workers finish
+ * their pages in flight: 1, stop watching), another stops its job (0). */
+static int on_interrupt(crawl_run *run, const rc_job *job, int tty, crawl_end *end)
+{
+    end->stopped_by_user = 1;
+    end->paused = run->pausable;
+    if (end->paused) {
+        fprintf(stderr,
+                "%sredcrawl: pausing: finishing pages in flight (Ctrl-C again to quit at once); go on with: "
+                "redcrawl crawl --resume %s\n",
+                tty ? "\r\033[K" : "", run->outdir);
+        return 1;
+    }
+    fprintf(stderr, "%sredcrawl: stopping: finishing pages in flight (Ctrl-C again to quit at once)\n",
+            tty ? "\r\033[K" : "");
+    stop_job(run, job->crawlid);
+    return 0;
+}
+
 /* Polls the job until it is done, stopped and drained, lost, or the user insists; restarts dead
- * children, shows progress, stops the job on Ctrl-C or at --max-pages. */
+ * children, shows progress, pauses or stops the job on Ctrl-C, stops it at --max-pages. */
 static void watch_job(crawl_run *run, const rc_job *job, uint64_t t0, int tty, crawl_end *end)
 {
     const crawl_conf *c = run->c;
@@ -1062,10 +1100,8 @@ static void watch_job(crawl_run *run, const rc_job *job, uint64_t t0, int tty, c
             break;
         uint64_t now = rc_mono_ms();
         if (interrupted && !stop_sent) {
-            end->stopped_by_user = 1;
-            fprintf(stderr, "%sredcrawl: stopping: finishing pages in flight (Ctrl-C again to quit at once)\n",
-                    tty ? "\r\033[K" : "");
-            stop_job(run, job->crawlid);
+            if (on_interrupt(run, job, tty, end))
+                break;
             stop_sent = now;
         }
         if (c->max_pages > 0 && end->st.started >= c->max_pages && !stop_sent) {
@@ -1119,13 +1155,17 @@ static void print_summary(const crawl_run *run, const rc_job *job, const crawl_e
     rc_buf statuses;
     rc_buf_init(&statuses);
     summary_statuses(pages, &statuses);
+    int64_t now = st->fetched - run->fetched0;
     printf("\nredcrawl: job %s %s\n", job->crawlid,
            end->lost              ? "LOST: its job vanished from Redis"
+           : end->paused          ? "paused by user"
            : end->stopped_by_user ? "stopped by user"
            : end->hit_max         ? "reached --max-pages"
                                   : "finished");
-    printf("  pages      %lld in %.1f s (%.1f pages/s)\n", (long long)st->fetched, secs,
-           secs > 0 ? (double)st->fetched / secs : 0.0);
+    printf("  pages      %lld in %.1f s (%.1f pages/s)", (long long)now, secs, secs > 0 ? (double)now / secs : 0.0);
+    if (run->fetched0)
+        printf(", %lld in the job with the runs before", (long long)st->fetched);
+    putchar('\n');
     printf("  statuses   %s\n", statuses.len ? statuses.ptr : "-");
     printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st->errors,
            (long long)st->retries, (long long)st->dropped);
@@ -1155,6 +1195,8 @@ static void print_summary(const crawl_run *run, const rc_job *job, const crawl_e
         free(items_path);
     }
     printf("  logs       %s/\n", run->logdir);
+    if (end->paused)
+        printf("  resume     redcrawl crawl --resume %s\n", outdir);
     rc_buf_release(&statuses);
     free(pages);
 }
@@ -1201,8 +1243,12 @@ static int crawl_and_report(crawl_run *run, const rc_job *job, const char *outdi
     const crawl_conf *c = run->c;
     run->web = start_dashboard(run); /* once the job is there to show */
     int tty = isatty(STDERR_FILENO) && !c->quiet;
-    fprintf(stderr, "redcrawl: crawling %lld seed(s) as job %s with %lld worker%s, output in %s/\n",
-            (long long)run->added, job->crawlid, (long long)c->workers, c->workers == 1 ? "" : "s", outdir);
+    if (run->resuming)
+        fprintf(stderr, "redcrawl: resuming job %s (%lld pages stored before) with %lld worker%s, output in %s/\n",
+                job->crawlid, (long long)run->fetched0, (long long)c->workers, c->workers == 1 ? "" : "s", outdir);
+    else
+        fprintf(stderr, "redcrawl: crawling %lld seed(s) as job %s with %lld worker%s, output in %s/\n",
+                (long long)run->added, job->crawlid, (long long)c->workers, c->workers == 1 ? "" : "s", outdir);
 
     crawl_end end;
     memset(&end, 0, sizeof end);
@@ -1222,7 +1268,322 @@ static int crawl_and_report(crawl_run *run, const rc_job *job, const char *outdi
     print_summary(run, job, &end, outdir, (double)(rc_mono_ms() - t0) / 1000.0);
     /* Nothing stored because the seeds' sites could not be reached: a script must see it. */
     int nothing = end.st.fetched == 0 && end.st.unreachable > 0;
+    run->ended = end.lost              ? NULL /* resuming it says it is lost */
+                 : end.paused          ? RC_RESUME_PAUSED
+                 : end.stopped_by_user ? RC_RESUME_STOPPED
+                                       : RC_RESUME_FINISHED;
     return end.lost ? 3 : end.stopped_by_user ? 130 : end.st.store_failed > 0 ? 4 : nothing ? 5 : 0;
+}
+
+/* ---- resuming ------------------------------------------------------------------------------ */
+
+/* Options that make the job what it is (and where its state lives): a resume cannot change
+ * them. Every other one (workers, politeness, network, ...) is how this run goes about it. */
+static int fixed_on_resume(const char *name)
+{
+    static const char *const more[] = {"seeds", "prefix", "out"};
+    for (size_t i = 0; i < RC_ARRAY_LEN(more); i++)
+        if (strcmp(name, more[i]) == 0)
+            return 1;
+    for (size_t i = 0; i < RC_ARRAY_LEN(job_options); i++)
+        if (strcmp(name, job_options[i].option) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether the saved crawl ran with --redis (its URL saved, or left out for its password). */
+static int run_had_redis(const crawl_run *run)
+{
+    const char *ns = run->saved.not_saved;
+    return json_object_get(run->saved.options, "redis") || (ns && strstr(ns, "redis"));
+}
+
+/* The options given with --resume over the saved ones in merged: a job's own setting with
+ * another value than saved is refused. 0, or -EINVAL (said). */
+static int merge_given(const crawl_run *run, const crawl_conf *given, crawl_conf *merged, int optind, char **argv)
+{
+    for (size_t i = 0; i < NROWS; i++) {
+        const char *name = rows[i].name;
+        if (strcmp(name, "resume") == 0 || !rc_resume_given(rows, NROWS, optind, argv, name))
+            continue;
+        if (fixed_on_resume(name) && !rc_resume_same(&run->saved, rows, NROWS, name, given)) {
+            fprintf(stderr,
+                    "redcrawl crawl: --%s: the job's own setting cannot change when it resumes (its settings are in "
+                    "%s/crawl.json; options such as --workers or --delay can)\n",
+                    name, given->resume);
+            return -EINVAL;
+        }
+        if (strcmp(name, "redis") == 0 && !run_had_redis(run)) {
+            fprintf(stderr,
+                    "redcrawl crawl: --redis: this crawl's state is in its private Redis (%s/redis): it "
+                    "resumes there\n",
+                    given->resume);
+            return -EINVAL;
+        }
+        rc_resume_copy_option(rows, NROWS, name, given, merged);
+    }
+    return 0;
+}
+
+/* Options that held credentials were not saved: they must come again (option or environment). */
+static int check_not_saved(const crawl_run *run, const crawl_conf *c, const char *out)
+{
+    const char *ns = run->saved.not_saved;
+    if ((!ns || !strstr(ns, "redis") || c->redis) && (!ns || !strstr(ns, "mongo") || c->mongo))
+        return 0;
+    fprintf(stderr,
+            "redcrawl crawl: --resume %s: the crawl's %s held a password, which is not saved in the output "
+            "directory: give it again (the option, or REDCRAWL_MONGO for --mongo)\n",
+            out, ns);
+    return -EINVAL;
+}
+
+/* --resume OUT: *c becomes the saved crawl's settings with the options given now over them. 0,
+ * or the exit status: 2 for a bad OUT or a refused option (said). */
+static int resume_settings(crawl_conf *c, crawl_run *run, int argc, char **argv, int optind)
+{
+    char err[600];
+    if (optind < argc) {
+        fprintf(stderr, "redcrawl crawl: --resume: no URL may be given: the crawl's seeds are saved in %s\n",
+                c->resume);
+        return 2;
+    }
+    if (rc_resume_load(c->resume, &run->saved, err, sizeof err) < 0) {
+        fprintf(stderr, "redcrawl crawl: --resume %s: no crawl to resume there: %s\n", c->resume, err);
+        return 2;
+    }
+    crawl_conf merged;
+    memset(&merged, 0, sizeof merged);
+    merged.robots_delay = -1;
+    int bad = rc_conf_init(rows, NROWS, &merged, err, sizeof err) < 0 ||
+              rc_resume_apply(&run->saved, rows, NROWS, &merged, err, sizeof err) < 0;
+    if (bad)
+        fprintf(stderr, "redcrawl crawl: --resume %s: crawl.json: %s\n", c->resume, err);
+    if (bad || merge_given(run, c, &merged, optind, argv) < 0 || check_not_saved(run, &merged, c->resume) < 0) {
+        rc_conf_release(rows, NROWS, &merged);
+        return 2;
+    }
+    merged.out = rc_xstrdup(c->resume);
+    merged.resume = rc_xstrdup(c->resume);
+    if (merged.seeds) { /* the list as it was read, kept in OUT */
+        free(merged.seeds);
+        merged.seeds = rc_xasprintf("%s/seeds.txt", c->resume);
+    }
+    rc_conf_release(rows, NROWS, c);
+    *c = merged;
+    run->resuming = 1;
+    return 0;
+}
+
+/* A crawl.json that says the job ended: nothing to resume (1, said), else 0. */
+static int nothing_to_resume(const crawl_run *run, const char *out)
+{
+    const char *state = run->saved.state;
+    if (strcmp(state, RC_RESUME_RUNNING) == 0 || strcmp(state, RC_RESUME_PAUSED) == 0)
+        return 0;
+    fprintf(stderr, "redcrawl crawl: nothing to resume in %s: job %s %s; its pages are in %s/pages.jsonl\n", out,
+            run->saved.crawlid,
+            strcmp(state, RC_RESUME_STOPPED) == 0 ? "was stopped (Ctrl-C with --redis stops the job in that Redis)"
+                                                  : "finished",
+            out);
+    return 1;
+}
+
+/* A new crawl may not write where an interrupted crawl of a private Redis waits to be resumed
+ * (it would load that crawl's jobs, and lose its settings); one with --redis keeps nothing in
+ * OUT/redis and gives way (a second crawl adding seeds to a fleet's job may share its OUT). An
+ * ended crawl's Redis data is dropped. 0, or -EEXIST (said). */
+static int check_out_free(const char *out)
+{
+    char err[600];
+    rc_resume old;
+    char *redis_dir = rc_resume_redis_dir(out);
+    int has_redis = access(redis_dir, F_OK) == 0, r = rc_resume_load(out, &old, err, sizeof err), rc = 0;
+    if (r == 0 && has_redis &&
+        (strcmp(old.state, RC_RESUME_RUNNING) == 0 || strcmp(old.state, RC_RESUME_PAUSED) == 0)) {
+        fprintf(stderr,
+                "redcrawl crawl: %s holds job %s, interrupted: go on with it with `redcrawl crawl --resume %s`, or "
+                "give another --out\n",
+                out, old.crawlid, out);
+        rc = -EEXIST;
+    } else if (r < 0 && has_redis) {
+        fprintf(stderr,
+                "redcrawl crawl: %s holds a crawl's Redis data (%s) but no state to resume it: %s; give "
+                "another --out\n",
+                out, redis_dir, err);
+        rc = -EEXIST;
+    } else if (has_redis) {
+        rc = rc_resume_drop_redis(out);
+    }
+    if (r == 0)
+        rc_resume_release(&old);
+    free(redis_dir);
+    return rc;
+}
+
+/* OUT/seeds.txt: the --seeds list as read (normalised), for a resume that has to send it again. */
+static int save_seeds(rc_seedlist *s, const char *out)
+{
+    char *path = rc_xasprintf("%s/seeds.txt", out);
+    FILE *f = fopen(path, "w");
+    const char *const *urls = rc_seedlist_urls(s);
+    for (size_t i = 0; f && i < rc_seedlist_count(s); i++)
+        fprintf(f, "%s\n", urls[i]);
+    int rc = f && fclose(f) == 0 ? 0 : -errno;
+    if (rc < 0)
+        fprintf(stderr, "redcrawl crawl: cannot write %s: %s\n", path, strerror(-rc));
+    free(path);
+    return rc;
+}
+
+/* A new crawl takes OUT: its settings and seeds saved there for a resume. 0, or -errno (said). */
+static int claim_out(crawl_run *run, const char *out, const rc_job *job, char **urls, int nurls)
+{
+    char err[600];
+    int rc = check_out_free(out);
+    if (rc < 0)
+        return rc;
+    if ((rc = rc_mkdirs(out)) < 0) {
+        fprintf(stderr, "redcrawl crawl: cannot create %s: %s\n", out, strerror(-rc));
+        return rc;
+    }
+    if (run->seeds && (rc = save_seeds(run->seeds, out)) < 0)
+        return rc;
+    rc_resume_capture(&run->saved, rows, NROWS, run->c, job->crawlid, urls, (size_t)nurls);
+    if (run->c->robots_delay < 0) /* unset, which no value of the option says */
+        json_object_del(run->saved.options, "robots-delay");
+    json_object_set_new(run->saved.options, "crawlid", json_string(job->crawlid));
+    rc = rc_resume_save(out, &run->saved, err, sizeof err);
+    if (rc < 0)
+        fprintf(stderr, "redcrawl crawl: %s\n", err);
+    return rc;
+}
+
+/* crawl.json says how this run ended, or that its seeds are in (state NULL: unchanged). */
+static void note_state(crawl_run *run, const char *state, int seeds_sent)
+{
+    char err[600];
+    if (!run->outdir || !run->saved.crawlid)
+        return;
+    if (rc_resume_mark(run->outdir, state ? state : run->saved.state, seeds_sent, err, sizeof err) < 0)
+        fprintf(stderr, "redcrawl crawl: %s (a resume may not find this crawl's state)\n", err);
+}
+
+/* The job's state (empty: no such job) and pages fetched, in st and *fetched. 0, or -EIO. */
+static int read_job_state(crawl_run *run, const char *crawlid, char *st, size_t cap, int64_t *fetched)
+{
+    char key[300];
+    redisReply *rep =
+        rc_redis_cmd(run->r, "HMGET %s state fetched", rc_redis_key(run->r, key, sizeof key, "job:%s", crawlid));
+    int ok = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2;
+    if (ok) {
+        snprintf(st, cap, "%s", rep->element[0]->type == REDIS_REPLY_STRING ? rep->element[0]->str : "");
+        *fetched = rc_reply_int(rep->element[1], 0);
+    } else {
+        fprintf(stderr, "redcrawl crawl: --resume: cannot read job %s: %s\n", crawlid,
+                rep && rep->str ? rep->str : rc_redis_url(run->r));
+    }
+    if (rep)
+        freeReplyObject(rep);
+    return ok ? 0 : -EIO;
+}
+
+/* The workers and the scheduler of the interrupted run are gone: their leases go back to the
+ * frontier and the scheduler's lock is freed now, not after their timeouts. A private Redis
+ * served that run alone: everything in it is stale. */
+static void reap_interrupted(crawl_run *run)
+{
+    char key[300], err[400];
+    int64_t urls = 0;
+    if (rc_reap_stale(run->r, run->pausable, CRAWL_MAX_ATTEMPTS, &urls, err, sizeof err) < 0)
+        fprintf(stderr, "redcrawl crawl: %s (the scheduler reaps them after its worker timeout)\n", err);
+    if (urls > 0)
+        fprintf(stderr, "redcrawl: the interrupted run's workers held %lld URLs: handed back\n", (long long)urls);
+    redisReply *rep = NULL;
+    if (run->pausable &&
+        (rep = rc_redis_cmd(run->r, "DEL %s", rc_redis_key(run->r, key, sizeof key, "lock:scheduler"))))
+        freeReplyObject(rep);
+    else if (!run->pausable)
+        rc_reap_stale_lock(run->r);
+}
+
+/* The resumed job in its Redis: still running, the interrupted run reaped (0); else 1 (nothing
+ * to resume: it ended), 3 (lost) or 1 (Redis unreadable), said. */
+static int check_resumed_job(crawl_run *run, const char *crawlid)
+{
+    char state[32];
+    if (read_job_state(run, crawlid, state, sizeof state, &run->fetched0) < 0)
+        return 1;
+    if (!state[0]) {
+        fprintf(stderr,
+                "redcrawl crawl: --resume: job %s is not in its Redis (%s): its state is lost; what was stored is "
+                "in %s/\n",
+                crawlid, run->c->redis ? run->c->redis : "the data in OUT/redis", run->outdir);
+        return 3;
+    }
+    if (strcmp(state, "running") != 0) {
+        fprintf(stderr, "redcrawl crawl: nothing to resume in %s: job %s is %s\n", run->outdir, crawlid, state);
+        run->ended = RC_RESUME_FINISHED;
+        return 1;
+    }
+    reap_interrupted(run);
+    return 0;
+}
+
+/* One crawl at a time on an OUT whose Redis data it uses: its lock (rc_resume_lock), or -1 (said). */
+static int lock_out(const char *out)
+{
+    char err[600];
+    int fd = rc_resume_lock(out, err, sizeof err);
+    if (fd < 0)
+        fprintf(stderr, "redcrawl crawl: %s\n", err);
+    return fd < 0 ? -1 : fd;
+}
+
+/* The job this run crawls, built from the options and seeds and validated as a submitted
+ * request is; or, resumed with its seeds all in, only named (its spec is in Redis). 0, or the
+ * exit status (2, said). */
+static int prepare_job(crawl_conf *c, crawl_run *run, char **urls, int nurls, rc_job *job)
+{
+    /* A resumed crawl had something to crawl when it began. */
+    if (check_invocation(c, run->resuming ? 1 : nurls) < 0)
+        return 2;
+    if (run->resuming && run->saved.seeds_sent) {
+        job->crawlid = rc_xstrdup(run->saved.crawlid);
+        return check_options(c) < 0 ? 2 : 0;
+    }
+    int rc = c->seeds ? load_seeds(c, run, urls, nurls) : 0;
+    if (rc != 0)
+        return rc;
+    return check_options(c) < 0 || build_job(c, urls, nurls, run->seeds, job) < 0 ? 2 : 0;
+}
+
+/* Redis, the resumed job checked in it, the children, the seeds (unless a run before sent
+ * them all), the crawl, and how it ended in crawl.json. The exit status. */
+static int run_crawl(crawl_run *run, rc_private_redis *pr, const rc_job *job, uint64_t t0)
+{
+    const char *redis_url = NULL;
+    int rc;
+    if (prepare_run(run, run->outdir) < 0 || open_redis(run, pr, &redis_url) < 0)
+        return 1;
+    if (run->resuming && (rc = check_resumed_job(run, job->crawlid)) != 0) {
+        if (run->ended)
+            note_state(run, run->ended, -1);
+        return run->ended ? 0 : rc;
+    }
+    if (start_children(run, redis_url, run->outdir) < 0)
+        return 1;
+    if (!run->saved.seeds_sent) {
+        if (submit_job(run, job) < 0) {
+            stop_children(run);
+            return 1;
+        }
+        note_state(run, NULL, 1);
+    }
+    rc = crawl_and_report(run, job, run->outdir, t0);
+    if (run->ended)
+        note_state(run, run->ended, -1);
+    return rc;
 }
 
 int rc_cli_crawl(int argc, char **argv)
@@ -1233,8 +1594,9 @@ int rc_cli_crawl(int argc, char **argv)
     c.robots_delay = -1; /* unset: the table only accepts 0 and up */
     if (rc_conf_cmdline(
             rows, NROWS, &c, argc, argv, "redcrawl crawl",
-            "usage: redcrawl crawl [options] URL...\n\nCrawls from the URLs on this machine: a "
-            "private Redis, a scheduler (in this process) and N workers;\npage records go to OUT/pages.jsonl.\n\n",
+            "usage: redcrawl crawl [options] URL...\n       redcrawl crawl --resume OUT [options]\n\nCrawls from the "
+            "URLs on this machine: a private Redis, a scheduler (in this process) and N workers;\npage records go "
+            "to OUT/pages.jsonl. Ctrl-C pauses it; --resume OUT goes on.\n\n",
             &optind, &rc)) {
         rc_conf_release(rows, NROWS, &c);
         return rc;
@@ -1242,41 +1604,44 @@ int rc_cli_crawl(int argc, char **argv)
     crawl_run run;
     memset(&run, 0, sizeof run);
     run.c = &c;
+    run.lock_fd = -1;
     rc_private_redis pr;
     memset(&pr, 0, sizeof pr);
     rc_job job;
     memset(&job, 0, sizeof job);
-    char *outdir = NULL;
-    const char *redis_url = NULL;
+    char *outdir = NULL, **urls = argv + optind;
+    int nurls = argc - optind;
     uint64_t t0 = rc_mono_ms();
 
-    if (check_invocation(&c, argc - optind) < 0) {
-        rc = 2;
-        goto out;
+    if (c.resume) {
+        if ((rc = resume_settings(&c, &run, argc, argv, optind)) != 0 || nothing_to_resume(&run, c.resume))
+            goto out;
+        urls = run.saved.urls;
+        nurls = (int)run.saved.n_urls;
     }
-    if (c.seeds && (rc = load_seeds(&c, &run, argv + optind, argc - optind)) != 0)
+    if ((rc = prepare_job(&c, &run, urls, nurls, &job)) != 0)
         goto out;
-    rc = 1;
-    /* The job, validated by the same code that validates submitted requests. */
-    if (check_options(&c) < 0 || build_job(&c, argv + optind, argc - optind, run.seeds, &job) < 0) {
-        rc = 2;
-        goto out;
-    }
     outdir = c.out ? rc_xstrdup(c.out) : rc_xasprintf("redcrawl-out/%s", job.crawlid);
-    if (prepare_run(&run, outdir) < 0 || open_redis(&run, &pr, &redis_url) < 0 ||
-        start_children(&run, redis_url, outdir) < 0)
-        goto out;
-    if (submit_job(&run, &job) < 0) {
-        stop_children(&run);
+    run.outdir = outdir;
+    if (!c.redis && (run.lock_fd = lock_out(outdir)) < 0) {
+        rc = 2;
         goto out;
     }
-    rc = crawl_and_report(&run, &job, outdir, t0);
+    if (!run.resuming && claim_out(&run, outdir, &job, urls, nurls) < 0) {
+        rc = 2;
+        goto out;
+    }
+    rc = run_crawl(&run, &pr, &job, t0);
 out:
     rc_insched_stop(run.sched);
     if (run.r)
         rc_redis_free(run.r);
     if (pr.pid)
         rc_private_redis_stop(&pr);
+    if (run.pausable && run.ended && strcmp(run.ended, RC_RESUME_FINISHED) == 0)
+        rc_resume_drop_redis(outdir); /* a finished crawl's state: nothing to resume */
+    if (run.lock_fd >= 0)
+        close(run.lock_fd); /* the children, gone, held it too */
     free(run.worker_bin);
     free(run.workers);
     free(run.seen_ms);
@@ -1284,6 +1649,7 @@ out:
     free(outdir);
     rc_job_release(&job);
     rc_seedlist_free(run.seeds);
+    rc_resume_release(&run.saved);
     rc_conf_release(rows, NROWS, &c);
     return rc;
 }

@@ -127,6 +127,7 @@ int rc_proc_stop(pid_t pid, int sig, int timeout_ms)
     return waitpid(pid, &status, 0) == pid ? status : -1;
 }
 
+/* 1 when the server answers PING, -1 while it loads its data (LOADING), else 0. */
 static int ping(const char *sock)
 {
     struct timeval tv = {1, 0};
@@ -134,7 +135,9 @@ static int ping(const char *sock)
     int ok = 0;
     if (c && !c->err) {
         redisReply *rep = redisCommand(c, "PING");
-        ok = rep && rep->type == REDIS_REPLY_STATUS;
+        ok = rep && rep->type == REDIS_REPLY_STATUS                                          ? 1
+             : rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "LOADING", 7) == 0 ? -1
+                                                                                             : 0;
         if (rep)
             freeReplyObject(rep);
     }
@@ -143,26 +146,31 @@ static int ping(const char *sock)
     return ok;
 }
 
-int rc_private_redis_start(rc_private_redis *r, char *err, size_t cap)
+/* The socket's temporary directory (a unix socket's path is short: not under the data
+ * directory) and the data directory. 0, or -errno with err. */
+static int make_dirs(rc_private_redis *r, const char *data_dir, char *err, size_t cap)
 {
-    memset(r, 0, sizeof *r);
     const char *tmp = getenv("TMPDIR");
     snprintf(r->dir, sizeof r->dir, "%s/redcrawl-redis-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(r->dir)) {
-        snprintf(err, cap, "cannot create a temporary directory in %s: %s", tmp ? tmp : "/tmp", strerror(errno));
-        return -errno;
+        int e = errno;
+        snprintf(err, cap, "cannot create a temporary directory in %s: %s", tmp ? tmp : "/tmp", strerror(e));
+        r->dir[0] = '\0';
+        return -e;
     }
-    char *bin = rc_proc_find("redis-server");
-    if (!bin) {
-        snprintf(err, cap,
-                 "redis-server not found: install it (apt-get install redis-server, or scripts/setup.sh) "
-                 "or pass --redis URL");
+    int mk = data_dir ? rc_mkdirs(data_dir) : 0;
+    if (mk < 0) {
+        snprintf(err, cap, "cannot create %s: %s", data_dir, strerror(-mk));
         rmdir(r->dir);
-        return -ENOENT;
+        r->dir[0] = '\0';
     }
-    char sock[300], logf[300 + 16];
-    snprintf(sock, sizeof sock, "%s/redis.sock", r->dir);
-    snprintf(logf, sizeof logf, "%s/redis.log", r->dir);
+    return mk;
+}
+
+/* Starts redis-server on sock, its data in data_dir (append-only) or nowhere, its log in logf. */
+static pid_t spawn_server(const char *bin, const char *sock, const char *data_dir, const char *tmp_dir,
+                          const char *logf)
+{
     const char *argv[] = {bin,
                           "--port",
                           "0",
@@ -173,26 +181,33 @@ int rc_private_redis_start(rc_private_redis *r, char *err, size_t cap)
                           "--save",
                           "",
                           "--appendonly",
-                          "no",
+                          data_dir ? "yes" : "no",
+                          "--appendfsync",
+                          RC_PRIVATE_REDIS_FSYNC,
                           "--dir",
-                          r->dir,
+                          data_dir ? data_dir : tmp_dir,
                           "--daemonize",
                           "no",
                           "--zset-max-listpack-value",
                           RC_PRIVATE_REDIS_ZSET_LISTPACK_VALUE,
                           NULL};
     const char *env[] = {"MALLOC_CONF=" RC_PRIVATE_REDIS_MALLOC_CONF, NULL};
-    r->pid = rc_proc_spawn_env(argv, env, logf);
-    free(bin);
-    if (r->pid < 0) {
-        snprintf(err, cap, "cannot start redis-server: %s", strerror((int)-r->pid));
-        return (int)r->pid;
-    }
+    return rc_proc_spawn_env(argv, env, logf);
+}
+
+/* Until the server answers: 10 s to start, as long as it takes to load its data (it answers
+ * LOADING meanwhile) while it runs. 0, or -errno with err. */
+static int wait_answer(rc_private_redis *r, const char *sock, const char *logf, char *err, size_t cap)
+{
     rc_progress p;
     rc_progress_init(&p, "redcrawl", 10);
-    for (int i = 0; i < 500; i++) { /* up to 10 s */
-        rc_progress_show(&p, "waiting for the private redis-server to answer");
-        if (ping(sock)) {
+    int loading = 0;
+    for (int i = 0; i < 500 || loading; i++) { /* 20 ms apart: 10 s, or for as long as it loads */
+        int up = ping(sock);
+        loading = up < 0;
+        rc_progress_show(&p, loading ? "the private redis-server is loading its data (the crawl's state)"
+                                     : "waiting for the private redis-server to answer");
+        if (up > 0) {
             rc_progress_end(&p);
             snprintf(r->url, sizeof r->url, "unix://%s", sock);
             return 0;
@@ -209,8 +224,40 @@ int rc_private_redis_start(rc_private_redis *r, char *err, size_t cap)
     }
     rc_progress_end(&p);
     snprintf(err, cap, "redis-server did not answer within 10 s: see %s", logf);
-    rc_private_redis_stop(r);
     return -ETIMEDOUT;
+}
+
+int rc_private_redis_start(rc_private_redis *r, const char *data_dir, char *err, size_t cap)
+{
+    memset(r, 0, sizeof *r);
+    char *bin = rc_proc_find("redis-server");
+    if (!bin) {
+        snprintf(err, cap,
+                 "redis-server not found: install it (apt-get install redis-server, or scripts/setup.sh) "
+                 "or pass --redis URL");
+        return -ENOENT;
+    }
+    int rc = make_dirs(r, data_dir, err, cap);
+    if (rc < 0) {
+        free(bin);
+        return rc;
+    }
+    char sock[300], logf[600];
+    snprintf(sock, sizeof sock, "%s/redis.sock", r->dir);
+    snprintf(logf, sizeof logf, "%s/redis.log", data_dir ? data_dir : r->dir);
+    r->pid = spawn_server(bin, sock, data_dir, r->dir, logf);
+    free(bin);
+    if (r->pid < 0) {
+        rc = (int)r->pid;
+        snprintf(err, cap, "cannot start redis-server: %s", strerror(-rc));
+        r->pid = 0;
+        rc_private_redis_stop(r);
+        return rc;
+    }
+    rc = wait_answer(r, sock, logf, err, cap);
+    if (rc < 0)
+        rc_private_redis_stop(r);
+    return rc;
 }
 
 void rc_private_redis_stop(rc_private_redis *r)

@@ -22,12 +22,20 @@ pid_t rc_proc_spawn_env(const char *const argv[], const char *const env[], const
 int rc_proc_stop(pid_t pid, int sig, int timeout_ms);
 
 /* A private redis-server on a unix socket in a fresh temporary directory, its allocator told
- * to give freed memory back at once (RC_PRIVATE_REDIS_MALLOC_CONF). */
+ * to give freed memory back at once (RC_PRIVATE_REDIS_MALLOC_CONF). With a data directory it
+ * keeps its data there in an append-only file (RC_PRIVATE_REDIS_FSYNC), loaded again by the
+ * next start on that directory (a resumed crawl); without, it keeps nothing. */
 typedef struct rc_private_redis {
     pid_t pid;
-    char dir[256];
+    char dir[256]; /* the socket's temporary directory */
     char url[320];
 } rc_private_redis;
+
+/* How often the private Redis' append-only file reaches the disk: each write goes to the file
+ * (the kernel) before Redis answers it, so a crash of the processes loses nothing acknowledged;
+ * the fsync once a second in a thread of its own bounds what a crash of the machine loses to
+ * that second. "always" would fsync before every answer (each page's complete). */
+#define RC_PRIVATE_REDIS_FSYNC "everysec"
 
 /* jemalloc's options (redis-server's allocator; MALLOC_CONF in its environment, unless ours
  * sets one): pages freed go back to the system at once (dirty_decay_ms 0) instead of after
@@ -44,9 +52,9 @@ typedef struct rc_private_redis {
  * ~200. Queues stay listpacks up to zset-max-listpack-entries (128) members. */
 #define RC_PRIVATE_REDIS_ZSET_LISTPACK_VALUE "512"
 
-/* 0, or a negative errno with a message in err (e.g. redis-server is not installed). */
-
-int rc_private_redis_start(rc_private_redis *r, char *err, size_t cap);
+/* data_dir: where it keeps its data and log (made if missing; borrowed), or NULL: nothing kept.
+ * 0, or a negative errno with a message in err (e.g. redis-server is not installed). */
+int rc_private_redis_start(rc_private_redis *r, const char *data_dir, char *err, size_t cap);
 void rc_private_redis_stop(rc_private_redis *r);
 
 #endif

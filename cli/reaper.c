@@ -1,7 +1,9 @@
 /* reaper.c - see reaper.h. */
 #include "reaper.h"
 
+#include <errno.h>
 #include <hiredis/hiredis.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +87,84 @@ int rc_reap_process(rc_redis *r, pid_t pid, int max_attempts, int64_t *urls, cha
         if (pub)
             freeReplyObject(pub);
     }
+    return n;
+}
+
+/* Whether process pid is gone: no such process, or a zombie nobody has reaped yet (an orphan
+ * whose adoptive parent is slow to wait for it still answers kill(pid, 0)). */
+static int process_gone(pid_t pid)
+{
+    if (kill(pid, 0) < 0)
+        return errno == ESRCH;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')');
+    return paren && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+int rc_reaper_id_gone(const char *id)
+{
+    const char *last = strrchr(id, '-'), *p = last;
+    while (p && p > id && p[-1] >= '0' && p[-1] <= '9')
+        p--;
+    int64_t pid = 0;
+    char digits[16], head[128];
+    if (!last || p == last || p == id || p[-1] != '-' || (size_t)(last - p) >= sizeof digits)
+        return 0;
+    snprintf(digits, sizeof digits, "%.*s", (int)(last - p), p);
+    if (rc_parse_i64(digits, 1, INT32_MAX, &pid) < 0)
+        return 0;
+    rc_process_id_head(head, sizeof head, (int)pid);
+    return strncmp(id, head, strlen(head)) == 0 && process_gone((pid_t)pid);
+}
+
+int rc_reap_stale_lock(rc_redis *r)
+{
+    char key[256];
+    rc_redis_key(r, key, sizeof key, "lock:scheduler");
+    redisReply *rep = rc_redis_cmd(r, "WATCH %s", key);
+    if (rep)
+        freeReplyObject(rep);
+    rep = rc_redis_cmd(r, "GET %s", key);
+    int gone = rep && rep->type == REDIS_REPLY_STRING && rc_reaper_id_gone(rep->str);
+    if (rep)
+        freeReplyObject(rep);
+    const char *const cmds[] = {"MULTI", "DEL %s", "EXEC"};
+    for (size_t i = 0; i < RC_ARRAY_LEN(cmds) && gone; i++) {
+        rep = rc_redis_cmd(r, cmds[i], key); /* EXEC does nothing if the lock changed meanwhile */
+        if (rep)
+            freeReplyObject(rep);
+    }
+    if (!gone && (rep = rc_redis_cmd(r, "UNWATCH")))
+        freeReplyObject(rep);
+    return gone;
+}
+
+int rc_reap_stale(rc_redis *r, int all, int max_attempts, int64_t *urls, char *err, size_t cap)
+{
+    char key[256];
+    reaping rp = {max_attempts, 0};
+    *urls = 0;
+    redisReply *rep = rc_redis_cmd(r, "ZRANGE %s 0 -1", rc_redis_key(r, key, sizeof key, "workers"));
+    if (!rep || rep->type != REDIS_REPLY_ARRAY) {
+        snprintf(err, cap, "cannot read the worker table: %s", rep && rep->str ? rep->str : rc_redis_url(r));
+        if (rep)
+            freeReplyObject(rep);
+        return -1;
+    }
+    int n = 0;
+    for (size_t i = 0; i < rep->elements && n >= 0; i++) {
+        const char *wid = rep->element[i]->str;
+        if (wid && (all || rc_reaper_id_gone(wid)))
+            n = reap_one(r, wid, &rp, err, cap) < 0 ? -1 : n + 1;
+    }
+    freeReplyObject(rep);
+    *urls = rp.urls;
     return n;
 }
 

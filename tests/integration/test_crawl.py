@@ -494,7 +494,7 @@ def test_sigint_stops_cleanly(tmp, procs):
     cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet",
            "--maxdepth", "-1", "--delay", "0.05", "http://s0.site.test/"]
     stdout, stderr, _ = ctrl_c(cmd, lambda p: time.sleep(2.0))
-    check("stopped by user" in stdout, "summary missing: %s" % stdout)
+    check("paused by user" in stdout, "summary missing: %s" % stdout)
     left = subprocess.run(["pgrep", "-f", "redcrawl-(worker|scheduler).*%s" % out], capture_output=True, text=True)
     check(not left.stdout.strip(), "children left running: %s" % left.stdout)
     left = subprocess.run(["pgrep", "-f", "redis-server.*redcrawl-redis"], capture_output=True, text=True)
@@ -924,7 +924,9 @@ def private_redis_of(crawl_pid, timeout=20):
             except OSError:
                 continue
             if "(redis-server)" in st and int(st[st.rindex(")") + 2:].split()[1]) == crawl_pid:
-                sock = os.path.join(os.readlink("/proc/%s/cwd" % d), "redis.sock")
+                # redis-server's title names its socket: "redis-server unixsocket:PATH"
+                title = open("/proc/%s/cmdline" % d).read().replace("\0", " ")
+                sock = title.split("unixsocket:", 1)[1].split()[0] if "unixsocket:" in title else ""
                 if subprocess.run(["redis-cli", "-s", sock, "PING"], capture_output=True, text=True).stdout.strip() == "PONG":
                     return int(d), sock
         time.sleep(0.1)
@@ -1023,6 +1025,174 @@ def test_private_redis_allocator(tmp, procs):
                     p.wait()
 
 
+
+RESUME_SITE = ["--sites", "2", "--pages", "150", "--latency-ms", "20"]
+
+
+def resume_crawl(tmp, procs, workers, latency_ms=20):
+    """The test web of RESUME_SITE and the command of a crawl of it that takes ~8 s (2 hosts at
+    one request per 0.05 s): (the pages it must store, the request log, --out, the command)."""
+    port, log, _ = start_web(procs, tmp, *(RESUME_SITE[:-1] + [str(latency_ms)]))
+    seeds = ["http://s0.site.test/", "http://s1.site.test/"]
+    want = expected_pages(graph(*RESUME_SITE), seeds, -1, ["site.test"])
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--allow-net", "127.0.0.0/8",
+           "--quiet", "--web-port", "-1", "--maxdepth", "-1", "--delay", "0.05", "--workers", str(workers)] + seeds
+    return want, log, out, cmd
+
+
+def wait_lines(path, n, timeout=60):
+    """Waits until the JSON Lines file path holds n lines; its line count."""
+    deadline = time.time() + timeout
+    count = 0
+    while time.time() < deadline:
+        count = len(open(path).readlines()) if os.path.exists(path) else 0
+        if count >= n:
+            break
+        time.sleep(0.02)
+    check(count >= n, "%s holds %d lines after %d s, want %d" % (path, count, timeout, n))
+    return count
+
+
+def page_requests(log):
+    """How many times each page (not robots.txt) was requested: {url: n}."""
+    return collections.Counter("http://%s%s" % (r[2], r[3]) for r in read_requests(log) if r[3] != "/robots.txt")
+
+
+def resume(out, *extra, expect_rc=0):
+    r = subprocess.run([REDCRAWL, "crawl", "--resume", out] + list(extra), capture_output=True, text=True,
+                       timeout=180)
+    check(r.returncode == expect_rc, "redcrawl crawl --resume %s exited %d (want %d):\n%s\n%s" %
+          (" ".join(extra), r.returncode, expect_rc, r.stdout, r.stderr[-3000:]))
+    return r
+
+
+def test_resume_after_ctrl_c(tmp, procs):
+    """Ctrl-C pauses a crawl (its private Redis keeps the job under OUT/redis) and says how to
+    go on; `redcrawl crawl --resume OUT`, with no other argument, fetches only the pages not
+    fetched before: every page requested once over both runs, and stored once. Meanwhile a new
+    crawl into OUT, a job option given to --resume and a second resume while one runs are refused;
+    once finished, there is nothing to resume; an OUT without a crawl is an error."""
+    want, log, out, cmd = resume_crawl(tmp, procs, 1)
+    pages_path = os.path.join(out, "pages.jsonl")
+    _, stderr, before = ctrl_c(cmd, lambda p: wait_lines(pages_path, 60))
+    check("redcrawl crawl --resume %s" % out in stderr, "Ctrl-C did not say how to resume: %s" % stderr[-1000:])
+    first = len(read_pages(pages_path))
+    check(before <= first < len(want) - 20, "the first run stored %d of %d pages" % (first, len(want)))
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2 and "--resume" in r.stderr, "a new crawl into a paused OUT: exit %d, %s" %
+          (r.returncode, r.stderr[-500:]))
+    r = resume(out, "--maxdepth", "3", expect_rc=2)
+    check("--maxdepth" in r.stderr, "a job option given to --resume is not named: %s" % r.stderr[-500:])
+    # A second resume while the first runs is refused: one crawl at a time on OUT's Redis data.
+    p = subprocess.Popen([REDCRAWL, "crawl", "--resume", out, "--workers", "2"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_lines(pages_path, first + 20)
+        r = resume(out, expect_rc=2)
+        check("in use by another redcrawl crawl" in r.stderr, "a second resume at once: %s" % r.stderr[-500:])
+        stdout, stderr = p.communicate(timeout=180)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(p.returncode == 0 and "finished" in stdout, "resuming: exit %d, %s%s" % (p.returncode, stdout, stderr[-2000:]))
+    pages = read_pages(pages_path)
+    check_page_set(pages, want, "paused and resumed")
+    asked = page_requests(log)
+    twice = sorted(u for u, n in asked.items() if n > 1)
+    check(not twice, "%d pages requested more than once over both runs, e.g. %s" % (len(twice), twice[:3]))
+    check(set(asked) == set(want), "requests: %d pages never asked, %d unexpected" %
+          (len(set(want) - set(asked)), len(set(asked) - set(want))))
+    print("  %d pages before Ctrl-C, %d after resuming, each requested once" % (first, len(pages) - first))
+    r = resume(out)
+    check("nothing to resume" in r.stderr, "a finished crawl resumed: %s" % r.stderr[-500:])
+    r = resume(os.path.join(tmp, "nowhere"), expect_rc=2)
+    check("nowhere" in r.stderr and "crawl.json" in r.stderr, "a bad OUT is not explained: %s" % r.stderr[-500:])
+
+
+def kill_crawl(pid):
+    """SIGKILLs a crawl and every child of it at once (a crash, an OOM kill, a power cut of the
+    process tree: none of them finishes anything) and waits until they are gone."""
+    pids = [int(x) for x in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
+                                           text=True).stdout.split()]
+    for p in pids + [pid]:
+        os.kill(p, signal.SIGKILL)
+    deadline = time.time() + 10
+    while time.time() < deadline and any(os.path.exists("/proc/%d/stat" % p) and
+                                         " Z " not in open("/proc/%d/stat" % p).read() for p in pids):
+        time.sleep(0.02)
+    return pids
+
+
+def sock_cmd(sock, *args):
+    """A command to the Redis on unix socket sock (redis-cli): its reply as text."""
+    return subprocess.run(["redis-cli", "-s", sock] + list(args), capture_output=True, text=True,
+                          timeout=10).stdout.strip()
+
+
+def store_unacked(sock, pages_path):
+    """Pauses the writes of the Redis on sock (CLIENT PAUSE WRITE) until a worker has stored a
+    page since the pause began: a complete is a write, so those pages are stored and not acked.
+    Returns their URLs with the pause still on. When nothing is stored within a second (no fetch
+    was in flight), the pause ends and it tries again."""
+    for _ in range(40):
+        check(sock_cmd(sock, "CLIENT", "PAUSE", "30000", "WRITE") == "OK", "CLIENT PAUSE refused")
+        start = whole_lines_end(pages_path)
+        # Takes and completes are writes: the leases stay as they are while paused.
+        leased = any(int(sock_cmd(sock, "ZCARD", "rc:lease:" + w) or 0)
+                     for w in sock_cmd(sock, "ZRANGE", "rc:workers", "0", "-1").split())
+        deadline = time.time() + (1 if leased else 0)
+        while time.time() < deadline:
+            with open(pages_path, "rb") as f:
+                f.seek(start)
+                lines = f.read().split(b"\n")[:-1]
+            if lines:
+                return [json.loads(line)["url"] for line in lines]
+            time.sleep(0.01)
+        check(sock_cmd(sock, "CLIENT", "UNPAUSE") == "OK", "CLIENT UNPAUSE refused")
+        time.sleep(0.1)
+    raise Failure("no page stored while Redis was paused, in 40 tries")
+
+
+def test_resume_after_sigkill(tmp, procs):
+    """A crawl killed with SIGKILL, it and its children at once (Redis, workers), with pages stored
+    and not acked (Redis' writes paused a moment before: their completes wait): `redcrawl crawl
+    --resume OUT` finds the job in OUT/redis (append-only file) and ends it: every page in
+    pages.jsonl exactly once; the pages stored unacked are fetched again (their leases handed
+    back as redeliveries), not stored twice."""
+    want, log, out, cmd = resume_crawl(tmp, procs, 2, latency_ms=60)
+    # Storing asks Redis nothing (no content digest): pages are stored while it is paused. Pages
+    # take 60 ms and no longer wait 2 x that: a fetch is in flight most of the time (~15 s).
+    cmd[2:2] = ["--dedup-content=0", "--delay-factor", "0"]
+    pages_path = os.path.join(out, "pages.jsonl")
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_lines(pages_path, 80)
+        unacked = store_unacked(private_redis_of(p.pid)[1], pages_path)
+        kids = kill_crawl(p.pid)
+        p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(len(kids) >= 3, "want Redis and 2 workers killed with the crawl, got %s" % kids)
+    first = len(read_pages(pages_path))
+    r = resume(out)
+    check("finished" in r.stdout and "URLs: handed back" in r.stderr, "resuming: %s%s" % (r.stdout, r.stderr))
+    check_page_set(read_pages(pages_path), want, "killed and resumed")
+    asked = page_requests(log)
+    twice = sorted(u for u, n in asked.items() if n > 1)
+    check(set(asked) == set(want) and all(n <= 2 for n in asked.values()),
+          "requests: %d missing, %d unexpected, %d asked 3 times or more" %
+          (len(set(want) - set(asked)), len(set(asked) - set(want)), sum(n > 2 for n in asked.values())))
+    check(set(unacked) <= set(twice), "pages stored unacked at the kill not fetched again: %s" %
+          sorted(set(unacked) - set(twice)))
+    check(len(twice) <= 2, "%d pages fetched twice: more than were in flight (one a host)" % len(twice))
+    print("  %d pages before the kill, %d of them stored unacked; resumed to %d, each stored once; %d fetched "
+          "twice" % (first, len(unacked), len(want), len(twice)))
+
+
 if __name__ == "__main__":
     run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_allowed_domains,
@@ -1033,4 +1203,4 @@ if __name__ == "__main__":
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
                test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process, test_lean_workers,
-               test_scheduler_cannot_start])
+               test_scheduler_cannot_start, test_resume_after_ctrl_c, test_resume_after_sigkill])
