@@ -502,6 +502,25 @@ def test_sigint_stops_cleanly(tmp, procs):
     check(len(pages) > 0 and len({x["url"] for x in pages}) == len(pages), "pages missing or duplicated")
 
 
+def test_not_resumable(tmp, procs):
+    """--resumable=0: the private Redis keeps nothing in OUT/redis, Ctrl-C stops the job (it is
+    not paused), and a --resume of that OUT says there is nothing to resume and why."""
+    port, _, _ = start_web(procs, tmp, "--sites", "2", "--pages", "400", "--latency-ms", "50")
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet", "--resumable=0",
+           "--maxdepth", "-1", "--delay", "0.05", "http://s0.site.test/"]
+
+    def running(p):
+        time.sleep(2.0)
+        return os.path.exists(os.path.join(out, "redis"))
+    stdout, stderr, kept = ctrl_c(cmd, running)
+    check(not kept, "--resumable=0 kept Redis data in OUT/redis")
+    check("stopped by user" in stdout and "--resume" not in stdout, "want a stop, not a pause: %s" % stdout)
+    r = subprocess.run([REDCRAWL, "crawl", "--resume", out, "--quiet"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and "ran with --resumable=0" in r.stderr,
+          "--resume of a crawl that kept nothing: exit %d, %s" % (r.returncode, r.stderr[-500:]))
+
+
 def children_of(pid):
     """The command lines of a process' children (from /proc)."""
     out = []
@@ -1199,7 +1218,7 @@ if __name__ == "__main__":
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_kill_with_batch_in_flight, test_stalled_worker_keeps_its_pages,
                test_hung_worker_restarted, test_reaped_worker_that_wakes_is_kept,
-               test_sigint_stops_cleanly, test_fleet_by_hand, test_late_worker_gets_domains,
+               test_sigint_stops_cleanly, test_not_resumable, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
                test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process, test_lean_workers,
