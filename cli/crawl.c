@@ -665,34 +665,21 @@ static json_t *option_json(const crawl_conf *c, const char *name)
     for (size_t i = 0; i < NROWS && !row; i++)
         if (strcmp(rows[i].name, name) == 0)
             row = &rows[i];
-    const char *p = row ? (const char *)c + row->offset : NULL;
-    switch (row ? row->type : RC_CONF_STR) {
-    case RC_CONF_INT:
-        return json_integer(*(const int64_t *)p);
-    case RC_CONF_BOOL:
-        return json_boolean(*(const int *)p);
-    case RC_CONF_DOUBLE: {
-        double d;
-        memcpy(&d, p, sizeof d);
-        return json_real(d);
+    if (!row)
+        return NULL;
+    if (row->type != RC_CONF_LIST)
+        return rc_resume_row_json(row, c);
+    /* A value given twice on a command line counts once (a request's lists must be unique). */
+    const rc_strlist *l = (const rc_strlist *)((const char *)c + row->offset);
+    json_t *a = l->n ? json_array() : NULL;
+    for (size_t i = 0; i < l->n; i++) {
+        size_t k = 0;
+        while (k < i && strcmp(l->v[k], l->v[i]) != 0)
+            k++;
+        if (k == i)
+            json_array_append_new(a, json_string(l->v[i]));
     }
-    case RC_CONF_STR:
-        return p && *(char *const *)p ? json_string(*(char *const *)p) : NULL;
-    case RC_CONF_LIST: {
-        /* A value given twice on a command line counts once (a request's lists must be unique). */
-        const rc_strlist *l = (const rc_strlist *)p;
-        json_t *a = l->n ? json_array() : NULL;
-        for (size_t i = 0; i < l->n; i++) {
-            size_t k = 0;
-            while (k < i && strcmp(l->v[k], l->v[i]) != 0)
-                k++;
-            if (k == i)
-                json_array_append_new(a, json_string(l->v[i]));
-        }
-        return a;
-    }
-    }
-    return NULL;
+    return a;
 }
 
 /* The job request: the job options, the URL arguments as "urls", the rules file's document, and a

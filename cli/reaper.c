@@ -28,11 +28,15 @@ static int registered_by(rc_redis *r, const char *wid, pid_t pid)
     return yes;
 }
 
-/* fn (when not NULL) on every registration of pid: their number, or -1 (err). */
-static int each_registration(rc_redis *r, pid_t pid, on_registration fn, void *ud, char *err, size_t cap)
+/* Which registrations each_worker acts on. */
+typedef int (*pick_fn)(rc_redis *r, const char *wid, const void *ud);
+
+/* fn (when not NULL) on every registration in the worker table that pick takes: their number,
+ * or -1 (err). */
+static int each_worker(rc_redis *r, pick_fn pick, const void *pick_ud, on_registration fn, void *ud, char *err,
+                       size_t cap)
 {
-    char key[256], head[128];
-    rc_process_id_head(head, sizeof head, (int)pid);
+    char key[256];
     redisReply *rep = rc_redis_cmd(r, "ZRANGE %s 0 -1", rc_redis_key(r, key, sizeof key, "workers"));
     if (!rep || rep->type != REDIS_REPLY_ARRAY) {
         snprintf(err, cap, "cannot read the worker table: %s", rep && rep->str ? rep->str : rc_redis_url(r));
@@ -43,12 +47,27 @@ static int each_registration(rc_redis *r, pid_t pid, on_registration fn, void *u
     int n = 0;
     for (size_t i = 0; i < rep->elements && n >= 0; i++) {
         const char *wid = rep->element[i]->str;
-        if (!wid || strncmp(wid, head, strlen(head)) != 0 || !registered_by(r, wid, pid))
+        if (!wid || !pick(r, wid, pick_ud))
             continue;
         n = fn && fn(r, wid, ud, err, cap) < 0 ? -1 : n + 1;
     }
     freeReplyObject(rep);
     return n;
+}
+
+/* A registration of process *ud: its id's "HOST-PID-" head, and its hash naming the pid. */
+static int by_pid(rc_redis *r, const char *wid, const void *ud)
+{
+    pid_t pid = *(const pid_t *)ud;
+    char head[128];
+    rc_process_id_head(head, sizeof head, (int)pid);
+    return strncmp(wid, head, strlen(head)) == 0 && registered_by(r, wid, pid);
+}
+
+/* fn (when not NULL) on every registration of pid: their number, or -1 (err). */
+static int each_registration(rc_redis *r, pid_t pid, on_registration fn, void *ud, char *err, size_t cap)
+{
+    return each_worker(r, by_pid, &pid, fn, ud, err, cap);
 }
 
 typedef struct reaping {
@@ -145,25 +164,17 @@ int rc_reap_stale_lock(rc_redis *r)
     return gone;
 }
 
+/* Every registration when *ud, else those of this host's processes that are gone. */
+static int stale(rc_redis *r, const char *wid, const void *ud)
+{
+    (void)r;
+    return *(const int *)ud || rc_reaper_id_gone(wid);
+}
+
 int rc_reap_stale(rc_redis *r, int all, int max_attempts, int64_t *urls, char *err, size_t cap)
 {
-    char key[256];
     reaping rp = {max_attempts, 0};
-    *urls = 0;
-    redisReply *rep = rc_redis_cmd(r, "ZRANGE %s 0 -1", rc_redis_key(r, key, sizeof key, "workers"));
-    if (!rep || rep->type != REDIS_REPLY_ARRAY) {
-        snprintf(err, cap, "cannot read the worker table: %s", rep && rep->str ? rep->str : rc_redis_url(r));
-        if (rep)
-            freeReplyObject(rep);
-        return -1;
-    }
-    int n = 0;
-    for (size_t i = 0; i < rep->elements && n >= 0; i++) {
-        const char *wid = rep->element[i]->str;
-        if (wid && (all || rc_reaper_id_gone(wid)))
-            n = reap_one(r, wid, &rp, err, cap) < 0 ? -1 : n + 1;
-    }
-    freeReplyObject(rep);
+    int n = each_worker(r, stale, &all, reap_one, &rp, err, cap);
     *urls = rp.urls;
     return n;
 }

@@ -34,8 +34,7 @@ static const rc_conf_row *row_named(const rc_conf_row *rows, size_t n, const cha
     return NULL;
 }
 
-/* A row's value in conf as JSON (new reference); NULL for an unset string. */
-static json_t *row_json(const rc_conf_row *row, const void *conf)
+json_t *rc_resume_row_json(const rc_conf_row *row, const void *conf)
 {
     const char *p = (const char *)conf + row->offset;
     switch (row->type) {
@@ -83,7 +82,7 @@ void rc_resume_capture(rc_resume *st, const rc_conf_row *rows, size_t n, const v
     for (size_t i = 0; i < n; i++) {
         if (strcmp(rows[i].name, "out") == 0 || strcmp(rows[i].name, "resume") == 0)
             continue;
-        json_t *v = row_json(&rows[i], conf);
+        json_t *v = rc_resume_row_json(&rows[i], conf);
         if (v && json_is_string(v) && has_credentials(json_string_value(v))) {
             rc_buf_printf(&skipped, "%s%s", skipped.len ? "," : "", rows[i].name);
             json_decref(v);
@@ -270,7 +269,7 @@ void rc_resume_copy_option(const rc_conf_row *rows, size_t n, const char *name, 
 {
     char err[256];
     const rc_conf_row *row = row_named(rows, n, name);
-    json_t *v = row ? row_json(row, from) : NULL;
+    json_t *v = row ? rc_resume_row_json(row, from) : NULL;
     if (v)
         set_json(row, to, v, err, sizeof err); /* a value conf held already: it sets again */
     json_decref(v);
@@ -279,7 +278,7 @@ void rc_resume_copy_option(const rc_conf_row *rows, size_t n, const char *name, 
 int rc_resume_same(const rc_resume *st, const rc_conf_row *rows, size_t n, const char *name, const void *conf)
 {
     const rc_conf_row *row = row_named(rows, n, name);
-    json_t *v = row ? row_json(row, conf) : NULL, *saved = json_object_get(st->options, name);
+    json_t *v = row ? rc_resume_row_json(row, conf) : NULL, *saved = json_object_get(st->options, name);
     int same = (!v && !saved) || (v && saved && json_equal(v, saved));
     if (v && saved && !same && json_is_number(v) && json_is_number(saved))
         same = json_number_value(v) == json_number_value(saved); /* 5 and 5.0 */

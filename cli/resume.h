@@ -48,6 +48,8 @@ int rc_resume_load(const char *out, rc_resume *st, char *err, size_t cap);
 int rc_resume_mark(const char *out, const char *state, int seeds_sent, char *err, size_t cap);
 void rc_resume_release(rc_resume *st);
 
+/* A row's value in conf as JSON (new reference); NULL for an unset string. */
+struct json_t *rc_resume_row_json(const rc_conf_row *row, const void *conf);
 /* Sets each saved option of st in conf (a list replaces the list there). 0, or -EINVAL with err. */
 int rc_resume_apply(const rc_resume *st, const rc_conf_row *rows, size_t n, void *conf, char *err, size_t cap);
 /* Copies option name's value from conf `from` to conf `to` (a list replaces the list). */
