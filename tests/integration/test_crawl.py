@@ -1154,14 +1154,20 @@ def store_unacked(sock, pages_path):
     """Pauses the writes of the Redis on sock (CLIENT PAUSE WRITE) until a worker has stored a
     page since the pause began: a complete is a write, so those pages are stored and not acked.
     Returns their URLs with the pause still on. When nothing is stored within a second (no fetch
-    was in flight), the pause ends and it tries again."""
+    was in flight), the pause ends and it tries again. Each try pauses only once a fetch is in
+    flight: a try every so often instead fell, pause after pause, where the crawl waits between a
+    host's pages (the pauses themselves set the crawl's pace), and never found one."""
+    def leased():
+        return any(int(sock_cmd(sock, "ZCARD", "rc:lease:" + w) or 0)
+                   for w in sock_cmd(sock, "ZRANGE", "rc:workers", "0", "-1").split())
     for _ in range(40):
+        deadline = time.time() + 2
+        while not leased() and time.time() < deadline:
+            pass
         check(sock_cmd(sock, "CLIENT", "PAUSE", "30000", "WRITE") == "OK", "CLIENT PAUSE refused")
         start = whole_lines_end(pages_path)
         # Takes and completes are writes: the leases stay as they are while paused.
-        leased = any(int(sock_cmd(sock, "ZCARD", "rc:lease:" + w) or 0)
-                     for w in sock_cmd(sock, "ZRANGE", "rc:workers", "0", "-1").split())
-        deadline = time.time() + (1 if leased else 0)
+        deadline = time.time() + (1 if leased() else 0)
         while time.time() < deadline:
             with open(pages_path, "rb") as f:
                 f.seek(start)
