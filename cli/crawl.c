@@ -1497,12 +1497,13 @@ static void reap_interrupted(crawl_run *run)
         fprintf(stderr, "redcrawl crawl: %s (the scheduler reaps them after its worker timeout)\n", err);
     if (urls > 0)
         fprintf(stderr, "redcrawl: the interrupted run's workers held %lld URLs: handed back\n", (long long)urls);
-    redisReply *rep = NULL;
-    if (run->pausable &&
-        (rep = rc_redis_cmd(run->r, "DEL %s", rc_redis_key(run->r, key, sizeof key, "lock:scheduler"))))
+    if (!run->pausable) {
+        rc_reap_stale_lock(run->r); /* a shared Redis: only a dead scheduler's lock */
+        return;
+    }
+    redisReply *rep = rc_redis_cmd(run->r, "DEL %s", rc_redis_key(run->r, key, sizeof key, "lock:scheduler"));
+    if (rep)
         freeReplyObject(rep);
-    else if (!run->pausable)
-        rc_reap_stale_lock(run->r);
 }
 
 /* The resumed job in its Redis: still running, the interrupted run reaped (0); else 1 (nothing
