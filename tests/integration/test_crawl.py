@@ -1218,6 +1218,39 @@ def test_resume_after_sigkill(tmp, procs):
           "twice" % (first, len(unacked), len(want), len(twice)))
 
 
+def test_resume_with_redis_after_sigkill(tmp, procs):
+    """A crawl on a Redis of its own (--redis: the job's state is there, not in OUT/redis) killed
+    with its workers: `redcrawl crawl --resume OUT --redis URL` finds the job still running, hands
+    back what the dead workers held and frees the dead scheduler's lock at once, and ends it:
+    every page stored once, none fetched more than twice (one in flight a host at the kill)."""
+    want, log, out, cmd = resume_crawl(tmp, procs, 2, latency_ms=60)
+    redis_port, _ = start_redis(procs, tmp)
+    url = "redis://127.0.0.1:%d" % redis_port
+    cmd[2:2] = ["--redis", url, "--crawlid", "ext"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_lines(os.path.join(out, "pages.jsonl"), 60)
+        kids = kill_crawl(p.pid)
+        p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(len(kids) >= 2 and not os.path.exists(os.path.join(out, "redis")),
+          "want 2 workers killed and no OUT/redis with --redis: %s" % kids)
+    check(redis_cmd(redis_port, "HGET", "rc:job:ext", "state") == "running", "the killed crawl's job is not running")
+    t0 = time.time()
+    r = resume(out, "--redis", url)
+    check("finished" in r.stdout and "URLs: handed back" in r.stderr,
+          "resuming on --redis: %s%s" % (r.stdout, r.stderr[-2000:]))
+    check_page_set(read_pages(os.path.join(out, "pages.jsonl")), want, "killed and resumed on --redis")
+    asked = page_requests(log)
+    check(set(asked) == set(want) and all(n <= 2 for n in asked.values()),
+          "requests: %d missing, %d asked 3 times or more" %
+          (len(set(want) - set(asked)), sum(n > 2 for n in asked.values())))
+    print("  resumed on --redis in %.1f s: %d pages, each stored once" % (time.time() - t0, len(want)))
+
+
 if __name__ == "__main__":
     run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_allowed_domains,
@@ -1228,4 +1261,5 @@ if __name__ == "__main__":
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
                test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process, test_lean_workers,
-               test_scheduler_cannot_start, test_resume_after_ctrl_c, test_resume_after_sigkill])
+               test_scheduler_cannot_start, test_resume_after_ctrl_c, test_resume_after_sigkill,
+               test_resume_with_redis_after_sigkill])
