@@ -3,7 +3,7 @@
 # methods and of trafilatura, readability-lxml and jusText on the same pages in the same run, over
 # each labelled data directory given (layouts and scoring: scripts/maintext_bench.py; where the
 # sets come from: README.md "Main text"). Without a directory, redcrawl's own tests/data/maintext.
-#   scripts/bench_maintext.sh [--redcrawl-only] [--by-type] [--methods article,density] [--trees gumbo,light]
+#   scripts/bench_maintext.sh [--redcrawl-only] [--by-type] [--bounds] [--methods article,density] [--trees gumbo,light]
 #                             [--python trafilatura]
 #                             [--worst N] [DIR...]
 # Each method runs on both trees by default (gumbo's; "~light": htmltree.c's, the crawler's for
@@ -25,7 +25,7 @@ fi
 args=() sets=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --redcrawl-only|--by-type) args+=("$1") ;;
+    --redcrawl-only|--by-type|--bounds) args+=("$1") ;;
     --methods|--worst|--trees|--python) args+=("$1" "$2"); shift ;;
     *) sets+=("$1") ;;
   esac

@@ -149,6 +149,37 @@ def by_type(kind, pages, results):
         print("| %s | %d | %s |" % (ty, count, " | ".join(cells)))
 
 
+def in_label(para, grams, words):
+    """Whether half or more of PARA's word trigrams (of its words, when it has fewer than three)
+    are in the label's."""
+    w = TOKEN.findall(para.lower())
+    if len(w) >= 3:
+        g = list(zip(w, w[1:], w[2:]))
+        return sum(1 for x in g if x in grams) * 2 >= len(g)
+    return bool(w) and sum(1 for x in w if x in words) * 2 >= len(w)
+
+
+def bounds(kind, pages, texts):
+    """How far two label-reading oracles would take TEXTS (token sets only): cut each page's text
+    to the paragraphs from its first to its last one in the label (a perfect model of where the
+    label starts and ends), and keep only the paragraphs in the label (of where it starts, ends
+    and what it leaves out in between). Blank lines separate paragraphs."""
+    scores = collections.OrderedDict((m, Score()) for m in ("as is", "label start and end", "label paragraphs"))
+    for (_, _, truth), text in zip(pages, texts):
+        w = TOKEN.findall(truth["text"].lower())
+        grams, words = set(zip(w, w[1:], w[2:])), set(w)
+        paras = [p for p in (text or "").split("\n\n") if p.strip()]
+        keep = [in_label(p, grams, words) for p in paras]
+        ins = [i for i, k in enumerate(keep) if k] or [0, len(paras) - 1]
+        scores["as is"].add(kind, truth, text)
+        scores["label start and end"].add(kind, truth, "\n\n".join(paras[ins[0]:ins[-1] + 1]))
+        scores["label paragraphs"].add(kind, truth, "\n\n".join(p for p, k in zip(paras, keep) if k) if any(keep) else text)
+    print("\n| oracle on the first method's text | precision | recall | F1 |")
+    print("|---|---|---|---|")
+    for m, s in scores.items():
+        print("| %s | %.5f | %.5f | **%.5f** |" % ((m,) + s.prf()))
+
+
 def page_f1(kind, truth, text):
     s = Score()
     s.add(kind, truth, text)
@@ -242,6 +273,9 @@ def main():
     ap.add_argument("--worst", type=int, default=0, help="list the N worst pages of the first method")
     ap.add_argument("--by-type", action="store_true",
                     help="F1 per page type (WCXB) of the first method and trafilatura")
+    ap.add_argument("--bounds", action="store_true",
+                    help="token sets: what knowing where each label starts and ends (or which "
+                         "paragraphs it keeps) would give the first method")
     ap.add_argument("sets", nargs="+")
     a = ap.parse_args()
     others = [] if a.redcrawl_only else python_extractors()
@@ -268,6 +302,8 @@ def main():
             print("| %s | %.3f | %.3f | %.3f | %d | %.2f | %s |" % (name, p, r, f, s.empty, ms, text_ms))
         if a.by_type and any("type" in t for _, _, t in pages):
             by_type(kind, pages, [r for r in results if r[0].startswith(("redcrawl article", "trafilatura"))])
+        if a.bounds and kind == "tokens":
+            bounds(kind, pages, results[0][1])
         if a.worst:
             name, texts = results[0][:2]
             rows = sorted(((page_f1(kind, t, x), pid) for (pid, _, t), x in zip(pages, texts)),
