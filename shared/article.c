@@ -1,6 +1,7 @@
 /* article.c - see article.h. */
 #include "article.h"
 
+#include "html.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -69,12 +70,6 @@ typedef struct art {
 
 /* ---- what counts ---------------------------------------------------------------------------- */
 
-static const char *attr(const GumboNode *n, const char *name)
-{
-    const GumboAttribute *a = gumbo_get_attribute(&n->v.element.attributes, name);
-    return a ? a->value : NULL;
-}
-
 /* Gumbo has no tag number for <dialog>: its name as written ("<dialog ...>"). */
 static int is_dialog(const GumboNode *n)
 {
@@ -142,9 +137,9 @@ int rc_article_overlay(const GumboNode *n)
 {
     /* A <dialog> without "open", or any element marked aria-modal, is shown over the page on
      * demand (cookie notices, sign-up forms, a shop's privacy policy, an image zoom). */
-    if (n->v.element.tag == GUMBO_TAG_UNKNOWN && is_dialog(n) && !attr(n, "open"))
+    if (n->v.element.tag == GUMBO_TAG_UNKNOWN && is_dialog(n) && !rc_html_attr(n, "open"))
         return 1;
-    const char *modal = attr(n, "aria-modal");
+    const char *modal = rc_html_attr(n, "aria-modal");
     return modal && !strcasecmp(modal, "true");
 }
 
@@ -155,18 +150,18 @@ static int hidden(const GumboNode *n)
         return 1;
     /* A tab panel is shown when its tab is picked (a quickstart's code for each language, a
      * product's specifications): the page's text, which the sets' labels keep, hidden or not. */
-    const char *role = attr(n, "role");
+    const char *role = rc_html_attr(n, "role");
     if (role && !strcasecmp(role, "tabpanel"))
         return 0;
     /* React's streaming server rendering (Next.js) sends the page's content in <div hidden
      * id="S:0"> and a script moves it into place: shown, not hidden. */
-    const char *id = attr(n, "id");
-    if (attr(n, "hidden") && !(id && id[0] == 'S' && id[1] == ':'))
+    const char *id = rc_html_attr(n, "id");
+    if (rc_html_attr(n, "hidden") && !(id && id[0] == 'S' && id[1] == ':'))
         return 1;
-    const char *style = attr(n, "style");
+    const char *style = rc_html_attr(n, "style");
     if (style && (strstr(style, "display:none") || strstr(style, "display: none")))
         return 1;
-    const char *cls = attr(n, "class");
+    const char *cls = rc_html_attr(n, "class");
     if (cls && hidden_class(cls))
         return 1;
     return 0;
@@ -450,7 +445,7 @@ static int any_in(const char *s, const char *const *words)
  * style for some medium or state, which names nothing and is left out. */
 static void class_id(const GumboNode *n, char *buf, size_t cap)
 {
-    const char *c = attr(n, "class"), *i = attr(n, "id");
+    const char *c = rc_html_attr(n, "class"), *i = rc_html_attr(n, "id");
     size_t k = 0;
     for (const char *s = c ? c : ""; *s && k + 2 < cap;) {
         size_t len = strcspn(s, " \t\n");
@@ -538,8 +533,8 @@ static void judge(const matcher *mt, node_stat *s)
     GumboTag t = n->v.element.tag;
     char ci[512];
     class_id(n, ci, sizeof ci);
-    const char *role = attr(n, "role");
-    const char *ip = attr(n, "itemprop");
+    const char *role = rc_html_attr(n, "role");
+    const char *ip = rc_html_attr(n, "itemprop");
     int hasci = ci[0] != ' ' || ci[1];
     unsigned says = hasci ? matcher_scan(mt, ci) : 0;
     if ((says & W_UNLIKELY) && strstr(ci, "__"))
@@ -554,12 +549,12 @@ static void judge(const matcher *mt, node_stat *s)
                       !(says & W_MAYBE));
     /* What a site keeps out of search results' snippets (data-nosnippet: an author's blurb, a
      * date line, a notice) is not the text a reader came for. */
-    if (attr(n, "data-nosnippet"))
+    if (rc_html_attr(n, "data-nosnippet"))
         s->says_boiler = 1;
     s->body_class = (says & W_BODY) || (ip && strstr(ip, "articleBody")) || (role && !strcasecmp(role, "article"));
     s->small_junk = (says & W_JUNK) != 0;
     s->itemprop = ip && strstr(ip, "articleBody");
-    const char *it = attr(n, "itemtype");
+    const char *it = rc_html_attr(n, "itemtype");
     s->article = t == GUMBO_TAG_ARTICLE || (it && (strstr(it, "Article") || strstr(it, "BlogPosting")));
     s->forum_post = it && (strstr(it, "DiscussionForumPosting") || strstr(it, "/Question"));
     s->reply_item = it && (strstr(it, "/Comment") || strstr(it, "/Answer"));
@@ -681,14 +676,14 @@ static int in_nav(const GumboNode *n)
 /* Whether META is Open Graph's type of a product's page (og:type "product", "product.group"). */
 static int og_product(const GumboNode *meta)
 {
-    const char *prop = attr(meta, "property"), *content = attr(meta, "content");
+    const char *prop = rc_html_attr(meta, "property"), *content = rc_html_attr(meta, "content");
     return prop && content && !strcasecmp(prop, "og:type") && !strncasecmp(content, "product", 7);
 }
 
 /* Whether K is the placeholder of one of React's streamed chunks (<template id="B:n">). */
 static int chunk_placeholder(const GumboNode *k)
 {
-    const char *id = attr(k, "id");
+    const char *id = rc_html_attr(k, "id");
     return id && id[0] == 'B' && id[1] == ':';
 }
 
@@ -748,8 +743,8 @@ static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int 
     }
     if (t == GUMBO_TAG_H1 && !a->product)
         a->product = product_title(n);
-    const char *ip = attr(n, "itemprop");
-    const char *it = attr(n, "itemtype");
+    const char *ip = rc_html_attr(n, "itemprop");
+    const char *it = rc_html_attr(n, "itemtype");
     if (it && strstr(it, "schema.org/Product"))
         a->product = 1;
     if (a->h1 == SIZE_MAX && ip && strstr(ip, "headline")) /* until an <h1> is seen */
@@ -861,7 +856,7 @@ const char *rc_article_jsonld_string(json_t *v, const char *key, int depth)
 
 static void find_jsonld_body(art *a, const GumboNode *n)
 {
-    const char *type = attr(n, "type");
+    const char *type = rc_html_attr(n, "type");
     if (type && !strcasecmp(type, "application/ld+json") && n->v.element.children.length == 1) {
         const GumboNode *t0 = n->v.element.children.data[0];
         if (t0->type == GUMBO_NODE_TEXT && strstr(t0->v.text.text, "\"Product\""))
@@ -1189,8 +1184,9 @@ static int control_heading(const art *a, size_t h)
         const GumboNode *n = a->v[k].node;
         if (n->v.element.tag != GUMBO_TAG_A)
             continue;
-        const char *href = attr(n, "href");
-        if (!(href && (!strncasecmp(href, "javascript:", 11) || !strcmp(href, "#"))) && !attr(n, "aria-controls"))
+        const char *href = rc_html_attr(n, "href");
+        if (!(href && (!strncasecmp(href, "javascript:", 11) || !strcmp(href, "#"))) &&
+            !rc_html_attr(n, "aria-controls"))
             return 0;
     }
     return 1;
@@ -1382,7 +1378,7 @@ static void text_into(const GumboNode *n, char *buf, size_t cap, size_t *len)
 static int recommend_head(const art *a, size_t k)
 {
     const GumboNode *n = a->v[k].node;
-    const char *role = attr(n, "role");
+    const char *role = rc_html_attr(n, "role");
     if (!is_heading(n->v.element.tag) && !(role && !strcasecmp(role, "heading")))
         return 0;
     if (a->v[k].text > 64)
@@ -1531,9 +1527,9 @@ static void emit_lead(art *a, size_t c, out *o)
  * "answer accepted-answer" and "answer" are posts of one run, so are post_91 and post_92. */
 static void signature(const GumboNode *n, char *buf, size_t cap)
 {
-    const char *c = attr(n, "class");
+    const char *c = rc_html_attr(n, "class");
     if (!c || !*c)
-        c = attr(n, "id");
+        c = rc_html_attr(n, "id");
     size_t k = 0;
     const char *s = c ? c : "";
     while (*s == ' ' || *s == '\t' || *s == '\n')
@@ -1857,7 +1853,7 @@ static int sister_section(const art *a, size_t best, size_t c)
     GumboTag t = n->v.element.tag;
     if (t != b->v.element.tag || (t != GUMBO_TAG_SECTION && t != GUMBO_TAG_DIV))
         return 0;
-    const char *bc = attr(b, "class"), *nc = attr(n, "class");
+    const char *bc = rc_html_attr(b, "class"), *nc = rc_html_attr(n, "class");
     if (bc ? !nc || strcmp(bc, nc) != 0 : nc && *nc)
         return 0;
     if (t == GUMBO_TAG_DIV && !(bc && *bc))
@@ -1989,7 +1985,7 @@ static void emit_whole(art *a, size_t c, out *o)
  * whether it emitted them. */
 static int is_chunk(const node_stat *s)
 {
-    const char *id = attr(s->node, "id");
+    const char *id = rc_html_attr(s->node, "id");
     return s->node->v.element.tag == GUMBO_TAG_DIV && id && id[0] == 'S' && id[1] == ':';
 }
 

@@ -421,10 +421,18 @@ struct rc_html {
     size_t nlinks, links_cap;
 };
 
-static const char *attr(const GumboNode *node, const char *name)
+const char *rc_html_attr(const GumboNode *node, const char *name)
 {
-    const GumboAttribute *at = gumbo_get_attribute(&node->v.element.attributes, name);
-    return at ? at->value : NULL;
+    const GumboVector *v = &node->v.element.attributes;
+    for (unsigned i = 0; i < v->length; i++) {
+        const GumboAttribute *at = v->data[i];
+        unsigned char first = (unsigned char)at->name[0];
+        if (first >= 'A' && first <= 'Z')
+            first |= 0x20;
+        if (first == (unsigned char)name[0] && strcasecmp(at->name, name) == 0)
+            return at->value;
+    }
+    return NULL;
 }
 
 /* Splits S on commas and ASCII whitespace and ORs robots tokens. */
@@ -577,7 +585,7 @@ static void visit_element(rc_html *doc, GumboNode *node)
     case GUMBO_TAG_AREA:
         /* The tree builder clones open <a>s (reconstruction, adoption agency): same href, and
          * on hostile pages thousands of them. Keep the one node per source tag. */
-        if (node->parse_flags & CLONED || !attr(node, "href"))
+        if (node->parse_flags & CLONED || !rc_html_attr(node, "href"))
             return;
         if (doc->nlinks == doc->links_cap) {
             doc->links_cap = doc->links_cap ? doc->links_cap * 2 : 64;
@@ -591,11 +599,12 @@ static void visit_element(rc_html *doc, GumboNode *node)
         break;
     case GUMBO_TAG_BASE:
         if (!doc->base_href)
-            doc->base_href = attr(node, "href");
+            doc->base_href = rc_html_attr(node, "href");
         break;
     case GUMBO_TAG_META: {
         int had = doc->meta.refresh_seen;
-        rc_html_meta_note(&doc->meta, attr(node, "name"), attr(node, "http-equiv"), attr(node, "content"));
+        rc_html_meta_note(&doc->meta, rc_html_attr(node, "name"), rc_html_attr(node, "http-equiv"),
+                          rc_html_attr(node, "content"));
         if (!had && doc->meta.refresh_seen && doc->meta.refresh_len)
             doc->refresh = arena_strndup(&doc->arena, doc->meta.refresh_url, doc->meta.refresh_len);
         break;
@@ -769,9 +778,9 @@ size_t rc_html_links(rc_html *doc, int skip_nofollow, size_t max, rc_html_link_c
     size_t calls = 0;
     for (size_t i = 0; i < doc->nlinks && calls < max; i++) {
         const GumboNode *node = doc->links[i];
-        if (skip_nofollow && rc_html_rel_nofollow(attr(node, "rel")))
+        if (skip_nofollow && rc_html_rel_nofollow(rc_html_attr(node, "rel")))
             continue;
-        const char *href = attr(node, "href");
+        const char *href = rc_html_attr(node, "href");
         calls++;
         if (cb(ud, href, strlen(href)) != 0)
             break;

@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 struct GumboInternalOutput;
+struct GumboInternalNode;
 
 typedef struct rc_html rc_html;
 
@@ -104,6 +105,12 @@ int rc_html_value_is(const char *v, const char *lit);
 int rc_html_token_in(const char *list, const char *token);
 int rc_html_rel_nofollow(const char *rel);
 int rc_html_parse_refresh(const char *content, const char **ret_url, size_t *ret_len, double *ret_delay);
+
+/* The value of NODE's attribute NAME (an element), NULL when it has none. NAME is lower-case:
+ * both trees lower-case attribute names as HTML's tokenizer does (gumbo's; htmltree.c's), so a
+ * name's first byte rules out most attributes before the case-blind compare, which gumbo's own
+ * lookup makes for each one: the extractors ask for a dozen names of every element. */
+const char *rc_html_attr(const struct GumboInternalNode *node, const char *name);
 
 /* The gumbo tree, borrowed for the life of DOC, for extractors. Do not gumbo_destroy_output() it:
  * it lives in the document's arena. */

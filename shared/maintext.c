@@ -244,8 +244,7 @@ static void render_tree(render *r, const GumboNode *root)
             continue;
         const GumboElement *el = &node->v.element;
         enum action act = el->tag_namespace == GUMBO_NAMESPACE_HTML ? action_of(el->tag) : A_DROP;
-        if (node->type == GUMBO_NODE_TEMPLATE || gumbo_get_attribute(&el->attributes, "hidden") ||
-            rc_article_overlay(node))
+        if (node->type == GUMBO_NODE_TEMPLATE || rc_html_attr(node, "hidden") || rc_article_overlay(node))
             act = A_DROP_BLOCK;
         if (act == A_DROP)
             continue;
@@ -449,12 +448,6 @@ typedef struct meta_state {
     const GumboNode *first_article;
 } meta_state;
 
-static const char *attr(const GumboNode *node, const char *name)
-{
-    const GumboAttribute *at = gumbo_get_attribute(&node->v.element.attributes, name);
-    return at ? at->value : NULL;
-}
-
 static int is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
@@ -595,7 +588,7 @@ void rc_maintext_facts_meta_tag(rc_maintext_facts *st, rc_maintext_attr_fn get, 
 
 static const char *gumbo_attr(const void *node, const char *name)
 {
-    return attr(node, name);
+    return rc_html_attr(node, name);
 }
 
 static int inside(const GumboNode *node, const GumboNode *ancestor)
@@ -614,23 +607,23 @@ static void visit_element(meta_state *st, const GumboNode *node)
     switch (el->tag) {
     case GUMBO_TAG_HTML:
         if (!st->f.lang)
-            st->f.lang = attr(node, "lang");
+            st->f.lang = rc_html_attr(node, "lang");
         break;
     case GUMBO_TAG_META:
         rc_maintext_facts_meta_tag(&st->f, gumbo_attr, node);
         break;
     case GUMBO_TAG_LINK: {
-        const char *rel = attr(node, "rel");
+        const char *rel = rc_html_attr(node, "rel");
         if (!st->f.canonical && rel && rc_html_token_in(rel, "canonical"))
-            st->f.canonical = attr(node, "href");
+            st->f.canonical = rc_html_attr(node, "href");
         break;
     }
     case GUMBO_TAG_BASE:
         if (!st->f.base_href)
-            st->f.base_href = attr(node, "href");
+            st->f.base_href = rc_html_attr(node, "href");
         break;
     case GUMBO_TAG_SCRIPT:
-        if (rc_html_value_is(attr(node, "type"), "application/ld+json"))
+        if (rc_html_value_is(rc_html_attr(node, "type"), "application/ld+json"))
             visit_jsonld(st, node);
         break;
     case GUMBO_TAG_ARTICLE:
@@ -638,10 +631,10 @@ static void visit_element(meta_state *st, const GumboNode *node)
             st->first_article = node;
         break;
     case GUMBO_TAG_TIME: {
-        const char *dt = attr(node, "datetime");
+        const char *dt = rc_html_attr(node, "datetime");
         if (!dt)
             break;
-        if (!st->f.published_itemprop && rc_html_value_is(attr(node, "itemprop"), "datePublished"))
+        if (!st->f.published_itemprop && rc_html_value_is(rc_html_attr(node, "itemprop"), "datePublished"))
             st->f.published_itemprop = dt;
         if (!st->f.published_time && st->first_article && inside(node, st->first_article))
             st->f.published_time = dt;
