@@ -78,6 +78,60 @@ static int is_dialog(const GumboNode *n)
     return name.length == 6 && strncasecmp(name.data, "dialog", 6) == 0;
 }
 
+/* A word to look for and its length, counted by the compiler. */
+typedef struct word {
+    const char *s;
+    size_t len;
+} word;
+/* clang-format off */
+#define WORD(lit) {lit, sizeof lit - 1}
+/* clang-format on */
+
+/* Whether the class word P (LEN bytes) hides its block on a desktop's screen ("elementor-hidden-desktop",
+ * "hide-on-desktop"): a copy of the text laid out for phones. */
+static int desktop_hidden(const char *p, size_t len)
+{
+    static const word ends[] = {WORD("hidden-desktop"), WORD("hide-desktop"), WORD("hide-on-desktop"),
+                                WORD("hidden-on-desktop")};
+    for (size_t i = 0; i < RC_ARRAY_LEN(ends); i++)
+        if (len >= ends[i].len && strncasecmp(p + len - ends[i].len, ends[i].s, ends[i].len) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether the class word P (LEN bytes) names a display that shows its block ("d-md-block",
+ * "lg:flex", "table-cell"): one of these words inside it, found in one pass over it (this runs
+ * on every class word of every element). */
+static int shown_class(const char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        const char *w;
+        switch (p[i]) {
+        case 'b':
+            w = "block";
+            break;
+        case 'f':
+            w = "flex";
+            break;
+        case 'g':
+            w = "grid";
+            break;
+        case 'i':
+            w = "inline";
+            break;
+        case 't':
+            w = "table";
+            break;
+        default:
+            continue;
+        }
+        size_t wl = strlen(w);
+        if (len - i >= wl && memcmp(p + i, w, wl) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Whether CLASS names a block that style sheets hide (a framework's "hidden", "d-none"; Bootstrap's
  * "invisible", and its "modal" and "dropdown-menu" until a script opens them; Magnific Popup's
  * "mfp-hide", a lightbox's content until it opens; Invision's "ipsHide"; Webflow's
@@ -85,36 +139,21 @@ static int is_dialog(const GumboNode *n)
  * it again at some width ("md:block", "d-lg-flex"); and text for screen readers alone
  * (Bootstrap's "sr-only" and "visually-hidden", WordPress's "screen-reader-text": a shop card's
  * "Brand name", "Price" before each value, "Skip to content"), which a reader never sees. */
-/* Whether the class word P (LEN bytes) hides its block on a desktop's screen ("elementor-hidden-desktop",
- * "hide-on-desktop"): a copy of the text laid out for phones. */
-static int desktop_hidden(const char *p, size_t len)
-{
-    static const char *const ends[] = {"hidden-desktop", "hide-desktop", "hide-on-desktop", "hidden-on-desktop", NULL};
-    for (const char *const *e = ends; *e; e++) {
-        size_t el = strlen(*e);
-        if (len >= el && strncasecmp(p + len - el, *e, el) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 static int hidden_class(const char *cls)
 {
-    static const char *const hide[] = {"hidden",
-                                       "is-hidden",
-                                       "hide",
-                                       "d-none",
-                                       "modal",
-                                       "dropdown-menu",
-                                       "invisible",
-                                       "mfp-hide",
-                                       "ipsHide",
-                                       "w-condition-invisible",
-                                       "sr-only",
-                                       "visually-hidden",
-                                       "screen-reader-text",
-                                       NULL};
-    static const char *const show[] = {"block", "flex", "grid", "inline", "table", NULL};
+    static const word hide[] = {WORD("hidden"),
+                                WORD("is-hidden"),
+                                WORD("hide"),
+                                WORD("d-none"),
+                                WORD("modal"),
+                                WORD("dropdown-menu"),
+                                WORD("invisible"),
+                                WORD("mfp-hide"),
+                                WORD("ipsHide"),
+                                WORD("w-condition-invisible"),
+                                WORD("sr-only"),
+                                WORD("visually-hidden"),
+                                WORD("screen-reader-text")};
     int hid = 0;
     for (const char *p = cls; *p;) {
         while (*p == ' ' || *p == '\t' || *p == '\n')
@@ -122,12 +161,11 @@ static int hidden_class(const char *cls)
         size_t len = strcspn(p, " \t\n");
         if (!len)
             break;
-        for (const char *const *h = hide; *h && !hid; h++)
-            hid = strlen(*h) == len && strncasecmp(p, *h, len) == 0;
+        for (size_t i = 0; i < RC_ARRAY_LEN(hide) && !hid; i++)
+            hid = hide[i].len == len && strncasecmp(p, hide[i].s, len) == 0;
         hid |= desktop_hidden(p, len);
-        for (const char *const *w = show; *w; w++)
-            if (memmem(p, len, *w, strlen(*w)))
-                return 0;
+        if (shown_class(p, len))
+            return 0;
         p += len;
     }
     return hid;
