@@ -435,14 +435,22 @@ static const struct {
     {body_words, W_BODY},     {junk_words, W_JUNK}, {comment_words, W_COMMENTS}, {signature_words, W_SIGNATURE},
     {review_words, W_REVIEWS}};
 #define MATCH_WORDS 256
+#define MATCH_BUCKETS 1024 /* a power of two */
 
-/* The words of all lists chained by their first byte. */
+/* The words of all lists, chained by their first two bytes. */
 typedef struct matcher {
     const char *word[MATCH_WORDS];
     unsigned char len[MATCH_WORDS];
     unsigned short bit[MATCH_WORDS];
-    short next[MATCH_WORDS], head[256];
+    short next[MATCH_WORDS], head[MATCH_BUCKETS];
 } matcher;
+
+/* The bucket of the words that start with the bytes A B: a word's first two letters pick its
+ * chain, so a scan looks at a word or two at each place, not every word with its first letter. */
+static unsigned matcher_bucket(unsigned char a, unsigned char b)
+{
+    return ((unsigned)a * 31u + b) & (MATCH_BUCKETS - 1);
+}
 
 static void matcher_init(matcher *m)
 {
@@ -450,7 +458,7 @@ static void matcher_init(matcher *m)
     short n = 0;
     for (size_t l = 0; l < RC_ARRAY_LEN(word_lists); l++)
         for (const char *const *w = word_lists[l].words; *w && n < MATCH_WORDS; w++, n++) {
-            unsigned char c = (unsigned char)(*w)[0];
+            unsigned c = matcher_bucket((unsigned char)(*w)[0], (unsigned char)(*w)[1]);
             m->word[n] = *w;
             m->len[n] = (unsigned char)strlen(*w);
             m->bit[n] = (unsigned short)word_lists[l].bit;
@@ -464,8 +472,9 @@ static unsigned matcher_scan(const matcher *m, const char *s)
 {
     unsigned bits = 0;
     for (const char *p = s; *p; p++)
-        for (short k = m->head[(unsigned char)*p]; k >= 0; k = m->next[k])
-            if (!(bits & m->bit[k]) && p[1] == m->word[k][1] && strncmp(p, m->word[k], m->len[k]) == 0)
+        for (short k = m->head[matcher_bucket((unsigned char)p[0], (unsigned char)p[1])]; k >= 0; k = m->next[k])
+            if (!(bits & m->bit[k]) && p[0] == m->word[k][0] && p[1] == m->word[k][1] &&
+                strncmp(p, m->word[k], m->len[k]) == 0)
                 bits |= m->bit[k];
     return bits;
 }
