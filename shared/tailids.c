@@ -110,10 +110,10 @@ int rc_tailids_append(const char *data_path, int64_t from, const char *list_path
         *ret_n = 0;
         return 0;
     }
+    int rc = f ? 0 : -errno;
     rc_buf ids;
     rc_buf_init(&ids);
     size_t n = 0;
-    int rc = f ? 0 : -errno;
     off_t start = rc == 0 ? line_start(fileno(f), (off_t)from) : 0;
     if (rc == 0 && (start < 0 || fseeko(f, start, SEEK_SET) < 0 || collect(f, &ids, &n) < 0))
         rc = -EIO;
