@@ -255,7 +255,7 @@ typedef struct crawl_run {
     const char *ended; /* how this run ended, for crawl.json (RC_RESUME_*) */
     int lock_fd;       /* OUT locked (a private Redis' data is there), or -1 */
     char *pages_path;  /* the job's pages.jsonl, whose mark goes to Redis (recheck.h); NULL: not resumable */
-    char *recheck;     /* OUT/recheck.ids: pages the workers look up before storing them (recheck.h) */
+    char *recheck;     /* OUT/recheck-CRAWLID.ids: pages the workers look up before storing them (recheck.h) */
     int64_t mark;      /* the mark last noted */
 } crawl_run;
 
@@ -1570,7 +1570,8 @@ static int prepare_job(crawl_conf *c, crawl_run *run, char **urls, int nurls, rc
     return check_options(c) < 0 || build_job(c, urls, nurls, run->seeds, job) < 0 ? 2 : 0;
 }
 
-/* The job's pages.jsonl and OUT/recheck.ids (recheck.h), for a crawl that can be resumed. */
+/* The job's pages.jsonl and its list OUT/recheck-CRAWLID.ids (recheck.h; one a job: crawls on
+ * --redis may share an OUT), for a crawl that can be resumed. */
 static void set_recheck_paths(crawl_run *run, const char *crawlid)
 {
     if (!run->c->resumable)
@@ -1578,11 +1579,11 @@ static void set_recheck_paths(crawl_run *run, const char *crawlid)
     char *dir = rc_crawlid_subst(run->outdir, crawlid);
     run->pages_path = rc_xasprintf("%s/pages.jsonl", dir);
     free(dir);
-    run->recheck = rc_xasprintf("%s/recheck.ids", run->outdir);
+    run->recheck = rc_xasprintf("%s/recheck-%s.ids", run->outdir, crawlid);
 }
 
 /* A resume: the pages the interrupted run stored past its last mark, which its Redis may not
- * know, go to OUT/recheck.ids (none after a clean end). 0, or -1 (said). */
+ * know, go to the job's list (none after a clean end). 0, or -1 (said). */
 static int recheck_interrupted(crawl_run *run, const char *crawlid)
 {
     char err[800];

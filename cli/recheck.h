@@ -8,9 +8,10 @@
  * (tailids.h). Redis' file keeps its writes in order: every page before the mark that survived
  * was taken before that write, so Redis knows it as done or as leased (a lease of the dead run is
  * handed back as a redelivery, looked up). Only the pages past it may have been taken in the lost
- * writes: a resume of a run that did not end cleanly appends their _ids to OUT/recheck.ids, whose
- * pages the workers look up before storing them (--recheck). The list stays for the job's life:
- * such a page may still wait in its queue after a pause or another crash. */
+ * writes: a resume of a run that did not end cleanly appends their _ids to the job's list
+ * (OUT/recheck-CRAWLID.ids), whose pages the workers look up before storing them (--recheck).
+ * The list stays for the job's life: such a page may still wait in its queue after a pause or
+ * another crash. Every _id in it is in pages.jsonl, so a look-up never drops a page. */
 #ifndef RC_CLI_RECHECK_H
 #define RC_CLI_RECHECK_H
 
