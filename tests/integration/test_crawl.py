@@ -1265,12 +1265,14 @@ def waiting_first_attempts(tmp, redis_dir, urls):
 
 
 def test_resume_after_machine_crash(tmp, procs):
-    """A machine crash loses the last second or two of Redis' writes (appendfsync everysec) but
-    not pages.jsonl's: a page taken and completed in that second is stored, yet back in its host
-    queue as a first attempt, not a redelivery. Simulated: a marker set in the private Redis, a
-    few more pages stored, everything SIGKILLed at once, the append-only file cut back to the
-    marker. `redcrawl crawl --resume OUT` ends the job with every page in pages.jsonl exactly
-    once: those pages are fetched again, looked up and not stored twice."""
+    """A machine crash loses the last second or two of Redis' writes (appendfsync everysec) while
+    pages.jsonl may keep the pages stored then: a page taken and completed in that second is
+    stored, yet back in its host queue as a first attempt, not a redelivery. Simulated: a marker
+    set in the private Redis, a few more pages stored, everything SIGKILLed at once, the
+    append-only file cut back to the marker. `redcrawl crawl --resume OUT`, paused (Ctrl-C) at
+    its first request and resumed again, ends the job with every page in pages.jsonl exactly
+    once: those pages are listed (only those past the mark that survived in Redis), fetched
+    again, looked up and not stored twice, also those still queued over the pause."""
     want, log, out, cmd = resume_crawl(tmp, procs, 2)
     pages_path = os.path.join(out, "pages.jsonl")
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -1292,22 +1294,38 @@ def test_resume_after_machine_crash(tmp, procs):
     stored = [pg["url"] for pg in read_pages(pages_path)]
     lost = waiting_first_attempts(tmp, os.path.join(out, "redis"), stored)
     check(lost, "no page of pages.jsonl waits as a first attempt in the cut Redis: the test shows nothing")
+    # Paused at the resumed run's first request: the list must outlive the pause for the lost
+    # pages still queued then.
+    before = len(read_requests(log))
+
+    def first_request(p):
+        deadline = time.time() + 60
+        while time.time() < deadline and len(read_requests(log)) <= before and p.poll() is None:
+            time.sleep(0.005)
+    _, stderr, _ = ctrl_c([REDCRAWL, "crawl", "--resume", out, "--quiet"], first_request)
+    check(glob.glob(os.path.join(out, "recheck-*.ids")), "no list of pages to look up after the pause: %s" %
+          stderr[-1000:])
+    asked_then = page_requests(log)
+    waiting = [u for u in lost if asked_then[u] < 2]
+    check(waiting, "every lost page was fetched again before the pause: it shows nothing of the list after one")
     r = resume(out)
     check("finished" in r.stdout, "resuming: %s%s" % (r.stdout, r.stderr[-2000:]))
     check_page_set(read_pages(pages_path), want, "crashed and resumed")
-    said = re.search(r"redcrawl: (\d+) pages stored at the interrupted run's end", r.stderr)
+    said = re.search(r"redcrawl: (\d+) pages stored at the interrupted run's end", stderr)
     rechecked = int(said.group(1)) if said else 0
-    # Those past the mark that survived in Redis: the lost ones, not every page stored.
+    # Those past the mark that survived in Redis: the lost ones, not every page stored; none
+    # more after the pause (a clean end).
     check(len(lost) <= rechecked < len(stored) / 2, "%d pages looked up for %d lost of %d stored: %s" %
-          (rechecked, len(lost), len(stored), r.stderr[-1000:]))
+          (rechecked, len(lost), len(stored), stderr[-1000:]))
+    check("interrupted run's end" not in r.stderr, "a paused crawl resumed lists pages: %s" % r.stderr[-1000:])
     check(not glob.glob(os.path.join(out, "recheck-*.ids")), "the finished job's list is still there")
     asked = page_requests(log)
     check(set(asked) == set(want) and all(asked[u] >= 2 for u in lost),
           "requests: %d missing, %d unexpected, %d lost pages not fetched again" %
           (len(set(want) - set(asked)), len(set(asked) - set(want)), sum(asked[u] < 2 for u in lost)))
     print("  %d pages stored before the crash, %d bytes of the append-only file cut: %d of them waiting again as "
-          "first attempts, %d looked up; resumed to %d, each stored once" %
-          (len(stored), cut, len(lost), rechecked, len(want)))
+          "first attempts, %d looked up, %d still queued over a pause; resumed to %d, each stored once" %
+          (len(stored), cut, len(lost), rechecked, len(waiting), len(want)))
 
 
 def test_resume_with_redis_after_sigkill(tmp, procs):
