@@ -29,6 +29,7 @@
 #include "recpeek.h"
 #include "progress.h"
 #include "reaper.h"
+#include "recheck.h"
 #include "redis.h"
 #include "resume.h"
 #include "rules.h"
@@ -253,6 +254,9 @@ typedef struct crawl_run {
     int64_t fetched0;  /* the job's pages when this run began (a resumed job has some) */
     const char *ended; /* how this run ended, for crawl.json (RC_RESUME_*) */
     int lock_fd;       /* OUT locked (a private Redis' data is there), or -1 */
+    char *pages_path;  /* the job's pages.jsonl, whose mark goes to Redis (recheck.h); NULL: not resumable */
+    char *recheck;     /* OUT/recheck-CRAWLID.ids: pages the workers look up before storing them (recheck.h) */
+    int64_t mark;      /* the mark last noted */
 } crawl_run;
 
 typedef struct job_stats {
@@ -370,6 +374,10 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     add_arg(&run->wargv, &n, outdir);
     add_arg(&run->wargv, &n, "--fsync");
     add_arg(&run->wargv, &n, c->fsync);
+    if (run->recheck && access(run->recheck, F_OK) == 0) {
+        add_arg(&run->wargv, &n, "--recheck");
+        add_arg(&run->wargv, &n, run->recheck);
+    }
     if (c->mark_recent)
         add_arg(&run->wargv, &n, "--mark-recent");
     if (c->cacert) {
@@ -1084,6 +1092,9 @@ static void watch_job(crawl_run *run, const rc_job *job, uint64_t t0, int tty, c
             break;
         }
         show_progress(run, &end->st, t0, tty, &last_line);
+        /* Only while the job is there (an HSET would make its hash again); one not noted, the next poll. */
+        if (end->st.state[0] && run->pages_path)
+            rc_recheck_note(run->r, job->crawlid, run->pages_path, &run->mark);
         const char *state = end->st.state;
         if (strcmp(state, "done") == 0)
             break;
@@ -1253,6 +1264,8 @@ static int crawl_and_report(crawl_run *run, const rc_job *job, const char *outdi
                 "and submit the job again.\n",
                 job->crawlid, c->redis ? c->redis : "private Redis", outdir);
     stop_children(run);
+    if (!end.lost && run->pages_path) /* every page stored: a resume after a clean end rechecks none */
+        rc_recheck_note(run->r, job->crawlid, run->pages_path, &run->mark);
     read_stats(run, job->crawlid, &end.st);
     if (c->max_pages > 0 && end.st.started >= c->max_pages)
         end.hit_max = 1; /* the cap may also show as "done": the takes dropped what was left */
@@ -1557,6 +1570,39 @@ static int prepare_job(crawl_conf *c, crawl_run *run, char **urls, int nurls, rc
     return check_options(c) < 0 || build_job(c, urls, nurls, run->seeds, job) < 0 ? 2 : 0;
 }
 
+/* The job's pages.jsonl and its list OUT/recheck-CRAWLID.ids (recheck.h; one a job: crawls on
+ * --redis may share an OUT), for a crawl that can be resumed. */
+static void set_recheck_paths(crawl_run *run, const char *crawlid)
+{
+    if (!run->c->resumable)
+        return;
+    char *dir = rc_crawlid_subst(run->outdir, crawlid);
+    run->pages_path = rc_xasprintf("%s/pages.jsonl", dir);
+    free(dir);
+    run->recheck = rc_xasprintf("%s/recheck-%s.ids", run->outdir, crawlid);
+}
+
+/* A resume: the pages the interrupted run stored past its last mark, which its Redis may not
+ * know, go to the job's list (none after a clean end). 0, or -1 (said). */
+static int recheck_interrupted(crawl_run *run, const char *crawlid)
+{
+    char err[800];
+    size_t n = 0;
+    int unclean = strcmp(run->saved.state, RC_RESUME_RUNNING) == 0;
+    if (!run->pages_path)
+        return 0;
+    if (rc_recheck_collect(run->r, crawlid, run->pages_path, unclean, run->recheck, &n, err, sizeof err) < 0) {
+        fprintf(stderr,
+                "redcrawl crawl: --resume: %s (needed to find the pages stored at the interrupted run's end that "
+                "its Redis may not know of)\n",
+                err);
+        return -1;
+    }
+    if (n > 0)
+        fprintf(stderr, "redcrawl: %zu pages stored at the interrupted run's end: looked up if fetched again\n", n);
+    return 0;
+}
+
 /* Redis, the resumed job checked in it, the children, the seeds (unless a run before sent
  * them all), the crawl, and how it ended in crawl.json. The exit status. */
 static int run_crawl(crawl_run *run, rc_private_redis *pr, const rc_job *job, uint64_t t0)
@@ -1565,11 +1611,14 @@ static int run_crawl(crawl_run *run, rc_private_redis *pr, const rc_job *job, ui
     int rc;
     if (prepare_run(run, run->outdir) < 0 || open_redis(run, pr, &redis_url) < 0)
         return 1;
+    set_recheck_paths(run, job->crawlid);
     if (run->resuming && (rc = check_resumed_job(run, job->crawlid)) != 0) {
         if (run->ended)
             note_state(run, run->ended, -1);
         return run->ended ? 0 : rc;
     }
+    if (run->resuming && recheck_interrupted(run, job->crawlid) < 0)
+        return 1;
     if (start_children(run, redis_url, run->outdir) < 0)
         return 1;
     if (!run->saved.seeds_sent) {
@@ -1639,9 +1688,13 @@ out:
         rc_private_redis_stop(&pr);
     if (run.pausable && run.ended && strcmp(run.ended, RC_RESUME_FINISHED) == 0)
         rc_resume_drop_redis(outdir); /* a finished crawl's state: nothing to resume */
+    if (run.recheck && run.ended && strcmp(run.ended, RC_RESUME_FINISHED) == 0)
+        unlink(run.recheck);
     if (run.lock_fd >= 0)
         close(run.lock_fd); /* the children, gone, held it too */
     free(run.worker_bin);
+    free(run.pages_path);
+    free(run.recheck);
     free(run.workers);
     free(run.seen_ms);
     free_args(run.wargv);

@@ -122,6 +122,9 @@ static const rc_conf_row rows[] = {
      "builder on the streaming tokenizer) or gumbo; jobs with rules always use gumbo"},
     {"fsync", RC_CONF_STR, offsetof(rc_worker_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC",
      "JSON Lines: fdatasync none, per batch (a page and its items) or per record"},
+    {"recheck", RC_CONF_STR, offsetof(rc_worker_conf, recheck), NULL, 0, 0, NULL,
+     "a file of _ids, one a line: a page with one of them is looked up in the sinks before it is stored, as a "
+     "redelivery is (redcrawl crawl --resume after a crash that lost Redis' last writes)"},
     {"fence", RC_CONF_DOUBLE, offsetof(rc_worker_conf, fence), "2", 0.2, 3600, NULL,
      "store a page only within this many seconds of an accepted heartbeat (keep it below the scheduler's "
      "--worker-timeout)"},

@@ -49,6 +49,7 @@
 #include "sink_mongo.h"
 #include "sink_warc.h"
 #include "strmap.h"
+#include "tailids.h"
 #include "tls_relay.h"
 #include "url.h"
 #include "urlfilter.h"
@@ -149,10 +150,11 @@ struct rc_worker {
     rc_offload *parse;   /* pages are parsed there, so the loop never waits on a big page */
     rc_strmap *jobs;     /* crawlid -> job_entry */
     rc_robots_cache *robots;
-    rc_notes *notes;   /* counter writes nobody waits for, held over a failover */
-    rc_strmap *health; /* host -> host_health */
-    rc_strmap *held;   /* lease member -> its task, for every task alive (adopt_orphans) */
-    char ip[64];       /* this worker's address, for the per-ip throttles */
+    rc_notes *notes;    /* counter writes nobody waits for, held over a failover */
+    rc_strmap *health;  /* host -> host_health */
+    rc_strmap *held;    /* lease member -> its task, for every task alive (adopt_orphans) */
+    rc_strmap *recheck; /* --recheck: _ids stored before a crash lost their takes, or NULL */
+    char ip[64];        /* this worker's address, for the per-ip throttles */
     char hostname[64];
     task *resend; /* completes waiting for Redis to come back (or to accept writes again) */
     task *fenced; /* pages waiting for a heartbeat to prove this worker still holds its leases */
@@ -1122,6 +1124,13 @@ static void on_sink_done(void *ud, int status, const char *err)
 
 /* Writes the page record and its items to every sink: JSON Lines at once, MongoDB and the Kafka
  * firehose asynchronously; finish_store runs when all have answered. */
+/* A page stored before a crash whose Redis writes were lost may come back as a first attempt
+ * (--recheck, ARCHITECTURE "Pausing and resuming a crawl"): looked up like a redelivery. */
+static int rechecked(const rc_worker *w, const char *id)
+{
+    return w->recheck && id && rc_strmap_get(w->recheck, id);
+}
+
 static void store_page(rc_worker *w, task *t, const char *duplicate_of)
 {
     rc_page_result *pg = t->page;
@@ -1174,7 +1183,7 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
                         .docs = docs,
                         .n = n,
                         .n_pages = npages,
-                        .maybe_dup = t->rec.attempt > 0 || t->rec.redeliver || t->adopted};
+                        .maybe_dup = t->rec.attempt > 0 || t->rec.redeliver || t->adopted || rechecked(w, ids[0])};
     for (size_t k = 0; t->sink_status == 0 && k < w->n_stores; k++) {
         t->sink_waits++;
         int r = w->stores[k].ops->put(w->stores[k].impl, &g, on_sink_done, t, err, sizeof err);
@@ -2432,6 +2441,17 @@ static void init_timers(rc_worker *w, const rc_worker_conf *conf)
     w->turn_end.data = w;
 }
 
+static int load_recheck(rc_worker *w, const char *path, char *err, size_t cap)
+{
+    char why[400];
+    int rc = rc_tailids_load(path, &w->recheck, why, sizeof why);
+    if (rc < 0)
+        snprintf(err, cap, "--recheck: %s", why);
+    else
+        rc_info(MOD, "%zu pages looked up before they are stored (--recheck %s)", rc_strmap_count(w->recheck), path);
+    return rc;
+}
+
 rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char *err, size_t cap)
 {
     rc_worker *w = rc_xcalloc(1, sizeof *w);
@@ -2465,6 +2485,8 @@ rc_worker *rc_worker_new(struct ev_loop *loop, const rc_worker_conf *conf, char 
     if (open_fetcher(w, loop, conf, err, cap) < 0)
         goto fail;
     w->seen = rc_seen_new((size_t)conf->seen_cache);
+    if (conf->recheck && load_recheck(w, conf->recheck, err, cap) < 0)
+        goto fail;
     if (!(w->parse = rc_offload_new(loop, (int)conf->parse_threads, err, cap)))
         goto fail;
     rc_offload_set_after(w->parse, stores_turn, w);
@@ -2580,6 +2602,7 @@ void rc_worker_free(rc_worker *w)
     rc_robots_cache_free(w->robots);
     rc_strmap_free(w->health, free);
     rc_strmap_free(w->held, NULL);
+    rc_strmap_free(w->recheck, NULL);
     rc_seen_free(w->seen);
     for (size_t k = 0; k < w->n_stores; k++)
         w->stores[k].ops->free(w->stores[k].impl); /* flushes; unstored groups come back as -ECANCELED */

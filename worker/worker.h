@@ -22,6 +22,7 @@ typedef struct rc_worker_conf {
     char *id;
     char *out;
     char *fsync;       /* JSON Lines durability: none, batch (per page), record */
+    char *recheck;     /* a list of _ids (tailids.h) whose pages are looked up before being stored */
     char *tree;        /* the tree of a page without XPath rules: "light" (htmltree.c) or "gumbo" */
     char *warc_dir;    /* WARC files of jobs with "warc": true; {crawlid} is replaced */
     int64_t warc_size; /* a WARC file is closed for the next one past this many bytes */
