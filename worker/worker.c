@@ -1122,8 +1122,6 @@ static void on_sink_done(void *ud, int status, const char *err)
         finish_store(t->w, t);
 }
 
-/* Writes the page record and its items to every sink: JSON Lines at once, MongoDB and the Kafka
- * firehose asynchronously; finish_store runs when all have answered. */
 /* A page stored before a crash whose Redis writes were lost may come back as a first attempt
  * (--recheck, ARCHITECTURE "Pausing and resuming a crawl"): looked up like a redelivery. */
 static int rechecked(const rc_worker *w, const char *id)
@@ -1131,6 +1129,8 @@ static int rechecked(const rc_worker *w, const char *id)
     return w->recheck && id && rc_strmap_get(w->recheck, id);
 }
 
+/* Writes the page record and its items to every sink: JSON Lines at once, MongoDB and the Kafka
+ * firehose asynchronously; finish_store runs when all have answered. */
 static void store_page(rc_worker *w, task *t, const char *duplicate_of)
 {
     rc_page_result *pg = t->page;
