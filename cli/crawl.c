@@ -1470,13 +1470,17 @@ static int claim_out(crawl_run *run, const char *out, const rc_job *job, char **
     return rc;
 }
 
-/* crawl.json says how this run ended, or that its seeds are in (state NULL: unchanged). */
+/* crawl.json says how this run is or ended, or that its seeds are in (state NULL: unchanged). */
 static void note_state(crawl_run *run, const char *state, int seeds_sent)
 {
     char err[600];
     if (!run->outdir || !run->saved.crawlid)
         return;
-    if (rc_resume_mark(run->outdir, state ? state : run->saved.state, seeds_sent, err, sizeof err) < 0)
+    if (state && state != run->saved.state) {
+        free(run->saved.state);
+        run->saved.state = rc_xstrdup(state);
+    }
+    if (rc_resume_mark(run->outdir, run->saved.state, seeds_sent, err, sizeof err) < 0)
         fprintf(stderr, "redcrawl crawl: %s (a resume may not find this crawl's state)\n", err);
 }
 
@@ -1619,6 +1623,8 @@ static int run_crawl(crawl_run *run, rc_private_redis *pr, const rc_job *job, ui
     }
     if (run->resuming && recheck_interrupted(run, job->crawlid) < 0)
         return 1;
+    if (run->resuming) /* running again: a crash from now on must not read as a pause */
+        note_state(run, RC_RESUME_RUNNING, -1);
     if (start_children(run, redis_url, run->outdir) < 0)
         return 1;
     if (!run->saved.seeds_sent) {

@@ -1112,6 +1112,10 @@ def test_resume_after_ctrl_c(tmp, procs):
         wait_lines(pages_path, first + 20)
         r = resume(out, expect_rc=2)
         check("in use by another redcrawl crawl" in r.stderr, "a second resume at once: %s" % r.stderr[-500:])
+        # The resumed run is running: were it to crash now, its resume must not take it for a pause.
+        with open(os.path.join(out, "crawl.json")) as f:
+            state = json.load(f)["state"]
+        check(state == "running", "crawl.json says %r while the resumed run crawls" % state)
         stdout, stderr = p.communicate(timeout=180)
     finally:
         if p.poll() is None:
