@@ -1595,7 +1595,8 @@ static int recheck_interrupted(crawl_run *run, const char *crawlid)
     int unclean = strcmp(run->saved.state, RC_RESUME_RUNNING) == 0;
     if (!run->pages_path)
         return 0;
-    if (rc_recheck_collect(run->r, crawlid, run->pages_path, unclean, run->recheck, &n, err, sizeof err) < 0) {
+    int64_t lost = 0;
+    if (rc_recheck_collect(run->r, crawlid, run->pages_path, unclean, run->recheck, &n, &lost, err, sizeof err) < 0) {
         fprintf(stderr,
                 "redcrawl crawl: --resume: %s (needed to find the pages stored at the interrupted run's end that "
                 "its Redis may not know of)\n",
@@ -1604,6 +1605,13 @@ static int recheck_interrupted(crawl_run *run, const char *crawlid)
     }
     if (n > 0)
         fprintf(stderr, "redcrawl: %zu pages stored at the interrupted run's end: looked up if fetched again\n", n);
+    if (lost > 0)
+        fprintf(stderr,
+                "redcrawl: warning: %s lost its last %lld bytes of pages that were stored before the machine "
+                "stopped (the system had not written them to disk yet); those pages are counted as fetched and "
+                "are not fetched again. Run with --fsync batch to keep every stored page across a crash of the "
+                "machine.\n",
+                run->pages_path, (long long)lost);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tailids.h"
 #include "util.h"
@@ -31,8 +32,17 @@ int rc_recheck_note(rc_redis *r, const char *crawlid, const char *pages_path, in
     return rc;
 }
 
+/* How many bytes of the records before MARK pages_path no longer holds (a crash of the machine
+ * lost what the kernel had not written yet: --fsync none), 0 when none. */
+static int64_t lost_before(const char *pages_path, int64_t mark)
+{
+    struct stat st;
+    int64_t size = stat(pages_path, &st) == 0 ? (int64_t)st.st_size : 0;
+    return size < mark ? mark - size : 0;
+}
+
 int rc_recheck_collect(rc_redis *r, const char *crawlid, const char *pages_path, int unclean, const char *list_path,
-                       size_t *ret_n, char *err, size_t cap)
+                       size_t *ret_n, int64_t *ret_lost, char *err, size_t cap)
 {
     char key[300];
     redisReply *rep = rc_redis_cmd(r, "HGET %s %s", rc_redis_key(r, key, sizeof key, "job:%s", crawlid), MARK_FIELD);
@@ -46,7 +56,8 @@ int rc_recheck_collect(rc_redis *r, const char *crawlid, const char *pages_path,
     int has_mark = rep->type == REDIS_REPLY_STRING;
     int64_t mark = rc_reply_int(rep, 0);
     freeReplyObject(rep);
-    if (!has_mark && !unclean) {
+    *ret_lost = has_mark ? lost_before(pages_path, mark) : 0;
+    if ((!has_mark && !unclean) || *ret_lost > 0) { /* nothing past the mark: none to recheck */
         *ret_n = 0;
         return 0;
     }

@@ -27,8 +27,10 @@ int rc_recheck_note(rc_redis *r, const char *crawlid, const char *pages_path, in
 /* At a resume: appends to list_path the _ids of the pages stored past the job's mark (none after
  * a clean end, which notes its last mark). A job without a mark (it never had one noted)
  * rechecks every page if unclean (crawl.json says the run was still running), none else. *ret_n
- * how many. 0, or -errno with err. */
+ * how many; *ret_lost how many bytes before the mark pages_path lost (a crash of the machine
+ * with --fsync none: pages Redis counts as stored and that are gone; said, not fetched again).
+ * 0, or -errno with err. */
 int rc_recheck_collect(rc_redis *r, const char *crawlid, const char *pages_path, int unclean, const char *list_path,
-                       size_t *ret_n, char *err, size_t cap);
+                       size_t *ret_n, int64_t *ret_lost, char *err, size_t cap);
 
 #endif

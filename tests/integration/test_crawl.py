@@ -1332,6 +1332,55 @@ def test_resume_after_machine_crash(tmp, procs):
           (len(stored), cut, len(lost), rechecked, len(waiting), len(want)))
 
 
+def cut_jsonl(path, keep):
+    """Cuts the JSON Lines file PATH and its _id index (PATH.ids: "start end _id") back to their
+    first KEEP records, as a crash of the machine loses what the kernel had not written yet. The
+    URLs of the records cut."""
+    with open(path, "rb") as f:
+        lines = f.readlines()
+    with open(path, "wb") as f:
+        f.writelines(lines[:keep])
+    size = sum(len(x) for x in lines[:keep])
+    with open(path + ".ids") as f:
+        idx = [x for x in f if int(x.split()[1]) <= size]
+    with open(path + ".ids", "w") as f:
+        f.writelines(idx)
+    return [json.loads(x)["url"] for x in lines[keep:]]
+
+
+def test_resume_warns_of_lost_file_tail(tmp, procs):
+    """With --fsync none (the default) a crash of the machine can lose pages.jsonl's last records
+    while Redis, whose file is synced every second, counts their pages fetched. Simulated: the
+    crawl SIGKILLed with its children, pages.jsonl and its index cut back to half. The resume
+    says so (`lost its last N bytes ... --fsync batch`), and finishes with every other page
+    stored once; the pages cut that Redis counted are missing, as it says."""
+    want, log, out, cmd = resume_crawl(tmp, procs, 2)
+    pages_path = os.path.join(out, "pages.jsonl")
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_lines(pages_path, 60)
+        time.sleep(0.5)  # the crawl notes how far the file is complete every 200 ms
+        kill_crawl(p.pid)
+        p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    cut = cut_jsonl(pages_path, 30)
+    r = resume(out)
+    said = re.search(r"lost its last (\d+) bytes of pages .* --fsync batch", r.stderr)
+    check(said and int(said.group(1)) > 0, "the resume did not say pages.jsonl lost stored pages: %s" %
+          r.stderr[-1500:])
+    pages = [pg["url"] for pg in read_pages(pages_path)]
+    dups = [u for u, n in collections.Counter(pages).items() if n > 1]
+    missing = set(want) - set(pages)
+    check(not dups and set(pages) <= set(want), "%d stored twice, %d unexpected" % (len(dups), len(set(pages) - set(want))))
+    check(missing and missing <= set(cut), "%d pages missing, %d of them not cut from the file" %
+          (len(missing), len(missing - set(cut))))
+    print("  %d records cut from pages.jsonl, %d bytes said lost: %d pages missing after the resume, the rest once" %
+          (len(cut), int(said.group(1)), len(missing)))
+
+
 def test_resume_with_redis_after_sigkill(tmp, procs):
     """A crawl on a Redis of its own (--redis: the job's state is there, not in OUT/redis) killed
     with its workers: `redcrawl crawl --resume OUT --redis URL` finds the job still running, hands
@@ -1376,4 +1425,5 @@ if __name__ == "__main__":
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
                test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process, test_lean_workers,
                test_scheduler_cannot_start, test_resume_after_ctrl_c, test_resume_after_sigkill,
-               test_resume_after_machine_crash, test_resume_with_redis_after_sigkill])
+               test_resume_after_machine_crash, test_resume_warns_of_lost_file_tail,
+               test_resume_with_redis_after_sigkill])
