@@ -1151,6 +1151,21 @@ def kill_crawl(pid):
     return pids
 
 
+def crash_crawl(cmd, meanwhile):
+    """Runs the crawl CMD, calls meanwhile(p) while it runs, then SIGKILLs it with its children
+    (kill_crawl). (the pids killed with it, what meanwhile returned)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        got = meanwhile(p)
+        kids = kill_crawl(p.pid)
+        p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    return kids, got
+
+
 def sock_cmd(sock, *args):
     """A command to the Redis on unix socket sock (redis-cli): its reply as text."""
     return subprocess.run(["redis-cli", "-s", sock] + list(args), capture_output=True, text=True,
@@ -1198,16 +1213,11 @@ def test_resume_after_sigkill(tmp, procs):
     # take 60 ms and no longer wait 2 x that: a fetch is in flight most of the time (~15 s).
     cmd[2:2] = ["--dedup-content=0", "--delay-factor", "0"]
     pages_path = os.path.join(out, "pages.jsonl")
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
+
+    def unacked_stored(p):
         wait_lines(pages_path, 80)
-        unacked = store_unacked(private_redis_of(p.pid)[1], pages_path)
-        kids = kill_crawl(p.pid)
-        p.communicate(timeout=30)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+        return store_unacked(private_redis_of(p.pid)[1], pages_path)
+    kids, unacked = crash_crawl(cmd, unacked_stored)
     check(len(kids) >= 3, "want Redis and 2 workers killed with the crawl, got %s" % kids)
     first = len(read_pages(pages_path))
     r = resume(out)
@@ -1279,20 +1289,15 @@ def test_resume_after_machine_crash(tmp, procs):
     again, looked up and not stored twice, also those still queued over the pause."""
     want, log, out, cmd = resume_crawl(tmp, procs, 2)
     pages_path = os.path.join(out, "pages.jsonl")
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
+
+    def mark_then_store(p):
         wait_lines(pages_path, 60)
         sock = private_redis_of(p.pid)[1]
         check(sock_cmd(sock, "SET", "crashtest-mark", "1") == "OK", "the marker was not set")
         with open(pages_path, "rb") as f:
             marked = f.read().count(b"\n")
         wait_lines(pages_path, marked + 8)
-        kids = kill_crawl(p.pid)
-        p.communicate(timeout=30)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+    kids, _ = crash_crawl(cmd, mark_then_store)
     check(len(kids) >= 3, "want Redis and 2 workers killed with the crawl, got %s" % kids)
     cut = cut_aof_at(os.path.join(out, "redis"), "crashtest-mark")
     stored = [pg["url"] for pg in read_pages(pages_path)]
@@ -1356,16 +1361,8 @@ def test_resume_warns_of_lost_file_tail(tmp, procs):
     stored once; the pages cut that Redis counted are missing, as it says."""
     want, log, out, cmd = resume_crawl(tmp, procs, 2)
     pages_path = os.path.join(out, "pages.jsonl")
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        wait_lines(pages_path, 60)
-        time.sleep(0.5)  # the crawl notes how far the file is complete every 200 ms
-        kill_crawl(p.pid)
-        p.communicate(timeout=30)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+    # The crawl notes how far the file is complete every 200 ms.
+    crash_crawl(cmd, lambda p: (wait_lines(pages_path, 60), time.sleep(0.5)))
     cut = cut_jsonl(pages_path, 30)
     r = resume(out)
     said = re.search(r"lost its last (\d+) bytes of pages .* --fsync batch", r.stderr)
@@ -1390,15 +1387,7 @@ def test_resume_with_redis_after_sigkill(tmp, procs):
     redis_port, _ = start_redis(procs, tmp)
     url = "redis://127.0.0.1:%d" % redis_port
     cmd[2:2] = ["--redis", url, "--crawlid", "ext"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        wait_lines(os.path.join(out, "pages.jsonl"), 60)
-        kids = kill_crawl(p.pid)
-        p.communicate(timeout=30)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+    kids, _ = crash_crawl(cmd, lambda p: wait_lines(os.path.join(out, "pages.jsonl"), 60))
     check(len(kids) >= 2 and not os.path.exists(os.path.join(out, "redis")),
           "want 2 workers killed and no OUT/redis with --redis: %s" % kids)
     check(redis_cmd(redis_port, "HGET", "rc:job:ext", "state") == "running", "the killed crawl's job is not running")
