@@ -30,6 +30,7 @@
 #include "progress.h"
 #include "reaper.h"
 #include "recheck.h"
+#include "seedhold.h"
 #include "redis.h"
 #include "resume.h"
 #include "rules.h"
@@ -257,6 +258,7 @@ typedef struct crawl_run {
     char *pages_path;  /* the job's pages.jsonl, whose mark goes to Redis (recheck.h); NULL: not resumable */
     char *recheck;     /* OUT/recheck-CRAWLID.ids: pages the workers look up before storing them (recheck.h) */
     int64_t mark;      /* the mark last noted */
+    int seed_hold;     /* the scheduler's lock held while the seed list goes in (seedhold.h) */
 } crawl_run;
 
 typedef struct job_stats {
@@ -795,11 +797,19 @@ static int read_seeds(const crawl_conf *c, rc_seedlist *s, char **cli, int ncli)
     return 0;
 }
 
+/* A seed list going in: whether to show it, and the scheduler's lock held meanwhile (seedhold.h). */
+typedef struct seeding {
+    int tty;
+    rc_redis *hold; /* renewed after each batch; NULL: not held */
+} seeding;
+
 static void on_seed_progress(void *ud, size_t done, size_t n, int64_t added)
 {
-    if (!*(int *)ud)
-        return;
-    fprintf(stderr, "\rredcrawl: seeds %zu/%zu sent, %lld new%s", done, n, (long long)added, done == n ? "\n" : "");
+    seeding *sd = ud;
+    if (sd->hold)
+        rc_seedhold_take(sd->hold);
+    if (sd->tty)
+        fprintf(stderr, "\rredcrawl: seeds %zu/%zu sent, %lld new%s", done, n, (long long)added, done == n ? "\n" : "");
 }
 
 /* A job validator's message ("maxdepth must be ...") with the option it is about in front. */
@@ -927,10 +937,10 @@ static int open_redis(crawl_run *run, rc_private_redis *pr, const char **ret_url
 static int submit_job(crawl_run *run, const rc_job *job)
 {
     char err[512];
-    int progress = isatty(STDERR_FILENO) && !run->c->quiet;
+    seeding sd = {isatty(STDERR_FILENO) && !run->c->quiet, run->seed_hold ? run->r : NULL};
     rc_seedlist *s = run->seeds;
     if (rc_frontier_submit_list(run->r, job, s ? rc_seedlist_urls(s) : NULL, s ? rc_seedlist_count(s) : 0,
-                                on_seed_progress, &progress, &run->added, err, sizeof err) < 0) {
+                                on_seed_progress, &sd, &run->added, err, sizeof err) < 0) {
         fprintf(stderr, "redcrawl crawl: %s\n", err);
         return -EIO;
     }
@@ -1633,10 +1643,19 @@ static int run_crawl(crawl_run *run, rc_private_redis *pr, const rc_job *job, ui
         return 1;
     if (run->resuming) /* running again: a crash from now on must not read as a pause */
         note_state(run, RC_RESUME_RUNNING, -1);
-    if (start_children(run, redis_url, run->outdir) < 0)
+    /* Before the scheduler starts, or it takes the lock first. */
+    run->seed_hold =
+        !run->saved.seeds_sent && run->seeds && rc_seedlist_count(run->seeds) > 0 && rc_seedhold_take(run->r);
+    if (start_children(run, redis_url, run->outdir) < 0) {
+        if (run->seed_hold)
+            rc_seedhold_release(run->r);
         return 1;
+    }
     if (!run->saved.seeds_sent) {
-        if (submit_job(run, job) < 0) {
+        int bad = submit_job(run, job) < 0;
+        if (run->seed_hold)
+            rc_seedhold_release(run->r);
+        if (bad) {
             stop_children(run);
             return 1;
         }
