@@ -54,6 +54,15 @@ int rc_tailids_mark(const char *idx_path, int64_t *ret)
     return 0;
 }
 
+const char *rc_tailids_record_id(const char *line, size_t *ret_len)
+{
+    const char *id = strstr(line, "\"_id\":\""), *q = id ? strchr(id + 7, '"') : NULL;
+    if (!q)
+        return NULL;
+    *ret_len = (size_t)(q - id - 7);
+    return id + 7;
+}
+
 /* The start of the line offset off of fd falls in (off itself when a line ends just before it). */
 static off_t line_start(int fd, off_t off)
 {
@@ -77,10 +86,11 @@ static int collect(FILE *f, rc_buf *ids, size_t *ret_n)
     size_t cap = 0, n = 0;
     ssize_t len;
     while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') { /* no '\n': a fragment */
-        char *id = strstr(line, "\"_id\":\""), *q = id ? strchr(id + 7, '"') : NULL;
-        if (!q)
+        size_t idlen;
+        const char *id = rc_tailids_record_id(line, &idlen);
+        if (!id)
             continue;
-        rc_buf_append(ids, id + 7, (size_t)(q - id - 7));
+        rc_buf_append(ids, id, idlen);
         rc_buf_putc(ids, '\n');
         n++;
     }

@@ -13,6 +13,10 @@
 
 #include "strmap.h"
 
+/* The _id of the JSON Lines record LINE ("_id":"..." in it, as the sink writes every record): its
+ * first byte, its length in *ret_len; NULL when the line holds none. */
+const char *rc_tailids_record_id(const char *line, size_t *ret_len);
+
 /* The end of the last complete line of the _id index idx_path, in *ret: every record of its data
  * file before that offset was complete when it was read (a record's index line follows it). 0
  * when there is no index (nothing stored) or no complete line in its last bytes. 0 or -errno. */

@@ -32,6 +32,7 @@
 
 #include "log.h"
 #include "strmap.h"
+#include "tailids.h"
 #include "job.h"
 #include "util.h"
 
@@ -252,11 +253,11 @@ static void scan_records(jfile *f, off_t from, off_t to)
         char *nl = strchr(line, '\n');
         if (nl)
             *nl = '\0';
-        char *id = strstr(line, "\"_id\":\"");
-        char *q = id ? strchr(id + 7, '"') : NULL;
-        if (q) {
-            *q = '\0';
-            rc_strmap_put(f->ids, id + 7, (void *)1);
+        size_t idlen;
+        const char *id = rc_tailids_record_id(line, &idlen);
+        if (id) {
+            line[id - line + idlen] = '\0';
+            rc_strmap_put(f->ids, id, (void *)1);
         }
         line = nl ? nl + 1 : NULL;
     }
