@@ -221,6 +221,17 @@ def sbloom_filter(params, i):
     return mg, k, cap, groups
 
 
+def check_page_set(pages, want, label):
+    """Every URL of want stored, once, and nothing else."""
+    urls = [p["url"] for p in pages]
+    dups = [u for u, n in collections.Counter(urls).items() if n > 1]
+    check(not dups, "%s: %d URLs stored more than once, e.g. %s" % (label, len(dups), dups[:3]))
+    got = set(urls)
+    missing, extra = set(want) - got, got - set(want)
+    check(not missing and not extra, "%s: %d missing (e.g. %s), %d unexpected (e.g. %s)" %
+          (label, len(missing), sorted(missing)[:3], len(extra), sorted(extra)[:3]))
+
+
 def read_pages(path):
     pages = []
     with open(path) as f:

@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, expected_pages, graph, overlaps,  # noqa: E402
+from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, check_page_set, expected_pages, graph, overlaps,  # noqa: E402
                      frontier_len, read_pages, read_requests, redis_cmd, run_tests, sbloom_filter, start_redis,
                      start_web)
 from webapi import call, start_webapp  # noqa: E402
@@ -30,16 +30,6 @@ def crawl(tmp, port, seeds, *args, timeout=120, expect_rc=0):
         raise Failure("redcrawl crawl exited %d (want %d)\nstdout:\n%s\nstderr:\n%s" %
                       (r.returncode, expect_rc, r.stdout, r.stderr[-3000:]))
     return out, r
-
-
-def check_page_set(pages, want, label):
-    urls = [p["url"] for p in pages]
-    dups = [u for u, n in collections.Counter(urls).items() if n > 1]
-    check(not dups, "%s: %d URLs fetched more than once, e.g. %s" % (label, len(dups), dups[:3]))
-    got = set(urls)
-    missing, extra = set(want) - got, got - set(want)
-    check(not missing and not extra, "%s: %d missing (e.g. %s), %d unexpected (e.g. %s)" %
-          (label, len(missing), sorted(missing)[:3], len(extra), sorted(extra)[:3]))
 
 
 def crawl_while(cmd, during, timeout=120):

@@ -22,7 +22,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, expected_pages, graph, overlaps,  # noqa: E402
+from harness import (REDCRAWL, SCHEDULER, WORKER, Failure, check, check_page_set, expected_pages, graph, overlaps,  # noqa: E402
                      read_pages, read_requests, redis_cmd, run_tests, start_redis, start_web)
 
 SLACK_US = 10000  # the tolerance on gaps: 10 ms
@@ -100,16 +100,6 @@ def histogram(values_ms, edges):
             counts["<%g" % edges[0] if v < edges[0] else ">=%g" % edges[-1]] += 1
     keys = ["<%g" % edges[0]] + ["%g-%g" % (lo, hi) for lo, hi in zip(edges, edges[1:])] + [">=%g" % edges[-1]]
     return "  ".join("%s: %d" % (k, counts[k]) for k in keys if counts[k])
-
-
-def check_page_set(pages, want, label):
-    urls = [p["url"] for p in pages]
-    dups = [u for u, n in collections.Counter(urls).items() if n > 1]
-    check(not dups, "%s: %d URLs stored more than once, e.g. %s" % (label, len(dups), dups[:3]))
-    got = set(urls)
-    missing, extra = set(want) - got, got - set(want)
-    check(not missing and not extra, "%s: %d missing (e.g. %s), %d unexpected (e.g. %s)" %
-          (label, len(missing), sorted(missing)[:3], len(extra), sorted(extra)[:3]))
 
 
 def is_private(url):
