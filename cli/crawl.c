@@ -30,7 +30,6 @@
 #include "progress.h"
 #include "reaper.h"
 #include "recheck.h"
-#include "seedhold.h"
 #include "redis.h"
 #include "resume.h"
 #include "rules.h"
@@ -258,7 +257,6 @@ typedef struct crawl_run {
     char *pages_path;  /* the job's pages.jsonl, whose mark goes to Redis (recheck.h); NULL: not resumable */
     char *recheck;     /* OUT/recheck-CRAWLID.ids: pages the workers look up before storing them (recheck.h) */
     int64_t mark;      /* the mark last noted */
-    int seed_hold;     /* the scheduler's lock held while the seed list goes in (seedhold.h) */
 } crawl_run;
 
 typedef struct job_stats {
@@ -797,18 +795,10 @@ static int read_seeds(const crawl_conf *c, rc_seedlist *s, char **cli, int ncli)
     return 0;
 }
 
-/* A seed list going in: whether to show it, and the scheduler's lock held meanwhile (seedhold.h). */
-typedef struct seeding {
-    int tty;
-    rc_redis *hold; /* renewed after each batch; NULL: not held */
-} seeding;
-
+/* Whether to show a seed list going in. */
 static void on_seed_progress(void *ud, size_t done, size_t n, int64_t added)
 {
-    seeding *sd = ud;
-    if (sd->hold)
-        rc_seedhold_take(sd->hold);
-    if (sd->tty)
+    if (*(int *)ud)
         fprintf(stderr, "\rredcrawl: seeds %zu/%zu sent, %lld new%s", done, n, (long long)added, done == n ? "\n" : "");
 }
 
@@ -933,14 +923,19 @@ static int open_redis(crawl_run *run, rc_private_redis *pr, const char **ret_url
     return 0;
 }
 
-/* The job and its seeds into the frontier, once the scheduler and the workers run. */
+/* A seed list's hold on its job (submit.lua): renewed by each batch of RC_FRONTIER_BATCH seeds,
+ * which takes milliseconds; a crawl killed while its list goes in holds the job this long. */
+#define SEED_HOLD_MS 10000
+
+/* The job and its seeds into the frontier, once the scheduler and the workers run. A list goes
+ * in whole before any of it is dispatched (the job held: rc_frontier_submit_list). */
 static int submit_job(crawl_run *run, const rc_job *job)
 {
     char err[512];
-    seeding sd = {isatty(STDERR_FILENO) && !run->c->quiet, run->seed_hold ? run->r : NULL};
+    int tty = isatty(STDERR_FILENO) && !run->c->quiet;
     rc_seedlist *s = run->seeds;
-    if (rc_frontier_submit_list(run->r, job, s ? rc_seedlist_urls(s) : NULL, s ? rc_seedlist_count(s) : 0,
-                                on_seed_progress, &sd, &run->added, err, sizeof err) < 0) {
+    if (rc_frontier_submit_list(run->r, job, s ? rc_seedlist_urls(s) : NULL, s ? rc_seedlist_count(s) : 0, SEED_HOLD_MS,
+                                on_seed_progress, &tty, &run->added, err, sizeof err) < 0) {
         fprintf(stderr, "redcrawl crawl: %s\n", err);
         return -EIO;
     }
@@ -1643,19 +1638,10 @@ static int run_crawl(crawl_run *run, rc_private_redis *pr, const rc_job *job, ui
         return 1;
     if (run->resuming) /* running again: a crash from now on must not read as a pause */
         note_state(run, RC_RESUME_RUNNING, -1);
-    /* Before the scheduler starts, or it takes the lock first. */
-    run->seed_hold =
-        !run->saved.seeds_sent && run->seeds && rc_seedlist_count(run->seeds) > 0 && rc_seedhold_take(run->r);
-    if (start_children(run, redis_url, run->outdir) < 0) {
-        if (run->seed_hold)
-            rc_seedhold_release(run->r);
+    if (start_children(run, redis_url, run->outdir) < 0)
         return 1;
-    }
     if (!run->saved.seeds_sent) {
-        int bad = submit_job(run, job) < 0;
-        if (run->seed_hold)
-            rc_seedhold_release(run->r);
-        if (bad) {
+        if (submit_job(run, job) < 0) {
             stop_children(run);
             return 1;
         }

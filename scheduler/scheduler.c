@@ -85,7 +85,6 @@ struct rc_scheduler {
     rc_wake *wake;             /* nudged when seeds arrive in an empty frontier; NULL = poll only */
     uint64_t last_dispatch_ms;
     int nudged;        /* a nudge came since the last tick: the worker set may have changed */
-    int ask_lock;      /* a nudge came on standby: ask for the leader lock at the next tick */
     rc_forward *fwd;   /* a sharded keyspace: this shard's outboxes to the others; NULL = one keyspace */
     rc_budget *budget; /* a sharded keyspace: its jobs' max_pages allowances; NULL = one keyspace */
     rc_pace *pace;     /* when this scheduler did not run: no worker's silence is counted then */
@@ -1001,8 +1000,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
     double next = (double)s->conf->tick_ms / 1000.0;
     int refreshed = 0;
     pace_mark(s, now, s->away_ms);
-    if (now - s->last_refresh_ms >= 1000 || s->ask_lock || worker_set_changed(s)) {
-        s->ask_lock = 0;
+    if (now - s->last_refresh_ms >= 1000 || worker_set_changed(s)) {
         if (!hold_lock(s)) {
             sample_gauges(s);
             s->last_refresh_ms = now;
@@ -1084,15 +1082,8 @@ rc_scheduler *rc_scheduler_new(struct ev_loop *loop, const rc_sched_conf *conf, 
 static void on_wake(void *ud)
 {
     rc_scheduler *s = ud;
-    if (s->refused)
+    if (!s->leader || s->refused)
         return;
-    if (!s->leader) { /* the lock may be free now: `redcrawl crawl` frees it once its seeds are in */
-        s->ask_lock = 1;
-        ev_timer_stop(s->loop, &s->tick);
-        ev_timer_set(&s->tick, 0, 0);
-        ev_timer_start(s->loop, &s->tick);
-        return;
-    }
     s->nudged = 1;
     uint64_t since = rc_now_ms() - s->last_dispatch_ms;
     double after = since >= WAKE_GAP_MS ? 0 : (double)(WAKE_GAP_MS - since) / 1000.0;

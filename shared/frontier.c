@@ -61,8 +61,9 @@ static int job_bloom(rc_redis *r, const rc_job *job, rc_sbloom_params *bp, char 
     return 0;
 }
 
-/* One submit.lua call for urls[0..n): the job's spec rides along, so the first call creates it. */
-static int submit_batch(rc_redis *r, const rc_job *job, const char *spec, const rc_sbloom_params *bp,
+/* One submit.lua call for urls[0..n): the job's spec rides along, so the first call creates it;
+ * hold is submit.lua's (NULL: none). */
+static int submit_batch(rc_redis *r, const rc_job *job, const char *spec, const rc_sbloom_params *bp, const char *hold,
                         const char *const *urls, size_t n, int64_t *ret_added, char *err, size_t cap)
 {
     char bloom[96];
@@ -73,6 +74,8 @@ static int submit_batch(rc_redis *r, const rc_job *job, const char *spec, const 
     rc_argv_set(&a, RC_SUBMIT_SPEC, spec);
     rc_argv_seti(&a, RC_SUBMIT_MAX_PAGES, job->max_pages);
     rc_argv_set(&a, RC_SUBMIT_BLOOM, bloom);
+    if (hold)
+        rc_argv_set(&a, RC_SUBMIT_HOLD, hold);
     rc_argv_setu(&a, RC_SUBMIT_K, RC_FRONTIER_BLOOM_K);
     rc_argv_setu(&a, RC_SUBMIT_N, n);
     for (size_t i = 0; i < n; i++) {
@@ -105,10 +108,10 @@ static int submit_batch(rc_redis *r, const rc_job *job, const char *spec, const 
 
 int rc_frontier_submit(rc_redis *r, const rc_job *job, int64_t *ret_added, char *err, size_t cap)
 {
-    return rc_frontier_submit_list(r, job, NULL, 0, NULL, NULL, ret_added, err, cap);
+    return rc_frontier_submit_list(r, job, NULL, 0, 0, NULL, NULL, ret_added, err, cap);
 }
 
-int rc_frontier_submit_list(rc_redis *r, const rc_job *job, const char *const *urls, size_t n,
+int rc_frontier_submit_list(rc_redis *r, const rc_job *job, const char *const *urls, size_t n, int64_t hold_ms,
                             rc_frontier_progress_fn progress, void *ud, int64_t *ret_added, char *err, size_t cap)
 {
     rc_sbloom_params bp;
@@ -116,16 +119,24 @@ int rc_frontier_submit_list(rc_redis *r, const rc_job *job, const char *const *u
     if (res < 0)
         return res;
     char *spec = rc_job_encode(job);
+    char hold[24];
+    snprintf(hold, sizeof hold, "%lld", (long long)hold_ms);
+    const char *h = hold_ms > 0 && n > 0 ? hold : NULL;
     int64_t added = 0, got = 0;
-    res = submit_batch(r, job, spec, &bp, (const char *const *)job->seeds, job->n_seeds, &got, err, cap);
+    res = submit_batch(r, job, spec, &bp, h, (const char *const *)job->seeds, job->n_seeds, &got, err, cap);
     added += got;
     for (size_t i = 0; res == 0 && i < n; i += RC_FRONTIER_BATCH) {
         size_t m = n - i < RC_FRONTIER_BATCH ? n - i : RC_FRONTIER_BATCH;
-        res = submit_batch(r, job, spec, &bp, urls + i, m, &got, err, cap);
+        res = submit_batch(r, job, spec, &bp, h, urls + i, m, &got, err, cap);
         added += got;
         if (res == 0 && progress)
             progress(ud, i + m, n, added);
     }
+    /* The hold ends even after a failed batch (what went in is crawled); if this call fails too,
+     * hold_until runs out by itself. */
+    char ignored[256];
+    if (h && (res == 0 || res == -EIO))
+        submit_batch(r, job, spec, &bp, "0", NULL, 0, &got, ignored, sizeof ignored);
     free(spec);
     if (res == 0)
         *ret_added = added;

@@ -37,9 +37,13 @@ typedef void (*rc_frontier_progress_fn)(void *ud, size_t done, size_t n, int64_t
 
 /* rc_frontier_submit, then urls[0..n) (normalised; borrowed) in batches of RC_FRONTIER_BATCH,
  * so a list of any length goes in without one round trip per URL. The job's own seeds go
- * first and create it. progress (may be NULL) is called after each batch of the list. */
+ * first and create it. progress (may be NULL) is called after each batch of the list. With
+ * hold_ms > 0 and a list, nothing of the job is dispatched until the whole list is in (each
+ * call renews a hold of hold_ms, the last ends it: submit.lua): no seed is first met as the
+ * link of an earlier seed's page, at depth 1. */
 int rc_frontier_submit_list(struct rc_redis *r, const struct rc_job *job, const char *const *urls, size_t n,
-                            rc_frontier_progress_fn progress, void *ud, int64_t *ret_added, char *err, size_t cap);
+                            int64_t hold_ms, rc_frontier_progress_fn progress, void *ud, int64_t *ret_added, char *err,
+                            size_t cap);
 
 /* The bloom params of a job as stored in Redis; -ENOENT when the job does not exist. */
 int rc_frontier_job_bloom(struct rc_redis *r, const char *crawlid, rc_sbloom_params *ret);

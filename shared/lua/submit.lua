@@ -1,8 +1,13 @@
 #!lua
---- args: crawlid spec max_pages bloom k n ...
+--- args: crawlid spec max_pages bloom hold k n ...
 -- submit: create (or extend) a job and put its seeds in the frontier, through the bloom.
 -- Arguments: crawlid, spec, max_pages, bloom params ("sbf:mg0:fp:groups:mg1", used when the
---       job is new), k, n, then n x (record, k bloom hash values).
+--       job is new), hold, k, n, then n x (record, k bloom hash values).
+-- hold: empty, nothing; a number of ms, the job's frontier is not dispatched for that long
+--       (hold_until, which window.lua reads), set or renewed by each call of a seed list that
+--       goes in over many calls, so that no seed is first met as a link of an earlier seed's
+--       page, at depth 1 (its own links then cut by maxdepth); "0", the hold ends and the
+--       scheduler is woken. A submitter that dies holding the job frees it by that time.
 -- Idempotent: a redelivered request finds its seeds in the bloom and adds nothing.
 local crawlid, spec, max_pages, bloom = A.crawlid, A.spec, A.max_pages, A.bloom
 local k, n = tonumber(A.k), tonumber(A.n)
@@ -27,6 +32,13 @@ if not state then
     redis.call('HSET', jk, 'max_pages', 0, 'budget', total)
     redis.call('SADD', K('budgets'), crawlid)
   end
+end
+local hold = tonumber(A.hold)
+if hold and hold > 0 then
+  redis.call('HSET', jk, 'hold_until', NOW + hold)
+elseif hold then
+  redis.call('HDEL', jk, 'hold_until')
+  redis.pcall('PUBLISH', K('wake', 'sched'), '1')
 end
 local added = frontier_push_new(crawlid, A_REST, n, k, function(member)
   local rec = rec_decode(member)

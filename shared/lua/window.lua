@@ -5,9 +5,11 @@
 -- that every job with URLs waiting is dispatched each round, whatever another's backlog.
 -- Members as stored (compact ones without their crawlid): assign.lua matches them against the
 -- frontier's head again.
+-- A job whose seed list is still going in (hold_until ahead, submit.lua) gives an empty window.
 -- Arguments: pairs (crawlid, n).  Returns one array of records per pair.
 local out = {}
 for i = A_REST, #ARGV - 1, 2 do
-  out[#out + 1] = frontier_head(ARGV[i], tonumber(ARGV[i + 1]))
+  local held = tonumber(redis.call('HGET', K('job', ARGV[i]), 'hold_until'))
+  out[#out + 1] = (held and held > NOW) and {} or frontier_head(ARGV[i], tonumber(ARGV[i + 1]))
 end
 return out

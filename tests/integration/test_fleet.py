@@ -15,8 +15,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (REDCRAWL, SCHEDULER, WORKER, check, expected_pages, frontier_len, graph,  # noqa: E402
-                     overlaps, read_pages, read_requests, redis_cmd, run_tests, start_redis, start_web)
+from harness import (REDCRAWL, SCHEDULER, WORKER, check, check_page_set, expected_pages, frontier_len,  # noqa: E402
+                     graph, overlaps, read_pages, read_requests, redis_cmd, run_tests, start_redis, start_web)
 
 
 def fleet(procs, tmp, web_port, n_workers, *wargs):
@@ -545,8 +545,59 @@ def test_workers_seen_at_once(tmp, procs):
                   "for its once-a-second refresh" % (name, i, d))
 
 
+def test_seed_list_into_a_fleet(tmp, procs):
+    """A seed list given to a running fleet (`redcrawl crawl --seeds - --redis URL`, whose own
+    scheduler stands by behind the fleet's) goes in over many submit.lua calls while the fleet's
+    workers wait for work. Each host's root comes first in the list and links to its p/1 and
+    p/2, which come last: were the job dispatched while the list goes in, the roots' links
+    would put p/1 and p/2 in at depth 1, the seeds would then be found in the bloom and not
+    added at depth 0, and with --maxdepth 1 their links p/3..p/6 would never be fetched. The
+    job is held (hold_until, submit.lua) until the list is in: every seed at depth 0, the
+    exact set within depth 1, each page once over the fleet's and the crawl's workers."""
+    hosts = 200
+    args = ["--sites", str(hosts), "--pages", "30"]
+    port, log, _ = start_web(procs, tmp, *args)
+    redis_port, env = fleet(procs, tmp, port, 2, "--delay", "0")
+    roots = ["http://s%d.site.test/" % h for h in range(hosts)]
+    middle = ["http://s%d.site.test/p/%d" % (h, p) for p in range(7, 30) for h in range(hosts)]
+    last = ["http://s%d.site.test/p/%d" % (h, p) for p in (1, 2) for h in range(hosts)]
+    seeds = roots + middle + last
+    want = expected_pages(graph(*args), seeds, 1, ["site.test"])
+    out = os.path.join(tmp, "listed")
+    r = subprocess.run([REDCRAWL, "crawl", "--redis", env["REDCRAWL_REDIS"], "--crawlid", "listed", "--out", out,
+                        "--connect-to", "::127.0.0.1:%d" % port, "--allow-net", "127.0.0.0/8", "--quiet",
+                        "--maxdepth", "1", "--delay", "0", "--workers", "1", "--web-port", "-1", "--seeds", "-"],
+                       input="\n".join(seeds) + "\n", capture_output=True, text=True, env=env, timeout=600)
+    check(r.returncode == 0, "crawl exited %d: %s" % (r.returncode, r.stderr[-3000:]))
+    pages = [p for path in (os.path.join(tmp, "out", "pages.jsonl"), os.path.join(out, "pages.jsonl"))
+             if os.path.exists(path) for p in read_pages(path) if p.get("crawlid") == "listed"]
+    seedset = set(seeds)
+    deep = sorted(p["url"] for p in pages if p["url"] in seedset and p.get("depth") != 0)
+    check(not deep, "%d seeds fetched at a depth other than 0, e.g. %s" % (len(deep), deep[:3]))
+    check_page_set(pages, want, "%d seeds into a fleet" % len(seeds))
+    check(redis_cmd(redis_port, "HGET", "rc:job:listed", "hold_until") is None, "the job's hold was left set")
+    bad = overlaps(read_requests(log))
+    check(not bad, "overlapping requests to one host: %s" % bad[:2])
+    print("  %d seeds, %d pages, every seed at depth 0" % (len(seeds), len(pages)))
+    # A hold whose list never ends (its crawl killed) runs out by itself: a job held for 1.5 s
+    # from its submission is dispatched then, not before and not never.
+    t0 = time.time()
+    redis_cmd(redis_port, "HSET", "rc:job:late", "hold_until", str(int((t0 + 1.5) * 1000)))
+    submit(env, "late", ["http://s0.site.test/p/29"])
+    first = None
+    deadline = t0 + 15
+    while time.time() < deadline and first is None:
+        rows = [r for r in read_requests(log) if r[3] == "/p/29" and r[0] / 1e6 > t0]
+        first = min(r[0] for r in rows) / 1e6 - t0 if rows else None
+        time.sleep(0.1)
+    print("  a job held 1.5 s was first fetched after %s s" % ("%.2f" % first if first is not None else "never (15 s)"))
+    check(first is not None and 1.5 <= first < 5, "a held job's page fetched after %s s, not once its hold ran out"
+          % first)
+
+
 if __name__ == "__main__":
     run_tests([test_small_job_not_behind_big_one, test_hosts_follow_capacity, test_slowed_worker_loses_hosts,
                test_priorities_share_hosts, test_new_job_not_behind_backlog_on_same_host,
                test_reaped_worker_hosts_keep_queues, test_cpu_bound_worker_gets_fewer_hosts,
-               test_frontier_windows_by_priority, test_nudges_cut_the_wait, test_workers_seen_at_once])
+               test_frontier_windows_by_priority, test_nudges_cut_the_wait, test_workers_seen_at_once,
+               test_seed_list_into_a_fleet])
