@@ -2305,6 +2305,10 @@ static void on_drain_timer(struct ev_loop *loop, ev_timer *t, int revents)
     ev_break(loop, EVBREAK_ALL);
 }
 
+/* --fsync batch: one fdatasync at most this often (s), on the JSON Lines sink's sync thread; the
+ * pages written meanwhile share it (their acknowledgements wait for it). */
+#define RC_COMMIT_INTERVAL 0.02
+
 /* Every sink the configuration asks for, as rc_stores: MongoDB and the Kafka firehose first
  * (asynchronous), then JSON Lines (the default; with --mongo or --firehose only when --out is
  * given). */
@@ -2346,6 +2350,8 @@ static int open_stores(rc_worker *w, struct ev_loop *loop, const rc_worker_conf 
             return -1;
         rc_sink_set_fsync(j, policy);
         w->stores[w->n_stores++] = rc_sink_jsonl_store(j);
+        if (rc_sink_commit_start(j, loop, RC_COMMIT_INTERVAL, err, cap) < 0)
+            return -1;
     }
     /* WARC keeps the response as received, for the jobs that ask: not a store of write-groups
      * but of responses, written when the page is parsed (on_parsed). */
