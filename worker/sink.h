@@ -35,6 +35,10 @@ void rc_sink_free(rc_sink *s);
  * touched, data and _id index, pages and items, in one go) and the groups' done runs on loop
  * (borrowed; outlives the sink) once a sync covers them. 0 or -errno (err says why). */
 int rc_sink_commit_start(rc_sink *s, struct ev_loop *loop, double interval_s, char *err, size_t cap);
+/* Another file (fd borrowed: a duplicate is taken) joins the generation being gathered: the
+ * groups put from now on are acknowledged only once it is synced as well, and its failed sync
+ * fails them. 0, or -errno (-ENOTSUP: no group commit): then sync it yourself. */
+int rc_sink_commit_add(rc_sink *s, int fd);
 /* For tests: the commit thread's sync of a descriptor (NULL: fdatasync), 0 or -errno; called
  * on the sync thread. */
 void rc_sink_commit_set_sync(rc_sink *s, int (*fn)(int fd, void *ud), void *ud);

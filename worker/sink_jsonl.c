@@ -32,7 +32,8 @@
  * Threads: the loop thread owns everything but the commit's shared part; the sync thread reads
  * only that part (under commit.mu: the descriptors of the generation being gathered, which it
  * takes and closes, the generation numbers, the failures and the stop flag) and calls
- * sync_fn. The descriptors it syncs are dup()s, so it never touches a jfile. */
+ * sync_fn. The descriptors it syncs are dup()s, so it never touches a jfile; another sink's file
+ * joins a generation the same way (rc_sink_commit_add: the WARC files). */
 #include "sink.h"
 
 #include <errno.h>
@@ -120,6 +121,9 @@ typedef struct commit {
     /* loop thread */
     pend_group *wait; /* written, waiting for their generation, in put order */
     size_t n_wait, cap_wait;
+    uint64_t other_gen; /* the generation others[] were added to */
+    int *others;        /* other files' descriptors added to it (rc_sink_commit_add) */
+    size_t n_others, cap_others;
 } commit;
 
 struct rc_sink {
@@ -655,6 +659,20 @@ static void on_commit_async(struct ev_loop *loop, ev_async *w, int revents)
     commit_deliver(w->data, 0);
 }
 
+/* Loop thread, under mu: a duplicate of fd joins the generation being gathered. 0 or -errno. */
+static int commit_add_locked(commit *c, int fd)
+{
+    int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (d < 0)
+        return -errno;
+    if (c->n_fds == c->cap_fds) {
+        c->cap_fds = c->cap_fds ? c->cap_fds * 2 : 8;
+        c->fds = rc_xrealloc(c->fds, c->cap_fds * sizeof *c->fds);
+    }
+    c->fds[c->n_fds++] = d;
+    return 0;
+}
+
 /* Loop thread, after a turn's writes: the files it touched join the generation being gathered
  * (everything written to them so far is covered by its sync), the turn's groups wait for it. */
 static void commit_enqueue(rc_sink *s, size_t n_touched)
@@ -669,8 +687,7 @@ static void commit_enqueue(rc_sink *s, size_t n_touched)
         f->commit_gen = gen;
         int fds[2] = {f->fd, f->ifd};
         for (int j = 0; j < 2; j++) {
-            int d = fcntl(fds[j], F_DUPFD_CLOEXEC, 0);
-            if (d < 0) {
+            if (commit_add_locked(c, fds[j]) < 0) {
                 /* out of descriptors: sync it here rather than not at all (a failure fails the
                  * generation like the thread's) */
                 int r = c->sync_fn(fds[j], c->sync_ud);
@@ -681,13 +698,7 @@ static void commit_enqueue(rc_sink *s, size_t n_touched)
                     if (!s->group_err[0])
                         snprintf(s->group_err, sizeof s->group_err, "fsync of an output file failed: %s", strerror(-r));
                 }
-                continue;
             }
-            if (c->n_fds == c->cap_fds) {
-                c->cap_fds = c->cap_fds ? c->cap_fds * 2 : 8;
-                c->fds = rc_xrealloc(c->fds, c->cap_fds * sizeof *c->fds);
-            }
-            c->fds[c->n_fds++] = d;
         }
     }
     c->wanted = 1;
@@ -742,6 +753,31 @@ int rc_sink_commit_start(rc_sink *s, struct ev_loop *loop, double interval_s, ch
     return 0;
 }
 
+int rc_sink_commit_add(rc_sink *s, int fd)
+{
+    commit *c = s->commit;
+    if (!c)
+        return -ENOTSUP;
+    int r = 0;
+    pthread_mutex_lock(&c->mu);
+    if (c->other_gen != c->gathering) {
+        c->other_gen = c->gathering;
+        c->n_others = 0;
+    }
+    size_t i = 0;
+    while (i < c->n_others && c->others[i] != fd)
+        i++;
+    if (i == c->n_others && (r = commit_add_locked(c, fd)) == 0) {
+        if (c->n_others == c->cap_others) {
+            c->cap_others = c->cap_others ? c->cap_others * 2 : 4;
+            c->others = rc_xrealloc(c->others, c->cap_others * sizeof *c->others);
+        }
+        c->others[c->n_others++] = fd;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}
+
 void rc_sink_commit_set_sync(rc_sink *s, int (*fn)(int fd, void *ud), void *ud)
 {
     if (!s->commit)
@@ -775,6 +811,7 @@ static void commit_stop(rc_sink *s)
     free(c->fds);
     free(c->fails);
     free(c->wait);
+    free(c->others);
     free(c);
     s->commit = NULL;
 }

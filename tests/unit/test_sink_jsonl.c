@@ -272,14 +272,32 @@ static void group_commit(const char *dir)
     RC_CHECK_STR_EQ(text, "{\"_id\":\"p1\"}\n{\"_id\":\"p2\"}\n{\"_id\":\"q0\"}\n{\"_id\":\"q1\"}\n{\"_id\":\"q2\"}\n"
                           "{\"_id\":\"q3\"}\n{\"_id\":\"q4\"}\n{\"_id\":\"p3\"}\n");
     free(text);
+    /* Another sink's file (a WARC file) joins the generation being gathered, once however often
+     * it is added: the groups put after it wait for its sync too. */
+    snprintf(path, sizeof path, "%s/other.warc", dir);
+    int ofd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    RC_CHECK(ofd >= 0 && write(ofd, "warc", 4) == 4);
+    gate_set(&g, 0, 0);
+    calls = gate_calls(&g);
+    RC_CHECK_INT_EQ(rc_sink_commit_add(s, ofd), 0);
+    RC_CHECK_INT_EQ(rc_sink_commit_add(s, ofd), 0);
+    store_put(&st, "p5", NULL, 0, &h);
+    st.ops->turn(st.impl);
+    close(ofd); /* the commit holds a duplicate */
+    gate_set(&g, 1, 0);
+    run_loop(loop, &h, 10, 3000);
+    RC_CHECK_INT_EQ(h.n, 10);
+    RC_CHECK_INT_EQ(h.status[9], 0);
+    RC_CHECK_INT_EQ(gate_calls(&g) - calls, 3); /* pages.jsonl, its index, the other file */
+    RC_CHECK(synced_file(&g, gate_calls(&g), path));
     /* Stopping with a group written but not delivered: not acknowledged. */
     gate_set(&g, 0, 0);
     store_put(&st, "p4", NULL, 0, &h);
     st.ops->turn(st.impl);
     gate_set(&g, 1, 0);
     st.ops->free(st.impl);
-    RC_CHECK_INT_EQ(h.n, 10);
-    RC_CHECK_INT_EQ(h.status[9], -ECANCELED);
+    RC_CHECK_INT_EQ(h.n, 11);
+    RC_CHECK_INT_EQ(h.status[10], -ECANCELED);
     ev_loop_destroy(loop);
 }
 
