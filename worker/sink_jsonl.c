@@ -121,8 +121,9 @@ typedef struct commit {
     /* loop thread */
     pend_group *wait; /* written, waiting for their generation, in put order */
     size_t n_wait, cap_wait;
-    uint64_t other_gen; /* the generation others[] were added to */
-    int *others;        /* other files' descriptors added to it (rc_sink_commit_add) */
+    uint64_t other_gen;  /* the generation others[] were added to */
+    struct stat *others; /* other files added to it (rc_sink_commit_add), by device and inode:
+                            a descriptor's number may name another file later (a WARC rotated) */
     size_t n_others, cap_others;
 } commit;
 
@@ -758,6 +759,9 @@ int rc_sink_commit_add(rc_sink *s, int fd)
     commit *c = s->commit;
     if (!c)
         return -ENOTSUP;
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -errno;
     int r = 0;
     pthread_mutex_lock(&c->mu);
     if (c->other_gen != c->gathering) {
@@ -765,14 +769,14 @@ int rc_sink_commit_add(rc_sink *s, int fd)
         c->n_others = 0;
     }
     size_t i = 0;
-    while (i < c->n_others && c->others[i] != fd)
+    while (i < c->n_others && (c->others[i].st_dev != st.st_dev || c->others[i].st_ino != st.st_ino))
         i++;
     if (i == c->n_others && (r = commit_add_locked(c, fd)) == 0) {
         if (c->n_others == c->cap_others) {
             c->cap_others = c->cap_others ? c->cap_others * 2 : 4;
             c->others = rc_xrealloc(c->others, c->cap_others * sizeof *c->others);
         }
-        c->others[c->n_others++] = fd;
+        c->others[c->n_others++] = st;
     }
     pthread_mutex_unlock(&c->mu);
     return r;

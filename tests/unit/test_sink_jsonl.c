@@ -281,15 +281,22 @@ static void group_commit(const char *dir)
     calls = gate_calls(&g);
     RC_CHECK_INT_EQ(rc_sink_commit_add(s, ofd), 0);
     RC_CHECK_INT_EQ(rc_sink_commit_add(s, ofd), 0);
+    close(ofd); /* the commit holds a duplicate */
+    /* A file rotated: the next one may get the same descriptor number, and is added all the same. */
+    char path2[800];
+    snprintf(path2, sizeof path2, "%s/other2.warc", dir);
+    int ofd2 = open(path2, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    RC_CHECK(ofd2 >= 0 && write(ofd2, "warc", 4) == 4);
+    RC_CHECK_INT_EQ(rc_sink_commit_add(s, ofd2), 0);
+    close(ofd2);
     store_put(&st, "p5", NULL, 0, &h);
     st.ops->turn(st.impl);
-    close(ofd); /* the commit holds a duplicate */
     gate_set(&g, 1, 0);
     run_loop(loop, &h, 10, 3000);
     RC_CHECK_INT_EQ(h.n, 10);
     RC_CHECK_INT_EQ(h.status[9], 0);
-    RC_CHECK_INT_EQ(gate_calls(&g) - calls, 3); /* pages.jsonl, its index, the other file */
-    RC_CHECK(synced_file(&g, gate_calls(&g), path));
+    RC_CHECK_INT_EQ(gate_calls(&g) - calls, 4); /* pages.jsonl, its index, the two other files */
+    RC_CHECK(synced_file(&g, gate_calls(&g), path) && synced_file(&g, gate_calls(&g), path2));
     /* Stopping with a group written but not delivered: not acknowledged. */
     gate_set(&g, 0, 0);
     store_put(&st, "p4", NULL, 0, &h);
