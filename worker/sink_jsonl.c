@@ -750,6 +750,7 @@ int rc_sink_commit_start(rc_sink *s, struct ev_loop *loop, double interval_s, ch
         free(c);
         return -r;
     }
+    pthread_setname_np(c->thread, "rc-jsonl-sync");
     s->commit = c;
     return 0;
 }
