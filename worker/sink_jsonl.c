@@ -27,7 +27,11 @@
  * its lines are written and on disk, and the loop never waits for the disk. A failed sync fails
  * the groups of its generation as a failed write does (-EIO: the URLs go back as redeliveries,
  * which find their lines and wait for a later sync). A redelivery whose lines were all found
- * waits for a sync too (another process may have written them and died before its sync).
+ * waits for a sync too (another process may have written them and died before its sync). The
+ * limit, as before this thread: Linux reports a writeback error once and may drop the pages it
+ * could not write, so a redelivery that finds its lines in the cache after a failed sync can be
+ * acknowledged over lines the disk lost (the failure is logged with the pages it sent back). A
+ * stopping sink lets the thread finish; groups not delivered by then hear -ECANCELED.
  *
  * Threads: the loop thread owns everything but the commit's shared part; the sync thread reads
  * only that part (under commit.mu: the descriptors of the generation being gathered, which it
