@@ -152,7 +152,8 @@ static const rc_conf_row rows[] = {
     {"mongo", RC_CONF_STR, offsetof(crawl_conf, mongo), NULL, 0, 0, "REDCRAWL_MONGO",
      "also upsert page records and items into this MongoDB"},
     {"fsync", RC_CONF_STR, offsetof(crawl_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC",
-     "JSON Lines durability: none, batch (per page) or record (fdatasync each record)"},
+     "JSON Lines durability: none, batch (pages acknowledged once a shared fdatasync covers them) or record "
+     "(fdatasync each record)"},
     {"retention", RC_CONF_DOUBLE, offsetof(crawl_conf, retention), "-1", -1, 1e9, NULL,
      "seconds a finished job's bloom, digests and counters stay in Redis: sets conf:retention (0 = for ever; -1 = "
      "leave it: a day unless set)"},

@@ -121,7 +121,8 @@ static const rc_conf_row rows[] = {
      "the tree of a page whose job has no XPath rules (main text, content dedup): light (htmltree.c, a tree "
      "builder on the streaming tokenizer) or gumbo; jobs with rules always use gumbo"},
     {"fsync", RC_CONF_STR, offsetof(rc_worker_conf, fsync), "none", 0, 0, "REDCRAWL_FSYNC",
-     "JSON Lines: fdatasync none, per batch (a page and its items) or per record"},
+     "JSON Lines: fdatasync none, batch (a sync thread's, shared by the pages written meanwhile, before their "
+     "acknowledgement) or per record"},
     {"recheck", RC_CONF_STR, offsetof(rc_worker_conf, recheck), NULL, 0, 0, NULL,
      "a file of _ids, one a line: a page with one of them is looked up in the sinks before it is stored, as a "
      "redelivery is (redcrawl crawl --resume after a crash that lost Redis' last writes)"},

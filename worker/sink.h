@@ -11,12 +11,15 @@
 
 #include "store.h"
 
+struct ev_loop;
+
 typedef struct rc_sink rc_sink;
 
 /* When the data reaches the disk: none (the kernel decides; a machine crash may lose the last
- * seconds), batch (fdatasync once per write of the store's turn, rc_sink_flush), record
- * (fdatasync after every write: rc_sink_write's record, the store's page at its put). README
- * "Storage" gives the measured cost. */
+ * seconds), batch (the store acknowledges a group once an fdatasync covers it: on a sync thread
+ * shared by many turns once rc_sink_commit_start ran, else once per turn on the caller's
+ * thread, rc_sink_flush), record (fdatasync after every write: rc_sink_write's record, the
+ * store's page at its put). README "Storage" gives the measured cost. */
 typedef enum rc_sink_fsync { RC_SINK_FSYNC_NONE, RC_SINK_FSYNC_BATCH, RC_SINK_FSYNC_RECORD } rc_sink_fsync;
 
 /* out: a directory, where "{crawlid}" is replaced by the job's id. */
@@ -27,6 +30,18 @@ int rc_sink_fsync_parse(const char *name, rc_sink_fsync *ret);
 /* The per-batch policy's sync of every file written since the last flush. 0 or -errno. */
 int rc_sink_flush(rc_sink *s, char *err, size_t cap);
 void rc_sink_free(rc_sink *s);
+/* The batch policy's group commit, for the store (nothing otherwise): its turn writes without
+ * syncing, a thread syncs the files written at most every interval_s (every file a generation
+ * touched, data and _id index, pages and items, in one go) and the groups' done runs on loop
+ * (borrowed; outlives the sink) once a sync covers them. 0 or -errno (err says why). */
+int rc_sink_commit_start(rc_sink *s, struct ev_loop *loop, double interval_s, char *err, size_t cap);
+/* Another file (fd borrowed: a duplicate is taken) joins the generation being gathered: the
+ * groups put from now on are acknowledged only once it is synced as well, and its failed sync
+ * fails them. 0, or -errno (-ENOTSUP: no group commit): then sync it yourself. */
+int rc_sink_commit_add(rc_sink *s, int fd);
+/* For tests: the commit thread's sync of a descriptor (NULL: fdatasync), 0 or -errno; called
+ * on the sync thread. */
+void rc_sink_commit_set_sync(rc_sink *s, int (*fn)(int fd, void *ud), void *ud);
 /* Appends doc (one JSON object, no newline) to the job's file for kind ("pages" or "items":
  * DIR/pages.jsonl, DIR/items.jsonl) and its _id to the index. With maybe_dup, first looks id
  * up and writes nothing when it is there. 0 or -errno (nothing of it stays); err says why. */

@@ -16,11 +16,33 @@
  * done: a page is acknowledged only once its lines are in the file, as before, for a write(2) a
  * batch instead of one per record. A worker killed in between loses lines it never acknowledged:
  * their URLs come back when their leases expire. The "record" policy writes (and syncs) at every
- * put. */
+ * put.
+ *
+ * The group commit (the "batch" policy once rc_sink_commit_start gave the sink a loop): turn
+ * writes as above but does not sync; it adds the files it touched (data and index, pages and
+ * items) to the generation being gathered and moves the turn's groups to a wait list under that
+ * generation. A sync thread takes the generation (at most one every interval: what is written
+ * meanwhile joins the next), fdatasyncs its files and wakes the loop (ev_async), which runs the
+ * done of every group whose generation is synced, in put order: a page is acknowledged only once
+ * its lines are written and on disk, and the loop never waits for the disk. A failed sync fails
+ * the groups of its generation as a failed write does (-EIO: the URLs go back as redeliveries,
+ * which find their lines and wait for a later sync). A redelivery whose lines were all found
+ * waits for a sync too (another process may have written them and died before its sync). The
+ * limit, as before this thread: Linux reports a writeback error once and may drop the pages it
+ * could not write, so a redelivery that finds its lines in the cache after a failed sync can be
+ * acknowledged over lines the disk lost (the failure is logged with the pages it sent back). A
+ * stopping sink lets the thread finish; groups not delivered by then hear -ECANCELED.
+ *
+ * Threads: the loop thread owns everything but the commit's shared part; the sync thread reads
+ * only that part (under commit.mu: the descriptors of the generation being gathered, which it
+ * takes and closes, the generation numbers, the failures and the stop flag) and calls
+ * sync_fn. The descriptors it syncs are dup()s, so it never touches a jfile; another sink's file
+ * joins a generation the same way (rc_sink_commit_add: the WARC files). */
 #include "sink.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +51,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <ev.h>
 
 #include "log.h"
 #include "strmap.h"
@@ -49,25 +73,63 @@ typedef struct pend_rec {
 } pend_rec;
 
 typedef struct jfile {
-    int fd, ifd;     /* data file and its _id index, both O_APPEND */
-    char *label;     /* "KIND of job CRAWLID", for errors */
-    rc_strmap *ids;  /* _ids in the file, NULL until the first redelivery */
-    off_t idx_read;  /* index bytes taken into ids */
-    off_t covered;   /* data bytes whose _ids are in ids */
-    int dirty;       /* written since the last fsync (per-batch policy) */
-    off_t end_ok[2]; /* fd's and ifd's size after this sink's last write, which ended a line
-                        (-1: unknown): found again, the end needs no repair */
-    rc_buf pend;     /* lines taken, not yet written */
+    int fd, ifd;         /* data file and its _id index, both O_APPEND */
+    char *label;         /* "KIND of job CRAWLID", for errors */
+    rc_strmap *ids;      /* _ids in the file, NULL until the first redelivery */
+    off_t idx_read;      /* index bytes taken into ids */
+    off_t covered;       /* data bytes whose _ids are in ids */
+    int dirty;           /* written since the last fsync (per-batch policy) */
+    uint64_t commit_gen; /* the commit generation its descriptors were last added to */
+    off_t end_ok[2];     /* fd's and ifd's size after this sink's last write, which ended a line
+                            (-1: unknown): found again, the end needs no repair */
+    rc_buf pend;         /* lines taken, not yet written */
     pend_rec *recs;
     size_t n_recs, cap_recs;
 } jfile;
 
-/* A write-group put took: its done runs once all its lines are written (or one failed). */
+/* A write-group put took: its done runs once all its lines are written (or one failed), and
+ * with the group commit once the generation gen is synced. */
 typedef struct pend_group {
     rc_store_done done;
     void *ud;
     int status;
+    uint64_t gen;
+    char *err; /* why it failed (status < 0, waiting for its generation), or NULL */
 } pend_group;
+
+typedef struct commit_fail {
+    uint64_t gen;
+    int status;
+} commit_fail;
+
+/* The group commit: see the header comment. */
+typedef struct commit {
+    struct ev_loop *loop;
+    ev_async async;
+    pthread_t thread;
+    double interval_s;
+    int (*sync_fn)(int fd, void *ud);
+    void *sync_ud;
+    pthread_mutex_t mu;
+    pthread_cond_t wake;
+    /* under mu */
+    int *fds; /* dup'd descriptors of the generation being gathered (the sync thread closes them) */
+    size_t n_fds, cap_fds;
+    uint64_t gathering; /* the generation files are added to (from 1) */
+    int wanted;         /* gathering has groups waiting for it */
+    uint64_t synced;    /* every generation up to it is finished */
+    commit_fail *fails; /* finished generations whose sync failed, not yet delivered */
+    size_t n_fails, cap_fails;
+    char fail_err[256];
+    int stopping;
+    /* loop thread */
+    pend_group *wait; /* written, waiting for their generation, in put order */
+    size_t n_wait, cap_wait;
+    uint64_t other_gen;  /* the generation others[] were added to */
+    struct stat *others; /* other files added to it (rc_sink_commit_add), by device and inode:
+                            a descriptor's number may name another file later (a WARC rotated) */
+    size_t n_others, cap_others;
+} commit;
 
 struct rc_sink {
     char *out;
@@ -78,6 +140,7 @@ struct rc_sink {
     pend_group *groups;
     size_t n_groups, cap_groups;
     char group_err[512]; /* why the first group of this turn failed */
+    commit *commit;      /* the batch policy's group commit, or NULL (synced on the loop) */
 };
 
 static void jfile_free(void *p)
@@ -127,10 +190,13 @@ int rc_sink_fsync_parse(const char *name, rc_sink_fsync *ret)
     return -EINVAL;
 }
 
+static void commit_stop(rc_sink *s);
+
 void rc_sink_free(rc_sink *s)
 {
     if (!s)
         return;
+    commit_stop(s);
     rc_strmap_free(s->files, jfile_free);
     free(s->touched);
     free(s->groups);
@@ -427,14 +493,17 @@ static int write_pending(rc_sink *s, jfile *f, char *err, size_t cap)
     return r;
 }
 
-/* Writes every file's pending lines. */
-static void write_touched(rc_sink *s)
+/* Writes every file's pending lines. Returns how many files it touched (s->touched[0 .. n) stay
+ * valid until the next take). */
+static size_t write_touched(rc_sink *s)
 {
     char err[512];
-    for (size_t i = 0; i < s->n_touched; i++)
+    size_t n = s->n_touched;
+    for (size_t i = 0; i < n; i++)
         if (write_pending(s, s->touched[i], err, sizeof err) < 0 && !s->group_err[0])
             snprintf(s->group_err, sizeof s->group_err, "%s", err);
     s->n_touched = 0;
+    return n;
 }
 
 int rc_sink_write(rc_sink *s, const char *crawlid, const char *kind, const char *id, const char *doc, size_t len,
@@ -470,6 +539,292 @@ int rc_sink_flush(rc_sink *s, char *err, size_t cap)
     return 0;
 }
 
+/* ---- the group commit: the batch policy's syncs on a thread ------------------------------ */
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int sync_fd(int fd, void *ud)
+{
+    (void)ud;
+    return fdatasync(fd) < 0 ? -errno : 0;
+}
+
+/* Sync thread: takes the generation being gathered once it has waiters (and the interval since
+ * the last sync began is over, or the sink stops), syncs its descriptors, reports. */
+static void *commit_main(void *arg)
+{
+    commit *c = arg;
+    double last = -1e9;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        while (!c->wanted && !c->stopping)
+            pthread_cond_wait(&c->wake, &c->mu);
+        if (!c->wanted)
+            break; /* stopping, nothing owed */
+        double due = last + c->interval_s;
+        while (!c->stopping && mono_s() < due) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            double left = due - mono_s();
+            long long ns = (long long)ts.tv_nsec + (long long)(RC_MAX(left, 0.0) * 1e9);
+            ts.tv_sec += (time_t)(ns / 1000000000);
+            ts.tv_nsec = (long)(ns % 1000000000);
+            pthread_cond_timedwait(&c->wake, &c->mu, &ts);
+        }
+        int *fds = c->fds;
+        size_t n = c->n_fds;
+        uint64_t gen = c->gathering++;
+        c->fds = NULL;
+        c->n_fds = c->cap_fds = 0;
+        c->wanted = 0;
+        pthread_mutex_unlock(&c->mu);
+        last = mono_s();
+        int st = 0;
+        for (size_t i = 0; i < n; i++) {
+            int r = c->sync_fn(fds[i], c->sync_ud);
+            if (r < 0 && st == 0)
+                st = r;
+            close(fds[i]);
+        }
+        free(fds);
+        pthread_mutex_lock(&c->mu);
+        c->synced = gen;
+        if (st < 0) {
+            if (c->n_fails == c->cap_fails) {
+                c->cap_fails = c->cap_fails ? c->cap_fails * 2 : 4;
+                c->fails = rc_xrealloc(c->fails, c->cap_fails * sizeof *c->fails);
+            }
+            c->fails[c->n_fails++] = (commit_fail){gen, st};
+            snprintf(c->fail_err, sizeof c->fail_err, "fsync of an output file failed: %s", strerror(-st));
+        }
+        pthread_mutex_unlock(&c->mu);
+        ev_async_send(c->loop, &c->async);
+        pthread_mutex_lock(&c->mu);
+    }
+    pthread_mutex_unlock(&c->mu);
+    return NULL;
+}
+
+/* Loop thread: the done of every waiting group whose generation is synced, in put order. */
+static void commit_deliver(rc_sink *s, int cancel)
+{
+    commit *c = s->commit;
+    pthread_mutex_lock(&c->mu);
+    uint64_t synced = c->synced;
+    commit_fail *fails = c->fails;
+    size_t n_fails = c->n_fails;
+    char fail_err[sizeof c->fail_err];
+    memcpy(fail_err, c->fail_err, sizeof fail_err);
+    c->fails = NULL;
+    c->n_fails = c->cap_fails = 0;
+    pthread_mutex_unlock(&c->mu);
+    size_t k = 0;
+    while (k < c->n_wait && (cancel || c->wait[k].gen <= synced))
+        k++;
+    /* The callbacks may put more (into the turn's list, not this one): take them out first. */
+    pend_group *ready = NULL;
+    if (k) {
+        ready = rc_xmalloc(k * sizeof *ready);
+        memcpy(ready, c->wait, k * sizeof *ready);
+        memmove(c->wait, c->wait + k, (c->n_wait - k) * sizeof *c->wait);
+        c->n_wait -= k;
+        if (c->n_wait == 0)
+            ev_unref(c->loop); /* nothing owed: the watcher must not keep the loop alive */
+    }
+    for (size_t i = 0; i < k; i++) {
+        pend_group *g = &ready[i];
+        int st = g->status;
+        const char *err = g->err;
+        for (size_t j = 0; st == 0 && j < n_fails; j++)
+            if (fails[j].gen == g->gen) {
+                st = fails[j].status;
+                err = fail_err;
+            }
+        if (cancel) {
+            st = -ECANCELED;
+            err = "the worker is stopping";
+        }
+        /* not known to be on disk: it goes back, a redelivery */
+        g->done(g->ud, st == -ECANCELED ? st : st < 0 ? -EIO : 0, st < 0 ? err : NULL);
+        free(g->err);
+    }
+    free(ready);
+    free(fails);
+}
+
+static void on_commit_async(struct ev_loop *loop, ev_async *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    commit_deliver(w->data, 0);
+}
+
+/* Loop thread, under mu: a duplicate of fd joins the generation being gathered. 0 or -errno. */
+static int commit_add_locked(commit *c, int fd)
+{
+    int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (d < 0)
+        return -errno;
+    if (c->n_fds == c->cap_fds) {
+        c->cap_fds = c->cap_fds ? c->cap_fds * 2 : 8;
+        c->fds = rc_xrealloc(c->fds, c->cap_fds * sizeof *c->fds);
+    }
+    c->fds[c->n_fds++] = d;
+    return 0;
+}
+
+/* Loop thread, after a turn's writes: the files it touched join the generation being gathered
+ * (everything written to them so far is covered by its sync), the turn's groups wait for it. */
+static void commit_enqueue(rc_sink *s, size_t n_touched)
+{
+    commit *c = s->commit;
+    pthread_mutex_lock(&c->mu);
+    uint64_t gen = c->gathering;
+    for (size_t i = 0; i < n_touched; i++) {
+        jfile *f = s->touched[i];
+        if (f->commit_gen == gen)
+            continue;
+        f->commit_gen = gen;
+        int fds[2] = {f->fd, f->ifd};
+        for (int j = 0; j < 2; j++) {
+            if (commit_add_locked(c, fds[j]) < 0) {
+                /* out of descriptors: sync it here rather than not at all (a failure fails the
+                 * generation like the thread's) */
+                int r = c->sync_fn(fds[j], c->sync_ud);
+                if (r < 0) {
+                    for (size_t g = 0; g < s->n_groups; g++)
+                        if (s->groups[g].status == 0)
+                            s->groups[g].status = r;
+                    if (!s->group_err[0])
+                        snprintf(s->group_err, sizeof s->group_err, "fsync of an output file failed: %s", strerror(-r));
+                }
+            }
+        }
+    }
+    c->wanted = 1;
+    pthread_cond_signal(&c->wake);
+    pthread_mutex_unlock(&c->mu);
+    if (c->n_wait == 0 && s->n_groups)
+        ev_ref(c->loop);
+    for (size_t i = 0; i < s->n_groups; i++) {
+        if (c->n_wait == c->cap_wait) {
+            c->cap_wait = c->cap_wait ? c->cap_wait * 2 : 64;
+            c->wait = rc_xrealloc(c->wait, c->cap_wait * sizeof *c->wait);
+        }
+        pend_group g = s->groups[i];
+        g.gen = gen;
+        g.err = g.status < 0 ? rc_xstrdup(s->group_err) : NULL;
+        c->wait[c->n_wait++] = g;
+    }
+    s->n_groups = 0;
+    s->group_err[0] = '\0';
+}
+
+int rc_sink_commit_start(rc_sink *s, struct ev_loop *loop, double interval_s, char *err, size_t cap)
+{
+    if (s->fsync != RC_SINK_FSYNC_BATCH || s->commit)
+        return 0;
+    commit *c = rc_xcalloc(1, sizeof *c);
+    c->loop = loop;
+    c->interval_s = interval_s;
+    c->sync_fn = sync_fd;
+    c->gathering = 1;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_cond_init(&c->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    ev_async_init(&c->async, on_commit_async);
+    c->async.data = s;
+    ev_async_start(loop, &c->async);
+    ev_unref(loop); /* only waiting groups keep the loop alive */
+    int r = pthread_create(&c->thread, NULL, commit_main, c);
+    if (r != 0) {
+        snprintf(err, cap, "cannot start the JSON Lines sync thread: %s", strerror(r));
+        ev_ref(loop);
+        ev_async_stop(loop, &c->async);
+        pthread_cond_destroy(&c->wake);
+        pthread_mutex_destroy(&c->mu);
+        free(c);
+        return -r;
+    }
+    pthread_setname_np(c->thread, "rc-jsonl-sync");
+    s->commit = c;
+    return 0;
+}
+
+int rc_sink_commit_add(rc_sink *s, int fd)
+{
+    commit *c = s->commit;
+    if (!c)
+        return -ENOTSUP;
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    int r = 0;
+    pthread_mutex_lock(&c->mu);
+    if (c->other_gen != c->gathering) {
+        c->other_gen = c->gathering;
+        c->n_others = 0;
+    }
+    size_t i = 0;
+    while (i < c->n_others && (c->others[i].st_dev != st.st_dev || c->others[i].st_ino != st.st_ino))
+        i++;
+    if (i == c->n_others && (r = commit_add_locked(c, fd)) == 0) {
+        if (c->n_others == c->cap_others) {
+            c->cap_others = c->cap_others ? c->cap_others * 2 : 4;
+            c->others = rc_xrealloc(c->others, c->cap_others * sizeof *c->others);
+        }
+        c->others[c->n_others++] = st;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return r;
+}
+
+void rc_sink_commit_set_sync(rc_sink *s, int (*fn)(int fd, void *ud), void *ud)
+{
+    if (!s->commit)
+        return;
+    pthread_mutex_lock(&s->commit->mu);
+    s->commit->sync_fn = fn ? fn : sync_fd;
+    s->commit->sync_ud = ud;
+    pthread_mutex_unlock(&s->commit->mu);
+}
+
+/* The thread syncs what is owed and ends; the groups still waiting hear -ECANCELED, synced or
+ * not (as the lines of a turn that never ended: not acknowledged, a redelivery finds them). */
+static void commit_stop(rc_sink *s)
+{
+    commit *c = s->commit;
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->mu);
+    c->stopping = 1;
+    pthread_cond_signal(&c->wake);
+    pthread_mutex_unlock(&c->mu);
+    pthread_join(c->thread, NULL);
+    if (c->n_wait)
+        commit_deliver(s, 1);
+    for (size_t i = 0; i < c->n_fds; i++)
+        close(c->fds[i]);
+    ev_ref(c->loop);
+    ev_async_stop(c->loop, &c->async);
+    pthread_cond_destroy(&c->wake);
+    pthread_mutex_destroy(&c->mu);
+    free(c->fds);
+    free(c->fails);
+    free(c->wait);
+    free(c->others);
+    free(c);
+    s->commit = NULL;
+}
+
 /* ---- as an rc_store: put takes the group, turn writes it ------------------------------ */
 
 /* Writes what the turn took, then tells each group (in order) how it went. */
@@ -478,7 +833,11 @@ static void jsonl_turn(void *impl)
     rc_sink *s = impl;
     if (!s->n_groups && !s->n_touched)
         return;
-    write_touched(s);
+    size_t n_touched = write_touched(s);
+    if (s->commit) {
+        commit_enqueue(s, n_touched); /* acknowledged once a sync covers them */
+        return;
+    }
     char err[512] = "";
     int synced = rc_sink_flush(s, err, sizeof err); /* batch: one fdatasync for the turn's lines */
     /* The callbacks may store more (a page whose store failed is completed, not stored again,
@@ -523,7 +882,7 @@ static int jsonl_put(void *impl, const rc_write_group *g, rc_store_done done, vo
 static size_t jsonl_pending(const void *impl)
 {
     const rc_sink *s = impl;
-    return s->n_groups;
+    return s->n_groups + (s->commit ? s->commit->n_wait : 0);
 }
 
 /* What the last turn took is written; the groups hear -ECANCELED (their pages were not
@@ -532,6 +891,7 @@ static void jsonl_free(void *impl)
 {
     rc_sink *s = impl;
     write_touched(s);
+    commit_stop(s); /* the groups written before hear how their sync went */
     for (size_t i = 0; i < s->n_groups; i++)
         s->groups[i].done(s->groups[i].ud, -ECANCELED, "the worker is stopping");
     s->n_groups = 0;

@@ -28,6 +28,8 @@ struct rc_warc_sink {
     uint64_t max_bytes;
     int level; /* gzip */
     int fsync;
+    int (*sync_fn)(int fd, void *ud); /* instead of fdatasync, or NULL */
+    void *sync_ud;
     unsigned serial; /* files opened by this process */
     char host[64];
     rc_strmap *files; /* crawlid -> wfile */
@@ -76,6 +78,12 @@ rc_warc_sink *rc_warc_sink_new(const char *dir, uint64_t max_bytes, int level, c
 void rc_warc_sink_set_fsync(rc_warc_sink *s, int on)
 {
     s->fsync = on;
+}
+
+void rc_warc_sink_set_sync(rc_warc_sink *s, int (*fn)(int fd, void *ud), void *ud)
+{
+    s->sync_fn = fn;
+    s->sync_ud = ud;
 }
 
 void rc_warc_sink_free(rc_warc_sink *s)
@@ -261,8 +269,15 @@ int rc_warc_sink_write(rc_warc_sink *s, const char *crawlid, const rc_fetch_resu
         return r;
     }
     ssize_t w = write(f->fd, b.ptr, b.len);
-    if (w == (ssize_t)b.len && s->fsync && fdatasync(f->fd) < 0)
+    if (w == (ssize_t)b.len && s->sync_fn) {
+        int sr = s->sync_fn(f->fd, s->sync_ud);
+        if (sr < 0) {
+            errno = -sr;
+            w = -1;
+        }
+    } else if (w == (ssize_t)b.len && s->fsync && fdatasync(f->fd) < 0) {
         w = -1;
+    }
     if (w != (ssize_t)b.len) {
         r = w < 0 ? -errno : -ENOSPC;
         /* Nothing of a half-written fetch stays: the next record starts on a member boundary. */

@@ -36,6 +36,10 @@ typedef struct rc_warc_where {
 rc_warc_sink *rc_warc_sink_new(const char *dir, uint64_t max_bytes, int level, char *err, size_t cap);
 /* fdatasync after every fetch's records (the JSON Lines --fsync batch and record policies). */
 void rc_warc_sink_set_fsync(rc_warc_sink *s, int on);
+/* Instead (fn not NULL): fn(fd, ud) after every fetch's records, 0 or -errno (a failure fails
+ * the write as a failed fdatasync does). The worker hands the file to the JSON Lines group
+ * commit this way (--fsync batch), whose sync covers it before the page is acknowledged. */
+void rc_warc_sink_set_sync(rc_warc_sink *s, int (*fn)(int fd, void *ud), void *ud);
 void rc_warc_sink_free(rc_warc_sink *s);
 /* Appends the records of one response (res->ok with an HTTP status). metadata: warc-fields
  * lines ("name: value\r\n"...), may be NULL. 0 with *ret filled, or -errno with nothing of it

@@ -21,7 +21,7 @@ typedef struct rc_worker_conf {
     char *log_level;
     char *id;
     char *out;
-    char *fsync;       /* JSON Lines durability: none, batch (per page), record */
+    char *fsync;       /* JSON Lines durability: none, batch (group commit), record */
     char *recheck;     /* a list of _ids (tailids.h) whose pages are looked up before being stored */
     char *tree;        /* the tree of a page without XPath rules: "light" (htmltree.c) or "gumbo" */
     char *warc_dir;    /* WARC files of jobs with "warc": true; {crawlid} is replaced */

@@ -2,15 +2,22 @@
  * off, redeliveries are found through the _id index (also for records whose index line is
  * missing), and a write that does not fit (RLIMIT_FSIZE: the kernel's short write, as on a full
  * disk) is rolled back whole. As a store, nothing is written (nor acknowledged) before the loop
- * turn's end, which writes the turn's lines at once and then runs the groups' done. */
+ * turn's end, which writes the turn's lines at once and then runs the groups' done. With the
+ * group commit (--fsync batch), done waits for the sync thread's sync of every file the groups
+ * touched: a sync held back holds the acknowledgements, a failed one fails its groups. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <ev.h>
 
 #include "rc_test.h"
 #include "sink.h"
@@ -47,13 +54,13 @@ static int put(rc_sink *s, const char *id, int maybe_dup)
 }
 
 typedef struct heard {
-    int n, status[8];
+    int n, status[32];
 } heard;
 
 static void on_done(void *ud, int status, const char *err)
 {
     heard *h = ud;
-    if (h->n < 8)
+    if (h->n < 32)
         h->status[h->n] = status;
     h->n++;
 }
@@ -128,6 +135,179 @@ static void store_turns(const char *dir)
     free(text);
 }
 
+/* The commit thread's sync, held back until the test opens the gate; it notes which files
+ * (inodes) it synced and fails when told to. */
+typedef struct gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int open, fail, calls;
+    ino_t inos[64];
+} gate;
+
+static int gated_sync(int fd, void *ud)
+{
+    gate *g = ud;
+    pthread_mutex_lock(&g->mu);
+    while (!g->open)
+        pthread_cond_wait(&g->cv, &g->mu);
+    struct stat st;
+    if (fstat(fd, &st) == 0 && g->calls < 64)
+        g->inos[g->calls] = st.st_ino;
+    g->calls++;
+    int r = g->fail ? -EIO : fdatasync(fd) < 0 ? -errno : 0;
+    pthread_mutex_unlock(&g->mu);
+    return r;
+}
+
+static void gate_set(gate *g, int open, int fail)
+{
+    pthread_mutex_lock(&g->mu);
+    g->open = open;
+    g->fail = fail;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+static int gate_calls(gate *g)
+{
+    pthread_mutex_lock(&g->mu);
+    int n = g->calls;
+    pthread_mutex_unlock(&g->mu);
+    return n;
+}
+
+static int synced_file(gate *g, int upto, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return 0;
+    pthread_mutex_lock(&g->mu);
+    int found = 0;
+    for (int i = 0; i < upto && i < 64; i++)
+        found |= g->inos[i] == st.st_ino;
+    pthread_mutex_unlock(&g->mu);
+    return found;
+}
+
+/* Runs the loop (without blocking) for up to ms, or until h has heard n. */
+static void run_loop(struct ev_loop *loop, heard *h, int n, int ms)
+{
+    for (int i = 0; i < ms && h->n < n; i++) {
+        ev_run(loop, EVRUN_NOWAIT);
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    ev_run(loop, EVRUN_NOWAIT);
+}
+
+static void group_commit(const char *dir)
+{
+    char err[256], path[800];
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    rc_sink *s = rc_sink_jsonl_new(dir, err, sizeof err);
+    rc_sink_set_fsync(s, RC_SINK_FSYNC_BATCH);
+    RC_CHECK_INT_EQ(rc_sink_commit_start(s, loop, 0.2, err, sizeof err), 0);
+    gate g = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    rc_sink_commit_set_sync(s, gated_sync, &g);
+    rc_store st = rc_sink_jsonl_store(s);
+    heard h = {0};
+    /* Written at the turn's end, acknowledged only after the sync: held back, nothing is. */
+    store_put(&st, "p1", "i1", 0, &h);
+    store_put(&st, "p2", NULL, 0, &h);
+    st.ops->turn(st.impl);
+    snprintf(path, sizeof path, "%s/pages.jsonl", dir);
+    char *text = slurp(path);
+    RC_CHECK_STR_EQ(text, "{\"_id\":\"p1\"}\n{\"_id\":\"p2\"}\n");
+    free(text);
+    run_loop(loop, &h, 1, 300);
+    RC_CHECK_INT_EQ(h.n, 0);
+    RC_CHECK_INT_EQ(st.ops->pending(st.impl), 2);
+    gate_set(&g, 1, 0);
+    run_loop(loop, &h, 2, 3000);
+    RC_CHECK_INT_EQ(h.n, 2);
+    RC_CHECK(h.status[0] == 0 && h.status[1] == 0);
+    RC_CHECK_INT_EQ(st.ops->pending(st.impl), 0);
+    /* One commit synced the data files and their indexes, pages and items. */
+    int calls = gate_calls(&g);
+    RC_CHECK_INT_EQ(calls, 4);
+    const char *names[] = {"pages.jsonl", "pages.jsonl.ids", "items.jsonl", "items.jsonl.ids"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        RC_CHECK(synced_file(&g, calls, path));
+    }
+    /* Turns in quick succession share syncs: five turns, at most two generations (the first
+     * may start at once, the rest wait for the interval together). */
+    for (int i = 0; i < 5; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "q%d", i);
+        store_put(&st, id, NULL, 0, &h);
+        st.ops->turn(st.impl);
+    }
+    run_loop(loop, &h, 7, 3000);
+    RC_CHECK_INT_EQ(h.n, 7);
+    for (int i = 2; i < 7; i++)
+        RC_CHECK_INT_EQ(h.status[i], 0);
+    RC_CHECK(gate_calls(&g) - calls <= 4); /* pages.jsonl and its index per generation */
+    /* A failed sync fails its groups (the lines stay: the redelivery finds them, writes
+     * nothing, and is acknowledged only after a sync of its own). */
+    gate_set(&g, 1, 1);
+    store_put(&st, "p3", NULL, 0, &h);
+    st.ops->turn(st.impl);
+    run_loop(loop, &h, 8, 3000);
+    RC_CHECK_INT_EQ(h.n, 8);
+    RC_CHECK_INT_EQ(h.status[7], -EIO);
+    gate_set(&g, 0, 0);
+    store_put(&st, "p3", NULL, 1, &h);
+    st.ops->turn(st.impl);
+    run_loop(loop, &h, 9, 300);
+    RC_CHECK_INT_EQ(h.n, 8); /* nothing written, but the sync is owed all the same */
+    calls = gate_calls(&g);
+    gate_set(&g, 1, 0);
+    run_loop(loop, &h, 9, 3000);
+    RC_CHECK_INT_EQ(h.n, 9);
+    RC_CHECK_INT_EQ(h.status[8], 0);
+    RC_CHECK(gate_calls(&g) > calls);
+    snprintf(path, sizeof path, "%s/pages.jsonl", dir);
+    text = slurp(path);
+    RC_CHECK_STR_EQ(text, "{\"_id\":\"p1\"}\n{\"_id\":\"p2\"}\n{\"_id\":\"q0\"}\n{\"_id\":\"q1\"}\n{\"_id\":\"q2\"}\n"
+                          "{\"_id\":\"q3\"}\n{\"_id\":\"q4\"}\n{\"_id\":\"p3\"}\n");
+    free(text);
+    /* Another sink's file (a WARC file) joins the generation being gathered, once however often
+     * it is added: the groups put after it wait for its sync too. */
+    snprintf(path, sizeof path, "%s/other.warc", dir);
+    int ofd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    RC_CHECK(ofd >= 0 && write(ofd, "warc", 4) == 4);
+    gate_set(&g, 0, 0);
+    calls = gate_calls(&g);
+    RC_CHECK_INT_EQ(rc_sink_commit_add(s, ofd), 0);
+    RC_CHECK_INT_EQ(rc_sink_commit_add(s, ofd), 0);
+    close(ofd); /* the commit holds a duplicate */
+    /* A file rotated: the next one may get the same descriptor number, and is added all the same. */
+    char path2[800];
+    snprintf(path2, sizeof path2, "%s/other2.warc", dir);
+    int ofd2 = open(path2, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    RC_CHECK(ofd2 >= 0 && write(ofd2, "warc", 4) == 4);
+    RC_CHECK_INT_EQ(rc_sink_commit_add(s, ofd2), 0);
+    close(ofd2);
+    store_put(&st, "p5", NULL, 0, &h);
+    st.ops->turn(st.impl);
+    gate_set(&g, 1, 0);
+    run_loop(loop, &h, 10, 3000);
+    RC_CHECK_INT_EQ(h.n, 10);
+    RC_CHECK_INT_EQ(h.status[9], 0);
+    RC_CHECK_INT_EQ(gate_calls(&g) - calls, 4); /* pages.jsonl, its index, the two other files */
+    RC_CHECK(synced_file(&g, gate_calls(&g), path) && synced_file(&g, gate_calls(&g), path2));
+    /* Stopping with a group written but not delivered: not acknowledged. */
+    gate_set(&g, 0, 0);
+    store_put(&st, "p4", NULL, 0, &h);
+    st.ops->turn(st.impl);
+    gate_set(&g, 1, 0);
+    st.ops->free(st.impl);
+    RC_CHECK_INT_EQ(h.n, 11);
+    RC_CHECK_INT_EQ(h.status[10], -ECANCELED);
+    ev_loop_destroy(loop);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/rc-sink-XXXXXX";
@@ -179,6 +359,8 @@ int main(void)
     char sdir[700];
     snprintf(sdir, sizeof sdir, "%s/store", dir);
     store_turns(sdir);
+    snprintf(sdir, sizeof sdir, "%s/commit", dir);
+    group_commit(sdir);
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     RC_CHECK_INT_EQ(system(cmd), 0);
