@@ -568,8 +568,8 @@ static void parse_page(page_state *ps, page_head *h)
 {
     const rc_page_ctx *ctx = ps->ctx;
     const rc_fetch_result *res = ps->res;
-    rc_charset_detect(res->body, res->body_len, res->content_type, ps->charset, sizeof ps->charset);
-    ps->utf8 = rc_charset_to_utf8(res->body, res->body_len, ps->charset, &ps->ulen);
+    rc_charset_decode(res->body, res->body_len, res->content_type, ps->charset, sizeof ps->charset, &ps->utf8,
+                      &ps->ulen);
     ps->meta = json_object();
     if (ctx->rules || ctx->job->text || ctx->job->dedup_content) {
         /* Without XPath rules nothing reads script or style text (JSON-LD is kept). */
