@@ -76,21 +76,26 @@ static void push_link(link_ctx *c, const rc_record *lr, const char *bloom_key, u
     out->n_links++;
 }
 
-/* A link found on the page (already absolute and normalised): scope, filters, seen-cache. */
-static void consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, int depth, int redirects);
+/* What consider_at made of a link. */
+enum { LINK_DROPPED, LINK_FILTERED, LINK_FOUND };
 
-static void consider(link_ctx *c, char *abs, const char *cb, int nofollow)
+/* A link found on the page (already absolute and normalised): scope, filters, seen-cache.
+ * Returns LINK_DROPPED (no host or out of scope: not counted), LINK_FILTERED or LINK_FOUND
+ * (counted in "links", queued unless it is a duplicate). */
+static int consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, int depth, int redirects);
+
+static int consider(link_ctx *c, char *abs, const char *cb, int nofollow)
 {
-    consider_at(c, abs, cb, nofollow, c->ctx->rec->depth + 1, 0);
+    return consider_at(c, abs, cb, nofollow, c->ctx->rec->depth + 1, 0);
 }
 
-static void consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, int depth, int redirects)
+static int consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, int depth, int redirects)
 {
     const rc_page_ctx *ctx = c->ctx;
     char host[300];
     c->pushed = 0;
     if (rc_url_host(abs, host, sizeof host) < 0 || (!c->any_scope && !rc_job_in_scope(ctx->job, host)))
-        return;
+        return LINK_DROPPED;
     char *stripped = rc_urlfilter_strip_session(ctx->filter, abs);
     const char *url = stripped ? stripped : abs;
     const char *why = rc_urlfilter_check(ctx->filter, url);
@@ -98,7 +103,7 @@ static void consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, in
         c->n_filtered++;
         rc_debug(MOD, "link filtered url=%s reason=%s", url, why);
         free(stripped);
-        return;
+        return LINK_FILTERED;
     }
     c->n_found++;
     char *bkey = c->key_suffix ? rc_xasprintf("%s%s", url, c->key_suffix) : NULL;
@@ -124,20 +129,78 @@ static void consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, in
     }
     free(bkey);
     free(stripped);
+    return LINK_FOUND;
 }
 
+/* An href already judged on this page. */
+typedef struct href_seen {
+    char *href; /* NULL: an empty slot */
+    size_t len;
+    int outcome; /* LINK_DROPPED or LINK_FOUND */
+} href_seen;
+
+/* A page's links, each distinct href resolved and judged once: menus repeat the same hrefs (the
+ * bench web's pages have ~180, ~40 distinct), and a repeat's outcome is known without the URL
+ * work (resolution, host, filters, hash): dropped again, or found again and a duplicate of the
+ * first (queued by it, or a duplicate as it was). Filtered hrefs are judged every time (rare;
+ * each is logged). */
 typedef struct href_ctx {
     link_ctx *lc;
     const char *base;
+    href_seen *seen; /* open addressing, cap a power of two, at most half full */
+    size_t cap, n;
 } href_ctx;
+
+static href_seen *href_slot(href_seen *tab, size_t cap, const char *href, size_t len)
+{
+    for (size_t i = (size_t)XXH3_64bits(href, len) & (cap - 1);; i = (i + 1) & (cap - 1))
+        if (!tab[i].href || (tab[i].len == len && memcmp(tab[i].href, href, len) == 0))
+            return &tab[i];
+}
+
+static void href_remember(href_ctx *hc, const char *href, size_t len, int outcome)
+{
+    if (2 * (hc->n + 1) > hc->cap) {
+        size_t cap = hc->cap ? 2 * hc->cap : 64;
+        href_seen *tab = rc_xcalloc(cap, sizeof *tab);
+        for (size_t i = 0; i < hc->cap; i++)
+            if (hc->seen[i].href)
+                *href_slot(tab, cap, hc->seen[i].href, hc->seen[i].len) = hc->seen[i];
+        free(hc->seen);
+        hc->seen = tab;
+        hc->cap = cap;
+    }
+    href_seen *e = href_slot(hc->seen, hc->cap, href, len);
+    e->href = rc_xmalloc(len + 1);
+    memcpy(e->href, href, len);
+    e->href[len] = '\0';
+    e->len = len;
+    e->outcome = outcome;
+    hc->n++;
+}
+
+static void href_ctx_release(href_ctx *hc)
+{
+    for (size_t i = 0; i < hc->cap; i++)
+        free(hc->seen[i].href);
+    free(hc->seen);
+}
 
 static int on_href(void *ud, const char *href, size_t len)
 {
     href_ctx *hc = ud;
+    href_seen *e = hc->cap ? href_slot(hc->seen, hc->cap, href, len) : NULL;
+    if (e && e->href) {
+        hc->lc->n_found += e->outcome == LINK_FOUND;
+        return 0;
+    }
     char *abs = NULL;
+    int outcome = LINK_DROPPED;
     if (rc_url_resolve(hc->base, href, len, &abs) == 0)
-        consider(hc->lc, abs, NULL, 0);
+        outcome = consider(hc->lc, abs, NULL, 0);
     free(abs);
+    if (outcome != LINK_FILTERED)
+        href_remember(hc, href, len, outcome);
     return 0;
 }
 
@@ -665,6 +728,7 @@ static void page_links(page_state *ps, rc_extract_doc *xd, const char *base)
     } else {
         rc_htmltok_links(ps->tok, 1, ctx->max_links, on_href, &hc);
     }
+    href_ctx_release(&hc);
 }
 
 /* An HTML page: parsed, its canonical, text, meta refresh, items and links. */
