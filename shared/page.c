@@ -146,8 +146,8 @@ typedef struct href_seen {
  * each is logged). */
 typedef struct href_ctx {
     link_ctx *lc;
-    const char *base;
-    href_seen *seen; /* open addressing, cap a power of two, at most half full */
+    rc_url_base *base; /* parsed once for the page's links */
+    href_seen *seen;   /* open addressing, cap a power of two, at most half full */
     size_t cap, n;
 } href_ctx;
 
@@ -184,6 +184,7 @@ static void href_ctx_release(href_ctx *hc)
     for (size_t i = 0; i < hc->cap; i++)
         free(hc->seen[i].href);
     free(hc->seen);
+    rc_url_base_free(hc->base);
 }
 
 static int on_href(void *ud, const char *href, size_t len)
@@ -196,7 +197,7 @@ static int on_href(void *ud, const char *href, size_t len)
     }
     char *abs = NULL;
     int outcome = LINK_DROPPED;
-    if (rc_url_resolve(hc->base, href, len, &abs) == 0)
+    if (rc_url_resolve_at(hc->base, href, len, &abs) == 0)
         outcome = consider(hc->lc, abs, NULL, 0);
     free(abs);
     if (outcome != LINK_FILTERED)
@@ -719,7 +720,7 @@ static void page_links(page_state *ps, rc_extract_doc *xd, const char *base)
 {
     const rc_page_ctx *ctx = ps->ctx;
     char err[256];
-    href_ctx hc = {.lc = &ps->lc, .base = base};
+    href_ctx hc = {.lc = &ps->lc, .base = rc_url_base_new(base)};
     if (xd && ctx->rules->nlinks > 0) {
         if (rc_extract_doc_links(ctx->rules, xd, base, ctx->max_links, on_rule_link, &ps->lc, err, sizeof err) < 0)
             rc_warn(MOD, "link rules failed url=%s error=%s", ps->url, err);

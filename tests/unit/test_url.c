@@ -61,6 +61,8 @@ static int run_file(const char *dir, const char *name, int nf)
     char *line = NULL;
     size_t line_cap = 0;
     int cases = 0, lineno = 0;
+    rc_url_base *kept = NULL; /* the last base, parsed once for the cases that share it */
+    char *kept_text = NULL;
 
     rc_test_checks++;
     if (!f) {
@@ -92,6 +94,22 @@ static int run_file(const char *dir, const char *name, int nf)
             char *ref = rc_xmalloc(rn);
             memcpy(ref, fields[1].ptr, rn);
             err = rc_url_resolve(fields[0].ptr, ref, rn, &got);
+            /* the same through an rc_url_base kept over the file's cases with this base */
+            if (!kept_text || strcmp(kept_text, fields[0].ptr) != 0) {
+                rc_url_base_free(kept);
+                free(kept_text);
+                kept_text = rc_xstrdup(fields[0].ptr);
+                kept = rc_url_base_new(kept_text);
+            }
+            char *at = NULL;
+            int err_at = rc_url_resolve_at(kept, ref, rn, &at);
+            rc_test_checks++;
+            if (err_at != err || (at == NULL) != (got == NULL) || (at && strcmp(at, got) != 0)) {
+                rc_test_failures++;
+                fprintf(stderr, "%s:%d: resolve_at(\"%s\", \"%s\") gave %s, resolve %s\n", path, lineno, fields[0].ptr,
+                        fields[1].ptr, err_at ? err_name(err_at) : at, err ? err_name(err) : got);
+            }
+            free(at);
             free(ref);
         }
         rc_test_checks++;
@@ -116,6 +134,8 @@ static int run_file(const char *dir, const char *name, int nf)
         }
         free(got);
     }
+    rc_url_base_free(kept);
+    free(kept_text);
     free(line);
     fclose(f);
     for (int i = 0; i < MAX_FIELDS; i++)
@@ -188,6 +208,34 @@ static void test_misc(void)
     RC_CHECK_INT_EQ(rc_url_resolve("http://a/b/c", "xyz", 0, &got), 0);
     RC_CHECK_STR_EQ(got, "http://a/b/c");
     free(got);
+
+    /* A kept base that does not parse: a relative reference gets its error each time, an
+     * absolute one does not look at it; a good one serves relative references again and again
+     * (its nodes outlive each resolution), "http:g" is relative to an http base. */
+    rc_url_base *kb = rc_url_base_new("javascript:void(0)");
+    for (int i = 0; i < 2; i++) {
+        got = NULL;
+        RC_CHECK_INT_EQ(rc_url_resolve_at(kb, "x", 1, &got), RC_URL_ESCHEME);
+        RC_CHECK(got == NULL);
+        RC_CHECK_INT_EQ(rc_url_resolve_at(kb, "HTTP://A/b", 10, &got), 0);
+        RC_CHECK_STR_EQ(got, "http://a/b");
+        free(got);
+    }
+    rc_url_base_free(kb);
+    kb = rc_url_base_new("http://h/a/b/c?q");
+    static const char *const refs[][2] = {
+        {"../../../x", "http://h/x"}, {"?r", "http://h/a/b/c?r"},    {"http:g", "http://h/a/b/g"},
+        {"//o/p", "http://o/p"},      {"d/./e", "http://h/a/b/d/e"}, {"", "http://h/a/b/c?q"},
+    };
+    for (int round = 0; round < 3; round++)
+        for (size_t i = 0; i < RC_ARRAY_LEN(refs); i++) {
+            got = NULL;
+            RC_CHECK_INT_EQ(rc_url_resolve_at(kb, refs[i][0], strlen(refs[i][0]), &got), 0);
+            RC_CHECK_STR_EQ(got, refs[i][1]);
+            free(got);
+        }
+    rc_url_base_free(kb);
+    rc_url_base_free(NULL);
 
     /* Exactly RC_URL_MAX bytes passes, one more does not. */
     rc_buf b;
