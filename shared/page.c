@@ -134,64 +134,66 @@ static int consider_at(link_ctx *c, char *abs, const char *cb, int nofollow, int
 
 /* An href already judged on this page. */
 typedef struct href_seen {
-    char *href; /* NULL: an empty slot */
-    size_t len;
-    int outcome; /* LINK_DROPPED or LINK_FOUND */
+    uint64_t hash;   /* of the href, low bit set; 0: an empty slot */
+    size_t off, len; /* the href in href_ctx.text */
+    int outcome;     /* LINK_DROPPED or LINK_FOUND */
 } href_seen;
 
 /* A page's links, each distinct href resolved and judged once: menus repeat the same hrefs (the
- * bench web's pages have ~180, ~40 distinct), and a repeat's outcome is known without the URL
- * work (resolution, host, filters, hash): dropped again, or found again and a duplicate of the
- * first (queued by it, or a duplicate as it was). Filtered hrefs are judged every time (rare;
- * each is logged). */
+ * bench web's pages: ~170 hrefs of which ~85 distinct on 1,000 x 20, ~185 and ~170 on 50 x 200),
+ * and a repeat's outcome is known without the URL work (resolution, host, filters, hash):
+ * dropped again, or found again and a duplicate of the first (queued by it, or a duplicate as
+ * it was). Filtered hrefs are judged every time (rare; each is logged). */
 typedef struct href_ctx {
     link_ctx *lc;
     rc_url_base *base; /* parsed once for the page's links */
     href_seen *seen;   /* open addressing, cap a power of two, at most half full */
     size_t cap, n;
+    rc_buf text; /* the hrefs remembered, end to end */
 } href_ctx;
 
-static href_seen *href_slot(href_seen *tab, size_t cap, const char *href, size_t len)
+/* HREF's slot in hc->seen: its entry, or the empty slot where it goes. */
+static href_seen *href_slot(const href_ctx *hc, uint64_t h, const char *href, size_t len)
 {
-    for (size_t i = (size_t)XXH3_64bits(href, len) & (cap - 1);; i = (i + 1) & (cap - 1))
-        if (!tab[i].href || (tab[i].len == len && memcmp(tab[i].href, href, len) == 0))
-            return &tab[i];
+    for (size_t i = (size_t)h & (hc->cap - 1);; i = (i + 1) & (hc->cap - 1)) {
+        href_seen *e = &hc->seen[i];
+        if (!e->hash || (e->hash == h && e->len == len && (!len || memcmp(hc->text.ptr + e->off, href, len) == 0)))
+            return e;
+    }
 }
 
-static void href_remember(href_ctx *hc, const char *href, size_t len, int outcome)
+static void href_grow(href_ctx *hc)
 {
-    if (2 * (hc->n + 1) > hc->cap) {
-        size_t cap = hc->cap ? 2 * hc->cap : 64;
-        href_seen *tab = rc_xcalloc(cap, sizeof *tab);
-        for (size_t i = 0; i < hc->cap; i++)
-            if (hc->seen[i].href)
-                *href_slot(tab, cap, hc->seen[i].href, hc->seen[i].len) = hc->seen[i];
-        free(hc->seen);
-        hc->seen = tab;
-        hc->cap = cap;
+    href_seen *old = hc->seen;
+    size_t old_cap = hc->cap;
+    hc->cap = old_cap ? 2 * old_cap : 256; /* a page's links rarely pass 128 distinct */
+    hc->seen = rc_xcalloc(hc->cap, sizeof *hc->seen);
+    for (size_t i = 0; i < old_cap; i++) {
+        if (!old[i].hash)
+            continue;
+        size_t j = (size_t)old[i].hash & (hc->cap - 1);
+        while (hc->seen[j].hash)
+            j = (j + 1) & (hc->cap - 1);
+        hc->seen[j] = old[i];
     }
-    href_seen *e = href_slot(hc->seen, hc->cap, href, len);
-    e->href = rc_xmalloc(len + 1);
-    memcpy(e->href, href, len);
-    e->href[len] = '\0';
-    e->len = len;
-    e->outcome = outcome;
-    hc->n++;
+    free(old);
 }
 
 static void href_ctx_release(href_ctx *hc)
 {
-    for (size_t i = 0; i < hc->cap; i++)
-        free(hc->seen[i].href);
     free(hc->seen);
+    rc_buf_release(&hc->text);
     rc_url_base_free(hc->base);
 }
 
 static int on_href(void *ud, const char *href, size_t len)
 {
     href_ctx *hc = ud;
-    href_seen *e = hc->cap ? href_slot(hc->seen, hc->cap, href, len) : NULL;
-    if (e && e->href) {
+    if (2 * (hc->n + 1) > hc->cap)
+        href_grow(hc);
+    uint64_t h = XXH3_64bits(href, len) | 1;
+    href_seen *e = href_slot(hc, h, href, len);
+    if (e->hash) {
         hc->lc->n_found += e->outcome == LINK_FOUND;
         return 0;
     }
@@ -200,8 +202,11 @@ static int on_href(void *ud, const char *href, size_t len)
     if (rc_url_resolve_at(hc->base, href, len, &abs) == 0)
         outcome = consider(hc->lc, abs, NULL, 0);
     free(abs);
-    if (outcome != LINK_FILTERED)
-        href_remember(hc, href, len, outcome);
+    if (outcome != LINK_FILTERED) { /* E is still the free slot: consider does not touch the table */
+        *e = (href_seen){.hash = h, .off = hc->text.len, .len = len, .outcome = outcome};
+        rc_buf_append(&hc->text, href, len);
+        hc->n++;
+    }
     return 0;
 }
 
@@ -721,6 +726,7 @@ static void page_links(page_state *ps, rc_extract_doc *xd, const char *base)
     const rc_page_ctx *ctx = ps->ctx;
     char err[256];
     href_ctx hc = {.lc = &ps->lc, .base = rc_url_base_new(base)};
+    rc_buf_init(&hc.text);
     if (xd && ctx->rules->nlinks > 0) {
         if (rc_extract_doc_links(ctx->rules, xd, base, ctx->max_links, on_rule_link, &ps->lc, err, sizeof err) < 0)
             rc_warn(MOD, "link rules failed url=%s error=%s", ps->url, err);

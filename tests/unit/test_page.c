@@ -21,6 +21,7 @@
 typedef struct env {
     rc_page_job pj;
     rc_seen *seen;
+    size_t max_links; /* 100 */
 } env;
 
 /* The job as the worker builds it: rc_page_job_init over the spec, the rules inside it. */
@@ -38,6 +39,7 @@ static void env_init(env *e, const char *job_json, const char *rules_json)
     }
     free(text);
     e->seen = rc_seen_new(1024);
+    e->max_links = 100;
 }
 
 static void env_release(env *e)
@@ -55,7 +57,7 @@ static void run_with(env *e, const rc_rules *rules, rc_record *rec, rc_fetch_res
                        .seen = e->seen,
                        .rec = rec,
                        .worker_id = "w1",
-                       .max_links = 100,
+                       .max_links = e->max_links,
                        .now_ms = 1700000000000ull};
     if (!res->url)
         res->url = rec->url;
@@ -160,6 +162,23 @@ static void test_repeated_hrefs(void)
         RC_CHECK_STR_EQ(links, "http://a.site.test/dir/x@2");
         free(links);
         RC_CHECK_INT_EQ(json_integer_value(json_object_get(out.doc, "links")), 100);
+        rc_page_result_release(&out);
+
+        /* 700 distinct hrefs, each twice (the memo grows past its first 256 slots), and
+         * out-of-scope ones twice: 1,400 found, 700 queued */
+        rc_buf_reset(&b);
+        for (int i = 0; i < 1400; i++)
+            rc_buf_printf(&b, "<a href=/n/%d>n</a><a href=http://o%d.test/>o</a>", i % 700, i % 700);
+        res.body = b.ptr;
+        res.body_len = b.len;
+        e.max_links = 3000;
+        run(&e, &rec, &res, &out);
+        RC_CHECK_INT_EQ(json_integer_value(json_object_get(out.doc, "links")), 1400);
+        RC_CHECK_INT_EQ(out.n_links, 700);
+        links = links_of(&out);
+        RC_CHECK(strstr(links, "http://a.site.test/n/0@2 http://a.site.test/n/1@2 ") == links);
+        RC_CHECK(strstr(links, " http://a.site.test/n/699@2") != NULL);
+        free(links);
         rc_page_result_release(&out);
         rc_buf_release(&b);
         env_release(&e);
