@@ -307,6 +307,14 @@ static void survey_utf8(const unsigned char *s, size_t len, utf8_survey *u)
             continue;
         }
         u->non_ascii = 1;
+        /* a run of three-byte sequences (CJK text) without going round the loop each time */
+        while (len - i >= 3 && s[i] >= 0xE1 && s[i] <= 0xEF && s[i] != 0xED && (s[i + 1] & 0xC0) == 0x80 &&
+               (s[i + 2] & 0xC0) == 0x80) {
+            u->good++;
+            i += 3;
+        }
+        if (i >= len || s[i] < 0x80)
+            continue;
         size_t bad_len;
         int trunc;
         size_t n = utf8_common(s + i, len - i);

@@ -649,11 +649,14 @@ static void test_one_pass(void)
 {
     /* each piece at every offset of ASCII bodies of 1..48 bytes: the 16- and 8-byte steps, their
      * tails, a NUL or a bad byte in any lane; a piece cut by the end is a truncated sequence */
-    static const char *const pieces[] = {
-        "\0",           "\x80",         "\xC3\xA9",         "\xE4\xB8\xAD", "\xF0\x9F\x93\x9A",
-        "\xED\xA0\x80", "\xE0\x80\x80", "\xF4\x90\x80\x80", "\xE4\xB8",     "\xFF",
-        "\x7F",         "\xC3\xA9\0"};
-    static const size_t piece_len[] = {1, 1, 2, 3, 4, 3, 3, 4, 2, 1, 1, 3};
+    static const char *const pieces[] = {"\0", "\x80", "\xC3\xA9", "\xE4\xB8\xAD", "\xF0\x9F\x93\x9A", "\xED\xA0\x80",
+                                         "\xE0\x80\x80", "\xF4\x90\x80\x80", "\xE4\xB8", "\xFF", "\x7F", "\xC3\xA9\0",
+                                         /* runs of three-byte sequences, ended by each kind of sequence */
+                                         "\xE4\xB8\xAD\xE6\x96\x87\xE5\xAD\x97", "\xE4\xB8\xAD\xE4\xB8",
+                                         "\xE4\xB8\xAD\xED\xA0\x80", "\xE4\xB8\xAD\xE0\xA0\x80", "\xE4\xB8\xAD\xC3\xA9",
+                                         "\xE4\xB8\xAD\0\xEF\xBF\xBD", "\xE4\xB8\xAD\xBF"};
+    static const size_t piece_len[] = {1, 1, 2, 3, 4, 3, 3, 4, 2, 1, 1, 3, 9, 5, 6, 6, 5, 7, 4};
+    _Static_assert(RC_ARRAY_LEN(pieces) == RC_ARRAY_LEN(piece_len), "a length for each piece");
     char buf[64];
     for (size_t k = 0; k < RC_ARRAY_LEN(pieces); k++)
         for (size_t len = 1; len <= 48; len++)
