@@ -205,9 +205,10 @@ static int bad_extension(const rc_urlfilter *f, const char *path, size_t plen)
 
 static int repeated_segments(const char *path, size_t plen, int max)
 {
-    /* Count each segment's occurrences; paths are short (depth is capped first). */
-    const char *seg[64] = {0};
-    size_t len[64] = {0};
+    /* Each segment counted against those before it as it is found; paths are short (depth is
+     * capped first) and only the first 64 segments are looked at. */
+    const char *seg[64];
+    size_t len[64];
     int n = 0;
     for (size_t i = 0; i < plen && n < 64;) {
         while (i < plen && path[i] == '/')
@@ -215,18 +216,16 @@ static int repeated_segments(const char *path, size_t plen, int max)
         size_t s = i;
         while (i < plen && path[i] != '/')
             i++;
-        if (i > s) {
-            seg[n] = path + s;
-            len[n] = i - s;
-            n++;
-        }
-    }
-    for (int a = 0; a < n; a++) {
+        if (i == s)
+            continue;
         int count = 1;
-        for (int b = a + 1; b < n; b++)
-            count += len[a] == len[b] && memcmp(seg[a], seg[b], len[a]) == 0;
+        for (int b = 0; b < n; b++)
+            count += len[b] == i - s && memcmp(seg[b], path + s, i - s) == 0;
         if (count > max)
             return 1;
+        seg[n] = path + s;
+        len[n] = i - s;
+        n++;
     }
     return 0;
 }

@@ -60,6 +60,10 @@ int main(void)
     expect(f, "http://a.test/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16", NULL);
     expect(f, "http://a.test/a/b/a/b/a/b", "repeated-segments");
     expect(f, "http://a.test/a/b/a/b", NULL);
+    expect(f, "http://a.test/a/x/a/y/a", "repeated-segments"); /* three apart */
+    expect(f, "http://a.test/a//a///a", "repeated-segments");  /* empty segments do not count */
+    expect(f, "http://a.test/aa/a/aa/a/ab", NULL);
+    expect(f, "http://a.test/x/a/b/a/b?/a", NULL); /* the query is not the path */
     expect(f, "http://a.test/?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9&j=10&k=11&l=12&m=13&n=14&o=15&p=16&q=17",
            "query-params");
     time_t now = time(NULL);
