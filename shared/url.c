@@ -608,8 +608,19 @@ static int out_host(struct out *o, const UriUriA *u)
     return err;
 }
 
-/* Serialises absolute U in normal form into a malloc'd *ret_url. */
-static int serialize(const UriUriA *u, char **ret_url)
+/* A host as serialize wrote it, with the host text it came from: a relative reference resolved
+ * against a kept base points at the base's host text, so that host is checked and written once
+ * for the page's links. */
+struct host_memo {
+    const char *first, *after; /* NULL: nothing kept yet */
+    int err;
+    size_t len;
+    char out[HOST_MAX + 64];
+};
+
+/* Serialises absolute U in normal form into a malloc'd *ret_url; MEMO (may be NULL) keeps the
+ * host. */
+static int serialize(const UriUriA *u, char **ret_url, struct host_memo *memo)
 {
     char buf[RC_URL_MAX];
     struct out o = {buf, 0, sizeof buf, false};
@@ -618,7 +629,22 @@ static int serialize(const UriUriA *u, char **ret_url)
     if (scheme < 0)
         return RC_URL_ESCHEME;
     out_put(&o, scheme == SCHEME_HTTPS ? "https://" : "http://", scheme == SCHEME_HTTPS ? 8 : 7);
-    int err = out_host(&o, u);
+    size_t host_at = o.len;
+    int err;
+    if (memo && memo->first && u->hostText.first == memo->first && u->hostText.afterLast == memo->after) {
+        err = memo->err;
+        if (!err)
+            out_put(&o, memo->out, memo->len);
+    } else {
+        err = out_host(&o, u);
+        if (memo && u->hostText.first && !o.overflow && (err || o.len - host_at <= sizeof memo->out)) {
+            memo->first = u->hostText.first;
+            memo->after = u->hostText.afterLast;
+            memo->err = err;
+            memo->len = err ? 0 : o.len - host_at;
+            memcpy(memo->out, buf + host_at, memo->len);
+        }
+    }
     if (err)
         return err;
 
@@ -668,10 +694,11 @@ static int serialize(const UriUriA *u, char **ret_url)
 /* A base URL, prepared and parsed when a relative reference first needs it, then kept for the
  * page's other links. */
 struct rc_url_base {
-    const char *text; /* the base (rc_url_base_new's copy, rc_url_resolve's caller's) */
-    int scheme;       /* base_scheme_of(text) */
-    int state;        /* 0: not parsed yet; 1: parsed into bu; < 0: the RC_URL_E* it failed with */
-    UriUriA bu;       /* its parts point into b.buf; its nodes are in arena */
+    const char *text;      /* the base (rc_url_base_new's copy, rc_url_resolve's caller's) */
+    int scheme;            /* base_scheme_of(text) */
+    int state;             /* 0: not parsed yet; 1: parsed into bu; < 0: the RC_URL_E* it failed with */
+    UriUriA bu;            /* its parts point into b.buf; its nodes are in arena */
+    struct host_memo host; /* its host, as the links resolved against it have it */
     struct arena arena;
     struct prep b;
 };
@@ -681,6 +708,7 @@ static void base_init(struct rc_url_base *rb, const char *base)
     rb->text = base;
     rb->scheme = base_scheme_of(base);
     rb->state = 0;
+    rb->host.first = NULL;
 }
 
 /* RB parsed (once), or the error its preparation or parse gave. TMP as prep's. */
@@ -723,7 +751,7 @@ static int resolve(struct rc_url_base *rb, const char *ref, size_t ref_len, char
         goto out;
     have_ru = true;
     if (r.scheme != SCHEME_NONE) {
-        err = serialize(&ru, ret_url);
+        err = serialize(&ru, ret_url, NULL);
         goto out;
     }
 
@@ -734,7 +762,7 @@ static int resolve(struct rc_url_base *rb, const char *ref, size_t ref_len, char
     if (uriAddBaseUriExMmA(&abs, &ru, &rb->bu, URI_RESOLVE_STRICTLY, &arena.mm) != URI_SUCCESS)
         goto out;
     have_abs = true;
-    err = serialize(&abs, ret_url);
+    err = serialize(&abs, ret_url, &rb->host);
 
 out:
     if (have_abs)

@@ -237,6 +237,31 @@ static void test_misc(void)
     rc_url_base_free(kb);
     rc_url_base_free(NULL);
 
+    /* A kept base's host is written once for its relative references: every kind of host, and
+     * references that bring their own, give what rc_url_resolve gives, again and again. */
+    static const char *const bases[] = {
+        "http://[::1]:8080/a/b", "http://0x7f.1/a/b",    "http://fa\xC3\x9F.de/a/b", "HTTP://EXAMPLE.com./a/b",
+        "http://a%zz.test/a/b",  "http://999.1.1.1/a/b", "https://h.test:443/a/b",   "http://user:pw@h.test/a/b"};
+    static const char *const rel[] = {"c", "../d?q", "//other.test/x", "http://[::2]/y", "https://h.test/z", "", "#f"};
+    for (size_t i = 0; i < RC_ARRAY_LEN(bases); i++) {
+        kb = rc_url_base_new(bases[i]);
+        for (int round = 0; round < 2; round++)
+            for (size_t k = 0; k < RC_ARRAY_LEN(rel); k++) {
+                char *one = NULL, *at = NULL;
+                int e1 = rc_url_resolve(bases[i], rel[k], strlen(rel[k]), &one);
+                int e2 = rc_url_resolve_at(kb, rel[k], strlen(rel[k]), &at);
+                rc_test_checks++;
+                if (e1 != e2 || (one == NULL) != (at == NULL) || (one && strcmp(one, at) != 0)) {
+                    rc_test_failures++;
+                    fprintf(stderr, "resolve_at(%s, %s): %d %s, resolve: %d %s\n", bases[i], rel[k], e2, at ? at : "-",
+                            e1, one ? one : "-");
+                }
+                free(one);
+                free(at);
+            }
+        rc_url_base_free(kb);
+    }
+
     /* Exactly RC_URL_MAX bytes passes, one more does not. */
     rc_buf b;
     rc_buf_init(&b);
