@@ -11,6 +11,10 @@
 #include <strings.h>
 #include <uchardet.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* ---- the encodings ------------------------------------------------------------------------ */
 
 enum kind {
@@ -237,8 +241,7 @@ static inline size_t utf8_common(const unsigned char *s, size_t n)
     return 0;
 }
 
-/* How many of S's first bytes are ASCII, eight at a time: markup is, and every page is read
- * whole two or three times (the label's check, the copy) before it is parsed. */
+/* How many of S's first bytes are ASCII, eight at a time (has_non_ascii on sniffed text). */
 static size_t ascii_run(const unsigned char *s, size_t len)
 {
     size_t i = 0;
@@ -251,6 +254,109 @@ static size_t ascii_run(const unsigned char *s, size_t len)
     while (i < len && s[i] < 0x80)
         i++;
     return i;
+}
+
+/* How many of S's first bytes are plain ASCII (0x01..0x7F), sixteen at a time with SSE2, else
+ * eight: markup is, and the survey below stops only at NULs and non-ASCII bytes. */
+static inline size_t plain_run(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    for (; i + 16 <= len; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        unsigned plain = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(v, zero)); /* signed: 1..127 */
+        if (plain != 0xFFFFu)
+            return i + (size_t)__builtin_ctz(~plain);
+    }
+#endif
+    for (; i + 8 <= len; i += 8) {
+        uint64_t v;
+        memcpy(&v, s + i, 8);
+        /* with no high bit set, v - 0x01.. borrows (and sets one) only below a zero byte */
+        if ((v | (v - 0x0101010101010101ULL)) & 0x8080808080808080ULL)
+            break;
+    }
+    while (i < len && s[i] - 1u < 0x7Fu)
+        i++;
+    return i;
+}
+
+/* What one pass over a body tells about it as UTF-8: what the label's check and sniffing ask
+ * (utf8_plausible) and what the copy asks (all valid, no NUL), so each page is read once. */
+typedef struct utf8_survey {
+    size_t valid;     /* length of the longest valid prefix (NUL counts as valid) */
+    size_t good, bad; /* non-ASCII sequences valid and invalid, before one cut short by the end */
+    int non_ascii;    /* a byte >= 0x80 */
+    int nul;          /* a NUL byte */
+    int done;         /* 0: not made yet (see surveyed) */
+} utf8_survey;
+
+static void survey_utf8(const unsigned char *s, size_t len, utf8_survey *u)
+{
+    size_t i = 0;
+    *u = (utf8_survey){.valid = len, .done = 1};
+    while (i < len) {
+        if (s[i] - 1u < 0x7Fu) {
+            i += plain_run(s + i, len - i);
+            continue;
+        }
+        if (s[i] == 0) {
+            u->nul = 1;
+            i++;
+            continue;
+        }
+        u->non_ascii = 1;
+        /* a run of three-byte sequences (CJK text) without going round the loop each time */
+        while (len - i >= 3 && s[i] >= 0xE1 && s[i] <= 0xEF && s[i] != 0xED && (s[i + 1] & 0xC0) == 0x80 &&
+               (s[i + 2] & 0xC0) == 0x80) {
+            u->good++;
+            i += 3;
+        }
+        if (i >= len || s[i] < 0x80)
+            continue;
+        size_t bad_len;
+        int trunc;
+        size_t n = utf8_common(s + i, len - i);
+        if (n == 0)
+            n = utf8_seq(s + i, len - i, &bad_len, &trunc);
+        if (n == 0) {
+            if (u->valid == len)
+                u->valid = i;
+            if (trunc)
+                break;
+            u->bad++;
+            n = bad_len;
+        } else {
+            u->good++;
+        }
+        i += n;
+    }
+}
+
+/* U, surveying S[0..len) first if that was not done yet: a page labelled UTF-8 or sniffed is
+ * surveyed by detection and the survey reused by the conversion. */
+static const utf8_survey *surveyed(const unsigned char *s, size_t len, utf8_survey *u)
+{
+    if (!u->done)
+        survey_utf8(s, len, u);
+    return u;
+}
+
+/* 1 when the surveyed bytes read as UTF-8: they have non-ASCII characters, all valid but for at
+ * most one bad sequence in twenty (a stray Latin-1 byte in a UTF-8 page should not turn the
+ * whole page into mojibake; GBK, Big5, Shift_JIS or Latin text is almost never valid UTF-8 by
+ * accident) and but for a sequence cut short at the end (bodies are often truncated at a size
+ * limit). */
+static int utf8_plausible(const utf8_survey *u)
+{
+    return u->good > 0 && u->bad * 20 <= u->good;
+}
+
+/* 1 when the surveyed bytes are valid UTF-8 without NUL: copied as they are. */
+static int utf8_clean(const utf8_survey *u, size_t len)
+{
+    return u->valid == len && !u->nul;
 }
 
 size_t rc_charset_utf8_valid_prefix(const char *str, size_t len)
@@ -329,36 +435,6 @@ size_t rc_charset_utf8_scrub(char *str, size_t len)
         i += bad;
     }
     return fixed;
-}
-
-/* 1 when S reads as UTF-8: it has non-ASCII characters, all valid but for at most one bad
- * sequence in twenty (a stray Latin-1 byte in a UTF-8 page should not turn the whole page into
- * mojibake; GBK, Big5, Shift_JIS or Latin text is almost never valid UTF-8 by accident) and but
- * for a sequence cut short at the end (bodies are often truncated at a size limit). */
-static int utf8_plausible(const unsigned char *s, size_t len)
-{
-    size_t good = 0, bad = 0, i = 0;
-    while (i < len) {
-        if (s[i] < 0x80) {
-            i += ascii_run(s + i, len - i);
-            continue;
-        }
-        size_t bad_len;
-        int trunc;
-        size_t n = utf8_common(s + i, len - i);
-        if (n == 0)
-            n = utf8_seq(s + i, len - i, &bad_len, &trunc);
-        if (n == 0) {
-            if (trunc)
-                break;
-            bad++;
-            n = bad_len;
-        } else {
-            good++;
-        }
-        i += n;
-    }
-    return good > 0 && bad * 20 <= good;
 }
 
 /* ---- Content-Type and the <meta> prescan --------------------------------------------------- */
@@ -710,14 +786,17 @@ static const encoding *uchardet_guess(const char *s, size_t len)
 
 /* A UTF-8 label on bytes that are not UTF-8 (servers that label every page utf-8) is a lie the
  * bytes give away: they are sniffed instead. Other labels cannot be checked this way. */
-static int label_contradicted(const encoding *e, const unsigned char *s, size_t len)
+static int label_contradicted(const encoding *e, const unsigned char *s, size_t len, utf8_survey *u)
 {
-    return e == ENC_UTF8 && has_non_ascii(s, len) && !utf8_plausible(s, len);
+    if (e != ENC_UTF8)
+        return 0;
+    const utf8_survey *su = surveyed(s, len, u);
+    return su->non_ascii && !utf8_plausible(su);
 }
 
-static const encoding *sniff(const unsigned char *s, size_t len)
+static const encoding *sniff(const unsigned char *s, size_t len, utf8_survey *u)
 {
-    if (utf8_plausible(s, len))
+    if (utf8_plausible(surveyed(s, len, u)))
         return ENC_UTF8;
     rc_buf text;
     rc_buf_init(&text);
@@ -731,30 +810,36 @@ static const encoding *sniff(const unsigned char *s, size_t len)
     return e;
 }
 
-int rc_charset_detect(const char *body, size_t len, const char *content_type, char *name, size_t cap)
+/* rc_charset_detect on S[0..len) (not NULL), with U the survey of those bytes (made here when
+ * a step needs it); the source in *RET_SOURCE. */
+static const encoding *detect(const unsigned char *s, size_t len, const char *content_type, utf8_survey *u,
+                              int *ret_source)
 {
-    const unsigned char *s = (const unsigned char *)(body ? body : "");
     const encoding *e;
     size_t bom_len;
+    if ((e = bom_sniff(s, len, &bom_len)))
+        *ret_source = RC_CHARSET_BOM;
+    else if (content_type && (e = header_charset(content_type)) && !label_contradicted(e, s, len, u))
+        *ret_source = RC_CHARSET_HEADER;
+    else if ((e = prescan_meta_charset(s, len)) && !label_contradicted(e, s, len, u))
+        *ret_source = RC_CHARSET_META;
+    else if ((e = sniff(s, len, u)))
+        *ret_source = RC_CHARSET_SNIFF;
+    else {
+        e = ENC_1252;
+        *ret_source = RC_CHARSET_DEFAULT;
+    }
+    return e;
+}
+
+int rc_charset_detect(const char *body, size_t len, const char *content_type, char *name, size_t cap)
+{
+    utf8_survey u = {0};
     int source;
     if (cap < RC_CHARSET_NAME_MAX)
         return -ERANGE;
-    if (!body)
-        len = 0;
-    if ((e = bom_sniff(s, len, &bom_len)))
-        source = RC_CHARSET_BOM;
-    else if (content_type && (e = header_charset(content_type)) && !label_contradicted(e, s, len))
-        source = RC_CHARSET_HEADER;
-    else if ((e = prescan_meta_charset(s, len)) && !label_contradicted(e, s, len))
-        source = RC_CHARSET_META;
-    else if ((e = sniff(s, len)))
-        source = RC_CHARSET_SNIFF;
-    else {
-        e = ENC_1252;
-        source = RC_CHARSET_DEFAULT;
-    }
-    size_t n = strlen(e->name);
-    memcpy(name, e->name, n + 1);
+    const encoding *e = detect((const unsigned char *)(body ? body : ""), body ? len : 0, content_type, &u, &source);
+    memcpy(name, e->name, strlen(e->name) + 1);
     return source;
 }
 
@@ -843,17 +928,18 @@ static int decode_iconv(rc_buf *out, const encoding *e, const char *in, size_t l
     return 0;
 }
 
-char *rc_charset_to_utf8(const char *body, size_t len, const char *charset, size_t *ret_len)
+/* rc_charset_to_utf8 of BODY[0..len) (not NULL) from the encoding LABEL (NULL = UTF-8), with U
+ * the survey of those bytes if one was made. */
+static char *to_utf8(const char *body, size_t len, const encoding *label, utf8_survey *u, size_t *ret_len)
 {
-    const char *s = body ? body : "";
+    const char *s = body;
     size_t bom_len = 0;
-    if (!body)
-        len = 0;
+    utf8_survey stripped = {0};
     const encoding *e = bom_sniff((const unsigned char *)s, len, &bom_len);
-    if (!e && charset)
-        e = find_label(charset, strlen(charset));
     if (!e)
-        e = ENC_UTF8;
+        e = label ? label : ENC_UTF8;
+    if (bom_len) /* U is of the bytes with the BOM */
+        u = &stripped;
     s += bom_len;
     len -= bom_len;
 
@@ -861,7 +947,7 @@ char *rc_charset_to_utf8(const char *body, size_t len, const char *charset, size
     rc_buf_init(&out);
     switch (e->kind) {
     case K_UTF8:
-        if (rc_charset_utf8_valid_prefix(s, len) == len && !memchr(s, '\0', len))
+        if (utf8_clean(surveyed((const unsigned char *)s, len, u), len))
             rc_buf_append(&out, s, len);
         else
             utf8_repair_into(&out, s, len);
@@ -874,12 +960,12 @@ char *rc_charset_to_utf8(const char *body, size_t len, const char *charset, size
         if (len)
             rc_buf_append(&out, replacement_char, 3);
         break;
-    case K_ICONV:
+    case K_ICONV: {
+        utf8_survey decoded = {0};
         if (decode_iconv(&out, e, s, len) < 0) {
             rc_buf_reset(&out);
             utf8_repair_into(&out, s, len);
-        } else if (out.len &&
-                   (rc_charset_utf8_valid_prefix(out.ptr, out.len) != out.len || memchr(out.ptr, '\0', out.len))) {
+        } else if (out.len && !utf8_clean(surveyed((const unsigned char *)out.ptr, out.len, &decoded), out.len)) {
             /* NULs decoded from the input; a converter bug must not leak either */
             char *fixed = rc_charset_utf8_repair(out.ptr, out.len, NULL);
             rc_buf_reset(&out);
@@ -888,7 +974,32 @@ char *rc_charset_to_utf8(const char *body, size_t len, const char *charset, size
         }
         break;
     }
+    }
     if (ret_len)
         *ret_len = out.len;
     return rc_buf_steal(&out);
+}
+
+char *rc_charset_to_utf8(const char *body, size_t len, const char *charset, size_t *ret_len)
+{
+    utf8_survey u = {0};
+    return to_utf8(body ? body : "", body ? len : 0, charset ? find_label(charset, strlen(charset)) : NULL, &u,
+                   ret_len);
+}
+
+int rc_charset_decode(const char *body, size_t len, const char *content_type, char *name, size_t cap, char **ret_utf8,
+                      size_t *ret_len)
+{
+    utf8_survey u = {0};
+    int source;
+    if (cap < RC_CHARSET_NAME_MAX)
+        return -ERANGE;
+    const char *s = body ? body : "";
+    if (!body)
+        len = 0;
+    const encoding *e = detect((const unsigned char *)s, len, content_type, &u, &source);
+    memcpy(name, e->name, strlen(e->name) + 1);
+    /* as rc_charset_to_utf8(body, len, name) would: the name's encoding, the BOM's if any */
+    *ret_utf8 = to_utf8(s, len, find_label(name, strlen(name)), &u, ret_len);
+    return source;
 }

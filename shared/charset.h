@@ -58,6 +58,14 @@ const char *rc_charset_source_name(int source);
  * UTF-8 input is validated and copied. */
 char *rc_charset_to_utf8(const char *body, size_t len, const char *charset, size_t *ret_len);
 
+/* rc_charset_detect then rc_charset_to_utf8(BODY, LEN, NAME) in one, the same results, with a
+ * body labelled or sniffed as UTF-8 read once for both (validity, plausibility, NULs). Writes
+ * the name into NAME and the malloc'd UTF-8 (caller frees) into *RET_UTF8, its length into
+ * *RET_LEN (may be NULL); returns the rc_charset_source, or -ERANGE (nothing written) if
+ * CAP < RC_CHARSET_NAME_MAX. */
+int rc_charset_decode(const char *body, size_t len, const char *content_type, char *name, size_t cap, char **ret_utf8,
+                      size_t *ret_len);
+
 /* Length of the longest prefix of S[0..len) that is valid UTF-8 (no overlongs, surrogates or
  * code points past U+10FFFF; NUL counts as valid); == LEN when S is all valid. */
 size_t rc_charset_utf8_valid_prefix(const char *s, size_t len);

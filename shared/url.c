@@ -608,8 +608,19 @@ static int out_host(struct out *o, const UriUriA *u)
     return err;
 }
 
-/* Serialises absolute U in normal form into a malloc'd *ret_url. */
-static int serialize(const UriUriA *u, char **ret_url)
+/* A host as serialize wrote it, with the host text it came from: a relative reference resolved
+ * against a kept base points at the base's host text, so that host is checked and written once
+ * for the page's links. */
+struct host_memo {
+    const char *first, *after; /* NULL: nothing kept yet */
+    int err;
+    size_t len;
+    char out[HOST_MAX + 64];
+};
+
+/* Serialises absolute U in normal form into a malloc'd *ret_url; MEMO (may be NULL) keeps the
+ * host. */
+static int serialize(const UriUriA *u, char **ret_url, struct host_memo *memo)
 {
     char buf[RC_URL_MAX];
     struct out o = {buf, 0, sizeof buf, false};
@@ -618,7 +629,22 @@ static int serialize(const UriUriA *u, char **ret_url)
     if (scheme < 0)
         return RC_URL_ESCHEME;
     out_put(&o, scheme == SCHEME_HTTPS ? "https://" : "http://", scheme == SCHEME_HTTPS ? 8 : 7);
-    int err = out_host(&o, u);
+    size_t host_at = o.len;
+    int err;
+    if (memo && memo->first && u->hostText.first == memo->first && u->hostText.afterLast == memo->after) {
+        err = memo->err;
+        if (!err)
+            out_put(&o, memo->out, memo->len);
+    } else {
+        err = out_host(&o, u);
+        if (memo && u->hostText.first && !o.overflow && (err || o.len - host_at <= sizeof memo->out)) {
+            memo->first = u->hostText.first;
+            memo->after = u->hostText.afterLast;
+            memo->err = err;
+            memo->len = err ? 0 : o.len - host_at;
+            memcpy(memo->out, buf + host_at, memo->len);
+        }
+    }
     if (err)
         return err;
 
@@ -665,18 +691,59 @@ static int serialize(const UriUriA *u, char **ret_url)
     return 0;
 }
 
-/* Shared body of normalize (BASE NULL) and resolve. */
-static int resolve(const char *base, const char *ref, size_t ref_len, char **ret_url)
+/* A base URL, prepared and parsed when a relative reference first needs it, then kept for the
+ * page's other links. */
+struct rc_url_base {
+    const char *text;      /* the base (rc_url_base_new's copy, rc_url_resolve's caller's) */
+    int scheme;            /* base_scheme_of(text) */
+    int state;             /* 0: not parsed yet; 1: parsed into bu; < 0: the RC_URL_E* it failed with */
+    UriUriA bu;            /* its parts point into b.buf; its nodes are in arena */
+    struct host_memo host; /* its host, as the links resolved against it have it */
+    struct arena arena;
+    struct prep b;
+};
+
+static void base_init(struct rc_url_base *rb, const char *base)
+{
+    rb->text = base;
+    rb->scheme = base_scheme_of(base);
+    rb->state = 0;
+    rb->host.first = NULL;
+}
+
+/* RB parsed (once), or the error its preparation or parse gave. TMP as prep's. */
+static int base_parsed(struct rc_url_base *rb, char *tmp)
+{
+    if (rb->state == 0) {
+        arena_init(&rb->arena);
+        rb->state = prep(rb->text, strlen(rb->text), false, SCHEME_NONE, &rb->b, tmp);
+        if (rb->state == 0)
+            rb->state =
+                uriParseSingleUriExMmA(&rb->bu, rb->b.buf, rb->b.buf + rb->b.len, NULL, &rb->arena.mm) == URI_SUCCESS
+                    ? 1
+                    : RC_URL_EINVAL;
+    }
+    return rb->state < 0 ? rb->state : 0;
+}
+
+static void base_release(struct rc_url_base *rb)
+{
+    if (rb->state == 1)
+        uriFreeUriMembersMmA(&rb->bu, &rb->arena.mm);
+}
+
+/* Shared body of normalize (RB NULL) and resolve. */
+static int resolve(struct rc_url_base *rb, const char *ref, size_t ref_len, char **ret_url)
 {
     char tmp[PREP_MAX];
-    struct prep r, b;
+    struct prep r;
     struct arena arena;
-    UriUriA ru, bu, abs;
-    bool have_ru = false, have_bu = false, have_abs = false;
+    UriUriA ru, abs;
+    bool have_ru = false, have_abs = false;
     int err;
 
     arena_init(&arena);
-    err = prep(ref, ref_len, base != NULL, base ? base_scheme_of(base) : SCHEME_NONE, &r, tmp);
+    err = prep(ref, ref_len, rb != NULL, rb ? rb->scheme : SCHEME_NONE, &r, tmp);
     if (err)
         goto out;
     err = RC_URL_EINVAL;
@@ -684,27 +751,22 @@ static int resolve(const char *base, const char *ref, size_t ref_len, char **ret
         goto out;
     have_ru = true;
     if (r.scheme != SCHEME_NONE) {
-        err = serialize(&ru, ret_url);
+        err = serialize(&ru, ret_url, NULL);
         goto out;
     }
 
-    err = prep(base, strlen(base), false, SCHEME_NONE, &b, tmp);
+    err = base_parsed(rb, tmp);
     if (err)
         goto out;
     err = RC_URL_EINVAL;
-    if (uriParseSingleUriExMmA(&bu, b.buf, b.buf + b.len, NULL, &arena.mm) != URI_SUCCESS)
-        goto out;
-    have_bu = true;
-    if (uriAddBaseUriExMmA(&abs, &ru, &bu, URI_RESOLVE_STRICTLY, &arena.mm) != URI_SUCCESS)
+    if (uriAddBaseUriExMmA(&abs, &ru, &rb->bu, URI_RESOLVE_STRICTLY, &arena.mm) != URI_SUCCESS)
         goto out;
     have_abs = true;
-    err = serialize(&abs, ret_url);
+    err = serialize(&abs, ret_url, &rb->host);
 
 out:
     if (have_abs)
         uriFreeUriMembersMmA(&abs, &arena.mm);
-    if (have_bu)
-        uriFreeUriMembersMmA(&bu, &arena.mm);
     if (have_ru)
         uriFreeUriMembersMmA(&ru, &arena.mm);
     return err;
@@ -726,7 +788,32 @@ int rc_url_normalize(const char *url, char **ret_url)
 
 int rc_url_resolve(const char *base, const char *ref, size_t ref_len, char **ret_url)
 {
-    return resolve(base, ref, ref_len, ret_url);
+    struct rc_url_base rb;
+    base_init(&rb, base);
+    int err = resolve(&rb, ref, ref_len, ret_url);
+    base_release(&rb);
+    return err;
+}
+
+rc_url_base *rc_url_base_new(const char *base)
+{
+    rc_url_base *rb = rc_xmalloc(sizeof *rb);
+    base_init(rb, rc_xstrdup(base));
+    return rb;
+}
+
+int rc_url_resolve_at(rc_url_base *rb, const char *ref, size_t ref_len, char **ret_url)
+{
+    return resolve(rb, ref, ref_len, ret_url);
+}
+
+void rc_url_base_free(rc_url_base *rb)
+{
+    if (!rb)
+        return;
+    base_release(rb);
+    free((char *)rb->text);
+    free(rb);
 }
 
 /* Host and port text of URL, found without a full parse: enough for normalised URLs, which is what

@@ -24,6 +24,16 @@ int rc_url_normalize(const char *url, char **ret_url);
  * normalise the result into a malloc'd *ret_url. An absolute REF does not look at BASE. */
 int rc_url_resolve(const char *base, const char *ref, size_t ref_len, char **ret_url);
 
+/* A base URL for resolving many references (a page's links): prepared and parsed once, when a
+ * relative reference first needs it. BASE is copied. Free with rc_url_base_free (NULL ok). One
+ * thread at a time. */
+typedef struct rc_url_base rc_url_base;
+rc_url_base *rc_url_base_new(const char *base);
+void rc_url_base_free(rc_url_base *b);
+
+/* rc_url_resolve against B's base: the same result and errors. */
+int rc_url_resolve_at(rc_url_base *b, const char *ref, size_t ref_len, char **ret_url);
+
 /* The politeness key of a normalised URL: lower-case host (IPv6 in brackets), plus ":port" when the
  * port is not the scheme's default. Written NUL-terminated into buf; RC_URL_ETOOLONG if it does not
  * fit in cap bytes, another RC_URL_E* if it does not parse. */

@@ -30,8 +30,11 @@ static const char *const session_params[] = {
 struct rc_urlfilter {
     rc_urlfilter_conf c;
     char **ext;
-    size_t *ext_len; /* strlen of each: checked for every link of every page */
-    size_t n_ext;
+    size_t *ext_len; /* strlen of each */
+    size_t n_ext, max_ext_len;
+    size_t *ext_set; /* open addressing over ext (index + 1; 0 = empty), ext_cap slots: a link's
+                        extension is looked up, not compared with each of the ~90 */
+    size_t ext_cap;
     pcre2_code **allow, **deny, **data, **jump; /* JIT-compiled: PCRE2 lets threads share them */
     size_t n_allow, n_deny, n_data, n_jump;
     int this_year;
@@ -46,6 +49,30 @@ void rc_urlfilter_conf_init(rc_urlfilter_conf *c)
     c->max_query_params = 16;
     c->max_years_away = 3;
     c->strip_session_ids = 1;
+}
+
+static char tolower_ascii(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
+/* FNV-1a of S[0..n) lower-cased (ASCII). */
+static uint32_t ext_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)tolower_ascii(s[i])) * 16777619u;
+    return h;
+}
+
+/* The slot of the extension S[0..n) (any case) in f->ext_set: its entry, or the empty slot. */
+static size_t *ext_slot(const rc_urlfilter *f, const char *s, size_t n)
+{
+    for (size_t i = ext_hash(s, n) & (f->ext_cap - 1);; i = (i + 1) & (f->ext_cap - 1)) {
+        size_t k = f->ext_set[i];
+        if (!k || (f->ext_len[k - 1] == n && strncasecmp(f->ext[k - 1], s, n) == 0))
+            return &f->ext_set[i];
+    }
 }
 
 static int compile_all(const char *const *src, size_t n, pcre2_code ***out, const char *what, char *err, size_t cap)
@@ -80,7 +107,16 @@ rc_urlfilter *rc_urlfilter_new(const rc_urlfilter_conf *c, char *err, size_t cap
         f->ext[f->n_ext] = rc_xstrdup(e);
         f->ext_len[f->n_ext] = strlen(e);
         rc_ascii_lower(f->ext[f->n_ext], f->ext_len[f->n_ext]);
+        f->max_ext_len = RC_MAX(f->max_ext_len, f->ext_len[f->n_ext]);
         f->n_ext++;
+    }
+    for (f->ext_cap = 16; f->ext_cap < 2 * f->n_ext;)
+        f->ext_cap *= 2;
+    f->ext_set = rc_xcalloc(f->ext_cap, sizeof *f->ext_set);
+    for (size_t i = 0; i < f->n_ext; i++) {
+        size_t *slot = ext_slot(f, f->ext[i], f->ext_len[i]);
+        if (!*slot)
+            *slot = i + 1;
     }
     f->n_allow = c->n_allow_re;
     f->n_deny = c->n_deny_re;
@@ -108,6 +144,7 @@ void rc_urlfilter_free(rc_urlfilter *f)
         free(f->ext[i]);
     free(f->ext);
     free(f->ext_len);
+    free(f->ext_set);
     for (size_t i = 0; f->allow && i < f->n_allow; i++)
         pcre2_code_free(f->allow[i]);
     for (size_t i = 0; f->deny && i < f->n_deny; i++)
@@ -150,11 +187,6 @@ static const char *path_of(const char *url)
     return p ? p : "/";
 }
 
-static char tolower_ascii(char c)
-{
-    return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
-}
-
 static int bad_extension(const rc_urlfilter *f, const char *path, size_t plen)
 {
     const char *last = path;
@@ -162,25 +194,21 @@ static int bad_extension(const rc_urlfilter *f, const char *path, size_t plen)
         if (path[i] == '/')
             last = path + i + 1;
     size_t llen = plen - (size_t)(last - path);
-    /* An extension follows a dot inside the last segment: most links' have none to compare. */
-    if (llen < 2 || !memchr(last + 1, '.', llen - 1))
-        return 0;
-    for (size_t i = 0; i < f->n_ext; i++) {
-        size_t el = f->ext_len[i];
-        /* the first letter first: a page's ".html" has the dot where every 4-letter one wants it */
-        if (llen > el + 1 && last[llen - el - 1] == '.' &&
-            (el == 0 || tolower_ascii(last[llen - el]) == f->ext[i][0]) &&
-            strncasecmp(last + llen - el, f->ext[i], el) == 0)
+    /* An extension follows a dot inside the last segment (not its first byte): what follows each
+     * such dot, lower-cased, is looked up ("tar.gz" has two dots). */
+    size_t lo = llen > f->max_ext_len + 1 ? llen - f->max_ext_len - 1 : 1;
+    for (size_t j = llen; j-- > lo;)
+        if (last[j] == '.' && *ext_slot(f, last + j + 1, llen - j - 1))
             return 1;
-    }
     return 0;
 }
 
 static int repeated_segments(const char *path, size_t plen, int max)
 {
-    /* Count each segment's occurrences; paths are short (depth is capped first). */
-    const char *seg[64] = {0};
-    size_t len[64] = {0};
+    /* Each segment counted against those before it as it is found; paths are short (depth is
+     * capped first) and only the first 64 segments are looked at. */
+    const char *seg[64];
+    size_t len[64];
     int n = 0;
     for (size_t i = 0; i < plen && n < 64;) {
         while (i < plen && path[i] == '/')
@@ -188,18 +216,16 @@ static int repeated_segments(const char *path, size_t plen, int max)
         size_t s = i;
         while (i < plen && path[i] != '/')
             i++;
-        if (i > s) {
-            seg[n] = path + s;
-            len[n] = i - s;
-            n++;
-        }
-    }
-    for (int a = 0; a < n; a++) {
+        if (i == s)
+            continue;
         int count = 1;
-        for (int b = a + 1; b < n; b++)
-            count += len[a] == len[b] && memcmp(seg[a], seg[b], len[a]) == 0;
+        for (int b = 0; b < n; b++)
+            count += len[b] == i - s && memcmp(seg[b], path + s, i - s) == 0;
         if (count > max)
             return 1;
+        seg[n] = path + s;
+        len[n] = i - s;
+        n++;
     }
     return 0;
 }

@@ -528,6 +528,196 @@ static uint32_t rng(void)
     return (uint32_t)(rng_state >> 16);
 }
 
+/* ---- one pass for the label's check and the copy ------------------------------------------- */
+
+/* The rules as they stood when they were two scans (utf8_plausible, then valid_prefix + memchr),
+ * written again from Unicode's table 3-7: the length of the valid sequence at S[0..n), else 0
+ * with *BAD the maximal subpart's length and *CUT 1 when that subpart runs into the end. */
+static size_t ref_seq(const unsigned char *s, size_t n, size_t *bad, int *cut)
+{
+    static const struct {
+        unsigned char lead_lo, lead_hi, len, lo, hi; /* second byte in lo..hi, later ones 80..BF */
+    } rows[] = {{0xC2, 0xDF, 2, 0x80, 0xBF}, {0xE0, 0xE0, 3, 0xA0, 0xBF}, {0xE1, 0xEC, 3, 0x80, 0xBF},
+                {0xED, 0xED, 3, 0x80, 0x9F}, {0xEE, 0xEF, 3, 0x80, 0xBF}, {0xF0, 0xF0, 4, 0x90, 0xBF},
+                {0xF1, 0xF3, 4, 0x80, 0xBF}, {0xF4, 0xF4, 4, 0x80, 0x8F}};
+    *bad = 1;
+    *cut = 0;
+    for (size_t r = 0; r < RC_ARRAY_LEN(rows); r++) {
+        if (s[0] < rows[r].lead_lo || s[0] > rows[r].lead_hi)
+            continue;
+        for (size_t k = 1; k < rows[r].len; k++) {
+            unsigned lo = k == 1 ? rows[r].lo : 0x80, hi = k == 1 ? rows[r].hi : 0xBF;
+            *bad = k;
+            if (k >= n) {
+                *cut = 1;
+                return 0;
+            }
+            if (s[k] < lo || s[k] > hi)
+                return 0;
+        }
+        return rows[r].len;
+    }
+    return 0;
+}
+
+/* 1 when S[0..len) reads as UTF-8: valid non-ASCII sequences with at most one bad one in
+ * twenty, a sequence cut short by the end not counted; *NON_ASCII 1 when a byte is >= 0x80. */
+static int ref_plausible(const unsigned char *s, size_t len, int *ret_non_ascii)
+{
+    size_t good = 0, bad = 0, i = 0;
+    int non_ascii = 0;
+    while (i < len) {
+        if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        non_ascii = 1;
+        size_t bad_len;
+        int cut;
+        size_t n = ref_seq(s + i, len - i, &bad_len, &cut);
+        if (n == 0 && cut)
+            break;
+        if (n == 0)
+            bad++;
+        else
+            good++;
+        i += n ? n : bad_len;
+    }
+    *ret_non_ascii = non_ascii;
+    return good > 0 && bad * 20 <= good;
+}
+
+/* 1 when S[0..len) is copied as it is: all valid, no NUL. */
+static int ref_clean(const unsigned char *s, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        size_t bad, n = s[i] >= 0x01 && s[i] < 0x80 ? 1 : 0;
+        int cut;
+        if (s[i] >= 0x80)
+            n = ref_seq(s + i, len - i, &bad, &cut);
+        if (n == 0)
+            return 0;
+        i += n;
+    }
+    return 1;
+}
+
+/* BODY labelled UTF-8 by the header: the label kept or not as the old rules said, the text the
+ * bytes themselves when clean, else their repair; rc_charset_decode == detect + to_utf8. */
+static void check_survey(int line, const char *body, size_t len)
+{
+    static const char *const cts[] = {"text/html; charset=utf-8", NULL};
+    const unsigned char *s = (const unsigned char *)body;
+    for (size_t c = 0; c < RC_ARRAY_LEN(cts); c++) {
+        char name[RC_CHARSET_NAME_MAX] = "", name2[RC_CHARSET_NAME_MAX] = "";
+        char *got = NULL;
+        size_t n = (size_t)-1, n2;
+        int src = rc_charset_decode(body, len, cts[c], name, sizeof name, &got, &n);
+        int src2 = rc_charset_detect(body, len, cts[c], name2, sizeof name2);
+        char *two = convert(body, len, name2, &n2);
+        int ok = got && src == src2 && strcmp(name, name2) == 0 && n == n2 && memcmp(got, two, n) == 0;
+        int utf8 = strcmp(name, "UTF-8") == 0, non_ascii;
+        int plausible = ref_plausible(s, len, &non_ascii);
+        int bom = len >= 2 && ((len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) || memcmp(s, "\xFE\xFF", 2) == 0 ||
+                               memcmp(s, "\xFF\xFE", 2) == 0);
+        if (bom)
+            ok = ok && src == RC_CHARSET_BOM;
+        else if (cts[c]) /* the header's label stands unless the bytes give it away */
+            ok = ok && (src == RC_CHARSET_HEADER) == (!non_ascii || plausible);
+        else /* no label: sniffed as UTF-8 when plausible */
+            ok = ok && (src == RC_CHARSET_SNIFF && utf8) == plausible;
+        if (ok && utf8 && src != RC_CHARSET_BOM) {
+            char *fixed = rc_charset_utf8_repair(body, len, NULL);
+            ok = strcmp(got, fixed) == 0 && (!ref_clean(s, len) || (n == len && (!len || memcmp(got, body, len) == 0)));
+            free(fixed);
+        }
+        rc_test_checks++;
+        if (!ok) {
+            rc_test_failures++;
+            fprintf(stderr, "%s:%d: %zu bytes, content-type %s: decode gave %s %s (%zu bytes), detect %s %s (%zu)\n",
+                    __FILE__, line, len, cts[c] ? cts[c] : "none", rc_charset_source_name(src), name, n,
+                    rc_charset_source_name(src2), name2, n2);
+        }
+        free(got);
+        free(two);
+    }
+}
+
+#define CHECK_SURVEY(...) check_survey(__LINE__, __VA_ARGS__)
+
+static void test_one_pass(void)
+{
+    /* each piece at every offset of ASCII bodies of 1..48 bytes: the 16- and 8-byte steps, their
+     * tails, a NUL or a bad byte in any lane; a piece cut by the end is a truncated sequence */
+    static const char *const pieces[] = {"\0", "\x80", "\xC3\xA9", "\xE4\xB8\xAD", "\xF0\x9F\x93\x9A", "\xED\xA0\x80",
+                                         "\xE0\x80\x80", "\xF4\x90\x80\x80", "\xE4\xB8", "\xFF", "\x7F", "\xC3\xA9\0",
+                                         /* runs of three-byte sequences, ended by each kind of sequence */
+                                         "\xE4\xB8\xAD\xE6\x96\x87\xE5\xAD\x97", "\xE4\xB8\xAD\xE4\xB8",
+                                         "\xE4\xB8\xAD\xED\xA0\x80", "\xE4\xB8\xAD\xE0\xA0\x80", "\xE4\xB8\xAD\xC3\xA9",
+                                         "\xE4\xB8\xAD\0\xEF\xBF\xBD", "\xE4\xB8\xAD\xBF"};
+    static const size_t piece_len[] = {1, 1, 2, 3, 4, 3, 3, 4, 2, 1, 1, 3, 9, 5, 6, 6, 5, 7, 4};
+    _Static_assert(RC_ARRAY_LEN(pieces) == RC_ARRAY_LEN(piece_len), "a length for each piece");
+    char buf[64];
+    for (size_t k = 0; k < RC_ARRAY_LEN(pieces); k++)
+        for (size_t len = 1; len <= 48; len++)
+            for (size_t at = 0; at < len; at++) {
+                memset(buf, 'a', sizeof buf);
+                memcpy(buf + at, pieces[k], RC_MIN(piece_len[k], len - at));
+                CHECK_SURVEY(buf, len);
+                buf[len - 1] = (char)0xC3; /* and a lead byte cut by the end */
+                CHECK_SURVEY(buf, len);
+            }
+    CHECK_SURVEY("", 0);
+    CHECK_SURVEY(NULL, 0);
+
+    /* the plausibility rule: one bad sequence in twenty good ones; NULs and a cut end not counted */
+    char page[256];
+    size_t n = 0;
+    memcpy(page, "<p>", 3);
+    n = 3;
+    for (int i = 0; i < 19; i++, n += 2)
+        memcpy(page + n, "\xC3\xA9", 2);
+    page[n++] = (char)0xFC; /* Latin-1 "ü" */
+    page[n++] = '\0';
+    char name[RC_CHARSET_NAME_MAX];
+    char *out;
+    RC_CHECK_INT_EQ(rc_charset_decode(page, n, "text/html;charset=utf-8", name, sizeof name, &out, NULL),
+                    RC_CHARSET_DEFAULT); /* 19 good, 1 bad: the label is a lie, uchardet has no guess */
+    RC_CHECK_STR_EQ(name, "windows-1252");
+    free(out);
+    CHECK_SURVEY(page, n);
+    memcpy(page + n, "\xC3\xA9\xE4\xB8", 4); /* the twentieth, then a cut sequence */
+    n += 4;
+    size_t ulen;
+    RC_CHECK_INT_EQ(rc_charset_decode(page, n, "text/html;charset=utf-8", name, sizeof name, &out, &ulen),
+                    RC_CHARSET_HEADER);
+    RC_CHECK_STR_EQ(name, "UTF-8");
+    RC_CHECK(ulen > 3 && memcmp(out + ulen - 3, FFFD, 3) == 0);
+    free(out);
+    CHECK_SURVEY(page, n);
+    RC_CHECK_INT_EQ(rc_charset_decode(page, n, NULL, name, 3, &out, NULL), -ERANGE);
+
+    /* a BOM: the survey of the bytes after it, not with it */
+    CHECK_SURVEY(S("\xEF\xBB\xBF"
+                   "a\xC3\xA9\0"));
+    CHECK_SURVEY(S("\xEF\xBB\xBF"
+                   "\xC3\xA9 ok"));
+    CHECK_SURVEY(S("\xFF\xFEh\0\xE9\0"));
+
+    /* random mixtures, mostly ASCII with runs of every kind */
+    for (int iter = 0; iter < 2000; iter++) {
+        size_t len = rng() % sizeof page;
+        for (size_t i = 0; i < len; i++) {
+            uint32_t r = rng();
+            page[i] = r % 8 ? (char)(0x20 + r % 0x5F) : (char)(r >> 8);
+        }
+        if (iter % 2)
+            for (size_t i = 0; i + 1 < len; i += 2 + rng() % 9)
+                memcpy(page + i, "\xC3\xA9", 2);
+        CHECK_SURVEY(page, len);
+    }
+}
+
 static void test_random(void)
 {
     static const char *const labels[] = {
@@ -571,6 +761,7 @@ int main(int argc, char **argv)
     test_invalid();
     test_damaged_pages();
     test_utf8_helpers();
+    test_one_pass();
     test_table();
     test_random();
     return rc_test_done("test_charset");

@@ -21,6 +21,7 @@
 typedef struct env {
     rc_page_job pj;
     rc_seen *seen;
+    size_t max_links; /* 100 */
 } env;
 
 /* The job as the worker builds it: rc_page_job_init over the spec, the rules inside it. */
@@ -38,6 +39,7 @@ static void env_init(env *e, const char *job_json, const char *rules_json)
     }
     free(text);
     e->seen = rc_seen_new(1024);
+    e->max_links = 100;
 }
 
 static void env_release(env *e)
@@ -55,7 +57,7 @@ static void run_with(env *e, const rc_rules *rules, rc_record *rec, rc_fetch_res
                        .seen = e->seen,
                        .rec = rec,
                        .worker_id = "w1",
-                       .max_links = 100,
+                       .max_links = e->max_links,
                        .now_ms = 1700000000000ull};
     if (!res->url)
         res->url = rec->url;
@@ -114,6 +116,73 @@ static void test_links_scope_filters_seen(void)
     RC_CHECK_INT_EQ(out.n_links, 0);
     rc_page_result_release(&out);
     env_release(&e);
+}
+
+/* Hrefs repeated on a page (menus): each occurrence counts as the first did, in "links" or
+ * "links_filtered" or not at all, and the URL is queued once; on the tokenizer's path and on the
+ * tree's (--text). Each distinct href is resolved and judged once (page.c's href_ctx). */
+static void test_repeated_hrefs(void)
+{
+    const char *html = "<html><body><a href='x'>1</a><a href='http://other.test/'>o</a><a href='logo.png'>i</a>"
+                       "<a href='mailto:a@b.test'>m</a><a href='/p/1'>seen</a><a href='/dir/'>self</a>"
+                       "<a href='x'>2</a><a href='http://other.test/'>o</a><a href='logo.png'>i</a>"
+                       "<a href='mailto:a@b.test'>m</a><a href='/p/1'>seen</a><a href='/dir/'>self</a>"
+                       "<a href='x#a'>3</a><a href='./x'>4</a><a href=' x '>5</a><a href='y'>y</a></body></html>";
+    const char *jobs[2] = {"{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"maxdepth\":5}",
+                           "{\"crawlid\":\"c\",\"url\":\"http://a.site.test/\",\"maxdepth\":5,\"text\":true}"};
+    for (int k = 0; k < 2; k++) {
+        env e;
+        env_init(&e, jobs[k], NULL);
+        rc_seen_add(e.seen, rc_bloom_hash64("c\nhttp://a.site.test/p/1", strlen("c\nhttp://a.site.test/p/1")));
+        rc_record rec = {
+            .url = (char[]){"http://a.site.test/dir/"}, .crawlid = (char[]){"c"}, .depth = 1, .priority = 50};
+        rc_fetch_result res = {
+            .ok = 1, .status = 200, .content_type = "text/html", .body = html, .body_len = strlen(html)};
+        rc_page_result out;
+        run(&e, &rec, &res, &out);
+        char *links = links_of(&out);
+        RC_CHECK_STR_EQ(links, "http://a.site.test/dir/x@2 http://a.site.test/dir/y@2");
+        free(links);
+        /* x x x#a ./x " x " (5), /p/1 twice, /dir/ twice, y */
+        RC_CHECK_INT_EQ(json_integer_value(json_object_get(out.doc, "links")), 10);
+        RC_CHECK_INT_EQ(json_integer_value(json_object_get(out.doc, "links_filtered")), 2);
+        RC_CHECK_INT_EQ(out.n_hashes, out.n_links);
+        rc_page_result_release(&out);
+
+        /* the cap counts occurrences: 100 of 'x', then 'y' is past it */
+        rc_buf b;
+        rc_buf_init(&b);
+        for (int i = 0; i < 100; i++)
+            rc_buf_puts(&b, "<a href=x>x</a>");
+        rc_buf_puts(&b, "<a href=y>y</a>");
+        res.body = b.ptr;
+        res.body_len = b.len;
+        run(&e, &rec, &res, &out);
+        links = links_of(&out);
+        RC_CHECK_STR_EQ(links, "http://a.site.test/dir/x@2");
+        free(links);
+        RC_CHECK_INT_EQ(json_integer_value(json_object_get(out.doc, "links")), 100);
+        rc_page_result_release(&out);
+
+        /* 700 distinct hrefs, each twice (the memo grows past its first 256 slots), and
+         * out-of-scope ones twice: 1,400 found, 700 queued */
+        rc_buf_reset(&b);
+        for (int i = 0; i < 1400; i++)
+            rc_buf_printf(&b, "<a href=/n/%d>n</a><a href=http://o%d.test/>o</a>", i % 700, i % 700);
+        res.body = b.ptr;
+        res.body_len = b.len;
+        e.max_links = 3000;
+        run(&e, &rec, &res, &out);
+        RC_CHECK_INT_EQ(json_integer_value(json_object_get(out.doc, "links")), 1400);
+        RC_CHECK_INT_EQ(out.n_links, 700);
+        links = links_of(&out);
+        RC_CHECK(strstr(links, "http://a.site.test/n/0@2 http://a.site.test/n/1@2 ") == links);
+        RC_CHECK(strstr(links, " http://a.site.test/n/699@2") != NULL);
+        free(links);
+        rc_page_result_release(&out);
+        rc_buf_release(&b);
+        env_release(&e);
+    }
 }
 
 /* A page's link to itself is not sent: the page came from its job's frontier, so its URL is in
@@ -463,6 +532,7 @@ int main(void)
 {
     test_links_scope_filters_seen();
     test_link_to_itself_not_sent();
+    test_repeated_hrefs();
     test_redirect_and_errors();
     test_chain_scope_and_end();
     test_noindex_and_meta_refresh();

@@ -61,6 +61,8 @@ static int run_file(const char *dir, const char *name, int nf)
     char *line = NULL;
     size_t line_cap = 0;
     int cases = 0, lineno = 0;
+    rc_url_base *kept = NULL; /* the last base, parsed once for the cases that share it */
+    char *kept_text = NULL;
 
     rc_test_checks++;
     if (!f) {
@@ -92,6 +94,22 @@ static int run_file(const char *dir, const char *name, int nf)
             char *ref = rc_xmalloc(rn);
             memcpy(ref, fields[1].ptr, rn);
             err = rc_url_resolve(fields[0].ptr, ref, rn, &got);
+            /* the same through an rc_url_base kept over the file's cases with this base */
+            if (!kept_text || strcmp(kept_text, fields[0].ptr) != 0) {
+                rc_url_base_free(kept);
+                free(kept_text);
+                kept_text = rc_xstrdup(fields[0].ptr);
+                kept = rc_url_base_new(kept_text);
+            }
+            char *at = NULL;
+            int err_at = rc_url_resolve_at(kept, ref, rn, &at);
+            rc_test_checks++;
+            if (err_at != err || (at == NULL) != (got == NULL) || (at && strcmp(at, got) != 0)) {
+                rc_test_failures++;
+                fprintf(stderr, "%s:%d: resolve_at(\"%s\", \"%s\") gave %s, resolve %s\n", path, lineno, fields[0].ptr,
+                        fields[1].ptr, err_at ? err_name(err_at) : at, err ? err_name(err) : got);
+            }
+            free(at);
             free(ref);
         }
         rc_test_checks++;
@@ -116,6 +134,8 @@ static int run_file(const char *dir, const char *name, int nf)
         }
         free(got);
     }
+    rc_url_base_free(kept);
+    free(kept_text);
     free(line);
     fclose(f);
     for (int i = 0; i < MAX_FIELDS; i++)
@@ -188,6 +208,59 @@ static void test_misc(void)
     RC_CHECK_INT_EQ(rc_url_resolve("http://a/b/c", "xyz", 0, &got), 0);
     RC_CHECK_STR_EQ(got, "http://a/b/c");
     free(got);
+
+    /* A kept base that does not parse: a relative reference gets its error each time, an
+     * absolute one does not look at it; a good one serves relative references again and again
+     * (its nodes outlive each resolution), "http:g" is relative to an http base. */
+    rc_url_base *kb = rc_url_base_new("javascript:void(0)");
+    for (int i = 0; i < 2; i++) {
+        got = NULL;
+        RC_CHECK_INT_EQ(rc_url_resolve_at(kb, "x", 1, &got), RC_URL_ESCHEME);
+        RC_CHECK(got == NULL);
+        RC_CHECK_INT_EQ(rc_url_resolve_at(kb, "HTTP://A/b", 10, &got), 0);
+        RC_CHECK_STR_EQ(got, "http://a/b");
+        free(got);
+    }
+    rc_url_base_free(kb);
+    kb = rc_url_base_new("http://h/a/b/c?q");
+    static const char *const refs[][2] = {
+        {"../../../x", "http://h/x"}, {"?r", "http://h/a/b/c?r"},    {"http:g", "http://h/a/b/g"},
+        {"//o/p", "http://o/p"},      {"d/./e", "http://h/a/b/d/e"}, {"", "http://h/a/b/c?q"},
+    };
+    for (int round = 0; round < 3; round++)
+        for (size_t i = 0; i < RC_ARRAY_LEN(refs); i++) {
+            got = NULL;
+            RC_CHECK_INT_EQ(rc_url_resolve_at(kb, refs[i][0], strlen(refs[i][0]), &got), 0);
+            RC_CHECK_STR_EQ(got, refs[i][1]);
+            free(got);
+        }
+    rc_url_base_free(kb);
+    rc_url_base_free(NULL);
+
+    /* A kept base's host is written once for its relative references: every kind of host, and
+     * references that bring their own, give what rc_url_resolve gives, again and again. */
+    static const char *const bases[] = {
+        "http://[::1]:8080/a/b", "http://0x7f.1/a/b",    "http://fa\xC3\x9F.de/a/b", "HTTP://EXAMPLE.com./a/b",
+        "http://a%zz.test/a/b",  "http://999.1.1.1/a/b", "https://h.test:443/a/b",   "http://user:pw@h.test/a/b"};
+    static const char *const rel[] = {"c", "../d?q", "//other.test/x", "http://[::2]/y", "https://h.test/z", "", "#f"};
+    for (size_t i = 0; i < RC_ARRAY_LEN(bases); i++) {
+        kb = rc_url_base_new(bases[i]);
+        for (int round = 0; round < 2; round++)
+            for (size_t k = 0; k < RC_ARRAY_LEN(rel); k++) {
+                char *one = NULL, *at = NULL;
+                int e1 = rc_url_resolve(bases[i], rel[k], strlen(rel[k]), &one);
+                int e2 = rc_url_resolve_at(kb, rel[k], strlen(rel[k]), &at);
+                rc_test_checks++;
+                if (e1 != e2 || (one == NULL) != (at == NULL) || (one && strcmp(one, at) != 0)) {
+                    rc_test_failures++;
+                    fprintf(stderr, "resolve_at(%s, %s): %d %s, resolve: %d %s\n", bases[i], rel[k], e2, at ? at : "-",
+                            e1, one ? one : "-");
+                }
+                free(one);
+                free(at);
+            }
+        rc_url_base_free(kb);
+    }
 
     /* Exactly RC_URL_MAX bytes passes, one more does not. */
     rc_buf b;

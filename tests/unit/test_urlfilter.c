@@ -42,10 +42,28 @@ int main(void)
     expect(f, "http://a.test/doc.pdf?download=1", "extension");
     expect(f, "http://a.test/png", NULL);
     expect(f, "http://a.test/x.html", NULL);
+    /* the extension after a dot inside the last segment, any case, before ?query or #fragment */
+    expect(f, "http://a.test/a.tar.GZ", "extension");
+    expect(f, "http://a.test/a.PnG#top", "extension");
+    expect(f, "http://a.test/a.b.zip", "extension");
+    expect(f, "http://a.test/a..png", "extension");
+    expect(f, "http://a.test/a.woff2", "extension");
+    expect(f, "http://a.test/a.woff3", NULL);
+    expect(f, "http://a.test/x.targz", NULL);
+    expect(f, "http://a.test/.png", NULL); /* the dot starts the segment: a name, no extension */
+    expect(f, "http://a.test/x.png/", NULL);
+    expect(f, "http://a.test/dir.png/page", NULL);
+    expect(f, "http://a.test/a.png.html", NULL);
+    expect(f, "http://a.test/a.pngx", NULL);
+    expect(f, "http://a.test/a.", NULL);
     expect(f, "http://a.test/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17", "path-depth");
     expect(f, "http://a.test/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16", NULL);
     expect(f, "http://a.test/a/b/a/b/a/b", "repeated-segments");
     expect(f, "http://a.test/a/b/a/b", NULL);
+    expect(f, "http://a.test/a/x/a/y/a", "repeated-segments"); /* three apart */
+    expect(f, "http://a.test/a//a///a", "repeated-segments");  /* empty segments do not count */
+    expect(f, "http://a.test/aa/a/aa/a/ab", NULL);
+    expect(f, "http://a.test/x/a/b/a/b?/a", NULL); /* the query is not the path */
     expect(f, "http://a.test/?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9&j=10&k=11&l=12&m=13&n=14&o=15&p=16&q=17",
            "query-params");
     time_t now = time(NULL);
@@ -81,13 +99,13 @@ int main(void)
     /* Job regexes and extension lists. */
     const char *allow[] = {"/news/", "/p/\\d+$"};
     const char *deny[] = {"\\?print=1"};
-    const char *ext[] = {".html"};
+    const char *ext[] = {".html", "HTM", ".", "a-very-long-extension-of-more-than-sixty-four-letters-for-a-check-x"};
     c.allow_re = allow;
     c.n_allow_re = 2;
     c.deny_re = deny;
     c.n_deny_re = 1;
     c.deny_ext = ext;
-    c.n_deny_ext = 1;
+    c.n_deny_ext = 4;
     f = rc_urlfilter_new(&c, err, sizeof err);
     RC_CHECK(f != NULL);
     expect(f, "http://a.test/news/today", NULL);
@@ -96,6 +114,11 @@ int main(void)
     expect(f, "http://a.test/news/today?print=1", "denied");
     expect(f, "http://a.test/news/x.html", "extension");
     expect(f, "http://a.test/news/x.png", NULL); /* the job's list replaces the default */
+    expect(f, "http://a.test/news/x.HtM", "extension");
+    expect(f, "http://a.test/news/x.", "extension"); /* "." is the empty extension */
+    expect(f, "http://a.test/news/.", NULL);
+    expect(f, "http://a.test/news/x.a-very-long-extension-of-more-than-sixty-four-letters-for-a-check-X", "extension");
+    expect(f, "http://a.test/news/x.very-long-extension-of-more-than-sixty-four-letters-for-a-check-x", NULL);
     rc_urlfilter_free(f);
 
     const char *bad[] = {"(unclosed"};
