@@ -4,6 +4,7 @@
  * writes the bench web's). Prints ns per page and MB/s, asserts nothing (test_charset does).
  *   build/tests/bench/bench_charset [FILE] */
 #include "charset.h"
+#include "benchfile.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -55,16 +56,8 @@ int main(int argc, char **argv)
     rc_buf page;
     rc_buf_init(&page);
     if (argc > 1) {
-        FILE *f = fopen(argv[1], "rb");
-        if (!f) {
-            perror(argv[1]);
+        if (bench_read_page(&page, argv[1]) < 0)
             return 1;
-        }
-        char chunk[8192];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-            rc_buf_append(&page, chunk, n);
-        fclose(f);
     } else {
         build_page(&page);
     }

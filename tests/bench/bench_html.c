@@ -5,6 +5,7 @@
 #include "html.h"
 #include "htmltok.h"
 #include "maintext.h"
+#include "benchfile.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -127,16 +128,8 @@ int main(int argc, char **argv)
     rc_buf page;
     rc_buf_init(&page);
     if (argc > 1) {
-        FILE *f = fopen(argv[1], "rb");
-        if (!f) {
-            perror(argv[1]);
+        if (bench_read_page(&page, argv[1]) < 0)
             return 1;
-        }
-        char tmp[65536];
-        size_t n;
-        while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-            rc_buf_append(&page, tmp, n);
-        fclose(f);
     } else {
         build_page(&page, 30 * 1024);
     }
