@@ -1117,7 +1117,10 @@ static void test_many(rc_fetcher *f)
     RC_CHECK_INT_EQ(extra.called, 0);
     int conns = conns_made() - acc0;
     RC_CHECK_INT_EQ(atomic_load(&srv.requests) - req0, N_MANY);
-    RC_CHECK(conns <= 16); /* keep-alive: connections are reused */
+    /* keep-alive: connections are reused. A fetch started from another's completion may find
+     * that one's connection not back in curl's cache yet (1 run in 25 with the CPUs busy: 17
+     * connections), so up to two a slot; without reuse it would be 200. */
+    RC_CHECK(conns <= 32);
     fprintf(stderr, "test_fetch: %d fetches over %d new connections\n", N_MANY, conns);
 }
 
