@@ -359,25 +359,12 @@ static int utf8_clean(const utf8_survey *u, size_t len)
     return u->valid == len && !u->nul;
 }
 
+/* The survey's valid prefix: one UTF-8 walk in this file, not two. */
 size_t rc_charset_utf8_valid_prefix(const char *str, size_t len)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    size_t i = 0;
-    while (i < len) {
-        if (s[i] < 0x80) {
-            i += ascii_run(s + i, len - i);
-            continue;
-        }
-        size_t bad;
-        int trunc;
-        size_t n = utf8_common(s + i, len - i);
-        if (n == 0)
-            n = utf8_seq(s + i, len - i, &bad, &trunc);
-        if (n == 0)
-            return i;
-        i += n;
-    }
-    return len;
+    utf8_survey u;
+    survey_utf8((const unsigned char *)str, len, &u);
+    return u.valid;
 }
 
 static const char replacement_char[] = "\xEF\xBF\xBD";

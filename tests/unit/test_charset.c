@@ -587,19 +587,25 @@ static int ref_plausible(const unsigned char *s, size_t len, int *ret_non_ascii)
     return good > 0 && bad * 20 <= good;
 }
 
-/* 1 when S[0..len) is copied as it is: all valid, no NUL. */
-static int ref_clean(const unsigned char *s, size_t len)
+/* The length of S[0..len)'s valid prefix, NUL counted as valid. */
+static size_t ref_valid_prefix(const unsigned char *s, size_t len)
 {
     for (size_t i = 0; i < len;) {
-        size_t bad, n = s[i] >= 0x01 && s[i] < 0x80 ? 1 : 0;
+        size_t bad, n = s[i] < 0x80 ? 1 : 0;
         int cut;
         if (s[i] >= 0x80)
             n = ref_seq(s + i, len - i, &bad, &cut);
         if (n == 0)
-            return 0;
+            return i;
         i += n;
     }
-    return 1;
+    return len;
+}
+
+/* 1 when S[0..len) is copied as it is: all valid, no NUL. */
+static int ref_clean(const unsigned char *s, size_t len)
+{
+    return ref_valid_prefix(s, len) == len && (len == 0 || !memchr(s, 0, len));
 }
 
 /* BODY labelled UTF-8 by the header: the label kept or not as the old rules said, the text the
@@ -631,6 +637,7 @@ static void check_survey(int line, const char *body, size_t len)
             ok = strcmp(got, fixed) == 0 && (!ref_clean(s, len) || (n == len && (!len || memcmp(got, body, len) == 0)));
             free(fixed);
         }
+        ok = ok && rc_charset_utf8_valid_prefix(body, len) == ref_valid_prefix(s, len);
         rc_test_checks++;
         if (!ok) {
             rc_test_failures++;
