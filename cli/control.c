@@ -135,28 +135,15 @@ struct req {
 static int parse_args(const struct cmd *cmd, ctl_conf *c, int argc, char **argv, char **pos, int maxpos)
 {
     char err[512];
-    int k = 0, n = 0;
+    int oi = 0, n = 0;
     if (rc_conf_init(cmd->rows, cmd->nrows, c, err, sizeof err) < 0)
         goto fail;
-    while (k < argc) {
-        int oi = 0;
-        if (rc_conf_argv(cmd->rows, cmd->nrows, c, argc - k, argv + k, &oi, err, sizeof err) < 0)
-            goto fail;
-        int at = k + oi;
-        if (at > k + 1 && strcmp(argv[at - 1], "--") == 0) {
-            for (; at < argc; at++) {
-                if (n == maxpos)
-                    goto too_many;
-                pos[n++] = argv[at];
-            }
-            break;
-        }
-        if (at >= argc)
-            break;
+    if (rc_conf_argv(cmd->rows, cmd->nrows, c, argc, argv, &oi, err, sizeof err) < 0)
+        goto fail;
+    for (int at = oi; at < argc; at++) {
         if (n == maxpos)
             goto too_many;
         pos[n++] = argv[at];
-        k = at;
     }
     return n;
 too_many:

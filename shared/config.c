@@ -107,43 +107,62 @@ int rc_conf_set(const rc_conf_row *rows, size_t n, void *conf, const char *name,
     return set_row(row, conf, value, err, cap);
 }
 
+/* One option at argv[*i] (its value may be the next argument, *i then moves onto it). */
+static int argv_option(const rc_conf_row *rows, size_t n, void *conf, int argc, char **argv, int *i, char *err,
+                       size_t cap)
+{
+    const char *name = argv[*i] + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    const rc_conf_row *row = find_row(rows, n, name, len);
+    if (!row) {
+        snprintf(err, cap, "unknown option --%.*s (see --help)", (int)len, name);
+        return -ENOENT;
+    }
+    const char *value;
+    if (eq)
+        value = eq + 1;
+    else if (row->type == RC_CONF_BOOL)
+        value = "1";
+    else if (*i + 1 < argc)
+        value = argv[++*i];
+    else {
+        snprintf(err, cap, "--%s needs a value", row->name);
+        return -EINVAL;
+    }
+    return set_row(row, conf, value, err, cap);
+}
+
+/* Options may come after the arguments too ("crawl URL --workers 2"), as with GNU getopt:
+ * argv[1..] is reordered, options (with "--" if given) first, the arguments after them in
+ * their order. */
 int rc_conf_argv(const rc_conf_row *rows, size_t n, void *conf, int argc, char **argv, int *ret_optind, char *err,
                  size_t cap)
 {
-    int i = 1;
-    while (i < argc) {
+    char **args = rc_xmalloc((size_t)(argc > 0 ? argc : 1) * sizeof *args);
+    int nargs = 0, o = 1, i = 1, r = 0;
+    for (; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            i++;
+        if (strcmp(a, "--") == 0)
             break;
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+            args[nargs++] = argv[i];
+            continue;
         }
-        if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
+        int at = i;
+        if ((r = argv_option(rows, n, conf, argc, argv, &i, err, cap)) < 0)
             break;
-        const char *name = a + 2, *eq = strchr(name, '=');
-        size_t len = eq ? (size_t)(eq - name) : strlen(name);
-        const rc_conf_row *row = find_row(rows, n, name, len);
-        if (!row) {
-            snprintf(err, cap, "unknown option --%.*s (see --help)", (int)len, name);
-            return -ENOENT;
-        }
-        const char *value;
-        if (eq)
-            value = eq + 1;
-        else if (row->type == RC_CONF_BOOL)
-            value = "1";
-        else if (i + 1 < argc)
-            value = argv[++i];
-        else {
-            snprintf(err, cap, "--%s needs a value", row->name);
-            return -EINVAL;
-        }
-        int r = set_row(row, conf, value, err, cap);
-        if (r < 0)
-            return r;
-        i++;
+        for (int k = at; k <= i; k++) /* the option and its value: o <= at, nothing overwritten */
+            argv[o++] = argv[k];
     }
-    *ret_optind = i;
-    return 0;
+    if (r == 0) {
+        if (i < argc)
+            argv[o++] = argv[i++]; /* "--": what follows is arguments */
+        *ret_optind = o;
+        memcpy(argv + o, args, (size_t)nargs * sizeof *args);
+        memmove(argv + o + nargs, argv + i, (size_t)(argc - i) * sizeof *argv);
+    }
+    free(args);
+    return r;
 }
 
 void rc_conf_release(const rc_conf_row *rows, size_t n, void *conf)

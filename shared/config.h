@@ -33,8 +33,8 @@ typedef struct rc_conf_row {
 
 /* Applies defaults then the environment. 0 or -EINVAL with a message naming the option. */
 int rc_conf_init(const rc_conf_row *rows, size_t n, void *conf, char *err, size_t cap);
-/* Parses --name value / --name=value options from argv[1..]; stops at "--" or the first
- * non-option and stores its index in *ret_optind. */
+/* Parses --name value / --name=value options anywhere in argv[1..] up to "--", and reorders
+ * argv so that the other arguments come last, from *ret_optind, in their order. */
 int rc_conf_argv(const rc_conf_row *rows, size_t n, void *conf, int argc, char **argv, int *ret_optind, char *err,
                  size_t cap);
 /* Sets one option from text. -ENOENT for an unknown name, -EINVAL for a bad value. */

@@ -131,6 +131,19 @@ def test_maxdepth(tmp, procs):
         check(p["depth"] == want[p["url"]], "depth of %s is %d, want %d" % (p["url"], p["depth"], want[p["url"]]))
 
 
+def test_options_after_urls(tmp, procs):
+    """Options may follow the URLs, as with most command lines: `crawl URL --maxdepth 2`."""
+    args = ["--sites", "1", "--pages", "100"]
+    port, _, _ = start_web(procs, tmp, *args)
+    want = expected_pages(graph(*args), ["http://s0.site.test/"], 2, ["site.test"])
+    out = os.path.join(tmp, "out")
+    r = subprocess.run([REDCRAWL, "crawl", "http://s0.site.test/", "--out", out, "--connect-to",
+                        "::127.0.0.1:%d" % port, "--allow-net", "127.0.0.0/8", "--quiet", "--maxdepth", "2",
+                        "--delay", "0"], capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, "crawl URL --options exited %d: %s" % (r.returncode, r.stderr[-2000:]))
+    check_page_set(read_pages(os.path.join(out, "pages.jsonl")), want, "options after the URL")
+
+
 def test_allowed_domains(tmp, procs):
     """allowed_domains overrides the default scope."""
     args = ["--sites", "4", "--pages", "30"]
@@ -587,6 +600,8 @@ def test_bad_input(tmp, procs):
         (["http://xn--/"], "url"),
         (["http://xn--zz.test/"], "url"),
         (["--workers", "0", "http://a.test/"], "--workers"),
+        (["http://a.test/", "--workers", "0"], "--workers"),
+        (["http://a.test/", "--", "--workers"], "URL"),
         (["--delay", "soon", "http://a.test/"], "--delay"),
         (["--no-such-option", "http://a.test/"], "--no-such-option"),
         (["--log-level", "loud", "http://a.test/"], "--log-level"),
@@ -1401,7 +1416,7 @@ def test_resume_with_redis_after_sigkill(tmp, procs):
 
 if __name__ == "__main__":
     run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
-               test_maxdepth, test_allowed_domains,
+               test_maxdepth, test_options_after_urls, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_kill_with_batch_in_flight, test_stalled_worker_keeps_its_pages,
                test_hung_worker_restarted, test_reaped_worker_that_wakes_is_kept,

@@ -104,12 +104,51 @@ static void test_no_default(void)
     }
 }
 
+/* Options after the arguments (GNU getopt's order): argv is reordered, options first, the
+ * arguments after them in their order; "--" still ends the options. */
+static void test_options_anywhere(void)
+{
+    conf c;
+    char err[256];
+    int optind = 0;
+    memset(&c, 0, sizeof c);
+    RC_CHECK_INT_EQ(rc_conf_init(rows, NROWS, &c, err, sizeof err), 0);
+    const char *in_[] = {"prog", "u1", "--workers", "3", "u2", "--verbose", "--", "--delay", "u3"};
+    char **argv = mkargv(in_, 9);
+    RC_CHECK_INT_EQ(rc_conf_argv(rows, NROWS, &c, 9, argv, &optind, err, sizeof err), 0);
+    RC_CHECK_INT_EQ(optind, 5);
+    RC_CHECK_INT_EQ(c.workers, 3);
+    RC_CHECK_INT_EQ(c.verbose, 1);
+    RC_CHECK(c.delay == 1.0); /* after "--": an argument */
+    const char *want[] = {"prog", "--workers", "3", "--verbose", "--", "u1", "u2", "--delay", "u3"};
+    for (int i = 0; i < 9; i++)
+        RC_CHECK_STR_EQ(argv[i], want[i]);
+
+    const char *plain_[] = {"prog", "a", "-", "b"};
+    argv = mkargv(plain_, 4);
+    RC_CHECK_INT_EQ(rc_conf_argv(rows, NROWS, &c, 4, argv, &optind, err, sizeof err), 0);
+    RC_CHECK_INT_EQ(optind, 1);
+    RC_CHECK_STR_EQ(argv[1], "a");
+    RC_CHECK_STR_EQ(argv[2], "-");
+    RC_CHECK_STR_EQ(argv[3], "b");
+    const char *late_[] = {"prog", "u1", "--delay"};
+    argv = mkargv(late_, 3);
+    RC_CHECK_INT_EQ(rc_conf_argv(rows, NROWS, &c, 3, argv, &optind, err, sizeof err), -22);
+    RC_CHECK(strstr(err, "needs a value") != NULL);
+    const char *unknown_[] = {"prog", "u1", "--nope=1"};
+    argv = mkargv(unknown_, 3);
+    RC_CHECK_INT_EQ(rc_conf_argv(rows, NROWS, &c, 3, argv, &optind, err, sizeof err), -2);
+    RC_CHECK(strstr(err, "--nope") != NULL);
+    rc_conf_release(rows, NROWS, &c);
+}
+
 int main(void)
 {
     conf c;
     char err[256];
     test_cmdline();
     test_no_default();
+    test_options_anywhere();
     memset(&c, 0, sizeof c);
     setenv("TEST_RC_DELAY", "0.25", 1);
     setenv("TEST_RC_REDIS", "redis://127.0.0.1:1/", 1);
