@@ -155,8 +155,8 @@ static const rc_conf_row rows[] = {
      "JSON Lines durability: none, batch (pages acknowledged once a shared fdatasync covers them) or record "
      "(fdatasync each record)"},
     {"retention", RC_CONF_DOUBLE, offsetof(crawl_conf, retention), "-1", -1, 1e9, NULL,
-     "seconds a finished job's bloom, digests and counters stay in Redis: sets conf:retention (0 = for ever; -1 = "
-     "leave it: a day unless set)"},
+     "seconds a finished job's bloom, digests and per-host counts stay in Redis: sets conf:retention (0 = for "
+     "ever; -1 = leave it: a day unless set)"},
     {"text", RC_CONF_BOOL, offsetof(crawl_conf, text), "0", 0, 1, NULL, "store each page's main text in its record"},
     {"text-method", RC_CONF_STR, offsetof(crawl_conf, text_method), NULL, 0, 0, NULL,
      "main-text method: article (the default), density or lineblock"},

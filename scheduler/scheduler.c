@@ -935,7 +935,7 @@ static int dispatch(rc_scheduler *s)
     return more;
 }
 
-/* Gauges, once a second after the worker table was read (one ZCARD more). */
+/* Gauges, once a second after the worker table was read (one frontier.lua call more). */
 static void sample_gauges(rc_scheduler *s)
 {
     rc_sched_metrics *m = s->metrics;

@@ -1203,8 +1203,8 @@ static void store_page(rc_worker *w, task *t, const char *duplicate_of)
 }
 
 /* "Equal jitter" on an exponential back-off: between half and all of it, so that hosts (and
- * workers) that failed together do not all come back in the same instant. Retry-After is kept
- * as the server said. */
+ * workers) that failed together do not all come back in the same instant. Retry-After is not
+ * jittered (the caller caps it at --max-delay). */
 static uint64_t jitter(rc_worker *w, uint64_t back_ms)
 {
     w->rng ^= w->rng << 13; /* xorshift64 */
