@@ -536,12 +536,32 @@ local function split_lease(lm)
   return string.sub(lm, 1, tab - 1), string.sub(lm, tab + 1)
 end
 
+-- A rolling hash's buckets that fell out of its window, all at once, when it holds more fields
+-- than LIVE (what the window can hold): a bucket is otherwise dropped by the first count of the
+-- minute it ends in, and a counter idle then (a fleet between jobs) left it behind for good.
+-- STALE(field) says whether a field is one. HLEN is O(1); the sweep comes once per idle spell.
+local function buckets_sweep(key, live, stale)
+  if redis.call('HLEN', key) <= live then
+    return
+  end
+  local old = {}
+  for _, f in ipairs(redis.call('HKEYS', key)) do
+    if stale(f) then
+      old[#old + 1] = f
+    end
+  end
+  for s = 1, #old, 1000 do -- unpack's stack
+    redis.call('HDEL', key, unpack(old, s, math.min(s + 999, #old)))
+  end
+end
+
 -- Rolling counters: hash stats:{name} with per-minute fields "m:<minute>" (kept a day),
 -- per-hour fields "h:<hour>" (kept 8 days) and "total". A reader sums the buckets inside a
 -- window: minutes for windows up to a day, hours beyond. Names are listed in stats:names.
 -- The buckets that fell out of the windows are dropped, and the name listed, by the first count
 -- of each minute (the one whose HINCRBY made its field): later ones in that minute would only
 -- repeat it, two calls of five.
+local STAT_MINUTES, STAT_HOURS = 1441, 193
 local function stat_incr(name, n)
   local key = K('stats', name)
   local minute = math.floor(NOW / 60000)
@@ -550,7 +570,12 @@ local function stat_incr(name, n)
   redis.call('HINCRBY', key, 'h:' .. hour, n)
   redis.call('HINCRBY', key, 'total', n)
   if first then
-    redis.call('HDEL', key, 'm:' .. (minute - 1441), 'h:' .. (hour - 193))
+    redis.call('HDEL', key, 'm:' .. (minute - STAT_MINUTES), 'h:' .. (hour - STAT_HOURS))
     redis.call('SADD', K('stats', 'names'), name)
+    buckets_sweep(key, STAT_MINUTES + STAT_HOURS + 1, function(f)
+      local t, at = string.match(f, '^([mh]):(%-?%d+)$')
+      at = tonumber(at)
+      return at ~= nil and at <= (t == 'm' and minute - STAT_MINUTES or hour - STAT_HOURS)
+    end)
   end
 end

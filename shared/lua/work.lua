@@ -51,6 +51,10 @@ local function tally_flush()
   for key, field in pairs(TALLY.trim) do
     if made[key] then
       redis.call('HDEL', key, field)
+      buckets_sweep(key, 60, function(f) -- wstat's minutes: field - 60 and older have gone
+        local at = tonumber(f)
+        return at ~= nil and at <= field
+      end)
     end
   end
   for name, n in pairs(TALLY.stat) do

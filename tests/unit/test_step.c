@@ -481,6 +481,52 @@ static void test_counters_trimmed(rc_redis *r)
     RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:wstat:w1 %s%s", "30000000", ""), 2);
 }
 
+/* Buckets a counter left behind while idle (no count in the minute that drops them) go all at
+ * once when the hash holds more fields than its window can: stats keep a day of minutes and 8
+ * days of hours, wstat an hour. Without the sweep they stayed for good. */
+static void test_idle_buckets_swept(rc_redis *r)
+{
+    RC_REDIS_OK(r, "FLUSHALL%s%s%s", "", "", "");
+    const uint64_t m0 = 30000000ull, h0 = m0 / 60;
+    char f[32];
+    for (int i = 0; i < 1700; i++) { /* two jobs' worth of minutes, days ago */
+        snprintf(f, sizeof f, "m:%llu", (unsigned long long)(m0 - 5000 - (uint64_t)i));
+        RC_REDIS_OK(r, "HSET rc:stats:pages:link:200 %s 1%s%s", f, "", "");
+    }
+    snprintf(f, sizeof f, "m:%llu", (unsigned long long)(m0 - 10));
+    RC_REDIS_OK(r, "HSET rc:stats:pages:link:200 %s 4%s%s", f, "", ""); /* inside the day */
+    snprintf(f, sizeof f, "h:%llu", (unsigned long long)(h0 - 300));
+    RC_REDIS_OK(r, "HSET rc:stats:pages:link:200 %s 9%s%s", f, "", ""); /* past 8 days */
+    snprintf(f, sizeof f, "h:%llu", (unsigned long long)(h0 - 100));
+    RC_REDIS_OK(r, "HSET rc:stats:pages:link:200 %s 6%s%s", f, "", "");
+    stat_at(r, m0 * 60000, "pages:link:200", 1);
+    /* m0, m0 - 10, the hour of m0, h0 - 100, total */
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HLEN rc:stats:pages:link:200%s%s%s", "", "", ""), 5);
+    snprintf(f, sizeof f, "m:%llu", (unsigned long long)(m0 - 10));
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:stats:pages:link:200 %s%s", f, ""), 4);
+    snprintf(f, sizeof f, "h:%llu", (unsigned long long)(h0 - 100));
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:stats:pages:link:200 %s%s", f, ""), 6);
+
+    RC_REDIS_OK(r, "HSET rc:job:J state running pending %s%s%s", "3", "", "");
+    RC_REDIS_OK(r, "ZADD rc:workers 1 %s%s%s", "w1", "", "");
+    for (int i = 0; i < 70; i++) {
+        snprintf(f, sizeof f, "%llu", (unsigned long long)(m0 - 200 - (uint64_t)i));
+        RC_REDIS_OK(r, "HSET rc:wstat:w1 %s 1%s%s", f, "", "");
+    }
+    snprintf(f, sizeof f, "%llu", (unsigned long long)(m0 - 5));
+    RC_REDIS_OK(r, "HSET rc:wstat:w1 %s 3%s%s", f, "", "");
+    RC_REDIS_OK(r, "ZADD rc:lease:w1 9999999999999 %s%s%s", "h\tJ 0 1 0 http://h/a", "", "");
+    rc_argv a;
+    complete_args(&a, "J 0 1 0 http://h/a", 0, 1);
+    redisReply *rep = rc_redis_eval(r, RC_LUA_COMPLETE, m0 * 60000, &a);
+    RC_CHECK(rep && rep->type == REDIS_REPLY_ARRAY && rep->element[0]->integer == 1);
+    if (rep)
+        freeReplyObject(rep);
+    rc_argv_release(&a);
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HLEN rc:wstat:w1%s%s%s", "", "", ""), 2); /* m0 - 5 and m0 */
+    RC_CHECK_INT_EQ(RC_REDIS_INT(r, "HGET rc:wstat:w1 %s%s", f, ""), 3);
+}
+
 int main(void)
 {
     rc_redis *r = rc_test_redis_open(&redis, "step");
@@ -495,6 +541,7 @@ int main(void)
     test_complete_lets_go(r);
     test_away_links(r);
     test_counters_trimmed(r);
+    test_idle_buckets_swept(r);
     rc_redis_free(r);
     rc_test_redis_cleanup(&redis);
     for (int i = 0; i < n_packed; i++)
