@@ -58,11 +58,11 @@ static int read_robots(const char *path, rc_buf *b)
     return err;
 }
 
-/* The options; *ret_i is the first argument after them. 0, 1 after --help, or the exit status 2
- * after a message. */
-static int parse_options(int argc, char **argv, const char **agent, int *verbose, int *ret_i)
+/* The options, anywhere up to "--"; the other arguments go to POS (room for argc), their number
+ * to *ret_n. 0, 1 after --help, or the exit status 2 after a message. */
+static int parse_options(int argc, char **argv, const char **agent, int *verbose, char **pos, int *ret_n)
 {
-    int i;
+    int i, n = 0;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -79,16 +79,17 @@ static int parse_options(int argc, char **argv, const char **agent, int *verbose
         } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
             *verbose = 1;
         } else if (strcmp(a, "--") == 0) {
-            i++;
             break;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "redcrawl robots: unknown option '%s' (see --help)\n", a);
             return 2;
         } else {
-            break;
+            pos[n++] = argv[i];
         }
     }
-    *ret_i = i;
+    while (++i < argc)
+        pos[n++] = argv[i];
+    *ret_n = n;
     return 0;
 }
 
@@ -122,22 +123,8 @@ static int print_verdict(const rc_robots *r, const char *url)
     return 0;
 }
 
-int rc_cli_robots(int argc, char **argv)
+static int check_urls(const char *file, const char *agent, int verbose, char **urls, int n)
 {
-    const char *agent = DEFAULT_AGENT;
-    int verbose = 0, i;
-    int pr = parse_options(argc, argv, &agent, &verbose, &i);
-    if (pr)
-        return pr == 1 ? 0 : pr;
-    if (argc - i < 2) {
-        fprintf(stderr, "redcrawl robots: give a robots.txt file and at least one URL\n\n");
-        usage(stderr);
-        return 2;
-    }
-    if (agent[0] == '\0')
-        fprintf(stderr, "redcrawl robots: warning: empty --agent, only '*' groups apply\n");
-
-    const char *file = argv[i++];
     rc_buf body;
     rc_buf_init(&body);
     int err = read_robots(file, &body);
@@ -152,9 +139,32 @@ int rc_cli_robots(int argc, char **argv)
     if (verbose)
         print_facts(r);
     int rc = 0;
-    for (; i < argc; i++)
-        rc |= print_verdict(r, argv[i]);
+    for (int i = 0; i < n; i++)
+        rc |= print_verdict(r, urls[i]);
     fflush(stdout);
     rc_robots_free(r);
+    return rc;
+}
+
+int rc_cli_robots(int argc, char **argv)
+{
+    const char *agent = DEFAULT_AGENT;
+    int verbose = 0, n = 0;
+    char **pos = rc_xmalloc((size_t)(argc > 0 ? argc : 1) * sizeof *pos);
+    int rc = parse_options(argc, argv, &agent, &verbose, pos, &n);
+    if (rc) {
+        free(pos);
+        return rc == 1 ? 0 : rc;
+    }
+    if (n < 2) {
+        fprintf(stderr, "redcrawl robots: give a robots.txt file and at least one URL\n\n");
+        usage(stderr);
+        free(pos);
+        return 2;
+    }
+    if (agent[0] == '\0')
+        fprintf(stderr, "redcrawl robots: warning: empty --agent, only '*' groups apply\n");
+    rc = check_urls(pos[0], agent, verbose, pos + 1, n - 1);
+    free(pos);
     return rc;
 }

@@ -8,6 +8,11 @@ out=$("$R" robots --agent redcrawl/0.1 "$F/shop.txt" https://shop-example.com/ca
   fail "exit $?"
 [ "$out" = "allowed https://shop-example.com/cart
 disallowed https://shop-example.com/CART" ] || fail "unexpected output: $out"
+# options after the arguments, as in every redcrawl command; "--" ends them
+out=$("$R" robots "$F/shop.txt" https://shop-example.com/CART --agent redcrawl) || fail "exit $?"
+[ "$out" = "disallowed https://shop-example.com/CART" ] || fail "an option after the URL: $out"
+"$R" robots "$F/shop.txt" -- --agent 2>/dev/null
+[ $? -eq 1 ] || fail "after --, --agent is a URL (a bad one)"
 "$R" robots "$F/missing.txt" http://a.test/ 2>/dev/null
 [ $? -eq 1 ] || fail "a missing file must exit 1"
 "$R" robots "$F/shop.txt" 'not a url' 2>/dev/null
