@@ -361,6 +361,7 @@ char *rc_read_file(const char *path, size_t max, size_t *ret_len)
     char chunk[65536];
     size_t n;
     int toobig = 0;
+    errno = 0;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
         if (max && b.len + n > max) {
             toobig = 1;
@@ -368,12 +369,12 @@ char *rc_read_file(const char *path, size_t max, size_t *ret_len)
         }
         rc_buf_append(&b, chunk, n);
     }
-    int failed = ferror(f);
+    int failed = ferror(f) ? (errno ? errno : EIO) : 0; /* e.g. EISDIR: fopen() opens a directory */
     if (f != stdin)
         fclose(f);
     if (toobig || failed) {
         rc_buf_release(&b);
-        errno = toobig ? EFBIG : EIO;
+        errno = toobig ? EFBIG : failed;
         return NULL;
     }
     *ret_len = b.len;

@@ -3,6 +3,7 @@
 with detail pages, thesis fig. 4-22) gives exactly the expected items in items.jsonl; pages in
 legacy encodings come out as correct UTF-8; `redcrawl extract` works offline on a saved page."""
 import collections
+import errno
 import json
 import os
 import re
@@ -202,6 +203,12 @@ def test_extract_cli_offline(tmp, procs):
     bad = subprocess.run([REDCRAWL, "extract", "--text-method", "best", "--text", page], capture_output=True,
                          text=True, timeout=30)
     check(bad.returncode == 2 and "--text-method" in bad.stderr, "an unknown method: %s" % bad.stderr)
+    r = subprocess.run([REDCRAWL, "extract", page, "--text", "--text-method", "density"], capture_output=True,
+                       text=True, timeout=30)
+    check(r.returncode == 0 and r.stdout.split("\n")[:2] == want_text[:2], "options after PAGE: %r %s"
+          % (r.stdout[:200], r.stderr[-300:]))
+    bad = subprocess.run([REDCRAWL, "extract", "--text", DATA], capture_output=True, text=True, timeout=30)
+    check(bad.returncode != 0 and os.strerror(errno.EISDIR) in bad.stderr, "a directory as PAGE: %s" % bad.stderr)
     bad = subprocess.run([REDCRAWL, "crawl", "--rules", "/nonexistent.json", "http://a.test/"], capture_output=True,
                          text=True, timeout=30)
     check(bad.returncode == 2 and "--rules" in bad.stderr, "a missing rules file: %s" % bad.stderr)
