@@ -159,7 +159,8 @@ int rc_conf_argv(const rc_conf_row *rows, size_t n, void *conf, int argc, char *
             argv[o++] = argv[i++]; /* "--": what follows is arguments */
         *ret_optind = o;
         memcpy(argv + o, args, (size_t)nargs * sizeof *args);
-        memmove(argv + o + nargs, argv + i, (size_t)(argc - i) * sizeof *argv);
+        if (i < argc) /* argc may be 0 (an empty argv) */
+            memmove(argv + o + nargs, argv + i, (size_t)(argc - i) * sizeof *argv);
     }
     free(args);
     return r;

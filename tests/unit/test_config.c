@@ -139,6 +139,8 @@ static void test_options_anywhere(void)
     argv = mkargv(unknown_, 3);
     RC_CHECK_INT_EQ(rc_conf_argv(rows, NROWS, &c, 3, argv, &optind, err, sizeof err), -2);
     RC_CHECK(strstr(err, "--nope") != NULL);
+    RC_CHECK_INT_EQ(rc_conf_argv(rows, NROWS, &c, 0, argv, &optind, err, sizeof err), 0); /* execve's {NULL} */
+    RC_CHECK_INT_EQ(optind, 1);
     rc_conf_release(rows, NROWS, &c);
 }
 
