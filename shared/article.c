@@ -1322,6 +1322,7 @@ static int junk_wrapper(const art *a, size_t i)
     return blocks >= 2 && long_one;
 }
 
+#define PROSE_CHARS 50
 static int cut(const art *a, size_t i)
 {
     const node_stat *s = &a->v[i];
@@ -1371,6 +1372,10 @@ static int cut(const art *a, size_t i)
         return 0;
     /* A card's title in a list ("<a><h4>Name</h4></a>") is a headline, not a block of links. */
     if (is_heading(t) && s->parent != SIZE_MAX && item_headline(a, s->parent))
+        return 0;
+    /* A paragraph or a list with a sentence of its own between its links ("This resort features
+     * in my lists of <a>the best hotels</a>, <a>...</a>") is prose that cites, not a block of links. */
+    if ((t == GUMBO_TAG_P || t == GUMBO_TAG_UL || t == GUMBO_TAG_OL) && nonlink(s) >= PROSE_CHARS)
         return 0;
     return s->text && s->link * 2 > s->text;
 }

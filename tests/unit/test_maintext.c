@@ -1234,6 +1234,19 @@ static void test_article_parts(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "SOURCE (n.d.)") && strstr(t, "summarize-responses.html") && !strstr(t, "MENU"));
     free(t);
+
+    /* A paragraph whose sentence cites more than it says ("features in my lists of <a>the best
+     * hotels in the world</a>, <a>...</a>") is prose with links, not a block of links; a line of
+     * links with a word or two between them still goes. */
+    t = text_of("<body><div class=body><p>" PARA "</p><p>" PARA
+                "</p><p>CITES This resort on the quiet northern coast of the island also features in my "
+                "top lists of <a href=/a>the best hotels in the world and the best luxury resorts</a>, <a "
+                "href=/b>the most astonishing beach retreats anywhere in Asia</a> and <a href=/c>the best "
+                "resorts in the Maldives for families and couples</a>.</p><p>" PARA "</p><p><a href=/x>LINKS "
+                "Home and garden guides</a> | <a href=/y>Travel and hotel reviews</a></p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "CITES This resort") && strstr(t, "best resorts in the Maldives") && !strstr(t, "LINKS"));
+    free(t);
 }
 static const struct not_text {
     const char *html, *keep, *drop[3];
