@@ -1323,6 +1323,32 @@ static int junk_wrapper(const art *a, size_t i)
 }
 
 #define PROSE_CHARS 50
+#define TEASER_BOX 400 /* a heading's parent with less text is a box of its own (a teaser's) */
+/* See cut(): a heading that is all link, standing among the article's blocks. */
+static int article_heading(const art *a, size_t h)
+{
+    size_t box = a->v[h].parent;
+    if (box == SIZE_MAX || a->v[box].text < TEASER_BOX)
+        return 0;
+    const char *href = NULL;
+    for (size_t k = h + 1; k < a->v[h].end && !href; k++)
+        if (a->v[k].node->v.element.tag == GUMBO_TAG_A)
+            href = rc_html_attr(a->v[k].node, "href");
+    if (!href)
+        return 0;
+    size_t next = a->v[h].end;
+    if (next >= a->v[box].end || !a->v[next].text || a->v[next].link * 2 > a->v[next].text)
+        return 0;
+    for (size_t k = box + 1; k < a->v[box].end; k = k == h ? a->v[h].end : k + 1) {
+        if (k == h || a->v[k].node->v.element.tag != GUMBO_TAG_A)
+            continue;
+        const char *o = rc_html_attr(a->v[k].node, "href");
+        if (o && !strcmp(o, href))
+            return 0;
+    }
+    return 1;
+}
+
 static int cut(const art *a, size_t i)
 {
     const node_stat *s = &a->v[i];
@@ -1376,6 +1402,12 @@ static int cut(const art *a, size_t i)
     /* A paragraph or a list with a sentence of its own between its links ("This resort features
      * in my lists of <a>the best hotels</a>, <a>...</a>") is prose that cites, not a block of links. */
     if ((t == GUMBO_TAG_P || t == GUMBO_TAG_UL || t == GUMBO_TAG_OL) && nonlink(s) >= PROSE_CHARS)
+        return 0;
+    /* A heading that is all link among the article's own blocks, heading the text after it, is
+     * the article's (a list of places, each heading linking to its site; a heading's permalink);
+     * a teaser's title in a box of its own, or whose link goes where another link beside it goes
+     * (the teaser's picture, its "more"), or one that heads nothing (the next story's) is not. */
+    if (is_heading(t) && article_heading(a, i))
         return 0;
     return s->text && s->link * 2 > s->text;
 }

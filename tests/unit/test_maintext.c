@@ -1247,6 +1247,17 @@ static void test_article_parts(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "CITES This resort") && strstr(t, "best resorts in the Maldives") && !strstr(t, "LINKS"));
     free(t);
+
+    /* A list of places whose headings each link to the place's site, each over its paragraph, is
+     * the article's; a teaser's title in a box with its picture, linking where the picture does,
+     * is not (nor, above, a box's title or a heading over nothing). */
+    t = text_of("<body><div class=body><p>" PARA "</p><h3><a href=https://baseline.example/>ITEM Baseline "
+                "Bootcamp</a></h3><p>" PARA "</p><h3><a href=https://school.example/web>Web Design Course</a>"
+                "</h3><p>" PARA "</p><div class=box><a href=/story><img src=a.jpg></a><h3><a href=/story>TEASER "
+                "What you need to know</a></h3></div><p>" PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "ITEM Baseline") && strstr(t, "Web Design Course") && !strstr(t, "TEASER"));
+    free(t);
 }
 static const struct not_text {
     const char *html, *keep, *drop[3];
