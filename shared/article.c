@@ -580,6 +580,13 @@ static void judge(const matcher *mt, node_stat *s)
     GumboTag t = n->v.element.tag;
     char ci[512];
     class_id(n, ci, sizeof ci);
+    /* A heading's id is its anchor, a slug of its words ("cheapest-time-to-visit", "ive-updated-
+     * the-state"): only its class says what it is (a date, a byline, a related box's title). */
+    if (t >= GUMBO_TAG_H1 && t <= GUMBO_TAG_H6) {
+        char *sp = strrchr(ci, ' ');
+        if (sp)
+            sp[1] = 0;
+    }
     const char *role = rc_html_attr(n, "role");
     const char *ip = rc_html_attr(n, "itemprop");
     int hasci = ci[0] != ' ' || ci[1];

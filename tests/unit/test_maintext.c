@@ -1258,6 +1258,15 @@ static void test_article_parts(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "ITEM Baseline") && strstr(t, "Web Design Course") && !strstr(t, "TEASER"));
     free(t);
+
+    /* A heading's id is a slug of its words, not a name: "the-best-time-to-visit" is no date,
+     * "related-questions" no box of links; a heading whose class says byline is still one. */
+    t = text_of("<body><div class=body><p>" PARA "</p><h2 id=the-best-time-to-visit>SEASON The best time to "
+                "visit</h2><p>" PARA "</p><h3 id=related-questions>ASKED Related questions</h3><p>" PARA
+                "</p><h4 class=byline>BYLINE By Jane Doe</h4><p>" PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SEASON The best") && strstr(t, "ASKED Related") && !strstr(t, "BYLINE"));
+    free(t);
 }
 static const struct not_text {
     const char *html, *keep, *drop[3];
