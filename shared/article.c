@@ -4,6 +4,7 @@
 #include "html.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +52,7 @@ typedef struct node_stat {
     unsigned menu : 1;        /* <nav>, role navigation or menu */
     unsigned reviews : 1;     /* class/id says reviews or carousel (boilerplate on a product's page) */
     unsigned holder : 1;      /* holds a placeholder of React's streamed chunks (see emit_chunks) */
+    unsigned id_said : 1;     /* its id, not its class, says boilerplate or junk (see slug_id) */
 } node_stat;
 
 typedef struct art {
@@ -574,15 +576,24 @@ static unsigned veto_alone(const matcher *mt, const char *ci)
     return 0;
 }
 
-static void judge(const matcher *mt, node_stat *s)
+static void judge(const matcher *mt, node_stat *s, int no_id)
 {
     const GumboNode *n = s->node;
     GumboTag t = n->v.element.tag;
     char ci[512];
     class_id(n, ci, sizeof ci);
+    if (!no_id && !(t >= GUMBO_TAG_H1 && t <= GUMBO_TAG_H6) && rc_html_attr(n, "id")) {
+        char cls[512];
+        memcpy(cls, ci, sizeof cls);
+        char *sp = strrchr(cls, ' ');
+        if (sp)
+            sp[1] = 0;
+        unsigned all = matcher_scan(mt, ci), own = matcher_scan(mt, cls);
+        s->id_said = ((all & ~own) & (W_UNLIKELY | W_JUNK | W_COMMENTS)) != 0;
+    }
     /* A heading's id is its anchor, a slug of its words ("cheapest-time-to-visit", "ive-updated-
      * the-state"): only its class says what it is (a date, a byline, a related box's title). */
-    if (t >= GUMBO_TAG_H1 && t <= GUMBO_TAG_H6) {
+    if (no_id || (t >= GUMBO_TAG_H1 && t <= GUMBO_TAG_H6)) {
         char *sp = strrchr(ci, ' ');
         if (sp)
             sp[1] = 0;
@@ -788,7 +799,7 @@ static int bare_url(const GumboNode *a)
 static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
-    judge(a->match, &a->v[id]);
+    judge(a->match, &a->v[id], 0);
     GumboTag t = n->v.element.tag;
     in_link |= t == GUMBO_TAG_A && !bare_url(n);
     if (t == GUMBO_TAG_H1 && !a->h1_seen && !in_nav(n)) {
@@ -857,6 +868,53 @@ static int data_table(const art *a, size_t t)
 /* A class such as "with-sidebar-right" or "header-style-3" on a wrapper of the whole page
  * says nothing: an element is boilerplate when it says so and holds neither the <h1> nor half
  * of the page's text outside links. */
+static int is_heading(GumboTag t);
+static void text_into(const GumboNode *n, char *buf, size_t cap, size_t *len);
+#define SLUG_WORDS 3
+#define SLUG_LOOK 8 /* the heading is among this many first elements of the block */
+/* Whether I's id spells the words of the heading it opens with ("use-trimmed-interleaved-
+ * replies-in-email-discussions" over "Use trimmed interleaved replies in email discussions"): a
+ * section's anchor, whose words ("replies", "time", "header") name nothing. */
+static int slug_id(const art *a, size_t i)
+{
+    size_t h = i + 1;
+    while (h < a->v[i].end && h <= i + SLUG_LOOK && !is_heading(a->v[h].node->v.element.tag))
+        h++;
+    if (h >= a->v[i].end || h > i + SLUG_LOOK)
+        return 0;
+    char text[256];
+    size_t len = 0;
+    text_into(a->v[h].node, text, sizeof text, &len);
+    const char *id = rc_html_attr(a->v[i].node, "id"), *p = text;
+    int words = 0;
+    while (*id) {
+        while (*id && !isalnum((unsigned char)*id))
+            id++;
+        size_t wl = 0;
+        while (isalnum((unsigned char)id[wl]))
+            wl++;
+        if (!wl)
+            break;
+        /* the next word of the heading, in order */
+        for (;;) {
+            while (*p && !isalnum((unsigned char)*p))
+                p++;
+            if (!*p)
+                return 0;
+            size_t hl = 0;
+            while (isalnum((unsigned char)p[hl]))
+                hl++;
+            int same = hl == wl && !strncasecmp(p, id, wl);
+            p += hl;
+            if (same)
+                break;
+        }
+        id += wl;
+        words++;
+    }
+    return words >= SLUG_WORDS;
+}
+
 static void mark_boiler(art *a)
 {
     if (!a->n)
@@ -866,6 +924,8 @@ static void mark_boiler(art *a)
     unsigned page = a->v[0].text - a->v[0].link;
     for (size_t i = 0; i < a->n; i++) {
         node_stat *s = &a->v[i];
+        if (s->id_said && slug_id(a, i))
+            judge(a->match, s, 1);
         /* A class that says boilerplate on most of the page is a wrapper's; a shop's menu is
          * navigation even when its hidden panels hold most of the page's text. On a product's
          * page (schema.org Product), a block named reviews is its buyers' reviews, not its

@@ -1267,6 +1267,17 @@ static void test_article_parts(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "SEASON The best") && strstr(t, "ASKED Related") && !strstr(t, "BYLINE"));
     free(t);
+
+    /* So is a section's id that spells its heading ("use-trimmed-interleaved-replies-in-email-
+     * discussions"): its "replies" name nothing; a box named "related-posts" is still one. */
+    t = text_of("<body><div class=body><section id=intro><h1>Code review</h1><p>" PARA "</p><p>" PARA
+                "</p></section><section id=use-trimmed-interleaved-replies-in-email-discussions><h2>Use trimmed "
+                "interleaved replies in email discussions</h2><p>TRIM " PARA "</p><p>" PARA "</p></section><div "
+                "id=related-posts><h3>Related posts</h3><p>RELATED A post on reviews, and why they matter to "
+                "everyone.</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TRIM ") && strstr(t, "Use trimmed") && !strstr(t, "RELATED"));
+    free(t);
 }
 static const struct not_text {
     const char *html, *keep, *drop[3];
