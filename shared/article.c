@@ -582,15 +582,6 @@ static void judge(const matcher *mt, node_stat *s, int no_id)
     GumboTag t = n->v.element.tag;
     char ci[512];
     class_id(n, ci, sizeof ci);
-    if (!no_id && !(t >= GUMBO_TAG_H1 && t <= GUMBO_TAG_H6) && rc_html_attr(n, "id")) {
-        char cls[512];
-        memcpy(cls, ci, sizeof cls);
-        char *sp = strrchr(cls, ' ');
-        if (sp)
-            sp[1] = 0;
-        unsigned all = matcher_scan(mt, ci), own = matcher_scan(mt, cls);
-        s->id_said = ((all & ~own) & (W_UNLIKELY | W_JUNK | W_COMMENTS)) != 0;
-    }
     /* A heading's id is its anchor, a slug of its words ("cheapest-time-to-visit", "ive-updated-
      * the-state"): only its class says what it is (a date, a byline, a related box's title). */
     if (no_id || (t >= GUMBO_TAG_H1 && t <= GUMBO_TAG_H6)) {
@@ -602,6 +593,15 @@ static void judge(const matcher *mt, node_stat *s, int no_id)
     const char *ip = rc_html_attr(n, "itemprop");
     int hasci = ci[0] != ' ' || ci[1];
     unsigned says = hasci ? matcher_scan(mt, ci) : 0;
+    /* Whether the id, not the class, says boilerplate or junk (see slug_id). */
+    if (!no_id && (says & (W_UNLIKELY | W_JUNK | W_COMMENTS)) && rc_html_attr(n, "id")) {
+        char cls[512];
+        memcpy(cls, ci, sizeof cls);
+        char *sp = strrchr(cls, ' ');
+        if (sp)
+            sp[1] = 0;
+        s->id_said = ((says & ~matcher_scan(mt, cls)) & (W_UNLIKELY | W_JUNK | W_COMMENTS)) != 0;
+    }
     if ((says & W_UNLIKELY) && strstr(ci, "__"))
         says = (says & ~(unsigned)W_UNLIKELY) | (part_words(mt, ci) & W_UNLIKELY);
     if ((says & W_UNLIKELY) && (says & W_MAYBE) && strstr(ci, "articles"))
