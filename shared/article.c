@@ -4,6 +4,7 @@
 #include "html.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +52,7 @@ typedef struct node_stat {
     unsigned menu : 1;        /* <nav>, role navigation or menu */
     unsigned reviews : 1;     /* class/id says reviews or carousel (boilerplate on a product's page) */
     unsigned holder : 1;      /* holds a placeholder of React's streamed chunks (see emit_chunks) */
+    unsigned id_said : 1;     /* its id, not its class, says boilerplate or junk (see slug_id) */
 } node_stat;
 
 typedef struct art {
@@ -574,16 +576,32 @@ static unsigned veto_alone(const matcher *mt, const char *ci)
     return 0;
 }
 
-static void judge(const matcher *mt, node_stat *s)
+static void judge(const matcher *mt, node_stat *s, int no_id)
 {
     const GumboNode *n = s->node;
     GumboTag t = n->v.element.tag;
     char ci[512];
     class_id(n, ci, sizeof ci);
+    /* A heading's id is its anchor, a slug of its words ("cheapest-time-to-visit", "ive-updated-
+     * the-state"): only its class says what it is (a date, a byline, a related box's title). */
+    if (no_id || (t >= GUMBO_TAG_H1 && t <= GUMBO_TAG_H6)) {
+        char *sp = strrchr(ci, ' ');
+        if (sp)
+            sp[1] = 0;
+    }
     const char *role = rc_html_attr(n, "role");
     const char *ip = rc_html_attr(n, "itemprop");
     int hasci = ci[0] != ' ' || ci[1];
     unsigned says = hasci ? matcher_scan(mt, ci) : 0;
+    /* Whether the id, not the class, says boilerplate or junk (see slug_id). */
+    if (!no_id && (says & (W_UNLIKELY | W_JUNK | W_COMMENTS)) && rc_html_attr(n, "id")) {
+        char cls[512];
+        memcpy(cls, ci, sizeof cls);
+        char *sp = strrchr(cls, ' ');
+        if (sp)
+            sp[1] = 0;
+        s->id_said = ((says & ~matcher_scan(mt, cls)) & (W_UNLIKELY | W_JUNK | W_COMMENTS)) != 0;
+    }
     if ((says & W_UNLIKELY) && strstr(ci, "__"))
         says = (says & ~(unsigned)W_UNLIKELY) | (part_words(mt, ci) & W_UNLIKELY);
     if ((says & W_UNLIKELY) && (says & W_MAYBE) && strstr(ci, "articles"))
@@ -781,7 +799,7 @@ static int bare_url(const GumboNode *a)
 static size_t collect(art *a, const GumboNode *n, size_t parent, int depth, int in_link)
 {
     size_t id = push(a, n, parent);
-    judge(a->match, &a->v[id]);
+    judge(a->match, &a->v[id], 0);
     GumboTag t = n->v.element.tag;
     in_link |= t == GUMBO_TAG_A && !bare_url(n);
     if (t == GUMBO_TAG_H1 && !a->h1_seen && !in_nav(n)) {
@@ -850,6 +868,53 @@ static int data_table(const art *a, size_t t)
 /* A class such as "with-sidebar-right" or "header-style-3" on a wrapper of the whole page
  * says nothing: an element is boilerplate when it says so and holds neither the <h1> nor half
  * of the page's text outside links. */
+static int is_heading(GumboTag t);
+static void text_into(const GumboNode *n, char *buf, size_t cap, size_t *len);
+#define SLUG_WORDS 3
+#define SLUG_LOOK 8 /* the heading is among this many first elements of the block */
+/* Whether I's id spells the words of the heading it opens with ("use-trimmed-interleaved-
+ * replies-in-email-discussions" over "Use trimmed interleaved replies in email discussions"): a
+ * section's anchor, whose words ("replies", "time", "header") name nothing. */
+static int slug_id(const art *a, size_t i)
+{
+    size_t h = i + 1;
+    while (h < a->v[i].end && h <= i + SLUG_LOOK && !is_heading(a->v[h].node->v.element.tag))
+        h++;
+    if (h >= a->v[i].end || h > i + SLUG_LOOK)
+        return 0;
+    char text[256];
+    size_t len = 0;
+    text_into(a->v[h].node, text, sizeof text, &len);
+    const char *id = rc_html_attr(a->v[i].node, "id"), *p = text;
+    int words = 0;
+    while (*id) {
+        while (*id && !isalnum((unsigned char)*id))
+            id++;
+        size_t wl = 0;
+        while (isalnum((unsigned char)id[wl]))
+            wl++;
+        if (!wl)
+            break;
+        /* the next word of the heading, in order */
+        for (;;) {
+            while (*p && !isalnum((unsigned char)*p))
+                p++;
+            if (!*p)
+                return 0;
+            size_t hl = 0;
+            while (isalnum((unsigned char)p[hl]))
+                hl++;
+            int same = hl == wl && !strncasecmp(p, id, wl);
+            p += hl;
+            if (same)
+                break;
+        }
+        id += wl;
+        words++;
+    }
+    return words >= SLUG_WORDS;
+}
+
 static void mark_boiler(art *a)
 {
     if (!a->n)
@@ -859,6 +924,8 @@ static void mark_boiler(art *a)
     unsigned page = a->v[0].text - a->v[0].link;
     for (size_t i = 0; i < a->n; i++) {
         node_stat *s = &a->v[i];
+        if (s->id_said && slug_id(a, i))
+            judge(a->match, s, 1);
         /* A class that says boilerplate on most of the page is a wrapper's; a shop's menu is
          * navigation even when its hidden panels hold most of the page's text. On a product's
          * page (schema.org Product), a block named reviews is its buyers' reviews, not its
@@ -1322,6 +1389,33 @@ static int junk_wrapper(const art *a, size_t i)
     return blocks >= 2 && long_one;
 }
 
+#define PROSE_CHARS 50
+#define TEASER_BOX 400 /* a heading's parent with less text is a box of its own (a teaser's) */
+/* See cut(): a heading that is all link, standing among the article's blocks. */
+static int article_heading(const art *a, size_t h)
+{
+    size_t box = a->v[h].parent;
+    if (box == SIZE_MAX || a->v[box].text < TEASER_BOX)
+        return 0;
+    const char *href = NULL;
+    for (size_t k = h + 1; k < a->v[h].end && !href; k++)
+        if (a->v[k].node->v.element.tag == GUMBO_TAG_A)
+            href = rc_html_attr(a->v[k].node, "href");
+    if (!href)
+        return 0;
+    size_t next = a->v[h].end;
+    if (next >= a->v[box].end || !a->v[next].text || a->v[next].link * 2 > a->v[next].text)
+        return 0;
+    for (size_t k = box + 1; k < a->v[box].end; k = k == h ? a->v[h].end : k + 1) {
+        if (k == h || a->v[k].node->v.element.tag != GUMBO_TAG_A)
+            continue;
+        const char *o = rc_html_attr(a->v[k].node, "href");
+        if (o && !strcmp(o, href))
+            return 0;
+    }
+    return 1;
+}
+
 static int cut(const art *a, size_t i)
 {
     const node_stat *s = &a->v[i];
@@ -1371,6 +1465,16 @@ static int cut(const art *a, size_t i)
         return 0;
     /* A card's title in a list ("<a><h4>Name</h4></a>") is a headline, not a block of links. */
     if (is_heading(t) && s->parent != SIZE_MAX && item_headline(a, s->parent))
+        return 0;
+    /* A paragraph or a list with a sentence of its own between its links ("This resort features
+     * in my lists of <a>the best hotels</a>, <a>...</a>") is prose that cites, not a block of links. */
+    if ((t == GUMBO_TAG_P || t == GUMBO_TAG_UL || t == GUMBO_TAG_OL) && nonlink(s) >= PROSE_CHARS)
+        return 0;
+    /* A heading that is all link among the article's own blocks, heading the text after it, is
+     * the article's (a list of places, each heading linking to its site; a heading's permalink);
+     * a teaser's title in a box of its own, or whose link goes where another link beside it goes
+     * (the teaser's picture, its "more"), or one that heads nothing (the next story's) is not. */
+    if (is_heading(t) && article_heading(a, i))
         return 0;
     return s->text && s->link * 2 > s->text;
 }

@@ -1234,6 +1234,50 @@ static void test_article_parts(void)
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "SOURCE (n.d.)") && strstr(t, "summarize-responses.html") && !strstr(t, "MENU"));
     free(t);
+
+    /* A paragraph whose sentence cites more than it says ("features in my lists of <a>the best
+     * hotels in the world</a>, <a>...</a>") is prose with links, not a block of links; a line of
+     * links with a word or two between them still goes. */
+    t = text_of("<body><div class=body><p>" PARA "</p><p>" PARA
+                "</p><p>CITES This resort on the quiet northern coast of the island also features in my "
+                "top lists of <a href=/a>the best hotels in the world and the best luxury resorts</a>, <a "
+                "href=/b>the most astonishing beach retreats anywhere in Asia</a> and <a href=/c>the best "
+                "resorts in the Maldives for families and couples</a>.</p><p>" PARA "</p><p><a href=/x>LINKS "
+                "Home and garden guides</a> | <a href=/y>Travel and hotel reviews</a></p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "CITES This resort") && strstr(t, "best resorts in the Maldives") && !strstr(t, "LINKS"));
+    free(t);
+
+    /* A list of places whose headings each link to the place's site, each over its paragraph, is
+     * the article's; a teaser's title in a box with its picture, linking where the picture does,
+     * is not (nor, above, a box's title or a heading over nothing). */
+    t = text_of("<body><div class=body><p>" PARA "</p><h3><a href=https://baseline.example/>ITEM Baseline "
+                "Bootcamp</a></h3><p>" PARA "</p><h3><a href=https://school.example/web>Web Design Course</a>"
+                "</h3><p>" PARA "</p><div class=box><a href=/story><img src=a.jpg></a><h3><a href=/story>TEASER "
+                "What you need to know</a></h3></div><p>" PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "ITEM Baseline") && strstr(t, "Web Design Course") && !strstr(t, "TEASER"));
+    free(t);
+
+    /* A heading's id is a slug of its words, not a name: "the-best-time-to-visit" is no date,
+     * "related-questions" no box of links; a heading whose class says byline is still one. */
+    t = text_of("<body><div class=body><p>" PARA "</p><h2 id=the-best-time-to-visit>SEASON The best time to "
+                "visit</h2><p>" PARA "</p><h3 id=related-questions>ASKED Related questions</h3><p>" PARA
+                "</p><h4 class=byline>BYLINE By Jane Doe</h4><p>" PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SEASON The best") && strstr(t, "ASKED Related") && !strstr(t, "BYLINE"));
+    free(t);
+
+    /* So is a section's id that spells its heading ("use-trimmed-interleaved-replies-in-email-
+     * discussions"): its "replies" name nothing; a box named "related-posts" is still one. */
+    t = text_of("<body><div class=body><section id=intro><h1>Code review</h1><p>" PARA "</p><p>" PARA
+                "</p></section><section id=use-trimmed-interleaved-replies-in-email-discussions><h2>Use trimmed "
+                "interleaved replies in email discussions</h2><p>TRIM " PARA "</p><p>" PARA "</p></section><div "
+                "id=related-posts><h3>Related posts</h3><p>RELATED A post on reviews, and why they matter to "
+                "everyone.</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "TRIM ") && strstr(t, "Use trimmed") && !strstr(t, "RELATED"));
+    free(t);
 }
 static const struct not_text {
     const char *html, *keep, *drop[3];
