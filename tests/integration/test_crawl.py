@@ -1133,17 +1133,45 @@ def test_resume_after_ctrl_c(tmp, procs):
     check("nowhere" in r.stderr and "crawl.json" in r.stderr, "a bad OUT is not explained: %s" % r.stderr[-500:])
 
 
+def threads_running(pid):
+    """The threads of process pid that have not exited: [(tid, state)]; none once it is reaped.
+    A zombie is not yet gone: SIGKILLed, its leader turns zombie while another thread of it may
+    still be in the kernel (redis-server's bio_aof_fsync in an fsync, state D, on a busy disk),
+    and its files, OUT's lock among them, stay open until the last thread exits."""
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return []
+    running = []
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):  # exited meanwhile
+            continue
+        if state not in ("Z", "X"):
+            running.append((int(tid), state))
+    return running
+
+
 def kill_crawl(pid):
     """SIGKILLs a crawl and every child of it at once (a crash, an OOM kill, a power cut of the
-    process tree: none of them finishes anything) and waits until they are gone."""
+    process tree: none of them finishes anything) and waits until every thread of each has
+    exited (at most 30 s), so their files are closed: a resume started then does not find OUT
+    in use by the killed run."""
     pids = [int(x) for x in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
                                            text=True).stdout.split()]
     for p in pids + [pid]:
-        os.kill(p, signal.SIGKILL)
-    deadline = time.time() + 10
-    while time.time() < deadline and any(os.path.exists("/proc/%d/stat" % p) and
-                                         " Z " not in open("/proc/%d/stat" % p).read() for p in pids):
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:  # a child that ended (and was reaped) since pgrep
+            pass
+    deadline = time.time() + 30
+    left = pids + [pid]
+    while left and time.time() < deadline:
         time.sleep(0.02)
+        left = [p for p in left if threads_running(p)]
+    check(not left, "threads still running 30 s after SIGKILL: %s" % {p: threads_running(p) for p in left})
     return pids
 
 
