@@ -55,12 +55,11 @@ int main(int argc, char **argv)
 {
     rc_buf page;
     rc_buf_init(&page);
-    if (argc > 1) {
-        if (bench_read_page(&page, argv[1]) < 0)
-            return 1;
-    } else {
+    int given = bench_page_arg(&page, argc, argv);
+    if (given < 0)
+        return 1;
+    if (!given)
         build_page(&page);
-    }
     run("mixed, header utf-8", page.ptr, page.len, "text/html; charset=utf-8");
     run("mixed, <meta> utf-8", page.ptr, page.len, "text/html");
     rc_buf ascii;

@@ -127,12 +127,11 @@ int main(int argc, char **argv)
 {
     rc_buf page;
     rc_buf_init(&page);
-    if (argc > 1) {
-        if (bench_read_page(&page, argv[1]) < 0)
-            return 1;
-    } else {
+    int given = bench_page_arg(&page, argc, argv);
+    if (given < 0)
+        return 1;
+    if (!given)
         build_page(&page, 30 * 1024);
-    }
 
     size_t bytes = 0, links = 0;
     rc_html *doc = rc_html_parse(page.ptr, page.len);

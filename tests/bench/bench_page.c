@@ -62,12 +62,11 @@ int main(int argc, char **argv)
 {
     rc_buf page;
     rc_buf_init(&page);
-    if (argc > 1) {
-        if (bench_read_page(&page, argv[1]) < 0)
-            return 1;
-    } else {
+    int given = bench_page_arg(&page, argc, argv);
+    if (given < 0)
+        return 1;
+    if (!given)
         build_page(&page);
-    }
     int iters = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 3000;
     static const char spec[] = "{\"crawlid\":\"c\",\"url\":\"http://a0.bench.test:1/\",\"maxdepth\":-1,"
                                "\"dedup_content\":false}";

@@ -21,4 +21,13 @@ static inline int bench_read_page(rc_buf *page, const char *path)
     return 0;
 }
 
+/* The page a bench runs on: the file argv[1] names, if any. 1 when read into PAGE, 0 when no
+ * file was given (the bench builds its own), -1 after saying why it could not be read. */
+static inline int bench_page_arg(rc_buf *page, int argc, char **argv)
+{
+    if (argc < 2)
+        return 0;
+    return bench_read_page(page, argv[1]) < 0 ? -1 : 1;
+}
+
 #endif
