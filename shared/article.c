@@ -576,6 +576,14 @@ static unsigned veto_alone(const matcher *mt, const char *ci)
     return 0;
 }
 
+/* CI as class_id wrote it ("class words id") without its id. */
+static void drop_id(char *ci)
+{
+    char *sp = strrchr(ci, ' ');
+    if (sp)
+        sp[1] = 0;
+}
+
 static void judge(const matcher *mt, node_stat *s, int no_id)
 {
     const GumboNode *n = s->node;
@@ -584,11 +592,8 @@ static void judge(const matcher *mt, node_stat *s, int no_id)
     class_id(n, ci, sizeof ci);
     /* A heading's id is its anchor, a slug of its words ("cheapest-time-to-visit", "ive-updated-
      * the-state"): only its class says what it is (a date, a byline, a related box's title). */
-    if (no_id || (t >= GUMBO_TAG_H1 && t <= GUMBO_TAG_H6)) {
-        char *sp = strrchr(ci, ' ');
-        if (sp)
-            sp[1] = 0;
-    }
+    if (no_id || (t >= GUMBO_TAG_H1 && t <= GUMBO_TAG_H6))
+        drop_id(ci);
     const char *role = rc_html_attr(n, "role");
     const char *ip = rc_html_attr(n, "itemprop");
     int hasci = ci[0] != ' ' || ci[1];
@@ -597,9 +602,7 @@ static void judge(const matcher *mt, node_stat *s, int no_id)
     if (!no_id && (says & (W_UNLIKELY | W_JUNK | W_COMMENTS)) && rc_html_attr(n, "id")) {
         char cls[512];
         memcpy(cls, ci, sizeof cls);
-        char *sp = strrchr(cls, ' ');
-        if (sp)
-            sp[1] = 0;
+        drop_id(cls);
         s->id_said = ((says & ~matcher_scan(mt, cls)) & (W_UNLIKELY | W_JUNK | W_COMMENTS)) != 0;
     }
     if ((says & W_UNLIKELY) && strstr(ci, "__"))
