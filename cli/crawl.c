@@ -1711,7 +1711,7 @@ out:
     if (run.recheck && run.ended && strcmp(run.ended, RC_RESUME_FINISHED) == 0)
         unlink(run.recheck);
     if (run.lock_fd >= 0)
-        close(run.lock_fd); /* the children, gone, held it too */
+        rc_resume_unlock(outdir, run.lock_fd); /* the children, gone, held it too */
     free(run.worker_bin);
     free(run.pages_path);
     free(run.recheck);
