@@ -1306,7 +1306,13 @@ def hold_descriptor_of(pid, path):
     """A descriptor, in this process, of the open file that process pid holds on path
     (pidfd_getfd(2), Linux 5.6; close-on-exec): the same open file, so whatever flock it holds
     lasts while either process keeps it."""
-    fds = [fd for fd in os.listdir("/proc/%d/fd" % pid) if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == path]
+    fds = []
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == path:
+                fds.append(fd)
+        except OSError:  # closed meanwhile
+            pass
     check(fds, "process %d has no descriptor on %s" % (pid, path))
     libc = ctypes.CDLL(None, use_errno=True)
     pidfd = os.pidfd_open(pid)
