@@ -2,7 +2,7 @@
  * can go on with `redcrawl crawl --resume OUT`: OUT/crawl.json holds the job's id, its settings
  * (every option's value, as the option table reads them), its URL arguments, whether its seeds
  * all went in, and how the last run ended; OUT/seeds.txt a --seeds list; OUT/redis/ the private
- * Redis' data (proc.h). */
+ * Redis' data (proc.h); OUT/crawl.pid the main process of the crawl that holds OUT's lock. */
 #ifndef RC_CLI_RESUME_H
 #define RC_CLI_RESUME_H
 
