@@ -1552,12 +1552,27 @@ static int check_resumed_job(crawl_run *run, const char *crawlid)
     return 0;
 }
 
-/* One crawl at a time on an OUT whose Redis data it uses: its lock (rc_resume_lock), or -1 (said). */
+/* How long a crawl waits for a killed crawl's processes to end and free OUT. */
+#define LOCK_WAIT_MS 30000
+
+/* One crawl at a time on an OUT whose Redis data it uses: its lock (rc_resume_lock), or -1
+ * (said). A crawl killed a moment before may still hold it through processes that are ending
+ * (resume.c): waited for, said once, up to LOCK_WAIT_MS; a live crawl's lock is refused at once. */
 static int lock_out(const char *out)
 {
     char err[600];
-    int fd = rc_resume_lock(out, err, sizeof err);
-    if (fd < 0)
+    uint64_t until = rc_mono_ms() + LOCK_WAIT_MS;
+    int fd, said = 0;
+    while ((fd = rc_resume_lock(out, err, sizeof err)) == -EAGAIN && rc_mono_ms() < until) {
+        if (!said++)
+            fprintf(stderr, "redcrawl crawl: waiting for the killed crawl's processes to end: %s (at most %d s)\n", err,
+                    LOCK_WAIT_MS / 1000);
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    if (fd == -EAGAIN)
+        fprintf(stderr, "redcrawl crawl: %s after %d s\n", err, LOCK_WAIT_MS / 1000);
+    else if (fd < 0)
         fprintf(stderr, "redcrawl crawl: %s\n", err);
     return fd < 0 ? -1 : fd;
 }
@@ -1711,7 +1726,7 @@ out:
     if (run.recheck && run.ended && strcmp(run.ended, RC_RESUME_FINISHED) == 0)
         unlink(run.recheck);
     if (run.lock_fd >= 0)
-        close(run.lock_fd); /* the children, gone, held it too */
+        rc_resume_unlock(outdir, run.lock_fd); /* the children, gone, held it too */
     free(run.worker_bin);
     free(run.pages_path);
     free(run.recheck);

@@ -79,7 +79,7 @@ pid_t rc_proc_spawn_env(const char *const argv[], const char *const env[], const
     int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
         return -errno;
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
         int e = errno;
         close(fd);
@@ -89,8 +89,11 @@ pid_t rc_proc_spawn_env(const char *const argv[], const char *const env[], const
         /* Child: a process group of its own so a terminal's Ctrl-C reaches only us, the parent,
          * which then stops the children in order. */
         setpgid(0, 0);
-        /* ... and they go when we go, even if we are SIGKILLed. */
+        /* ... and they go when we go, even if we are SIGKILLed (a parent gone before prctl: it
+         * would never come, so they go now). */
         prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(127);
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
         int nul = open("/dev/null", O_RDONLY);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +306,125 @@ int rc_resume_given(const rc_conf_row *rows, size_t n, int optind, char **argv, 
     return 0;
 }
 
+/* OUT's lock and who holds it. The lock is flock on OUT, inherited by every child of the crawl
+ * (resume.h): Redis with its file open, a worker appending pages, each holds it until its last
+ * thread is gone. After a kill they may still be ending: a Redis SIGKILLed with the crawl
+ * lingers, its main thread a zombie, while its fsync thread finishes an fsync (state D, a
+ * second or more on a busy disk); after a kill of the crawl's process alone, its children end on
+ * their parent-death SIGTERM (proc.c), Redis writing its file first. A crawl started then was
+ * refused. Waiting for the lock would make a second crawl wait for a live one too, so the
+ * crawl's main process notes itself in OUT/crawl.pid (pid, start time, pid namespace) once it
+ * holds the lock, and a crawl that finds OUT locked looks at that process: gone, a zombie or
+ * being killed, its crawl is over and what holds the lock is ending (its children die with
+ * it): worth waiting for (lock_out in crawl.c, bounded, the file read again at each try, so a
+ * crawl that has just taken the lock is seen); alive, or not known, a running crawl: refused at
+ * once. The main process alone decides: the children of a crawl killed alone are alive and
+ * running (Redis shutting down), so a list of every holder would not tell that crawl from a
+ * live one. A lock of the main process alone (O_CLOEXEC) would free OUT while the killed
+ * crawl's Redis and workers still write there: each would then be waited for by pid. */
+#define HOLDER_FILE "crawl.pid"
+
+/* The identity a process keeps for its life: its pid, its start (clock ticks after boot,
+ * /proc/PID/stat field 22) against the pid's reuse, and its pid namespace (another's pids mean
+ * nothing here). */
+typedef struct holder {
+    long pid;
+    unsigned long long start, ns;
+} holder;
+
+/* Process pid's state letter and start time from /proc/PID/stat. 0, or -errno (-ENOENT: gone). */
+static int read_stat(long pid, char *state, unsigned long long *start)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -errno;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')'); /* the command name may hold anything */
+    if (!paren || sscanf(paren + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                         state, start) != 2)
+        return -EINVAL;
+    return 0;
+}
+
+/* This process' pid namespace (its inode), or 0 when /proc does not say. */
+static unsigned long long pid_ns(void)
+{
+    char link[64];
+    ssize_t n = readlink("/proc/self/ns/pid", link, sizeof link - 1);
+    unsigned long long ns = 0;
+    if (n > 0) {
+        link[n] = '\0';
+        sscanf(link, "pid:[%llu]", &ns);
+    }
+    return ns;
+}
+
+/* Notes this process as OUT's holder (a file renamed in: a reader sees a whole record). A
+ * failure is not said: the next crawl finding OUT locked then refuses, as for a live crawl. */
+static void note_holder(const char *out)
+{
+    holder h = {(long)getpid(), 0, pid_ns()};
+    char state;
+    if (read_stat(h.pid, &state, &h.start) < 0)
+        return;
+    char *path = rc_xasprintf("%s/" HOLDER_FILE, out), *tmp = rc_xasprintf("%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    int ok = f && fprintf(f, "%ld %llu %llu\n", h.pid, h.start, h.ns) > 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok || rename(tmp, path) < 0)
+        unlink(tmp);
+    free(tmp);
+    free(path);
+}
+
+/* Whether process pid's SIGKILL is pending (sent, not yet acted on: a thread still in the
+ * kernel), from /proc/PID/status. */
+static int kill_pending(long pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    FILE *f = fopen(path, "r");
+    unsigned long long mask;
+    int pending = 0;
+    while (f && !pending && fgets(line, sizeof line, f))
+        if ((sscanf(line, "SigPnd: %llx", &mask) == 1 || sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
+            (mask & (1ULL << (SIGKILL - 1))))
+            pending = 1;
+    if (f)
+        fclose(f);
+    return pending;
+}
+
+/* What OUT/crawl.pid says of OUT's holder, its pid in *ret_pid: 1 gone, a zombie (a SIGKILLed
+ * process is one while another of its threads ends) or being killed; 0 alive; -1 not known (no
+ * file, another pid namespace). */
+static int holder_gone(const char *out, long *ret_pid)
+{
+    char *path = rc_xasprintf("%s/" HOLDER_FILE, out);
+    FILE *f = fopen(path, "r");
+    free(path);
+    holder h = {0, 0, 0};
+    int n = f ? fscanf(f, "%ld %llu %llu", &h.pid, &h.start, &h.ns) : 0;
+    if (f)
+        fclose(f);
+    if (n != 3 || h.pid <= 0 || !h.ns || h.ns != pid_ns())
+        return -1;
+    *ret_pid = h.pid;
+    char state;
+    unsigned long long start;
+    int rc = read_stat(h.pid, &state, &start);
+    if (rc == -ENOENT || (rc == 0 && start != h.start))
+        return 1; /* gone (the pid another's, or no one's) */
+    if (rc < 0)
+        return -1;
+    return state == 'Z' || state == 'X' || kill_pending(h.pid);
+}
+
 int rc_resume_lock(const char *out, char *err, size_t cap)
 {
     int rc = rc_mkdirs(out);
@@ -315,15 +435,32 @@ int rc_resume_lock(const char *out, char *err, size_t cap)
         snprintf(err, cap, "cannot open %s: %s", out, strerror(-rc));
         return rc;
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        note_holder(out);
         return fd;
+    }
     rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
-    if (rc == -EBUSY)
+    long pid = 0;
+    int gone = rc == -EBUSY ? holder_gone(out, &pid) : -1;
+    if (gone == 1) {
+        rc = -EAGAIN;
+        snprintf(err, cap, "%s is still held by the processes of a killed crawl (pid %ld)", out, pid);
+    } else if (gone == 0)
+        snprintf(err, cap, "%s is in use by another redcrawl crawl (pid %ld)", out, pid);
+    else if (rc == -EBUSY)
         snprintf(err, cap, "%s is in use by another redcrawl crawl (or its processes are still ending)", out);
     else
         snprintf(err, cap, "cannot lock %s: %s", out, strerror(-rc));
     close(fd);
     return rc;
+}
+
+void rc_resume_unlock(const char *out, int fd)
+{
+    char *path = rc_xasprintf("%s/" HOLDER_FILE, out);
+    unlink(path);
+    free(path);
+    close(fd);
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)

@@ -2,7 +2,7 @@
  * can go on with `redcrawl crawl --resume OUT`: OUT/crawl.json holds the job's id, its settings
  * (every option's value, as the option table reads them), its URL arguments, whether its seeds
  * all went in, and how the last run ended; OUT/seeds.txt a --seeds list; OUT/redis/ the private
- * Redis' data (proc.h). */
+ * Redis' data (proc.h); OUT/crawl.pid the main process of the crawl that holds OUT's lock. */
 #ifndef RC_CLI_RESUME_H
 #define RC_CLI_RESUME_H
 
@@ -61,8 +61,13 @@ int rc_resume_given(const rc_conf_row *rows, size_t n, int optind, char **argv, 
 
 /* Locks OUT for this crawl (flock on the directory, made if missing): the descriptor, which the
  * crawl's children inherit on purpose (the lock lasts until the last process of the crawl, its
- * Redis included, is gone), or -EBUSY when another crawl holds it, -errno else, with err. */
+ * Redis included, is gone), this process noted in OUT/crawl.pid as its holder; or -EBUSY when
+ * another crawl holds it, -EAGAIN when a killed crawl's processes still hold it (its main process
+ * gone: they are ending, a try again soon can succeed), -errno else, with err. */
 int rc_resume_lock(const char *out, char *err, size_t cap);
+/* Closes rc_resume_lock's descriptor at the crawl's end (its children gone), OUT/crawl.pid
+ * removed. */
+void rc_resume_unlock(const char *out, int fd);
 
 /* Removes OUT/redis and what it holds (a finished crawl's state, no longer needed). 0 or -errno. */
 int rc_resume_drop_redis(const char *out);

@@ -4,6 +4,7 @@ exact page sets, maxdepth, allowed domains, load sharing, a worker SIGKILLed mid
 politeness (no two requests at once to one host), --max-pages, Ctrl-C, bad input, the scheduler
 on a thread of the CLI, and a fleet started by hand with the daemons."""
 import collections
+import ctypes
 import glob
 import json
 import os
@@ -1121,8 +1122,11 @@ def test_resume_after_ctrl_c(tmp, procs):
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         wait_lines(pages_path, first + 20)
+        t = time.time()
         r = resume(out, expect_rc=2)
         check("in use by another redcrawl crawl" in r.stderr, "a second resume at once: %s" % r.stderr[-500:])
+        # At once: a live crawl is not waited for as a killed one's processes are (30 s).
+        check(time.time() - t < 10, "the second resume was refused after %.1f s" % (time.time() - t))
         # The resumed run is running: were it to crash now, its resume must not take it for a pause.
         with open(os.path.join(out, "crawl.json")) as f:
             state = json.load(f)["state"]
@@ -1295,6 +1299,102 @@ def test_resume_after_sigkill(tmp, procs):
     print("  %d pages before the kill, %d of them stored unacked; resumed to %d, each stored once; %d fetched "
           "twice" % (first, len(unacked), len(want), len(twice)))
 
+
+
+
+def hold_descriptor_of(pid, path):
+    """A descriptor, in this process, of the open file that process pid holds on path
+    (pidfd_getfd(2), Linux 5.6; close-on-exec): the same open file, so whatever flock it holds
+    lasts while either process keeps it."""
+    fds = []
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == path:
+                fds.append(fd)
+        except OSError:  # closed meanwhile
+            pass
+    check(fds, "process %d has no descriptor on %s" % (pid, path))
+    libc = ctypes.CDLL(None, use_errno=True)
+    pidfd = os.pidfd_open(pid)
+    try:
+        fd = libc.syscall(438, pidfd, int(fds[0]), 0)  # SYS_pidfd_getfd, the same on every architecture
+        check(fd >= 0, "pidfd_getfd: %s" % os.strerror(ctypes.get_errno()))
+    finally:
+        os.close(pidfd)
+    return fd
+
+
+def test_resume_while_killed_crawl_ends(tmp, procs):
+    """A resume started the moment a crawl is killed, while processes of it still hold OUT's lock
+    (a SIGKILLed Redis whose fsync thread is still in the kernel, children ending on their
+    parent's death), waits for them and says so instead of being refused; a second resume then
+    started waits too, and once OUT is free one runs and the other is refused at once. The
+    stand-in for a process still ending is this test, holding the killed crawl's descriptor on
+    OUT (the same open file, so the same lock) until a second into the wait: first every process
+    of the crawl SIGKILLed, then the resumed crawl alone (its children end on their parent-death
+    SIGTERM). (A stopped Redis cannot stand in: its parent's death orphans its process group and
+    the kernel continues it.) Every page is stored once."""
+    want, log, out, cmd = resume_crawl(tmp, procs, 2)
+    pages_path = os.path.join(out, "pages.jsonl")
+    running, held = [], []
+
+    def resume_waiting(name):
+        """A resume started now, once it says it waits: (process, its stderr's path)."""
+        err = os.path.join(tmp, name + ".err")
+        with open(err, "w") as f:
+            p = subprocess.Popen([REDCRAWL, "crawl", "--resume", out], stdout=subprocess.PIPE, stderr=f, text=True,
+                                 start_new_session=True)
+        running.append(p)
+        deadline = time.time() + 30
+        while "waiting for the killed crawl's processes to end" not in open(err).read():
+            check(p.poll() is None and time.time() < deadline, "%s does not wait for the killed crawl (exit %s): %s" %
+                  (name, p.poll(), open(err).read()[-1000:]))
+            time.sleep(0.02)
+        return p, err
+
+    try:
+        # Every process of the crawl killed, OUT still held.
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        running.append(p)
+        wait_lines(pages_path, 60)
+        held.append(hold_descriptor_of(private_redis_of(p.pid)[0], out))
+        kill_crawl(p.pid)
+        p.communicate(timeout=30)
+        first = len(read_pages(pages_path))
+        a, a_err = resume_waiting("resume-a")
+        b, b_err = resume_waiting("resume-b")
+        time.sleep(1)
+        check(a.poll() is None and b.poll() is None, "a resume ended while OUT was held: %s %s" % (a.poll(), b.poll()))
+        os.close(held.pop())
+        freed = time.time()
+        while a.poll() is None and b.poll() is None and time.time() < freed + 30:
+            time.sleep(0.02)
+        refused, refused_err, runner = (a, a_err, b) if a.poll() is not None else (b, b_err, a)
+        check(refused.poll() == 2 and "in use by another redcrawl crawl" in open(refused_err).read(),
+              "of two resumes waiting, one must be refused once the other runs: exit %s, %s" %
+              (refused.poll(), open(refused_err).read()[-1000:]))
+        print("  the second resume refused %.2f s after OUT was free" % (time.time() - freed))
+
+        # The resumed crawl killed alone: its children end on their own, OUT still held.
+        wait_lines(pages_path, first + 20)
+        held.append(hold_descriptor_of(runner.pid, out))
+        os.kill(runner.pid, signal.SIGKILL)
+        runner.communicate(timeout=30)
+        c, c_err = resume_waiting("resume-c")
+        time.sleep(1)
+        check(c.poll() is None, "the resume ended while OUT was held: exit %s" % c.poll())
+        os.close(held.pop())
+        stdout, _ = c.communicate(timeout=180)
+        check(c.returncode == 0 and "finished" in stdout, "the resume: exit %d, %s%s" %
+              (c.returncode, stdout, open(c_err).read()[-2000:]))
+    finally:
+        for fd in held:
+            os.close(fd)
+        for q in running:
+            if q.poll() is None:
+                os.killpg(q.pid, signal.SIGKILL)
+                q.wait()
+    check_page_set(read_pages(pages_path), want, "killed twice while resuming")
 
 def cut_aof_at(redis_dir, marker):
     """Cuts the incr file of the append-only file in redis_dir back to just before the command
@@ -1475,5 +1575,5 @@ if __name__ == "__main__":
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
                test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process, test_lean_workers,
                test_scheduler_cannot_start, test_resume_after_ctrl_c, test_resume_after_sigkill,
-               test_resume_after_machine_crash, test_resume_warns_of_lost_file_tail,
-               test_resume_with_redis_after_sigkill])
+               test_resume_while_killed_crawl_ends, test_resume_after_machine_crash,
+               test_resume_warns_of_lost_file_tail, test_resume_with_redis_after_sigkill])

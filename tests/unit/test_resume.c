@@ -1,12 +1,17 @@
 /* test_resume.c - cli/resume.c: a crawl's settings saved to OUT/crawl.json and read back into
  * an option table; options given again replace them (lists too); credentials are not saved;
- * the state is marked; a missing or broken file is an error that names it. */
+ * the state is marked; a missing or broken file is an error that names it. OUT's lock: a live
+ * holder refuses at once (-EBUSY), a killed one's processes still holding it are waited for
+ * (-EAGAIN), told apart by OUT/crawl.pid (pid reuse and another pid namespace included). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rc_test.h"
@@ -186,6 +191,123 @@ static void test_errors(const char *dir)
     free(bad);
 }
 
+/* OUT/crawl.pid's three numbers (pid, start, pid namespace), or 0s. */
+static void read_holder(const char *out, long *pid, unsigned long long *start, unsigned long long *ns)
+{
+    char *path = rc_xasprintf("%s/crawl.pid", out);
+    FILE *f = fopen(path, "r");
+    *pid = 0;
+    *start = *ns = 0;
+    if (f) {
+        RC_CHECK_INT_EQ(fscanf(f, "%ld %llu %llu", pid, start, ns), 3);
+        fclose(f);
+    }
+    free(path);
+}
+
+static void write_holder(const char *out, long pid, unsigned long long start, unsigned long long ns)
+{
+    char *path = rc_xasprintf("%s/crawl.pid", out);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "%ld %llu %llu\n", pid, start, ns);
+    fclose(f);
+    free(path);
+}
+
+/* A crawl: a child that takes OUT's lock and starts a process of its own that inherits it (a
+ * Redis, a worker) and keeps it until *release is written to; the child waits to be killed.
+ * The child's pid once it holds the lock. */
+static pid_t start_crawl(const char *out, int release[2])
+{
+    int ready[2];
+    if (pipe(ready) < 0 || pipe(release) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        char err[300], c;
+        int fd = rc_resume_lock(out, err, sizeof err);
+        if (fd >= 0 && fork() == 0) {
+            close(release[1]);
+            while (read(release[0], &c, 1) > 0)
+                ;
+            _exit(0);
+        }
+        if (write(ready[1], fd >= 0 ? "y" : "n", 1) < 0)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    close(ready[1]);
+    close(release[0]);
+    char c = 'n';
+    RC_CHECK_INT_EQ(read(ready[0], &c, 1), 1);
+    RC_CHECK_INT_EQ(c, 'y');
+    close(ready[0]);
+    return pid;
+}
+
+static void test_lock(const char *dir)
+{
+    char err[600];
+    char *out = rc_xasprintf("%s/locked", dir);
+    long pid;
+    unsigned long long start, ns, my_start, my_ns;
+
+    /* Held by a live crawl (this process): refused, the holder named. */
+    int fd = rc_resume_lock(out, err, sizeof err);
+    RC_CHECK(fd >= 0);
+    read_holder(out, &pid, &my_start, &my_ns);
+    RC_CHECK_INT_EQ(pid, getpid());
+    RC_CHECK(my_start > 0 && my_ns > 0);
+    RC_CHECK_INT_EQ(rc_resume_lock(out, err, sizeof err), -EBUSY);
+    RC_CHECK(strstr(err, "in use by another redcrawl crawl") != NULL);
+    rc_resume_unlock(out, fd);
+    char *holder = rc_xasprintf("%s/crawl.pid", out);
+    RC_CHECK(access(holder, F_OK) < 0);
+
+    /* A crawl alive with its child: refused. Killed, its child still holding OUT: a zombie not
+     * yet waited for, then gone, it is waited for (-EAGAIN); once the child goes, OUT is free. */
+    int release[2];
+    pid_t crawl = start_crawl(out, release);
+    RC_CHECK_INT_EQ(rc_resume_lock(out, err, sizeof err), -EBUSY);
+    read_holder(out, &pid, &start, &ns);
+    RC_CHECK_INT_EQ(pid, crawl);
+    kill(crawl, SIGKILL);
+    siginfo_t info;
+    RC_CHECK_INT_EQ(waitid(P_PID, (id_t)crawl, &info, WEXITED | WNOWAIT), 0);
+    RC_CHECK_INT_EQ(rc_resume_lock(out, err, sizeof err), -EAGAIN); /* a zombie */
+    RC_CHECK(strstr(err, "killed crawl") != NULL);
+    RC_CHECK_INT_EQ(waitpid(crawl, NULL, 0), crawl);
+    RC_CHECK_INT_EQ(rc_resume_lock(out, err, sizeof err), -EAGAIN); /* gone */
+
+    /* What crawl.pid names decides: this live process refuses; its pid with another start (a
+     * pid reused), or no such pid, is gone; another pid namespace, or no file, cannot be told. */
+    write_holder(out, getpid(), my_start, my_ns);
+    RC_CHECK_INT_EQ(rc_resume_lock(out, err, sizeof err), -EBUSY);
+    write_holder(out, getpid(), my_start + 1, my_ns);
+    RC_CHECK_INT_EQ(rc_resume_lock(out, err, sizeof err), -EAGAIN);
+    write_holder(out, getpid(), my_start, my_ns + 1);
+    RC_CHECK_INT_EQ(rc_resume_lock(out, err, sizeof err), -EBUSY);
+    RC_CHECK(strstr(err, "still ending") != NULL);
+    unlink(holder);
+    RC_CHECK_INT_EQ(rc_resume_lock(out, err, sizeof err), -EBUSY);
+    write_holder(out, crawl, start, ns);
+
+    close(release[1]); /* the child ends */
+    fd = -EAGAIN;
+    for (int i = 0; i < 500 && fd == -EAGAIN; i++) {
+        struct timespec ts = {0, 10 * 1000000};
+        nanosleep(&ts, NULL);
+        fd = rc_resume_lock(out, err, sizeof err);
+    }
+    RC_CHECK(fd >= 0);
+    if (fd >= 0)
+        rc_resume_unlock(out, fd);
+    rmdir(out);
+    free(holder);
+    free(out);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/rc-test-resume-XXXXXX";
@@ -193,6 +315,7 @@ int main(void)
         return 1;
     test_roundtrip(dir);
     test_errors(dir);
+    test_lock(dir);
     char *path = rc_resume_file(dir);
     unlink(path);
     free(path);
