@@ -1409,12 +1409,22 @@ static int article_heading(const art *a, size_t h)
     size_t next = a->v[h].end;
     if (next >= a->v[box].end || !a->v[next].text || a->v[next].link * 2 > a->v[next].text)
         return 0;
-    for (size_t k = box + 1; k < a->v[box].end; k = k == h ? a->v[h].end : k + 1) {
-        if (k == h || a->v[k].node->v.element.tag != GUMBO_TAG_A)
+    /* The teaser's other link (its picture's, its "more") is beside the heading: only the
+     * siblings before and after it are looked at, not a long listing's every entry. */
+    size_t prev = h - 1 > box ? h - 1 : SIZE_MAX;
+    while (prev != SIZE_MAX && a->v[prev].parent != box)
+        prev = a->v[prev].parent;
+    const size_t side[2] = {prev, next};
+    for (int j = 0; j < 2; j++) {
+        if (side[j] == SIZE_MAX)
             continue;
-        const char *o = rc_html_attr(a->v[k].node, "href");
-        if (o && !strcmp(o, href))
-            return 0;
+        for (size_t k = side[j]; k < a->v[side[j]].end; k++) {
+            if (a->v[k].node->v.element.tag != GUMBO_TAG_A)
+                continue;
+            const char *o = rc_html_attr(a->v[k].node, "href");
+            if (o && !strcmp(o, href))
+                return 0;
+        }
     }
     return 1;
 }

@@ -1259,6 +1259,16 @@ static void test_article_parts(void)
     RC_CHECK(strstr(t, "ITEM Baseline") && strstr(t, "Web Design Course") && !strstr(t, "TEASER"));
     free(t);
 
+    /* The teaser's other link is beside its title: a course's box whose heading links where its
+     * "Check out this course" button does, four blocks further down, is the article's. */
+    t = text_of("<body><div class=body><p>" PARA "</p><div class=course><h3><a href=https://school.example/web>"
+                "COURSE Web Design Course</a></h3><p>" PARA "</p><p>" PARA "</p><p>" PARA "</p><p>" PARA
+                "</p><a class=btn href=https://school.example/web>Check out this course</a></div><p>" PARA
+                "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "COURSE Web Design"));
+    free(t);
+
     /* A heading's id is a slug of its words, not a name: "the-best-time-to-visit" is no date,
      * "related-questions" no box of links; a heading whose class says byline is still one. */
     t = text_of("<body><div class=body><p>" PARA "</p><h2 id=the-best-time-to-visit>SEASON The best time to "
