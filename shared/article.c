@@ -1439,7 +1439,12 @@ static int cut(const art *a, size_t i)
     /* A product's buyers' reviews are not its description however long they run. */
     if (s->boiler && a->product && s->reviews)
         return 1;
-    if (s->small_junk && s->text < SMALL_JUNK_CHARS && !junk_wrapper(a, i))
+    GumboTag t = s->node->v.element.tag;
+    /* Code or preformatted text is the article's whatever its class says of small blocks (a
+     * print tool's: Stack Exchange's "prettyprint-override" on every code block) and however
+     * much of it links (line numbers that link to their line). */
+    int code = t == GUMBO_TAG_PRE;
+    if (s->small_junk && s->text < SMALL_JUNK_CHARS && !code && !junk_wrapper(a, i))
         return 1;
     if (s->reply)
         return 1;
@@ -1447,7 +1452,8 @@ static int cut(const art *a, size_t i)
      * most of what was chosen. */
     if (s->signature && nonlink(s) * 2 <= a->scope)
         return 1;
-    GumboTag t = s->node->v.element.tag;
+    if (code)
+        return 0;
     if (!is_block(t) || t == GUMBO_TAG_TD || t == GUMBO_TAG_TH)
         return 0;
     /* The list was judged as a whole (cut when mostly links): an entry of a list kept in the

@@ -1269,6 +1269,17 @@ static void test_article_parts(void)
     RC_CHECK(strstr(t, "COURSE Web Design"));
     free(t);
 
+    /* Code is the article's whatever its class says of small blocks (Stack Exchange's
+     * "prettyprint-override" is no print tool) and however much of it links (line numbers that
+     * link to their line); a byline's block is still cut. */
+    t = text_of("<body><div class=answer><p>" PARA "</p><pre class=\"lang-sh prettyprint-override\"><code>CODE sudo "
+                "apt-get install nginx</code></pre><p>" PARA "</p><table><tr><td><pre class=chroma><a href=#l1>"
+                "LINES 1</a>\n<a href=#l2>2</a></pre></td><td><pre>int main(void);</pre></td></tr></table><p>" PARA
+                "</p><div class=byline>BYLINE answered by someone</div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "CODE sudo") && strstr(t, "LINES 1") && !strstr(t, "BYLINE"));
+    free(t);
+
     /* A heading's id is a slug of its words, not a name: "the-best-time-to-visit" is no date,
      * "related-questions" no box of links; a heading whose class says byline is still one. */
     t = text_of("<body><div class=body><p>" PARA "</p><h2 id=the-best-time-to-visit>SEASON The best time to "
