@@ -102,8 +102,10 @@ static int desktop_hidden(const char *p, size_t len)
 }
 
 /* Whether the class word P (LEN bytes) names a display that shows its block ("d-md-block",
- * "lg:flex", "table-cell"): one of these words inside it, found in one pass over it (this runs
- * on every class word of every element). */
+ * "lg:flex", "table-cell"): one of these words at its start, after a variant's colon or in a
+ * display utility ("d-..."), found in one pass over it (this runs on every class word of every
+ * element); a word inside another names no display ("elementor-hidden-tablet",
+ * "wp-block-group", "live-sample---basic_table"). */
 static int shown_class(const char *p, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
@@ -128,7 +130,7 @@ static int shown_class(const char *p, size_t len)
             continue;
         }
         size_t wl = strlen(w);
-        if (len - i >= wl && memcmp(p + i, w, wl) == 0)
+        if (len - i >= wl && memcmp(p + i, w, wl) == 0 && (i == 0 || p[i - 1] == ':' || (p[0] == 'd' && p[1] == '-')))
             return 1;
     }
     return 0;
