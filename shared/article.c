@@ -1400,7 +1400,9 @@ static int junk_wrapper(const art *a, size_t i)
 static int article_heading(const art *a, size_t h)
 {
     size_t box = a->v[h].parent;
-    if (box == SIZE_MAX || a->v[box].text < TEASER_BOX)
+    /* A list's entry is no teaser's box: its heading over its text is the entry's title (an
+     * events list: each event's name, linking to its site, over its place and description). */
+    if (box == SIZE_MAX || (a->v[box].text < TEASER_BOX && a->v[box].node->v.element.tag != GUMBO_TAG_LI))
         return 0;
     const char *href = NULL;
     for (size_t k = h + 1; k < a->v[h].end && !href; k++)

@@ -1281,6 +1281,19 @@ static void test_article_parts(void)
     RC_CHECK(strstr(t, "COURSE Web Design"));
     free(t);
 
+    /* So is a list's entry, however short: an events list whose entries each have a name
+     * linking to the event's site over its place and description; an entry whose picture links
+     * where its title does is a teaser still. */
+    t = text_of("<body><div class=body><p>" PARA "</p><ul class=events><li><h2><a href=https://fabcon.example/>"
+                "EVENT Fabric conference</a></h2><p>Atlanta, United States</p><p>The largest conference on data "
+                "and analytics.</p></li><li><h2><a href=https://gtc.example/>GPU conference</a></h2><p>San Jose, "
+                "United States</p><p>The premier global conference on computing.</p></li><li><a href=/next><img "
+                "src=n.jpg></a><h2><a href=/next>TEASER Our next story</a></h2><p>What happened next, and "
+                "why.</p></li></ul><p>" PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "EVENT Fabric") && strstr(t, "GPU conference") && !strstr(t, "TEASER"));
+    free(t);
+
     /* Code is the article's whatever its class says of small blocks (Stack Exchange's
      * "prettyprint-override" is no print tool) and however much of it links (line numbers that
      * link to their line); a byline's block is still cut. */
