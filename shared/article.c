@@ -102,9 +102,10 @@ static int desktop_hidden(const char *p, size_t len)
 }
 
 /* Whether the class word P (LEN bytes) names a display that shows its block ("d-md-block",
- * "lg:flex", "table-cell"): one of these words at its start, after a variant's colon or in a
- * display utility ("d-..."), found in one pass over it (this runs on every class word of every
- * element); a word inside another names no display ("elementor-hidden-tablet",
+ * "lg:flex", "table-cell"): one of these words, whole (ending the class word or before a "-"),
+ * at its start, after a variant's colon or in a display utility (Bootstrap's "d-...", Bulma's
+ * "is-block-desktop", "display-block-sm"), found in one pass over it (this runs on every class
+ * word of every element); a word inside another names no display ("elementor-hidden-tablet",
  * "wp-block-group", "live-sample---basic_table"). */
 static int shown_class(const char *p, size_t len)
 {
@@ -130,7 +131,8 @@ static int shown_class(const char *p, size_t len)
             continue;
         }
         size_t wl = strlen(w);
-        if (len - i >= wl && memcmp(p + i, w, wl) == 0 && (i == 0 || p[i - 1] == ':' || (p[0] == 'd' && p[1] == '-')))
+        if (len - i >= wl && memcmp(p + i, w, wl) == 0 && (i + wl == len || p[i + wl] == '-') &&
+            (i == 0 || p[i - 1] == ':' || !strncmp(p, "d-", 2) || !strncmp(p, "is-", 3) || !strncmp(p, "display-", 8)))
             return 1;
     }
     return 0;

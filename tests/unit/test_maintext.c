@@ -852,15 +852,16 @@ static void test_article_more(void)
     free(t);
 
     /* A display word inside another word shows nothing: "elementor-hidden-tablet" is no
-     * "table", "wp-block-group" no "block"; Bootstrap's "d-md-table" and "table-cell" show. */
+     * "table", "wp-block-group" no "block"; Bootstrap's "d-md-table", "table-cell" and a
+     * utility's "display-block-sm" show. */
     t = text_of("<body><div class=content><p>SHOWN " PARA "</p><section class=\"elementor-section "
                 "elementor-hidden-desktop elementor-hidden-tablet elementor-hidden-mobile\"><p>DRAFT " PARA
                 "</p></section><div class=\"wp-block-group hidden\"><p>GROUP " PARA "</p></div><div class=\"d-none "
                 "d-md-table\"><p>TABLE " PARA "</p></div><div class=\"hidden table-cell\"><p>CELL " PARA
-                "</p></div></div></body>",
+                "</p></div><div class=\"hide display-block-sm\"><p>SMALL " PARA "</p></div></div></body>",
                 RC_MAINTEXT_ARTICLE);
-    RC_CHECK(strstr(t, "SHOWN ") && strstr(t, "TABLE ") && strstr(t, "CELL ") && !strstr(t, "DRAFT ") &&
-             !strstr(t, "GROUP "));
+    RC_CHECK(strstr(t, "SHOWN ") && strstr(t, "TABLE ") && strstr(t, "CELL ") && strstr(t, "SMALL ") &&
+             !strstr(t, "DRAFT ") && !strstr(t, "GROUP "));
     free(t);
 
     /* A job board: each entry a card that is one link (title, company) beside a logo. In a
