@@ -102,8 +102,11 @@ static int desktop_hidden(const char *p, size_t len)
 }
 
 /* Whether the class word P (LEN bytes) names a display that shows its block ("d-md-block",
- * "lg:flex", "table-cell"): one of these words inside it, found in one pass over it (this runs
- * on every class word of every element). */
+ * "lg:flex", "table-cell"): one of these words, whole (ending the class word or before a "-"),
+ * at its start, after a variant's colon or in a display utility (Bootstrap's "d-...", Bulma's
+ * "is-block-desktop", "display-block-sm"), found in one pass over it (this runs on every class
+ * word of every element); a word inside another names no display ("elementor-hidden-tablet",
+ * "wp-block-group", "live-sample---basic_table"). */
 static int shown_class(const char *p, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
@@ -128,7 +131,8 @@ static int shown_class(const char *p, size_t len)
             continue;
         }
         size_t wl = strlen(w);
-        if (len - i >= wl && memcmp(p + i, w, wl) == 0)
+        if (len - i >= wl && memcmp(p + i, w, wl) == 0 && (i + wl == len || p[i + wl] == '-') &&
+            (i == 0 || p[i - 1] == ':' || !strncmp(p, "d-", 2) || !strncmp(p, "is-", 3) || !strncmp(p, "display-", 8)))
             return 1;
     }
     return 0;
@@ -1398,7 +1402,9 @@ static int junk_wrapper(const art *a, size_t i)
 static int article_heading(const art *a, size_t h)
 {
     size_t box = a->v[h].parent;
-    if (box == SIZE_MAX || a->v[box].text < TEASER_BOX)
+    /* A list's entry is no teaser's box: its heading over its text is the entry's title (an
+     * events list: each event's name, linking to its site, over its place and description). */
+    if (box == SIZE_MAX || (a->v[box].text < TEASER_BOX && a->v[box].node->v.element.tag != GUMBO_TAG_LI))
         return 0;
     const char *href = NULL;
     for (size_t k = h + 1; k < a->v[h].end && !href; k++)
@@ -1409,12 +1415,22 @@ static int article_heading(const art *a, size_t h)
     size_t next = a->v[h].end;
     if (next >= a->v[box].end || !a->v[next].text || a->v[next].link * 2 > a->v[next].text)
         return 0;
-    for (size_t k = box + 1; k < a->v[box].end; k = k == h ? a->v[h].end : k + 1) {
-        if (k == h || a->v[k].node->v.element.tag != GUMBO_TAG_A)
+    /* The teaser's other link (its picture's, its "more") is beside the heading: only the
+     * siblings before and after it are looked at, not a long listing's every entry. */
+    size_t prev = h - 1 > box ? h - 1 : SIZE_MAX;
+    while (prev != SIZE_MAX && a->v[prev].parent != box)
+        prev = a->v[prev].parent;
+    const size_t side[2] = {prev, next};
+    for (int j = 0; j < 2; j++) {
+        if (side[j] == SIZE_MAX)
             continue;
-        const char *o = rc_html_attr(a->v[k].node, "href");
-        if (o && !strcmp(o, href))
-            return 0;
+        for (size_t k = side[j]; k < a->v[side[j]].end; k++) {
+            if (a->v[k].node->v.element.tag != GUMBO_TAG_A)
+                continue;
+            const char *o = rc_html_attr(a->v[k].node, "href");
+            if (o && !strcmp(o, href))
+                return 0;
+        }
     }
     return 1;
 }
@@ -1429,7 +1445,12 @@ static int cut(const art *a, size_t i)
     /* A product's buyers' reviews are not its description however long they run. */
     if (s->boiler && a->product && s->reviews)
         return 1;
-    if (s->small_junk && s->text < SMALL_JUNK_CHARS && !junk_wrapper(a, i))
+    GumboTag t = s->node->v.element.tag;
+    /* Code or preformatted text is the article's whatever its class says of small blocks (a
+     * print tool's: Stack Exchange's "prettyprint-override" on every code block) and however
+     * much of it links (line numbers that link to their line). */
+    int code = t == GUMBO_TAG_PRE;
+    if (s->small_junk && s->text < SMALL_JUNK_CHARS && !code && !junk_wrapper(a, i))
         return 1;
     if (s->reply)
         return 1;
@@ -1437,7 +1458,8 @@ static int cut(const art *a, size_t i)
      * most of what was chosen. */
     if (s->signature && nonlink(s) * 2 <= a->scope)
         return 1;
-    GumboTag t = s->node->v.element.tag;
+    if (code)
+        return 0;
     if (!is_block(t) || t == GUMBO_TAG_TD || t == GUMBO_TAG_TH)
         return 0;
     /* The list was judged as a whole (cut when mostly links): an entry of a list kept in the

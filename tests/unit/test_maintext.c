@@ -851,6 +851,19 @@ static void test_article_more(void)
     RC_CHECK(strstr(t, "SHOWN ") && strstr(t, "WIDE ") && !strstr(t, "NONE ") && !strstr(t, "LIST "));
     free(t);
 
+    /* A display word inside another word shows nothing: "elementor-hidden-tablet" is no
+     * "table", "wp-block-group" no "block"; Bootstrap's "d-md-table", "table-cell" and a
+     * utility's "display-block-sm" show. */
+    t = text_of("<body><div class=content><p>SHOWN " PARA "</p><section class=\"elementor-section "
+                "elementor-hidden-desktop elementor-hidden-tablet elementor-hidden-mobile\"><p>DRAFT " PARA
+                "</p></section><div class=\"wp-block-group hidden\"><p>GROUP " PARA "</p></div><div class=\"d-none "
+                "d-md-table\"><p>TABLE " PARA "</p></div><div class=\"hidden table-cell\"><p>CELL " PARA
+                "</p></div><div class=\"hide display-block-sm\"><p>SMALL " PARA "</p></div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "SHOWN ") && strstr(t, "TABLE ") && strstr(t, "CELL ") && strstr(t, "SMALL ") &&
+             !strstr(t, "DRAFT ") && !strstr(t, "GROUP "));
+    free(t);
+
     /* A job board: each entry a card that is one link (title, company) beside a logo. In a
      * listing the links are the entries, not a "next" between blocks. */
     rc_buf_init(&b);
@@ -1257,6 +1270,40 @@ static void test_article_parts(void)
                 "What you need to know</a></h3></div><p>" PARA "</p></div></body>",
                 RC_MAINTEXT_ARTICLE);
     RC_CHECK(strstr(t, "ITEM Baseline") && strstr(t, "Web Design Course") && !strstr(t, "TEASER"));
+    free(t);
+
+    /* The teaser's other link is beside its title: a course's box whose heading links where its
+     * "Check out this course" button does, four blocks further down, is the article's. */
+    t = text_of("<body><div class=body><p>" PARA "</p><div class=course><h3><a href=https://school.example/web>"
+                "COURSE Web Design Course</a></h3><p>" PARA "</p><p>" PARA "</p><p>" PARA "</p><p>" PARA
+                "</p><a class=btn href=https://school.example/web>Check out this course</a></div><p>" PARA
+                "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "COURSE Web Design"));
+    free(t);
+
+    /* So is a list's entry, however short: an events list whose entries each have a name
+     * linking to the event's site over its place and description; an entry whose picture links
+     * where its title does is a teaser still. */
+    t = text_of("<body><div class=body><p>" PARA "</p><ul class=events><li><h2><a href=https://fabcon.example/>"
+                "EVENT Fabric conference</a></h2><p>Atlanta, United States</p><p>The largest conference on data "
+                "and analytics.</p></li><li><h2><a href=https://gtc.example/>GPU conference</a></h2><p>San Jose, "
+                "United States</p><p>The premier global conference on computing.</p></li><li><a href=/next><img "
+                "src=n.jpg></a><h2><a href=/next>TEASER Our next story</a></h2><p>What happened next, and "
+                "why.</p></li></ul><p>" PARA "</p></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "EVENT Fabric") && strstr(t, "GPU conference") && !strstr(t, "TEASER"));
+    free(t);
+
+    /* Code is the article's whatever its class says of small blocks (Stack Exchange's
+     * "prettyprint-override" is no print tool) and however much of it links (line numbers that
+     * link to their line); a byline's block is still cut. */
+    t = text_of("<body><div class=answer><p>" PARA "</p><pre class=\"lang-sh prettyprint-override\"><code>CODE sudo "
+                "apt-get install nginx</code></pre><p>" PARA "</p><table><tr><td><pre class=chroma><a href=#l1>"
+                "LINES 1</a>\n<a href=#l2>2</a></pre></td><td><pre>int main(void);</pre></td></tr></table><p>" PARA
+                "</p><div class=byline>BYLINE answered by someone</div></div></body>",
+                RC_MAINTEXT_ARTICLE);
+    RC_CHECK(strstr(t, "CODE sudo") && strstr(t, "LINES 1") && !strstr(t, "BYLINE"));
     free(t);
 
     /* A heading's id is a slug of its words, not a name: "the-best-time-to-visit" is no date,
