@@ -244,6 +244,25 @@ static void job_to_json(const jobinfo *ji, json_t *o)
 
 /* ---- crawl --------------------------------------------------------------------------------- */
 
+/* Rules that do not compile (WHY: "rules: PATH: what"), refused as the validator refuses any
+ * invalid value: field "rules", the reason naming the rule, counted as rejected. */
+static char *refuse_rules(struct ctx *c, const rc_msg *m, const char *why)
+{
+    rc_msg_error e;
+    memset(&e, 0, sizeof e);
+    e.kind_known = true;
+    e.kind = RC_MSG_CRAWL;
+    snprintf(e.uuid, sizeof e.uuid, "%s", m->uuid);
+    snprintf(e.appid, sizeof e.appid, "%s", m->appid);
+    snprintf(e.crawlid, sizeof e.crawlid, "%s", m->crawlid);
+    snprintf(e.field, sizeof e.field, "rules");
+    if (strncmp(why, "rules: ", 7) == 0)
+        why += 7;
+    snprintf(e.reason, sizeof e.reason, "must be a rule document that compiles: %s", why);
+    stat_add(c, "requests:crawl:rejected", 1);
+    return c->failed ? NULL : rc_msg_error_answer(&e);
+}
+
 static char *apply_crawl(struct ctx *c, const rc_msg *m)
 {
     char *spec = rc_msg_crawl_to_job_json(m);
@@ -254,8 +273,9 @@ static char *apply_crawl(struct ctx *c, const rc_msg *m)
     if (rc_job_parse(spec, strlen(spec), &job, why, sizeof why) < 0) {
         status = "refused"; /* msg.c and job.c disagree: report it rather than loop on it */
     } else if (job.rules && rc_rules_check(job.rules, why, sizeof why) < 0) {
-        status = "refused";
         rc_job_release(&job);
+        free(spec);
+        return refuse_rules(c, m, why);
     } else {
         int r = rc_frontier_submit(c->r, &job, &added, why, sizeof why);
         if (r == -EPERM) {
@@ -283,7 +303,7 @@ static char *apply_crawl(struct ctx *c, const rc_msg *m)
     free(spec);
     if (c->failed)
         return NULL;
-    /* A crawl the job parser refused (a rule that does not compile) counts as rejected. */
+    /* A crawl the job parser refused counts as rejected. */
     stat_add(c, strcmp(status, "accepted") == 0 ? "requests:crawl:accepted" : "requests:crawl:rejected", 1);
     if (c->failed || !m->uuid[0])
         return NULL;

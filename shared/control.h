@@ -7,7 +7,8 @@
  * - crawl: the job is created or extended through submit.lua (idempotent: the job's bloom makes a
  *   redelivered request add nothing). Scrapy Cluster never answers crawls; redcrawl answers a crawl
  *   that carries a uuid: {"action":"crawl","crawlid","spiderid","url","added":N,"status":"accepted"}
- *   ("status":"refused" with "error" when the job was stopped or has expired). A job whose spec
+ *   ("status":"refused" with "error" when the job was stopped or has expired; rules that do not
+ *   compile get the validator's answer, rc_msg_error_answer with field "rules"). A job whose spec
  *   has "expires" is listed in expires (zset crawlid -> unix seconds) for rc_control_expire_due.
  * - action info: Scrapy Cluster's info answer (total_pending = queued URLs, total_domains, per
  *   domain {"total","high_priority","low_priority"}), where high/low are COUNTS of queued URLs
