@@ -1092,7 +1092,9 @@ static char *apply_stats(struct ctx *c, const rc_msg *m)
         json_object_update_missing_new(o, queue_stats(c));
         break;
     case RC_MSG_STATS_REST:
-        json_object_set_new(o, "note", json_string("redcrawl has no REST service; nothing to report"));
+        json_object_set_new(o, "note",
+                            json_string("redcrawl-web keeps no statistics of its own: its requests are counted with "
+                                        "the monitor's (stats kafka-monitor)"));
         break;
     }
     json_decref(workers);
