@@ -48,6 +48,11 @@ struct ctx {
     int failed;
     uint64_t now_ms;
     int lost; /* a failure was a lost connection (else: error replies only) */
+    /* A sharded keyspace (rc_control_handle_shard): every shard's connection, which a stats
+     * answer reads (r is one of them); nall 0: r alone. */
+    rc_redis *const *all;
+    int nall;
+    bool uncounted; /* the request is counted elsewhere: no requests:* counter here */
 };
 
 /* -EIO when the connection failed (retry), -EPROTO when Redis refused a command (a bug: retrying
@@ -123,6 +128,8 @@ static const char *key(const struct ctx *c, char *buf, const char *fmt, ...)
 
 static void stat_add(struct ctx *c, const char *name, int64_t n)
 {
+    if (c->uncounted && strncmp(name, "requests:", 9) == 0)
+        return;
     rc_argv a;
     rc_argv_init(&a);
     rc_argv_add(&a, name);
@@ -237,6 +244,25 @@ static void job_to_json(const jobinfo *ji, json_t *o)
 
 /* ---- crawl --------------------------------------------------------------------------------- */
 
+/* Rules that do not compile (WHY: "rules: PATH: what"), refused as the validator refuses any
+ * invalid value: field "rules", the reason naming the rule, counted as rejected. */
+static char *refuse_rules(struct ctx *c, const rc_msg *m, const char *why)
+{
+    rc_msg_error e;
+    memset(&e, 0, sizeof e);
+    e.kind_known = true;
+    e.kind = RC_MSG_CRAWL;
+    snprintf(e.uuid, sizeof e.uuid, "%s", m->uuid);
+    snprintf(e.appid, sizeof e.appid, "%s", m->appid);
+    snprintf(e.crawlid, sizeof e.crawlid, "%s", m->crawlid);
+    snprintf(e.field, sizeof e.field, "rules");
+    if (strncmp(why, "rules: ", 7) == 0)
+        why += 7;
+    snprintf(e.reason, sizeof e.reason, "must be a rule document that compiles: %s", why);
+    stat_add(c, "requests:crawl:rejected", 1);
+    return c->failed ? NULL : rc_msg_error_answer(&e);
+}
+
 static char *apply_crawl(struct ctx *c, const rc_msg *m)
 {
     char *spec = rc_msg_crawl_to_job_json(m);
@@ -247,8 +273,9 @@ static char *apply_crawl(struct ctx *c, const rc_msg *m)
     if (rc_job_parse(spec, strlen(spec), &job, why, sizeof why) < 0) {
         status = "refused"; /* msg.c and job.c disagree: report it rather than loop on it */
     } else if (job.rules && rc_rules_check(job.rules, why, sizeof why) < 0) {
-        status = "refused";
         rc_job_release(&job);
+        free(spec);
+        return refuse_rules(c, m, why);
     } else {
         int r = rc_frontier_submit(c->r, &job, &added, why, sizeof why);
         if (r == -EPERM) {
@@ -276,7 +303,7 @@ static char *apply_crawl(struct ctx *c, const rc_msg *m)
     free(spec);
     if (c->failed)
         return NULL;
-    /* A crawl the job parser refused (a rule that does not compile) counts as rejected. */
+    /* A crawl the job parser refused counts as rejected. */
     stat_add(c, strcmp(status, "accepted") == 0 ? "requests:crawl:accepted" : "requests:crawl:rejected", 1);
     if (c->failed || !m->uuid[0])
         return NULL;
@@ -618,6 +645,24 @@ typedef struct wcount {
     int64_t life;
 } wcount;
 
+/* The shards a stats answer reads: c->r switched to each in turn by shard_at, put back by
+ * shard_done. */
+static int shard_count(const struct ctx *c)
+{
+    return c->nall > 0 ? c->nall : 1;
+}
+
+static void shard_at(struct ctx *c, int s)
+{
+    if (c->nall > 0)
+        c->r = c->all[s];
+}
+
+static void shard_done(struct ctx *c, rc_redis *r)
+{
+    c->r = r;
+}
+
 static int read_wcount(struct ctx *c, const char *name, wcount *w)
 {
     char k[KEY_MAX];
@@ -664,10 +709,24 @@ static json_t *wcount_json(const wcount *w)
     return o;
 }
 
+/* A counter summed over the shards (each counts its part). */
+static void read_wcount_all(struct ctx *c, const char *name, wcount *w)
+{
+    rc_redis *r = c->r;
+    memset(w, 0, sizeof *w);
+    for (int s = 0; s < shard_count(c) && !c->failed; s++) {
+        wcount one;
+        shard_at(c, s);
+        read_wcount(c, name, &one);
+        wcount_add(w, &one);
+    }
+    shard_done(c, r);
+}
+
 static json_t *counter_json(struct ctx *c, const char *name)
 {
     wcount w;
-    read_wcount(c, name, &w);
+    read_wcount_all(c, name, &w);
     return wcount_json(&w);
 }
 
@@ -699,11 +758,11 @@ static json_t *or_null(json_t *v)
     return v ? json_incref(v) : json_null();
 }
 
-/* The members of a registry zset (id -> heartbeat ms) with their hashes: workers or monitors. */
-static json_t *registry(struct ctx *c, const char *set, const char *hash)
+/* The members of a registry zset (id -> heartbeat ms) with their hashes: workers or monitors,
+ * every shard's. */
+static void registry_one(struct ctx *c, const char *set, const char *hash, json_t *list)
 {
     char k[KEY_MAX];
-    json_t *list = json_array();
     redisReply *ids = q(c, "ZRANGE", key(c, k, "%s", set), "0", "-1", "WITHSCORES", NULL);
     for (size_t i = 0; ids && ids->type == REDIS_REPLY_ARRAY && i + 1 < ids->elements && !c->failed; i += 2) {
         const char *id = ids->element[i]->str;
@@ -738,6 +797,17 @@ static json_t *registry(struct ctx *c, const char *set, const char *hash)
     }
     if (ids)
         freeReplyObject(ids);
+}
+
+static json_t *registry(struct ctx *c, const char *set, const char *hash)
+{
+    rc_redis *r = c->r;
+    json_t *list = json_array();
+    for (int s = 0; s < shard_count(c) && !c->failed; s++) {
+        shard_at(c, s);
+        registry_one(c, set, hash, list);
+    }
+    shard_done(c, r);
     return list;
 }
 
@@ -789,9 +859,9 @@ static json_t *kafka_monitor_stats(struct ctx *c)
         char name[64];
         wcount acc, rej;
         snprintf(name, sizeof name, "requests:%s:accepted", request_kinds[i]);
-        read_wcount(c, name, &acc);
+        read_wcount_all(c, name, &acc);
         snprintf(name, sizeof name, "requests:%s:rejected", request_kinds[i]);
-        read_wcount(c, name, &rej);
+        read_wcount_all(c, name, &rej);
         wcount_add(&total, &acc);
         wcount_add(&total, &rej);
         wcount_add(&fail, &rej);
@@ -819,22 +889,28 @@ static json_t *redis_monitor_stats(struct ctx *c)
         o, "plugins",
         json_pack("{s:o, s:o}", "stop", counter_json(c, "jobs:stopped"), "expire", counter_json(c, "jobs:expired")));
     json_t *dropped = json_object();
-    redisReply *rep = q(c, "HGETALL", key(c, k, "stats:dropped"), NULL);
-    for (size_t i = 0; rep && rep->type == REDIS_REPLY_ARRAY && i + 1 < rep->elements; i += 2)
-        json_object_set_new(dropped, rep->element[i]->str, json_integer(str_i64(rep->element[i + 1]->str, 0)));
-    if (rep)
-        freeReplyObject(rep);
+    rc_redis *r = c->r;
+    for (int s = 0; s < shard_count(c) && !c->failed; s++) {
+        shard_at(c, s);
+        redisReply *rep = q(c, "HGETALL", key(c, k, "stats:dropped"), NULL);
+        for (size_t i = 0; rep && rep->type == REDIS_REPLY_ARRAY && i + 1 < rep->elements; i += 2)
+            inc(dropped, rep->element[i]->str, str_i64(rep->element[i + 1]->str, 0));
+        if (rep)
+            freeReplyObject(rep);
+    }
+    shard_done(c, r);
     json_object_set_new(o, "dropped", dropped);
     return o;
 }
 
 /* spider: pages per HTTP status per spider type (counters pages:{spiderid}:{status}). Every
  * redcrawl worker runs every spider type, so each spider's "count" is the number of live workers. */
-static json_t *spider_stats(struct ctx *c, const redisReply *names, size_t live_workers)
+static json_t *spider_stats(struct ctx *c, const json_t *names, size_t live_workers)
 {
     json_t *spiders = json_object();
-    for (size_t i = 0; names && names->type == REDIS_REPLY_ARRAY && i < names->elements; i++) {
-        const char *n = names->element[i]->str;
+    const char *n;
+    json_t *unused;
+    json_object_foreach ((json_t *)names, n, unused) {
         if (strncmp(n, "pages:", 6) != 0)
             continue;
         const char *colon = strrchr(n + 6, ':');
@@ -910,34 +986,41 @@ static json_t *queue_stats(struct ctx *c)
 {
     char k[KEY_MAX];
     json_t *o = json_object();
-    rc_argv none;
-    rc_argv_init(&none);
-    redisReply *rep = eval(c, RC_LUA_FRONTIER, &none);
-    rc_argv_release(&none);
-    int64_t frontier = rc_reply_int(rep, 0), total = frontier;
-    if (rep)
-        freeReplyObject(rep);
+    int64_t frontier = 0, total = 0;
     json_t **doms = NULL;
     size_t n = 0, cap = 0;
-    redisReply *ws = q(c, "ZRANGE", key(c, k, "workers"), "0", "-1", NULL);
-    for (size_t i = 0; ws && ws->type == REDIS_REPLY_ARRAY && i < ws->elements && !c->failed; i++) {
-        const char *w = ws->element[i]->str;
-        redisReply *hosts = q(c, "SMEMBERS", key(c, k, "wdoms:%s", w), NULL);
-        for (size_t j = 0; hosts && hosts->type == REDIS_REPLY_ARRAY && j < hosts->elements && !c->failed; j++) {
-            const char *h = hosts->element[j]->str;
-            int64_t backlog = host_backlog(c, h);
-            total += backlog;
-            if (n == cap) {
-                cap = cap ? cap * 2 : 64;
-                doms = rc_xrealloc(doms, cap * sizeof *doms);
+    rc_redis *r = c->r;
+    for (int s = 0; s < shard_count(c) && !c->failed; s++) {
+        shard_at(c, s);
+        rc_argv none;
+        rc_argv_init(&none);
+        redisReply *rep = eval(c, RC_LUA_FRONTIER, &none);
+        rc_argv_release(&none);
+        frontier += rc_reply_int(rep, 0);
+        total += rc_reply_int(rep, 0);
+        if (rep)
+            freeReplyObject(rep);
+        redisReply *ws = q(c, "ZRANGE", key(c, k, "workers"), "0", "-1", NULL);
+        for (size_t i = 0; ws && ws->type == REDIS_REPLY_ARRAY && i < ws->elements && !c->failed; i++) {
+            const char *w = ws->element[i]->str;
+            redisReply *hosts = q(c, "SMEMBERS", key(c, k, "wdoms:%s", w), NULL);
+            for (size_t j = 0; hosts && hosts->type == REDIS_REPLY_ARRAY && j < hosts->elements && !c->failed; j++) {
+                const char *h = hosts->element[j]->str;
+                int64_t backlog = host_backlog(c, h);
+                total += backlog;
+                if (n == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    doms = rc_xrealloc(doms, cap * sizeof *doms);
+                }
+                doms[n++] = json_pack("{s:s, s:s, s:I}", "domain", h, "worker", w, "backlog", (json_int_t)backlog);
             }
-            doms[n++] = json_pack("{s:s, s:s, s:I}", "domain", h, "worker", w, "backlog", (json_int_t)backlog);
+            if (hosts)
+                freeReplyObject(hosts);
         }
-        if (hosts)
-            freeReplyObject(hosts);
+        if (ws)
+            freeReplyObject(ws);
     }
-    if (ws)
-        freeReplyObject(ws);
+    shard_done(c, r);
     if (n > 1)
         qsort(doms, n, sizeof *doms, cmp_backlog);
     json_t *list = json_array();
@@ -963,7 +1046,18 @@ static char *apply_stats(struct ctx *c, const rc_msg *m)
     char k[KEY_MAX];
     json_t *o = base_answer(m);
     json_object_set_new(o, "stats", json_string(rc_msg_stats_name(m->stats)));
-    redisReply *names = q(c, "SMEMBERS", key(c, k, "stats:names"), NULL);
+    json_t *names = json_object(); /* every shard's counter names, as a set */
+    rc_redis *r = c->r;
+    for (int s = 0; s < shard_count(c) && !c->failed; s++) {
+        shard_at(c, s);
+        redisReply *rep = q(c, "SMEMBERS", key(c, k, "stats:names"), NULL);
+        for (size_t i = 0; rep && rep->type == REDIS_REPLY_ARRAY && i < rep->elements; i++)
+            if (rep->element[i]->type == REDIS_REPLY_STRING)
+                json_object_set_new(names, rep->element[i]->str, json_true());
+        if (rep)
+            freeReplyObject(rep);
+    }
+    shard_done(c, r);
     json_t *workers = registry(c, "workers", "worker");
     size_t live = json_array_size(workers);
     switch (m->stats) {
@@ -998,12 +1092,13 @@ static char *apply_stats(struct ctx *c, const rc_msg *m)
         json_object_update_missing_new(o, queue_stats(c));
         break;
     case RC_MSG_STATS_REST:
-        json_object_set_new(o, "note", json_string("redcrawl has no REST service; nothing to report"));
+        json_object_set_new(o, "note",
+                            json_string("redcrawl-web keeps no statistics of its own: its requests are counted with "
+                                        "the monitor's (stats kafka-monitor)"));
         break;
     }
     json_decref(workers);
-    if (names)
-        freeReplyObject(names);
+    json_decref(names);
     if (!c->failed)
         stat_add(c, "requests:stats:accepted", 1);
     if (c->failed) {
@@ -1076,9 +1171,10 @@ static char *apply_domain(struct ctx *c, const rc_msg *m)
 
 /* ---- entry points -------------------------------------------------------------------------- */
 
-int rc_control_apply(rc_redis *r, const rc_msg *m, char **ret_answer, char *err, size_t cap)
+/* rc_control_apply with C made by the caller. */
+static int apply(struct ctx *cp, const rc_msg *m, char **ret_answer)
 {
-    struct ctx c = {r, err, cap, 0, rc_now_ms(), 0};
+    struct ctx c = *cp;
     char *answer = NULL;
     switch (m->kind) {
     case RC_MSG_CRAWL:
@@ -1102,9 +1198,28 @@ int rc_control_apply(rc_redis *r, const rc_msg *m, char **ret_answer, char *err,
     return 0;
 }
 
+int rc_control_apply(rc_redis *r, const rc_msg *m, char **ret_answer, char *err, size_t cap)
+{
+    struct ctx c = {r, err, cap, 0, rc_now_ms(), 0, NULL, 0, false};
+    return apply(&c, m, ret_answer);
+}
+
+int rc_control_handle_shard(rc_redis *const *rs, int k, int s, bool count, const char *data, size_t len,
+                            char **ret_answer, char *err, size_t cap)
+{
+    rc_msg m;
+    rc_msg_error e;
+    if (rc_msg_parse(data, len, &m, &e) < 0)
+        return rc_control_reject(rs[s], &e, ret_answer, err, cap);
+    struct ctx c = {rs[s], err, cap, 0, rc_now_ms(), 0, rs, k, !count};
+    int res = apply(&c, &m, ret_answer);
+    rc_msg_release(&m);
+    return res;
+}
+
 int rc_control_reject(rc_redis *r, const rc_msg_error *e, char **ret_answer, char *err, size_t cap)
 {
-    struct ctx c = {r, err, cap, 0, rc_now_ms(), 0};
+    struct ctx c = {r, err, cap, 0, rc_now_ms(), 0, NULL, 0, false};
     char name[64];
     snprintf(name, sizeof name, "requests:%s:rejected", e->kind_known ? rc_msg_kind_name(e->kind) : "unknown");
     stat_add(&c, name, 1);
@@ -1127,7 +1242,7 @@ int rc_control_handle(rc_redis *r, const char *data, size_t len, char **ret_answ
 
 int rc_control_expire_due(rc_redis *r, int64_t now_s, rc_control_notify_fn notify, void *ud, char *err, size_t cap)
 {
-    struct ctx c = {r, err, cap, 0, rc_now_ms(), 0};
+    struct ctx c = {r, err, cap, 0, rc_now_ms(), 0, NULL, 0, false};
     char k[KEY_MAX], now[32];
     snprintf(now, sizeof now, "%lld", (long long)now_s);
     key(&c, k, "expires");

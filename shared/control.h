@@ -7,7 +7,8 @@
  * - crawl: the job is created or extended through submit.lua (idempotent: the job's bloom makes a
  *   redelivered request add nothing). Scrapy Cluster never answers crawls; redcrawl answers a crawl
  *   that carries a uuid: {"action":"crawl","crawlid","spiderid","url","added":N,"status":"accepted"}
- *   ("status":"refused" with "error" when the job was stopped or has expired). A job whose spec
+ *   ("status":"refused" with "error" when the job was stopped or has expired; rules that do not
+ *   compile get the validator's answer, rc_msg_error_answer with field "rules"). A job whose spec
  *   has "expires" is listed in expires (zset crawlid -> unix seconds) for rc_control_expire_due.
  * - action info: Scrapy Cluster's info answer (total_pending = queued URLs, total_domains, per
  *   domain {"total","high_priority","low_priority"}), where high/low are COUNTS of queued URLs
@@ -27,6 +28,7 @@
 #ifndef RC_CONTROL_H
 #define RC_CONTROL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,6 +60,15 @@ int rc_control_reject(struct rc_redis *r, const struct rc_msg_error *e, char **r
 /* rc_msg_parse, then rc_control_apply or rc_control_reject: one raw message (DATA, LEN bytes,
  * borrowed, any content). Same results as those two. */
 int rc_control_handle(struct rc_redis *r, const char *data, size_t len, char **ret_answer, char *err, size_t cap);
+
+/* rc_control_handle on shard S of a keyspace of K shards (RS[0] .. RS[K-1], borrowed;
+ * control_shards.c routes the requests): applied to RS[S], but a stats request is answered for
+ * every shard (counters, workers, queues and dropped URLs summed; the scheduler and monitors
+ * as shard 0 knows them), and the request is counted in requests:{kind}:* only when COUNT (one
+ * sent to several shards is counted once, so the shards' counters add up). K = 1, S = 0 and
+ * COUNT true is rc_control_handle. */
+int rc_control_handle_shard(struct rc_redis *const *rs, int k, int s, bool count, const char *data, size_t len,
+                            char **ret_answer, char *err, size_t cap);
 
 /* The answer for a request given up on after -EPROTO: the request's uuid and appid (when it has
  * them) and "error": "internal error: the request could not be applied: WHY". malloc'd. */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,7 @@ int rc_control_shard_of(const char *data, size_t len, int k, int *merge)
     if (rc_msg_parse(data, len, &m, &e) < 0)
         return 0;
     int crawl = m.kind == RC_MSG_CRAWL, s = crawl && m.url ? rc_shard_of_url(m.url, k) : -1;
-    *merge = m.kind == RC_MSG_ACTION;
+    *merge = m.kind == RC_MSG_ACTION ? RC_CONTROL_MERGE_ACTION : m.kind == RC_MSG_STATS ? RC_CONTROL_MERGE_STATS : 0;
     rc_msg_release(&m);
     return crawl && s < 0 ? 0 : s;
 }
@@ -95,16 +96,27 @@ int rc_control_shards_handle(int k, rc_control_conn_fn conn, void *ud, const cha
 {
     int merge = 0, only = k > 1 ? rc_control_shard_of(data, len, k, &merge) : 0;
     char *result = NULL;
-    for (int s = 0; s < RC_MAX(k, 1); s++) {
+    rc_redis *rs[RC_SHARDS_MAX];
+    k = RC_MAX(k, 1);
+    if (merge == RC_CONTROL_MERGE_STATS) {
+        /* One answer read from every shard: all connections first. */
+        for (int s = 0; s < k; s++)
+            if (!(rs[s] = conn(ud, s, err, cap)))
+                return -EIO;
+        return rc_control_handle_shard(rs, k, 0, true, data, len, ret_answer, err, cap);
+    }
+    bool counted = false;
+    for (int s = 0; s < k; s++) {
         if (only >= 0 && s != only)
             continue;
         char *answer = NULL;
-        rc_redis *r = conn(ud, s, err, cap);
-        int rc = r ? rc_control_handle(r, data, len, &answer, err, cap) : -EIO;
+        rc_redis *r = rs[s] = conn(ud, s, err, cap);
+        int rc = r ? rc_control_handle_shard(&rs[s], 1, 0, !counted, data, len, &answer, err, cap) : -EIO;
         if (rc < 0) {
             free(result);
             return rc;
         }
+        counted = true;
         if (merge && answer) {
             result = rc_control_merge_answer(result, answer);
             free(answer);

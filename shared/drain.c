@@ -40,11 +40,13 @@ int rc_drain_parse(const char *data, size_t len, char *worker, size_t cap, bool 
             goto out;
         }
     }
-    const char *id = json_string_value(json_object_get(o, "worker"));
+    json_t *wv = json_object_get(o, "worker");
+    const char *id = json_string_value(wv);
     json_t *u = json_object_get(o, "undo");
     snprintf(field, fcap, "worker");
     if (!id) {
-        snprintf(reason, rcap, "is required: a worker id as `redcrawl status` lists it");
+        snprintf(reason, rcap, "%s: a worker id as `redcrawl status` lists it",
+                 wv ? "must be a string" : "is required");
         goto out;
     }
     if (rc_id_check(id, RC_DRAIN_ID_MAX, why, sizeof why) < 0 || strlen(id) >= cap) {

@@ -263,7 +263,8 @@ static int check_known(rc_msg_error *e, const struct kind_table *t, json_t *root
         const rc_reqfield *f = rc_reqfield_find(t->fields, t->n, key);
         if (f && on_wire(f))
             continue;
-        char allowed[256];
+        /* Every name, whole: a reason cut mid-list would hide the very field one mistyped. */
+        char allowed[RC_MSG_REASON_BUF];
         size_t o = 0;
         for (size_t k = 0; k < t->n && o < sizeof allowed; k++)
             if (on_wire(&t->fields[k]))

@@ -17,7 +17,7 @@
 struct json_t;
 
 #define RC_REQFIELD_PATH_BUF 128   /* "allow_regex[12]" */
-#define RC_REQFIELD_REASON_BUF 384 /* a sentence for people */
+#define RC_REQFIELD_REASON_BUF 768 /* a sentence for people: room for every crawl field's name */
 #define RC_REQFIELD_HOST_BUF 256   /* a normalised host name + NUL */
 #define RC_REQFIELD_MAX_DEPTH 32   /* nesting of arrays/objects, the request itself is level 1 */
 #define RC_REQFIELD_ID_MAX 40      /* characters of appid, crawlid, spiderid, uuid */

@@ -13,6 +13,13 @@
 
 #include "util.h"
 
+/* Limits of every regex match (crawl requests write the regexes, sites the links they run on),
+ * as the extraction rules' (rules.c): a runaway pattern gives up after about 2 ms of CPU per link
+ * instead of PCRE2's default 10,000,000 steps (about 20-50 ms, times --max-links per page). A
+ * match that gives up counts as no match. */
+#define MATCH_LIMIT 1000000
+#define DEPTH_LIMIT 10000
+
 /* Scrapy's IGNORED_EXTENSIONS, the usual list for an HTML crawl. */
 static const char *const default_ext[] = {
     "7z",   "7zip", "bz2", "rar", "tar",  "tar.gz", "xz",   "zip",   "gz",  "tgz", "mng",  "pct",  "bmp", "gif", "jpg",
@@ -37,6 +44,7 @@ struct rc_urlfilter {
     size_t ext_cap;
     pcre2_code **allow, **deny, **data, **jump; /* JIT-compiled: PCRE2 lets threads share them */
     size_t n_allow, n_deny, n_data, n_jump;
+    pcre2_match_context *mctx; /* the limits above; only read by a match, so threads share it too */
     int this_year;
 };
 
@@ -118,6 +126,12 @@ rc_urlfilter *rc_urlfilter_new(const rc_urlfilter_conf *c, char *err, size_t cap
         if (!*slot)
             *slot = i + 1;
     }
+    if (!(f->mctx = pcre2_match_context_create(NULL))) {
+        fprintf(stderr, "redcrawl: out of memory in PCRE2\n");
+        abort();
+    }
+    pcre2_set_match_limit(f->mctx, MATCH_LIMIT);
+    pcre2_set_depth_limit(f->mctx, DEPTH_LIMIT);
     f->n_allow = c->n_allow_re;
     f->n_deny = c->n_deny_re;
     f->n_data = c->n_data_re;
@@ -153,6 +167,7 @@ void rc_urlfilter_free(rc_urlfilter *f)
         pcre2_code_free(f->data[i]);
     for (size_t i = 0; f->jump && i < f->n_jump; i++)
         pcre2_code_free(f->jump[i]);
+    pcre2_match_context_free(f->mctx);
     free(f->jump);
     free(f->allow);
     free(f->deny);
@@ -163,7 +178,7 @@ void rc_urlfilter_free(rc_urlfilter *f)
 /* Whether one of N regexes matches URL. The match data is the call's own: a match writes into it
  * (offsets, the interpreter's backtracking frames) and a filter is used by several parse threads
  * at once. One small allocation per URL checked, next to the regexes' own work. */
-static int any_match(pcre2_code *const *re, size_t n, const char *url)
+static int any_match(const rc_urlfilter *f, pcre2_code *const *re, size_t n, const char *url)
 {
     if (n == 0)
         return 0;
@@ -174,7 +189,7 @@ static int any_match(pcre2_code *const *re, size_t n, const char *url)
     }
     int hit = 0;
     for (size_t i = 0; !hit && i < n; i++)
-        hit = pcre2_match(re[i], (PCRE2_SPTR)url, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) >= 0;
+        hit = pcre2_match(re[i], (PCRE2_SPTR)url, PCRE2_ZERO_TERMINATED, 0, 0, md, f->mctx) >= 0;
     pcre2_match_data_free(md);
     return hit;
 }
@@ -273,21 +288,21 @@ const char *rc_urlfilter_check(const rc_urlfilter *f, const char *url)
         return "calendar";
     if (bad_extension(f, path, plen))
         return "extension";
-    if (any_match(f->deny, f->n_deny, url))
+    if (any_match(f, f->deny, f->n_deny, url))
         return "denied";
-    if (f->n_allow && !any_match(f->allow, f->n_allow, url))
+    if (f->n_allow && !any_match(f, f->allow, f->n_allow, url))
         return "not-allowed";
     return NULL;
 }
 
 int rc_urlfilter_is_data(const rc_urlfilter *f, const char *url)
 {
-    return f && any_match(f->data, f->n_data, url);
+    return f && any_match(f, f->data, f->n_data, url);
 }
 
 int rc_urlfilter_is_jump(const rc_urlfilter *f, const char *url)
 {
-    return any_match(f->jump, f->n_jump, url);
+    return any_match(f, f->jump, f->n_jump, url);
 }
 
 static int is_session_param(const char *name, size_t len)

@@ -208,6 +208,16 @@ static bool wrong_kind(const route *rt, bool known, rc_msg_kind kind, const rc_m
     return true;
 }
 
+/* An answer refusing the request as invalid (it names the field), as a crawl whose rules do not
+ * compile is: a validation failure found past the validator. */
+static bool invalid(const char *answer)
+{
+    json_t *a = json_loads(answer, 0, NULL);
+    bool r = json_is_string(json_object_get(a, "field")) && json_is_string(json_object_get(a, "reason"));
+    json_decref(a);
+    return r;
+}
+
 /* A crawl answered "status": "refused" (its job was stopped or has expired). */
 static bool refused(const char *answer)
 {
@@ -272,7 +282,9 @@ static enum MHD_Result control(rc_web *w, struct MHD_Connection *c, const route 
     free(text);
     if (!answer) /* a crawl without a uuid (/api/request): Kafka answers nothing either */
         return reply_json(c, MHD_HTTP_ACCEPTED, rc_xstrdup("{\"status\":\"accepted\"}"));
-    if (code == MHD_HTTP_OK && refused(answer))
+    if (code == MHD_HTTP_OK && invalid(answer))
+        code = MHD_HTTP_BAD_REQUEST;
+    else if (code == MHD_HTTP_OK && refused(answer))
         code = MHD_HTTP_CONFLICT;
     return reply_json(c, code, answer);
 }

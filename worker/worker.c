@@ -2610,7 +2610,17 @@ void rc_worker_free(rc_worker *w)
         redisAsyncFree(ac); /* pending callbacks run with NULL replies */
     }
     drop_relay(w);
-    rc_notes_free(w->notes); /* after the connection: its callbacks reach the notes */
+    /* The stores flush; the groups they could not store hear -ECANCELED, and their verdicts run
+     * finish_store, which counts the failure in the notes, reads the jobs and queues the URL's
+     * complete: all of that must still be there. Redis is gone, so nothing is sent. A store
+     * leaves the list before it is freed, so what runs meanwhile sees live stores only. */
+    while (w->n_stores > 0) {
+        size_t k = --w->n_stores;
+        w->stores[k].ops->free(w->stores[k].impl);
+    }
+    if (w->loop)
+        ev_timer_stop(w->loop, &w->batch_timer); /* which those completes may have set */
+    rc_notes_free(w->notes);                     /* after the connection: its callbacks reach the notes */
     task *lists[] = {w->resend, w->fenced, w->batch};
     for (size_t i = 0; i < 3; i++)
         while (lists[i]) {
@@ -2624,8 +2634,6 @@ void rc_worker_free(rc_worker *w)
     rc_strmap_free(w->held, NULL);
     rc_strmap_free(w->recheck, NULL);
     rc_seen_free(w->seen);
-    for (size_t k = 0; k < w->n_stores; k++)
-        w->stores[k].ops->free(w->stores[k].impl); /* flushes; unstored groups come back as -ECANCELED */
     rc_warc_sink_free(w->warc);
     rc_redis_free(w->sync);
     rc_worker_metrics_free(w->metrics);

@@ -103,6 +103,17 @@ def test_env_example_is_used(tmp, procs):
     w = compose_config(tmp, env_file)["services"]["worker"]["environment"]
     check(str(w["REDCRAWL_DELAY"]) == "2.5" and str(w["REDCRAWL_CONCURRENCY"]) == "7",
           "settings from .env do not reach the worker: %s" % w)
+    # .env.example holds the defaults: copied to .env as it is (as its first line says), it changes
+    # nothing, and every setting arrives as written (a value with braces, like {crawlid}, too).
+    plain = compose_config(os.path.join(tmp, "plain"))["services"]
+    same = compose_config(os.path.join(tmp, "example"), example)["services"]
+    for name in plain:
+        a, b = plain[name].get("environment") or {}, same[name].get("environment") or {}
+        diff = {k: (a.get(k), b.get(k)) for k in set(a) | set(b) if str(a.get(k)) != str(b.get(k))}
+        check(not diff, "%s: .env.example as .env changes (without, with): %s" % (name, diff))
+        for k, v in b.items():
+            if k in settings and settings[k]:
+                check(str(v) == settings[k], "%s: %s=%s in .env arrives as %r" % (name, k, settings[k], v))
 
 
 def test_dockerfile_and_units(tmp, procs):

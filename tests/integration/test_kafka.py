@@ -483,6 +483,9 @@ def malformed_cases():
          "must be one of"),
         (json.dumps({"uuid": "m40", "appid": "app", "domain": "a.test", "action": "domain-update", "hits": 5,
                      "window": 999999}), "window", "not 999999"),
+        # rules that do not compile: refused like any other invalid value, not as a stopped job's crawl
+        (crawl("m41", rules={"fields": {"x": "//a["}}), "rules", "fields.x: invalid XPath"),
+        (crawl("m42", rules={"fields": {"t": "//title"}, "colour": 1}), "rules", "colour: unknown key"),
     ]
 
 
@@ -491,7 +494,7 @@ DROP = object()
 
 @with_kafka
 def test_malformed_requests(tmp, procs, broker):
-    """43 malformed requests, each answered with the field and the reason, counted as rejected,
+    """45 malformed requests, each answered with the field and the reason, counted as rejected,
     none changing Redis; the consumer keeps going."""
     redis_port, _ = start_redis(procs, tmp)
     _, log = start_monitor(procs, tmp, broker, redis_port)

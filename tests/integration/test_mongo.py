@@ -240,6 +240,39 @@ def test_crawl_into_mongo_with_outage(tmp, procs):
         stop_mongo(tmp)
 
 
+def test_worker_stops_while_mongo_down(tmp, procs):
+    """A worker told to stop (SIGTERM, as compose and systemd do) while MongoDB is down and a
+    page waits for it: it gives up on the page after its grace times (the URL goes back to its
+    queue) and exits 0, its memory intact (before: the sink's last verdict reached the worker's
+    notes after they were freed, a heap-use-after-free)."""
+    from harness import (REDCRAWL, SCHEDULER, WORKER, free_port, sanitizer_reports, start_redis,  # noqa: E402
+                         start_web)
+    web_port, _, _ = start_web(procs, tmp, "--sites", "1", "--pages", "5")
+    redis_port, _ = start_redis(procs, tmp)
+    env = dict(os.environ, REDCRAWL_REDIS="redis://127.0.0.1:%d" % redis_port,
+               REDCRAWL_ALLOW_NET="127.0.0.0/8", REDCRAWL_CONNECT_TO="::127.0.0.1:%d" % web_port)
+    for k in ("REDCRAWL_KAFKA", "REDCRAWL_MONGO", "REDCRAWL_SHARDS", "REDCRAWL_PREFIX"):
+        env.pop(k, None)
+    procs.start([SCHEDULER], os.path.join(tmp, "scheduler.log"), env=env)
+    down = "mongodb://127.0.0.1:%d/?serverSelectionTimeoutMS=500" % free_port()  # nothing listens there
+    wlog = os.path.join(tmp, "worker.log")
+    w = procs.start([WORKER, "--id", "w0", "--mongo", down, "--delay", "0.05"], wlog, env=env)
+    r = subprocess.run([REDCRAWL, "submit", "--crawlid", "m", "http://s0.site.test/"], env=env,
+                       capture_output=True, text=True, timeout=30)
+    check(r.returncode == 0, "submit: %s" % r.stderr)
+    wait_log(wlog, r"mongo write failed", 60, w)
+    w.send_signal(signal.SIGTERM)
+    try:
+        rc = w.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        raise Failure("the worker did not exit within 120 s of SIGTERM:\n%s" % tail(wlog))
+    check(rc == 0, "the worker exited %d on SIGTERM with MongoDB down:\n%s" % (rc, tail(wlog)))
+    check(not sanitizer_reports(tmp), "sanitizer reports: %s\n%s" % (sanitizer_reports(tmp), tail(wlog)))
+    with open(wlog, errors="replace") as f:
+        check("mongo sink stopped before the documents were stored" in f.read(),
+              "the page waiting for MongoDB was not given back:\n%s" % tail(wlog))
+
+
 def make_other_ca(tmp):
     """A CA the server's certificate was not signed by: verification must fail."""
     ca = os.path.join(tmp, "other-ca.pem")
@@ -303,4 +336,5 @@ def test_crawl_over_tls(tmp, procs):
 
 
 if __name__ == "__main__":
-    run_tests([test_sink_program, test_outage, test_crawl_into_mongo_with_outage, test_crawl_over_tls])
+    run_tests([test_sink_program, test_outage, test_crawl_into_mongo_with_outage, test_crawl_over_tls,
+               test_worker_stops_while_mongo_down])

@@ -9,6 +9,7 @@ Each test gets its own servers in a temp dir, stopped by pid."""
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -233,5 +234,55 @@ def test_same_answers_as_kafka(tmp, procs, broker):
     print("  %d valid and %d malformed requests: the same answer JSON over HTTP as over Kafka" % (len(valid), n))
 
 
+def openapi_crawl_properties():
+    """deploy/openapi.yaml's CrawlRequest: {property: its one-line schema}."""
+    spec = os.path.join(os.environ.get("REDCRAWL_SOURCE") or os.path.join(os.path.dirname(__file__), "..", ".."),
+                        "deploy", "openapi.yaml")
+    with open(spec) as f:
+        text = f.read()
+    block = text[text.index("\n    CrawlRequest:"):text.index("\n    ActionRequest:")]
+    return dict(re.findall(r"^        ([a-z_]+): (\{.*\})$", block, re.M))
+
+
+def test_openapi_crawl_schema(tmp, procs):
+    """The OpenAPI file's CrawlRequest is the validator's: the same fields (it says
+    additionalProperties: false, so a client checking its requests against it must be able to send
+    every field redcrawl takes), and every integer limit it states is the one enforced."""
+    # a YAML document first, or no OpenAPI tool reads it (Debian's PyYAML, as test_deploy.py uses)
+    spec = os.path.join(os.environ.get("REDCRAWL_SOURCE") or os.path.join(os.path.dirname(__file__), "..", ".."),
+                        "deploy", "openapi.yaml")
+    y = subprocess.run(["/usr/bin/python3", "-c", "import sys, yaml; yaml.safe_load(open(sys.argv[1]))", spec],
+                       capture_output=True, text=True, timeout=30)
+    check(y.returncode == 0, "deploy/openapi.yaml is not YAML: %s" % y.stderr.strip().split("\n")[-3:])
+    rport, _ = start_redis(procs, tmp)
+    port, _, _ = start_webapp(procs, tmp, rport)
+    base = {"appid": "restapp", "url": "http://a.test/"}
+    st, a = call(port, "POST", "/api/crawl", dict(base, crawlid="o0", zz_unknown=1))
+    m = re.search(r"\(known: ([^)]*)\)", a.get("reason", ""))
+    check(st == 400 and m, "an unknown field: %s %s" % (st, a))
+    known = set(m.group(1).split(", "))
+    props = openapi_crawl_properties()
+    check(set(props) == known, "openapi.yaml CrawlRequest and the validator differ: only in the file %s, only in "
+          "the validator %s" % (sorted(set(props) - known), sorted(known - set(props))))
+    n = 0
+    for name, schema in sorted(props.items()):
+        if "type: integer" not in schema:
+            continue
+        for bound, step in (("minimum", -1), ("maximum", 1)):
+            b = re.search(r"%s: (-?\d+)" % bound, schema)
+            if not b:
+                continue
+            edge = int(b.group(1))
+            n += 1
+            st, a = call(port, "POST", "/api/crawl", dict(base, crawlid="o%d" % n, **{name: edge + step}))
+            check(st == 400 and a.get("field") == name, "%s %d is outside the documented %s %d, yet: %s %s" %
+                  (name, edge + step, bound, edge, st, a))
+            st, a = call(port, "POST", "/api/crawl", dict(base, crawlid="p%d" % n, **{name: edge}))
+            check(not (st == 400 and a.get("field") == name), "%s %d is the documented %s, yet: %s %s" %
+                  (name, edge, bound, st, a))
+    check(n >= 10, "too few documented limits checked: %d" % n)
+    print("  %d fields as the validator's, %d documented integer limits enforced" % (len(props), n))
+
+
 if __name__ == "__main__":
-    run_tests([test_operations, test_redis_outage, test_token, test_same_answers_as_kafka])
+    run_tests([test_operations, test_redis_outage, test_token, test_same_answers_as_kafka, test_openapi_crawl_schema])

@@ -2,7 +2,9 @@
  * stopped by pid; on a plain Redis the shards are 3 prefixes side by side): a crawl request makes
  * its job in its seed's host's shard only, an info of the job sums every shard's part, a stop
  * reaches every shard, domain settings are written to every shard, an info of an unknown job
- * says "no crawl" once, and a shard that cannot be reached fails the request. */
+ * says "no crawl" once, a stats request answers for every shard (pages, workers, queues and
+ * requests summed, each request counted once), and a shard that cannot be reached fails the
+ * request. */
 #include <errno.h>
 #include <hiredis/hiredis.h>
 #include <jansson.h>
@@ -16,6 +18,7 @@
 #include "rc_test_redis.h"
 #include "redis.h"
 #include "shard.h"
+#include "util.h"
 
 #define K 3
 
@@ -164,6 +167,93 @@ static void test_unreachable_shard(void)
     shards[1] = keep;
 }
 
+/* A command on shard S's keys: FMT's first %s is the shard's prefix. */
+#define CMD(s, fmt, ...)                                                                                               \
+    do {                                                                                                               \
+        redisReply *rep_ = rc_redis_cmd(shards[0], fmt, prefixes[s], __VA_ARGS__);                                     \
+        RC_CHECK(rep_ && rep_->type != REDIS_REPLY_ERROR);                                                             \
+        if (rep_)                                                                                                      \
+            freeReplyObject(rep_);                                                                                     \
+    } while (0)
+
+static json_int_t lifetime(const json_t *counter)
+{
+    return geti(counter, "lifetime");
+}
+
+static json_int_t requests_total(void)
+{
+    json_t *a = run("{\"uuid\":\"k\",\"appid\":\"app\",\"stats\":\"kafka-monitor\"}", NULL);
+    json_int_t n = lifetime(json_object_get(a, "total"));
+    json_decref(a);
+    return n;
+}
+
+/* One worker registered in each shard, pages counted in shards 1 and 2, a frontier URL in each:
+ * the answers are the keyspace's, not the last shard's. */
+static void test_stats_over_shards(void)
+{
+    char hosts[K][32] = {{0}}, req[512], now[32];
+    hosts_by_shard(hosts);
+    snprintf(now, sizeof now, "%llu", (unsigned long long)rc_now_ms());
+    for (int s = 0; s < K; s++) {
+        char id[16], fetched[16];
+        snprintf(id, sizeof id, "w%d", s);
+        snprintf(fetched, sizeof fetched, "%d", 10 * (s + 1));
+        CMD(s, "ZADD %sworkers %s %s", now, id);
+        CMD(s, "HSET %sworker:%s host box fetched %s", id, fetched);
+        snprintf(req, sizeof req, "{\"uuid\":\"q%d\",\"appid\":\"app\",\"crawlid\":\"q\",\"url\":\"http://%s/q\"}", s,
+                 hosts[s]);
+        json_decref(run(req, NULL));
+    }
+    CMD(1, "HSET %sstats:pages:link:200 total %s", "5");
+    CMD(1, "SADD %sstats:names %s", "pages:link:200");
+    CMD(2, "HSET %sstats:pages:link:200 total %s", "7");
+    CMD(2, "HSET %sstats:pages:link:404 total %s", "1");
+    CMD(2, "SADD %sstats:names %s %s", "pages:link:200", "pages:link:404");
+
+    json_t *a = run("{\"uuid\":\"t1\",\"appid\":\"app\",\"stats\":\"spider\"}", NULL);
+    json_t *sp = json_object_get(a, "spiders"), *link = json_object_get(sp, "link");
+    RC_CHECK_INT_EQ(lifetime(json_object_get(link, "200")), 12);
+    RC_CHECK_INT_EQ(lifetime(json_object_get(link, "404")), 1);
+    RC_CHECK_INT_EQ(geti(link, "count"), K);
+    RC_CHECK_INT_EQ(geti(sp, "unique_spider_count"), 1);
+    RC_CHECK_INT_EQ(geti(sp, "total_spider_count"), K);
+    json_decref(a);
+
+    a = run("{\"uuid\":\"t2\",\"appid\":\"app\",\"stats\":\"machine\"}", NULL);
+    json_t *box = json_object_get(json_object_get(a, "machines"), "box");
+    RC_CHECK_INT_EQ(geti(box, "workers"), K);
+    RC_CHECK_INT_EQ(geti(box, "fetched"), 60);
+    RC_CHECK_INT_EQ((json_int_t)json_array_size(json_object_get(box, "ids")), K);
+    RC_CHECK_INT_EQ(geti(json_object_get(a, "machines"), "count"), 1);
+    RC_CHECK_INT_EQ((json_int_t)json_array_size(json_object_get(json_object_get(a, "processes"), "workers")), K);
+    json_decref(a);
+
+    a = run("{\"uuid\":\"t3\",\"appid\":\"app\",\"stats\":\"queue\"}", NULL);
+    RC_CHECK_INT_EQ(geti(json_object_get(a, "queues"), "frontier_backlog"), K);
+    RC_CHECK_INT_EQ(geti(json_object_get(a, "queues"), "total_backlog"), K);
+    json_decref(a);
+
+    /* every part of "all" too */
+    a = run("{\"uuid\":\"t4\",\"appid\":\"app\",\"stats\":\"all\"}", NULL);
+    json_t *crawler = json_object_get(a, "crawler");
+    RC_CHECK_INT_EQ(lifetime(json_object_get(json_object_get(json_object_get(crawler, "spiders"), "link"), "200")), 12);
+    RC_CHECK_INT_EQ(geti(json_object_get(json_object_get(crawler, "machines"), "box"), "workers"), K);
+    RC_CHECK_INT_EQ(geti(json_object_get(a, "queues"), "frontier_backlog"), K);
+    RC_CHECK(json_is_object(json_object_get(json_object_get(a, "redis-monitor"), "dropped")));
+    json_decref(a);
+
+    /* requests: each counted once, whichever shards it went to (a stats request to all, a crawl
+     * request to its seed's shard only) */
+    json_int_t before = requests_total();
+    json_decref(run("{\"uuid\":\"i9\",\"appid\":\"app\",\"action\":\"info\",\"spiderid\":\"link\"}", NULL));
+    snprintf(req, sizeof req, "{\"uuid\":\"q9\",\"appid\":\"app\",\"crawlid\":\"q\",\"url\":\"http://%s/q9\"}",
+             hosts[1]);
+    json_decref(run(req, NULL));
+    RC_CHECK_INT_EQ(requests_total() - before, 3); /* the first stats request, the info and the crawl */
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -181,6 +271,7 @@ int main(void)
     }
     test_crawl_info_stop();
     test_domain_everywhere();
+    test_stats_over_shards();
     test_unreachable_shard();
     for (int i = 0; i < K; i++)
         rc_redis_free(shards[i]);

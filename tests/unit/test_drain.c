@@ -58,6 +58,17 @@ static void test_parse(void)
         }
     }
     RC_CHECK_INT_EQ(n, 13); /* the table was read */
+    /* A worker that is there but not a string is not "required": say what it is. */
+    char id[RC_DRAIN_ID_MAX + 1] = "", field[128] = "", reason[384] = "";
+    bool undo = false;
+    const char *b = "{\"worker\":7}";
+    RC_CHECK_INT_EQ(rc_drain_parse(b, strlen(b), id, sizeof id, &undo, field, sizeof field, reason, sizeof reason),
+                    -EINVAL);
+    RC_CHECK_STR_EQ(field, "worker");
+    if (!strstr(reason, "must be a string") || strstr(reason, "required")) {
+        rc_test_failures++;
+        fprintf(stderr, "{\"worker\":7}: reason \"%s\", want \"must be a string ...\"\n", reason);
+    }
 }
 
 static int64_t sismember(rc_redis *r, const char *w)

@@ -11,6 +11,7 @@
 #include "job.h"
 #include "msg.h"
 #include "rc_test.h"
+#include "reqfield.h"
 #include "util.h"
 
 static int n_valid, n_invalid;
@@ -295,6 +296,32 @@ static void run_invalid(const char *dir)
 }
 
 /* Limits too large for the tables, and what the error carries. */
+/* An unknown field is answered with the list of every field the request may carry, whole: a typo
+ * of the last ones (meta_refresh_max) must find its name there, not a list cut mid-word. */
+static void run_unknown_field_lists_all(void)
+{
+    const char *s = "{\"uuid\":\"u1\",\"appid\":\"testapp\",\"crawlid\":\"c1\",\"url\":\"http://example.com/\","
+                    "\"meta_refresh\":1}";
+    rc_msg m;
+    rc_msg_error err;
+    RC_CHECK_INT_EQ(rc_msg_parse(s, strlen(s), &m, &err), -EINVAL);
+    RC_CHECK_STR_EQ(err.field, "meta_refresh");
+    size_t len = strlen(err.reason);
+    RC_CHECK(len > 0 && err.reason[len - 1] == ')');
+    for (size_t i = 0; i < rc_reqfield_crawl_len; i++) {
+        const rc_reqfield *f = &rc_reqfield_crawl[i];
+        if (f->flags & RC_REQFIELD_SPEC_ONLY)
+            continue;
+        char want[64];
+        snprintf(want, sizeof want, " %s%s", f->name, i + 1 == rc_reqfield_crawl_len ? ")" : "");
+        if (!strstr(err.reason, want)) {
+            rc_test_failures++;
+            fprintf(stderr, "unknown field: the list of known fields lacks %s: %s\n", f->name, err.reason);
+        }
+    }
+    check_answer(&err);
+}
+
 static void run_limits(void)
 {
     const char *base = "{\"appid\":\"testapp\",\"crawlid\":\"c1\",\"url\":\"http://example.com/\"";
@@ -516,6 +543,7 @@ int main(int argc, char **argv)
     run_valid(dir);
     run_invalid(dir);
     run_limits();
+    run_unknown_field_lists_all();
     run_mutations(dir);
     fprintf(stderr, "test_msg: %d valid and %d invalid requests checked\n", n_valid, n_invalid);
     RC_CHECK(n_valid >= 15);

@@ -64,7 +64,7 @@ static void one_case(const char *where, const char *field, const char *value, co
     char *spec = with_field("{\"crawlid\":\"c1\",\"url\":\"http://example.com/\"}", field, value);
     rc_msg m;
     rc_msg_error e;
-    char job[512], wire[600];
+    char job[RC_REQFIELD_REASON_BUF + RC_REQFIELD_PATH_BUF], wire[RC_REQFIELD_REASON_BUF + RC_REQFIELD_PATH_BUF];
     RC_CHECK_INT_EQ(rc_msg_parse(msg, strlen(msg), &m, &e), -EINVAL);
     job_sentence(spec, job, sizeof job);
     snprintf(wire, sizeof wire, "%s %s", e.field, e.reason);
@@ -77,7 +77,7 @@ static void one_case(const char *where, const char *field, const char *value, co
         RC_CHECK_STR_EQ(job, wire);
         char *ans = rc_msg_error_answer(&e);
         json_t *a = json_loads(ans, 0, NULL);
-        char want_error[700];
+        char want_error[RC_REQFIELD_REASON_BUF + RC_REQFIELD_PATH_BUF + 32];
         snprintf(want_error, sizeof want_error, "invalid crawl request: %s", wire);
         RC_CHECK_STR_EQ(json_string_value(json_object_get(a, "error")), want_error);
         json_decref(a);
@@ -128,7 +128,7 @@ static void missing_crawlid(void)
     const char *spec = "{\"url\":\"http://example.com/\"}";
     rc_msg m;
     rc_msg_error e;
-    char job[512], wire[600];
+    char job[RC_REQFIELD_REASON_BUF + RC_REQFIELD_PATH_BUF], wire[RC_REQFIELD_REASON_BUF + RC_REQFIELD_PATH_BUF];
     RC_CHECK_INT_EQ(rc_msg_parse(msg, strlen(msg), &m, &e), -EINVAL);
     job_sentence(spec, job, sizeof job);
     snprintf(wire, sizeof wire, "%s %s", e.field, e.reason);

@@ -28,6 +28,37 @@ static void strip(const rc_urlfilter *f, const char *url, const char *want)
     free(got);
 }
 
+/* A crawl request's regex that backtracks without end, against links a site chose: every check
+ * stops at a bounded cost, as the extraction rules' regexes do (rules.c MATCH_LIMIT), so a page of
+ * --max-links such links cannot hold a parse thread for long. 200 checks of a 40-letter link take
+ * 11 s of CPU under PCRE2's default limit (10,000,000 steps): CPU time is measured, so a busy
+ * machine does not make it flaky. */
+static void test_runaway_regex(void)
+{
+    rc_urlfilter_conf c;
+    char err[256], url[128];
+    rc_urlfilter_conf_init(&c);
+    const char *deny[] = {"(a+)+$"}, *allow[] = {"^http://h\\.test/(a|aa)+$"};
+    c.deny_re = deny;
+    c.n_deny_re = 1;
+    c.allow_re = allow;
+    c.n_allow_re = 1;
+    rc_urlfilter *f = rc_urlfilter_new(&c, err, sizeof err);
+    RC_CHECK(f != NULL);
+    if (!f)
+        return;
+    snprintf(url, sizeof url, "http://h.test/%s!", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    clock_t t0 = clock();
+    for (int i = 0; i < 200; i++)
+        RC_CHECK(rc_urlfilter_check(f, url) != NULL); /* matches no allow_regex */
+    double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    fprintf(stderr, "test_urlfilter: 200 checks of a runaway regex: %.2f s of CPU\n", cpu);
+    RC_CHECK(cpu < 4.0);                       /* 1.1 s with the limits: 2 regexes give up at 1,000,000 steps each */
+    expect(f, "http://h.test/aaaa", "denied"); /* the same regexes still decide ordinary links */
+    expect(f, "http://h.test/aaab", "not-allowed");
+    rc_urlfilter_free(f);
+}
+
 int main(void)
 {
     rc_urlfilter_conf c;
@@ -126,5 +157,6 @@ int main(void)
     f = rc_urlfilter_new(&c, err, sizeof err);
     RC_CHECK(f == NULL);
     RC_CHECK(strstr(err, "deny_regex[0]") != NULL);
+    test_runaway_regex();
     return rc_test_done("test_urlfilter");
 }
