@@ -837,8 +837,9 @@ static int build_job(const crawl_conf *c, char **urls, int n, rc_seedlist *seeds
     return r < 0 ? -EINVAL : 0;
 }
 
-/* The network options and --log-level, checked before anything starts: the workers would
- * refuse them later. The level is this process' too, where the scheduler runs (insched.h). */
+/* The network options, --fsync and --log-level, checked before anything starts: the workers
+ * would refuse them later, each one started. The level is this process' too, where the
+ * scheduler runs (insched.h). */
 static int check_options(const crawl_conf *c)
 {
     char err[512];
@@ -846,9 +847,18 @@ static int check_options(const crawl_conf *c)
         fprintf(stderr, "redcrawl crawl: --log-level: '%s' is not debug, info, warn or error\n", c->log_level);
         return -EINVAL;
     }
+    if (strcmp(c->fsync, "none") != 0 && strcmp(c->fsync, "batch") != 0 && strcmp(c->fsync, "record") != 0) {
+        fprintf(stderr, "redcrawl crawl: --fsync: '%s' is not none, batch or record\n", c->fsync);
+        return -EINVAL;
+    }
     for (size_t i = 0; i < c->connect_to.n; i++)
         if (rc_netguard_check_connect_to(c->connect_to.v[i], err, sizeof err) < 0) {
             fprintf(stderr, "redcrawl crawl: --connect-to: %s\n", err);
+            return -EINVAL;
+        }
+    for (size_t i = 0; i < c->resolve.n; i++)
+        if (rc_netguard_check_resolve(c->resolve.v[i], err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl crawl: --resolve: %s\n", err);
             return -EINVAL;
         }
     for (size_t i = 0; i < c->allow_net.n; i++)

@@ -605,6 +605,10 @@ def test_bad_input(tmp, procs):
         (["--delay", "soon", "http://a.test/"], "--delay"),
         (["--no-such-option", "http://a.test/"], "--no-such-option"),
         (["--log-level", "loud", "http://a.test/"], "--log-level"),
+        # options only the workers read: refused before any starts (a bad --fsync restarted the
+        # workers 100 times, then said "paused by user")
+        (["--fsync", "maybe", "http://a.test/"], "--fsync"),
+        (["--resolve", "nonsense", "http://a.test/"], "--resolve"),
         ([], "URL"),
     ]
     for args, word in cases:
