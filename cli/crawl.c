@@ -245,6 +245,8 @@ typedef struct crawl_run {
     uint64_t *seen_ms;   /* per worker: when its registration was last seen (0 = not since it started) */
     uint64_t watched_ms; /* the last watch_workers */
     int restarts;
+    int unregistered_exits; /* workers in a row that exited without ever registering */
+    char gave_up[400];      /* why the crawl gave up on its workers ("" = it did not) */
     char **wargv;
     rc_seedlist *seeds; /* --seeds: the list, submitted by batches; NULL = the URL arguments only */
     int64_t added;      /* seeds new to the job */
@@ -429,11 +431,38 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     }
 }
 
+/* The crawl gives up on its workers when this many in a row exit without having registered
+ * (they cannot start: a bad value in the environment, say), or after this many restarts. */
+#define UNREGISTERED_EXITS_MAX 3
+#define RESTARTS_MAX 100
+
+/* The last line of the file at path (at most cap - 1 bytes of it), or "" when there is none. */
+static void last_line(const char *path, char *buf, size_t cap)
+{
+    char tail[2048];
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    if (fseek(f, -(long)(sizeof tail - 1), SEEK_END) < 0)
+        rewind(f);
+    size_t n = fread(tail, 1, sizeof tail - 1, f);
+    fclose(f);
+    while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+        n--;
+    tail[n] = '\0';
+    const char *nl = strrchr(tail, '\n'), *from = nl ? nl + 1 : tail;
+    size_t len = strlen(from) < cap ? strlen(from) : cap - 1;
+    memcpy(buf, from, len);
+    buf[len] = '\0';
+}
+
 /* A URL is tried this many times (the scheduler's --max-attempts, also when this process reaps). */
 #define CRAWL_MAX_ATTEMPTS 3
 
-/* The work worker process pid held goes back at once (reaper.h), said in msg. */
-static void reap_worker(crawl_run *run, pid_t pid, char *msg, size_t cap)
+/* The work worker process pid held goes back at once (reaper.h), said in msg. The number of
+ * registrations reaped: 0 when it never registered, -1 when Redis could not tell. */
+static int reap_worker(crawl_run *run, pid_t pid, char *msg, size_t cap)
 {
     char err[400];
     int64_t urls = 0;
@@ -444,6 +473,25 @@ static void reap_worker(crawl_run *run, pid_t pid, char *msg, size_t cap)
         snprintf(msg, cap, "; its URLs come back after the worker timeout (%s)", err);
     else
         msg[0] = '\0';
+    return n;
+}
+
+/* Whether to give up on the workers after worker idx exited (said, and kept in run->gave_up):
+ * too many restarts, or too many workers in a row that never registered. */
+static int give_up(crawl_run *run, int idx, int registered)
+{
+    char logf[700], line[300];
+    run->unregistered_exits = registered == 0 ? run->unregistered_exits + 1 : 0;
+    if (run->restarts < RESTARTS_MAX && run->unregistered_exits < UNREGISTERED_EXITS_MAX)
+        return 0;
+    snprintf(logf, sizeof logf, "%s/worker-%d.log", run->logdir, idx + 1);
+    last_line(logf, line, sizeof line);
+    snprintf(run->gave_up, sizeof run->gave_up, "%s%s%s%s",
+             run->restarts >= RESTARTS_MAX ? "its workers were restarted too often"
+                                           : "its workers exit before they start",
+             line[0] ? " (the last one said: " : "", line, line[0] ? ")" : "");
+    fprintf(stderr, "\r\033[Kredcrawl: giving up: %s; see %s\n", run->gave_up, logf);
+    return 1;
 }
 
 /* Children that exited: a worker's work is handed back at once and it is restarted. */
@@ -465,17 +513,15 @@ static void check_children(crawl_run *run)
             snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(status));
         else
             snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
-        if (interrupted)
+        run->workers[idx] = 0;
+        if (interrupted || run->gave_up[0])
+            continue;
+        char reaped[500];
+        int registered = reap_worker(run, pid, reaped, sizeof reaped);
+        if (give_up(run, idx, registered))
             continue;
         run->restarts++;
-        char reaped[500];
-        reap_worker(run, pid, reaped, sizeof reaped);
         fprintf(stderr, "\r\033[Kredcrawl: worker %s%s; restarting it (logs in %s)\n", how, reaped, run->logdir);
-        if (run->restarts > 100) {
-            fprintf(stderr, "redcrawl: too many restarts; giving up (see %s)\n", run->logdir);
-            interrupted = 2;
-            return;
-        }
         run->workers[idx] = start_worker(run, idx);
         run->seen_ms[idx] = 0;
     }
@@ -1026,7 +1072,8 @@ typedef struct crawl_end {
     job_stats st;
     int lost; /* the job hash vanished from Redis */
     int stopped_by_user;
-    int paused; /* by the user, the job left running in a Redis that keeps it (--resume) */
+    int paused;  /* by the user, the job left running in a Redis that keeps it (--resume) */
+    int gave_up; /* on the workers (run->gave_up says why): paused as by Ctrl-C, exit status 1 */
     int hit_max;
 } crawl_end;
 
@@ -1101,6 +1148,13 @@ static void watch_job(crawl_run *run, const rc_job *job, uint64_t t0, int tty, c
             continue;
         last_read = rc_mono_ms();
         check_children(run);
+        if (run->gave_up[0]) {
+            end->gave_up = 1;
+            end->paused = run->pausable;
+            if (!end->paused)
+                stop_job(run, job->crawlid);
+            break;
+        }
         watch_workers(run);
         missing = read_stats(run, job->crawlid, &end->st) == 0 && !end->st.state[0] ? missing + 1 : 0;
         if (missing >= MISSING_POLLS) {
@@ -1174,12 +1228,14 @@ static void print_summary(const crawl_run *run, const rc_job *job, const crawl_e
     rc_buf_init(&statuses);
     summary_statuses(pages, &statuses);
     int64_t now = st->fetched - run->fetched0;
-    printf("\nredcrawl: job %s %s\n", job->crawlid,
+    printf("\nredcrawl: job %s %s%s\n", job->crawlid,
            end->lost              ? "LOST: its job vanished from Redis"
+           : end->gave_up         ? (end->paused ? "paused: " : "stopped: ")
            : end->paused          ? "paused by user"
            : end->stopped_by_user ? "stopped by user"
            : end->hit_max         ? "reached --max-pages"
-                                  : "finished");
+                                  : "finished",
+           end->gave_up ? run->gave_up : "");
     printf("  pages      %lld in %.1f s (%.1f pages/s)", (long long)now, secs, secs > 0 ? (double)now / secs : 0.0);
     if (run->fetched0)
         printf(", %lld in the job with the runs before", (long long)st->fetched);
@@ -1254,7 +1310,7 @@ static int check_invocation(const crawl_conf *c, int nurls)
 }
 
 /* The dashboard, the job watched to its end with progress, the children stopped, the summary.
- * The exit status: 0 done, 3 the job vanished, 130 Ctrl-C, 4 a page not stored, 5 nothing
+ * The exit status: 0 done, 3 the job vanished, 130 Ctrl-C, 1 given up on the workers, 4 a page not stored, 5 nothing
  * reachable. */
 static int crawl_and_report(crawl_run *run, const rc_job *job, const char *outdir, uint64_t t0)
 {
@@ -1288,11 +1344,11 @@ static int crawl_and_report(crawl_run *run, const rc_job *job, const char *outdi
     print_summary(run, job, &end, outdir, (double)(rc_mono_ms() - t0) / 1000.0);
     /* Nothing stored because the seeds' sites could not be reached: a script must see it. */
     int nothing = end.st.fetched == 0 && end.st.unreachable > 0;
-    run->ended = end.lost              ? NULL /* resuming it says it is lost */
-                 : end.paused          ? RC_RESUME_PAUSED
-                 : end.stopped_by_user ? RC_RESUME_STOPPED
-                                       : RC_RESUME_FINISHED;
-    return end.lost ? 3 : end.stopped_by_user ? 130 : end.st.store_failed > 0 ? 4 : nothing ? 5 : 0;
+    run->ended = end.lost                             ? NULL /* resuming it says it is lost */
+                 : end.paused                         ? RC_RESUME_PAUSED
+                 : end.stopped_by_user || end.gave_up ? RC_RESUME_STOPPED
+                                                      : RC_RESUME_FINISHED;
+    return end.lost ? 3 : end.gave_up ? 1 : end.stopped_by_user ? 130 : end.st.store_failed > 0 ? 4 : nothing ? 5 : 0;
 }
 
 /* ---- resuming ------------------------------------------------------------------------------ */

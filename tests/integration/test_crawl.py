@@ -585,6 +585,33 @@ def test_scheduler_cannot_start(tmp, procs):
     check(not os.path.exists(os.path.join(out, "logs", "worker-1.log")), "a worker was started")
 
 
+def test_workers_that_cannot_start(tmp, procs):
+    """Workers that exit at once, every time (here a bad REDCRAWL_TREE in the environment, which
+    only the workers read): the crawl gives up soon, says why with the worker's own words, does
+    not call it a pause by the user, and exits 1; its job can still be resumed."""
+    args = ["--sites", "1", "--pages", "10"]
+    port, _, _ = start_web(procs, tmp, *args)
+    out = os.path.join(tmp, "out")
+    env = dict(os.environ, REDCRAWL_TREE="oak")
+    t0 = time.time()
+    r = subprocess.run([REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet",
+                        "--web-port", "-1", "--delay", "0.01", "http://s0.site.test/"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    took = time.time() - t0
+    check(r.returncode == 1, "want exit 1, got %d: %s %s" % (r.returncode, r.stdout, r.stderr[-1500:]))
+    check("paused by user" not in r.stdout and "stopped by user" not in r.stdout,
+          "the user did nothing: %s" % r.stdout)
+    check("'oak' is not light or gumbo" in r.stderr, "the worker's reason is not shown: %s" % r.stderr[-1500:])
+    check(took < 20, "gave up after %.1f s" % took)
+    check("redcrawl crawl --resume %s" % out in r.stdout, "no way on shown: %s" % r.stdout)
+    r = subprocess.run([REDCRAWL, "crawl", "--resume", out, "--quiet", "--web-port", "-1"],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0 and "finished" in r.stdout, "resume: exit %d %s %s" % (r.returncode, r.stdout,
+                                                                                  r.stderr[-1500:]))
+    check_page_set(read_pages(os.path.join(out, "pages.jsonl")),
+                   expected_pages(graph(*args), ["http://s0.site.test/"], 5, ["site.test"]), "after the resume")
+
+
 def test_bad_input(tmp, procs):
     cases = [
         (["ftp://example.test/"], "url"),
@@ -1478,6 +1505,6 @@ if __name__ == "__main__":
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
                test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process, test_lean_workers,
-               test_scheduler_cannot_start, test_resume_after_ctrl_c, test_resume_after_sigkill,
+               test_scheduler_cannot_start, test_workers_that_cannot_start, test_resume_after_ctrl_c, test_resume_after_sigkill,
                test_resume_after_machine_crash, test_resume_warns_of_lost_file_tail,
                test_resume_with_redis_after_sigkill])
