@@ -31,6 +31,7 @@
 #include "reaper.h"
 #include "recheck.h"
 #include "redis.h"
+#include "reqfield.h"
 #include "resume.h"
 #include "rules.h"
 #include "seedlist.h"
@@ -260,6 +261,7 @@ typedef struct crawl_run {
     char *pages_path;  /* the job's pages.jsonl, whose mark goes to Redis (recheck.h); NULL: not resumable */
     char *recheck;     /* OUT/recheck-CRAWLID.ids: pages the workers look up before storing them (recheck.h) */
     int64_t mark;      /* the mark last noted */
+    off_t pages_from;  /* OUT/pages.jsonl's size when a new job began: records of crawls before */
 } crawl_run;
 
 typedef struct job_stats {
@@ -679,20 +681,27 @@ static void stop_job(crawl_run *run, const char *crawlid)
         freeReplyObject(rep);
 }
 
-static void summary_statuses(const char *pages, rc_buf *out)
+/* The statuses of the job's records in pages from byte from on: an OUT's file may hold the
+ * records of crawls before (a finished crawl's OUT takes a new one). */
+static void summary_statuses(const char *pages, const char *crawlid, off_t from, rc_buf *out)
 {
     FILE *f = fopen(pages, "r");
     if (!f)
         return;
+    if (from > 0 && fseeko(f, from, SEEK_SET) < 0)
+        rewind(f);
     int64_t counts[600] = {0}, other = 0;
-    char *line = NULL;
+    char *line = NULL, id[RC_REQFIELD_ID_MAX + 1];
     size_t cap = 0;
     ssize_t n;
     /* Only each record's status: a scan, not a parse (a tree per record was ~80 ms at the end of
      * a 12,000-page crawl). A record without one (null) counts as 0, as before. */
     while ((n = getline(&line, &cap, f)) > 0) {
         long long s = 0;
-        int r = rc_json_peek_int(line, (size_t)n, "status_code", &s);
+        int r = rc_json_peek_str(line, (size_t)n, "crawlid", id, sizeof id);
+        if (r == 0 && strcmp(id, crawlid) != 0)
+            continue; /* another job's */
+        r = rc_json_peek_int(line, (size_t)n, "status_code", &s);
         if (r == -EINVAL)
             s = -1;
         else if (r < 0)
@@ -1226,7 +1235,7 @@ static void print_summary(const crawl_run *run, const rc_job *job, const crawl_e
     char *pages = rc_xasprintf("%s/pages.jsonl", outdir);
     rc_buf statuses;
     rc_buf_init(&statuses);
-    summary_statuses(pages, &statuses);
+    summary_statuses(pages, job->crawlid, run->pages_from, &statuses);
     int64_t now = st->fetched - run->fetched0;
     printf("\nredcrawl: job %s %s%s\n", job->crawlid,
            end->lost              ? "LOST: its job vanished from Redis"
@@ -1705,6 +1714,11 @@ static int run_crawl(crawl_run *run, rc_private_redis *pr, const rc_job *job, ui
         return 1;
     if (run->resuming) /* running again: a crash from now on must not read as a pause */
         note_state(run, RC_RESUME_RUNNING, -1);
+    struct stat sb;
+    char *pages = rc_xasprintf("%s/pages.jsonl", run->outdir);
+    if (!run->resuming && stat(pages, &sb) == 0)
+        run->pages_from = sb.st_size; /* the summary counts the records after */
+    free(pages);
     if (start_children(run, redis_url, run->outdir) < 0)
         return 1;
     if (!run->saved.seeds_sent) {

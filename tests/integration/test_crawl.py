@@ -89,6 +89,32 @@ def test_exact_page_set_unlimited_depth(tmp, procs):
         check("parse_threads=%d " % threads in log_text, "worker %d: want %d parse threads" % (i, threads))
 
 
+def summary_statuses(stdout):
+    """The summary's statuses line as {status: count}."""
+    line = [x for x in stdout.splitlines() if x.startswith("  statuses   ")]
+    check(len(line) == 1, "no statuses line: %s" % stdout)
+    return {int(k): int(v) for k, v in (x.split(": ") for x in line[0][13:].split(", ") if x != "-")}
+
+
+def test_summary_counts_this_job(tmp, procs):
+    """Crawls into one OUT (a finished crawl's OUT takes a new one, which appends to its
+    pages.jsonl): each summary's statuses count that crawl's records, as its pages line does, not
+    the records of the crawls before it in the file."""
+    port, _, _ = start_web(procs, tmp, "--sites", "2", "--pages", "30")
+    runs = [("one", "http://s0.site.test/"), ("two", "http://s1.site.test/p/7"), ("two", "http://s1.site.test/p/7")]
+    before = 0
+    for crawlid, seed in runs:
+        out, r = crawl(tmp, port, [seed], "--crawlid", crawlid, "--maxdepth", "1", "--delay", "0.01",
+                       "--web-port", "-1")
+        pages = read_pages(os.path.join(out, "pages.jsonl"))
+        mine = pages[before:]
+        before = len(pages)
+        want = collections.Counter(p["status_code"] for p in mine)
+        got = summary_statuses(r.stdout)
+        check(got == want, "job %s: summary statuses %s, its %d records %s" % (crawlid, got, len(mine), dict(want)))
+        check("  pages      %d in " % len(mine) in r.stdout, "job %s: pages line: %s" % (crawlid, r.stdout))
+
+
 def test_link_only_crawl_matches_tree_crawl(tmp, procs):
     """Without rules, text or content dedup the worker tokenizes pages instead of building a
     tree: the same page set, each page with the same depth, title, link count and metadata as
@@ -1496,7 +1522,8 @@ def test_resume_with_redis_after_sigkill(tmp, procs):
 
 
 if __name__ == "__main__":
-    run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
+    run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_summary_counts_this_job,
+               test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_options_after_urls, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_kill_with_batch_in_flight, test_stalled_worker_keeps_its_pages,
