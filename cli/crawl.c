@@ -1107,7 +1107,8 @@ static int job_ending(crawl_run *run, const char *crawlid)
     return ending;
 }
 
-/* The progress line: on a terminal redrawn each poll, else one line every 5 s. */
+/* The progress line: on a terminal redrawn each poll, else one line every 5 s. Its errors are
+ * the summary's fetch errors (a fetch that failed for good counts in errors and failed both). */
 static void show_progress(const crawl_run *run, const job_stats *st, uint64_t t0, int tty, uint64_t *last_line)
 {
     uint64_t now = rc_mono_ms();
@@ -1120,7 +1121,7 @@ static void show_progress(const crawl_run *run, const job_stats *st, uint64_t t0
     fprintf(stderr, "%spages %lld (%.1f/s) | queued %lld | in flight %lld | errors %lld | %.0fs%s",
             tty ? "\r\033[K" : "", (long long)st->fetched,
             secs > 0 ? (double)(st->fetched - run->fetched0) / secs : 0.0, (long long)(st->seeds + st->queued),
-            (long long)inflight, (long long)(st->errors + st->failed), secs, tty ? "" : "\n");
+            (long long)inflight, (long long)st->errors, secs, tty ? "" : "\n");
     *last_line = now;
 }
 
@@ -1250,8 +1251,13 @@ static void print_summary(const crawl_run *run, const rc_job *job, const crawl_e
         printf(", %lld in the job with the runs before", (long long)st->fetched);
     putchar('\n');
     printf("  statuses   %s\n", statuses.len ? statuses.ptr : "-");
-    printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st->errors,
-           (long long)st->retries, (long long)st->dropped);
+    printf("  errors     %lld fetch errors, %lld retries, %lld dropped", (long long)st->errors, (long long)st->retries,
+           (long long)st->dropped);
+    /* failed: the fetch errors, and the URLs lost with their worker too often (common.lua) */
+    if (st->failed > st->errors)
+        printf(", %lld given up: their workers died with them %d times", (long long)(st->failed - st->errors),
+               CRAWL_MAX_ATTEMPTS * 4);
+    putchar('\n');
     if (st->denied || !st->unreachable)
         printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st->denied);
     if (st->unreachable)
