@@ -117,7 +117,7 @@ static const rc_conf_row rows[] = {
     {"timeout", RC_CONF_DOUBLE, offsetof(crawl_conf, timeout), "30", 0.1, 3600, NULL,
      "whole-transfer timeout, seconds"},
     {"out", RC_CONF_STR, offsetof(crawl_conf, out), NULL, 0, 0, NULL,
-     "output directory (default ./redcrawl-out/CRAWLID)"},
+     "output directory (default ./redcrawl-out/CRAWLID; {crawlid} in it is replaced by the job's id)"},
     {"redis", RC_CONF_STR, offsetof(crawl_conf, redis), NULL, 0, 0, NULL, "use this Redis instead of a private one"},
     {"redis-wait", RC_CONF_DOUBLE, offsetof(crawl_conf, redis_wait), "30", 0, 3600, NULL,
      "seconds to wait for --redis to answer (starting, loading its data)"},
@@ -1775,7 +1775,8 @@ int rc_cli_crawl(int argc, char **argv)
     }
     if ((rc = prepare_job(&c, &run, urls, nurls, &job)) != 0)
         goto out;
-    outdir = c.out ? rc_xstrdup(c.out) : rc_xasprintf("redcrawl-out/%s", job.crawlid);
+    /* 'DIR/{crawlid}', as the workers take --out: the whole crawl's output goes there */
+    outdir = c.out ? rc_crawlid_subst(c.out, job.crawlid) : rc_xasprintf("redcrawl-out/%s", job.crawlid);
     run.outdir = outdir;
     if (!c.redis && (run.lock_fd = lock_out(outdir)) < 0) {
         rc = 2;

@@ -115,6 +115,27 @@ def test_summary_counts_this_job(tmp, procs):
         check("  pages      %d in " % len(mine) in r.stdout, "job %s: pages line: %s" % (crawlid, r.stdout))
 
 
+def test_out_with_crawlid(tmp, procs):
+    """--out 'DIR/{crawlid}', as the workers take it: the crawl's whole output (pages, logs,
+    crawl.json) goes to DIR/CRAWLID, and the summary names the file the pages are in (it named
+    DIR/{crawlid}/pages.jsonl, which did not exist, and showed no statuses)."""
+    port, _, _ = start_web(procs, tmp, "--sites", "1", "--pages", "10")
+    tmpl = os.path.join(tmp, "runs", "{crawlid}")
+    r = subprocess.run([REDCRAWL, "crawl", "--out", tmpl, "--crawlid", "cc", "--connect-to",
+                        "::127.0.0.1:%d" % port, "--quiet", "--web-port", "-1", "--delay", "0.01", "--maxdepth", "1",
+                        "http://s0.site.test/"], capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr[-1500:]))
+    out = os.path.join(tmp, "runs", "cc")
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check(pages, "no pages in %s" % out)
+    check("  output     %s/pages.jsonl" % out in r.stdout, "summary names another file: %s" % r.stdout)
+    check(summary_statuses(r.stdout) == collections.Counter(p["status_code"] for p in pages),
+          "summary statuses: %s" % r.stdout)
+    check(os.path.exists(os.path.join(out, "crawl.json")) and os.path.exists(os.path.join(out, "logs")),
+          "crawl.json or logs not beside the pages: %s" % os.listdir(out))
+    check(not os.path.exists(tmpl), "a directory named {crawlid} was made")
+
+
 def test_link_only_crawl_matches_tree_crawl(tmp, procs):
     """Without rules, text or content dedup the worker tokenizes pages instead of building a
     tree: the same page set, each page with the same depth, title, link count and metadata as
@@ -1523,7 +1544,7 @@ def test_resume_with_redis_after_sigkill(tmp, procs):
 
 if __name__ == "__main__":
     run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_summary_counts_this_job,
-               test_link_only_crawl_matches_tree_crawl,
+               test_out_with_crawlid, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_options_after_urls, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_kill_with_batch_in_flight, test_stalled_worker_keeps_its_pages,
