@@ -3,6 +3,7 @@
  * workers as child processes, restarts a worker that dies, shows progress, stops when the job
  * has nothing pending, prints a summary. */
 #include <errno.h>
+#include <fcntl.h>
 #include <hiredis/hiredis.h>
 #include <jansson.h>
 #include <malloc.h>
@@ -931,7 +932,7 @@ static int check_options(const crawl_conf *c)
     return 0;
 }
 
-/* OUT/logs made, the daemons' programs found. */
+/* OUT/logs made, the output files writable, the daemons' programs found. */
 static int prepare_run(crawl_run *run, const char *outdir)
 {
     snprintf(run->logdir, sizeof run->logdir, "%s/logs", outdir);
@@ -939,6 +940,22 @@ static int prepare_run(crawl_run *run, const char *outdir)
     if (mk < 0) {
         fprintf(stderr, "redcrawl crawl: cannot create %s: %s\n", run->logdir, strerror(-mk));
         return mk;
+    }
+    /* The workers hand a page they cannot store back to its queue, to try again a second later
+     * (a full disk may free): an output file that cannot be written at all would take every
+     * page round for ever. */
+    const char *files[] = {"pages.jsonl", run->c->rules ? "items.jsonl" : NULL};
+    for (size_t i = 0; i < RC_ARRAY_LEN(files) && files[i]; i++) {
+        char *path = rc_xasprintf("%s/%s", outdir, files[i]);
+        int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        else
+            fprintf(stderr, "redcrawl crawl: cannot write %s: %s\n", path, strerror(e));
+        free(path);
+        if (fd < 0)
+            return -e;
     }
     /* Storing to JSON Lines only, the workers need no MongoDB or Kafka client: the lean build
      * does not map those libraries (~1 MB of each worker's memory). */

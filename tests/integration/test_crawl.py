@@ -659,6 +659,19 @@ def test_workers_that_cannot_start(tmp, procs):
                    expected_pages(graph(*args), ["http://s0.site.test/"], 5, ["site.test"]), "after the resume")
 
 
+def test_output_not_writable(tmp, procs):
+    """An OUT whose pages.jsonl cannot be written (here a directory of that name; a read-only
+    directory for a user other than root) is refused before anything starts, saying why: the
+    workers handed every page back to its queue, once a second for ever, the crawl silent."""
+    out = os.path.join(tmp, "out")
+    os.makedirs(os.path.join(out, "pages.jsonl"))
+    r = subprocess.run([REDCRAWL, "crawl", "--out", out, "--quiet", "--web-port", "-1", "http://a.test/"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1, "want exit 1, got %d: %s %s" % (r.returncode, r.stdout, r.stderr[-1000:]))
+    check("cannot write %s/pages.jsonl: Is a directory" % out in r.stderr, "no reason given: %s" % r.stderr[-1000:])
+    check(not os.path.exists(os.path.join(out, "logs", "worker-1.log")), "a worker was started")
+
+
 def test_bad_input(tmp, procs):
     cases = [
         (["ftp://example.test/"], "url"),
@@ -1553,6 +1566,7 @@ if __name__ == "__main__":
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
                test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process, test_lean_workers,
-               test_scheduler_cannot_start, test_workers_that_cannot_start, test_resume_after_ctrl_c, test_resume_after_sigkill,
+               test_scheduler_cannot_start, test_workers_that_cannot_start, test_output_not_writable,
+               test_resume_after_ctrl_c, test_resume_after_sigkill,
                test_resume_after_machine_crash, test_resume_warns_of_lost_file_tail,
                test_resume_with_redis_after_sigkill])
