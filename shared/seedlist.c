@@ -99,6 +99,7 @@ int rc_seedlist_read(rc_seedlist *s, FILE *f, rc_seedlist_bad_fn bad, void *ud)
     size_t lcap = 0, lineno = 0;
     ssize_t len;
     char why[160];
+    errno = 0;
     while ((len = getline(&line, &lcap, f)) >= 0) {
         lineno++;
         if ((size_t)len > RC_SEEDS_LINE_MAX) {
@@ -115,7 +116,7 @@ int rc_seedlist_read(rc_seedlist *s, FILE *f, rc_seedlist_bad_fn bad, void *ud)
         if (u && rc_seedlist_add(s, u, why, sizeof why) < 0 && bad)
             bad(ud, lineno, u, why);
     }
-    int r = ferror(f) ? -EIO : 0;
+    int r = ferror(f) ? -(errno ? errno : EIO) : 0;
     free(line);
     return r;
 }

@@ -696,6 +696,7 @@ def test_bad_input(tmp, procs):
         # workers 100 times, then said "paused by user")
         (["--fsync", "maybe", "http://a.test/"], "--fsync"),
         (["--resolve", "nonsense", "http://a.test/"], "--resolve"),
+        (["--seeds", tmp], "--seeds %s: Is a directory" % tmp),
         ([], "URL"),
     ]
     for args, word in cases:

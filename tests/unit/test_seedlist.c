@@ -1,6 +1,7 @@
 /* test_seedlist.c - seed lists from a file: normalised URLs in order, blank and comment lines
  * ignored, bad lines reported with their numbers and skipped, domains collected once each,
  * and a long list (100,000 lines). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,5 +93,15 @@ int main(void)
     RC_CHECK_INT_EQ(rc_seedlist_ndomains(s), 1);
     rc_seedlist_free(s);
     rc_seedlist_free(NULL);
+
+    /* A file that cannot be read says why (`--seeds DIR` said "Input/output error"). */
+    s = rc_seedlist_new();
+    f = fopen(".", "r");
+    RC_CHECK(f != NULL);
+    if (f) {
+        RC_CHECK_INT_EQ(rc_seedlist_read(s, f, on_bad, &b), -EISDIR);
+        fclose(f);
+    }
+    rc_seedlist_free(s);
     return rc_test_done("test_seedlist");
 }
