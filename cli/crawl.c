@@ -893,8 +893,8 @@ static int build_job(const crawl_conf *c, char **urls, int n, rc_seedlist *seeds
     return r < 0 ? -EINVAL : 0;
 }
 
-/* The network options, --fsync and --log-level, checked before anything starts: the workers
- * would refuse them later, each one started. The level is this process' too, where the
+/* The network options, --redis' form, --fsync and --log-level, checked before anything starts:
+ * the workers would refuse them later, each one started. The level is this process' too, where the
  * scheduler runs (insched.h). */
 static int check_options(const crawl_conf *c)
 {
@@ -902,6 +902,15 @@ static int check_options(const crawl_conf *c)
     if (rc_log_set_level(c->log_level) < 0) {
         fprintf(stderr, "redcrawl crawl: --log-level: '%s' is not debug, info, warn or error\n", c->log_level);
         return -EINVAL;
+    }
+    if (c->redis) { /* a URL that cannot name a Redis: no OUT made, no wait */
+        rc_redis_addr addr;
+        int bad = rc_redis_parse_url(c->redis, &addr, err, sizeof err) < 0;
+        memset(&addr, 0, sizeof addr); /* it may hold the password */
+        if (bad) {
+            fprintf(stderr, "redcrawl crawl: --redis: %s\n", err);
+            return -EINVAL;
+        }
     }
     if (strcmp(c->fsync, "none") != 0 && strcmp(c->fsync, "batch") != 0 && strcmp(c->fsync, "record") != 0) {
         fprintf(stderr, "redcrawl crawl: --fsync: '%s' is not none, batch or record\n", c->fsync);

@@ -697,6 +697,9 @@ def test_bad_input(tmp, procs):
         (["--fsync", "maybe", "http://a.test/"], "--fsync"),
         (["--resolve", "nonsense", "http://a.test/"], "--resolve"),
         (["--seeds", tmp], "--seeds %s: Is a directory" % tmp),
+        # a --redis that cannot be a Redis URL: nothing to wait for, no OUT to make
+        (["--redis", "foo://x", "http://a.test/"], "--redis"),
+        (["--redis", "redis://127.0.0.1:notaport", "http://a.test/"], "--redis"),
         ([], "URL"),
     ]
     for args, word in cases:
