@@ -116,7 +116,8 @@ static const rc_conf_row rows[] = {
     {"robots-delay", RC_CONF_DOUBLE, offsetof(crawl_conf, robots_delay), NULL, 0, 3600, "REDCRAWL_ROBOTS_DELAY",
      "seconds from a host's robots.txt fetch to its first page, when shorter than --delay (default: --delay)"},
     {"timeout", RC_CONF_DOUBLE, offsetof(crawl_conf, timeout), "30", 0.1, 3600, NULL,
-     "whole-transfer timeout, seconds"},
+     "whole-transfer timeout, seconds (one moving under 100 B/s for 15 s, a slow first byte included, fails sooner: "
+     "the workers' --low-speed-time)"},
     {"out", RC_CONF_STR, offsetof(crawl_conf, out), NULL, 0, 0, NULL,
      "output directory (default ./redcrawl-out/CRAWLID; {crawlid} in it is replaced by the job's id)"},
     {"redis", RC_CONF_STR, offsetof(crawl_conf, redis), NULL, 0, 0, NULL, "use this Redis instead of a private one"},
