@@ -481,7 +481,8 @@ static int reap_worker(crawl_run *run, pid_t pid, char *msg, size_t cap)
 }
 
 /* Whether to give up on the workers after worker idx exited (said, and kept in run->gave_up):
- * too many restarts, or too many workers in a row that never registered. */
+ * too many restarts, or too many workers in a row that exited by themselves without ever
+ * registering (registered 0; -1 = not such an exit). */
 static int give_up(crawl_run *run, int idx, int registered)
 {
     char logf[700], line[300];
@@ -522,7 +523,8 @@ static void check_children(crawl_run *run)
             continue;
         char reaped[500];
         int registered = reap_worker(run, pid, reaped, sizeof reaped);
-        if (give_up(run, idx, registered))
+        /* one that exits by itself, never registered, cannot start; not one killed (hung) */
+        if (give_up(run, idx, WIFEXITED(status) ? registered : -1))
             continue;
         run->restarts++;
         fprintf(stderr, "\r\033[Kredcrawl: worker %s%s; restarting it (logs in %s)\n", how, reaped, run->logdir);
