@@ -686,7 +686,8 @@ static void stop_job(crawl_run *run, const char *crawlid)
 }
 
 /* The statuses of the job's records in pages from byte from on: an OUT's file may hold the
- * records of crawls before (a finished crawl's OUT takes a new one). */
+ * records of crawls before (a finished crawl's OUT takes a new one). One a fetch, as the pages
+ * count: a seed's record stored again with final_url (page.c end_of_chain) is not one. */
 static void summary_statuses(const char *pages, const char *crawlid, off_t from, rc_buf *out)
 {
     FILE *f = fopen(pages, "r");
@@ -705,6 +706,9 @@ static void summary_statuses(const char *pages, const char *crawlid, off_t from,
         int r = rc_json_peek_str(line, (size_t)n, "crawlid", id, sizeof id);
         if (r == 0 && strcmp(id, crawlid) != 0)
             continue; /* another job's */
+        r = rc_json_peek_str(line, (size_t)n, "final_url", id, sizeof id);
+        if (r != -ENOENT && r != -EINVAL)
+            continue; /* a seed's record again, at its redirect chain's end: counted when first stored */
         r = rc_json_peek_int(line, (size_t)n, "status_code", &s);
         if (r == -EINVAL)
             s = -1;

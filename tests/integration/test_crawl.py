@@ -98,16 +98,18 @@ def summary_statuses(stdout):
 
 def test_summary_counts_this_job(tmp, procs):
     """Crawls into one OUT (a finished crawl's OUT takes a new one, which appends to its
-    pages.jsonl): each summary's statuses count that crawl's records, as its pages line does, not
-    the records of the crawls before it in the file."""
+    pages.jsonl): each summary's statuses count that crawl's pages, as its pages line does, not
+    the records of the crawls before it in the file, nor twice a seed whose record a redirect
+    chain's end stored again (same _id, with final_url)."""
     port, _, _ = start_web(procs, tmp, "--sites", "2", "--pages", "30")
-    runs = [("one", "http://s0.site.test/"), ("two", "http://s1.site.test/p/7"), ("two", "http://s1.site.test/p/7")]
+    runs = [("one", "http://s0.site.test/"), ("two", "http://s1.site.test/p/7"), ("two", "http://s1.site.test/p/7"),
+            ("three", "http://s0.site.test/redirect/3")]
     before = 0
     for crawlid, seed in runs:
         out, r = crawl(tmp, port, [seed], "--crawlid", crawlid, "--maxdepth", "1", "--delay", "0.01",
                        "--web-port", "-1")
         pages = read_pages(os.path.join(out, "pages.jsonl"))
-        mine = pages[before:]
+        mine = list({p["_id"]: p for p in pages[before:]}.values())  # a later line supersedes
         before = len(pages)
         want = collections.Counter(p["status_code"] for p in mine)
         got = summary_statuses(r.stdout)
