@@ -1676,13 +1676,47 @@ static int lock_out(const char *out)
     return fd < 0 ? -1 : fd;
 }
 
+/* Whether s can be a JSON string (valid UTF-8): the job request and crawl.json are JSON. */
+static int json_ok(const char *s)
+{
+    json_t *j = json_string(s);
+    json_decref(j);
+    return j != NULL;
+}
+
+/* Every option's value and URL valid UTF-8: one that is not would be left out of the job
+ * request and of crawl.json without a word (the default crawlid, scope ... taken instead).
+ * 0, or -EINVAL (said). */
+static int check_utf8(const crawl_conf *c, char **urls, int nurls)
+{
+    for (size_t i = 0; i < NROWS; i++) {
+        const void *at = (const char *)c + rows[i].offset;
+        const char *bad = NULL;
+        if (rows[i].type == RC_CONF_STR && *(char *const *)at && !json_ok(*(char *const *)at))
+            bad = rows[i].name;
+        for (size_t k = 0; rows[i].type == RC_CONF_LIST && k < ((const rc_strlist *)at)->n && !bad; k++)
+            if (!json_ok(((const rc_strlist *)at)->v[k]))
+                bad = rows[i].name;
+        if (bad) {
+            fprintf(stderr, "redcrawl crawl: --%s: not UTF-8 (percent-encode other bytes)\n", bad);
+            return -EINVAL;
+        }
+    }
+    for (int i = 0; i < nurls; i++)
+        if (!json_ok(urls[i])) {
+            fprintf(stderr, "redcrawl crawl: URL %d: not UTF-8 (percent-encode other bytes)\n", i + 1);
+            return -EINVAL;
+        }
+    return 0;
+}
+
 /* The job this run crawls, built from the options and seeds and validated as a submitted
  * request is; or, resumed with its seeds all in, only named (its spec is in Redis). 0, or the
  * exit status (2, said). */
 static int prepare_job(crawl_conf *c, crawl_run *run, char **urls, int nurls, rc_job *job)
 {
     /* A resumed crawl had something to crawl when it began. */
-    if (check_invocation(c, run->resuming ? 1 : nurls) < 0)
+    if (check_invocation(c, run->resuming ? 1 : nurls) < 0 || check_utf8(c, urls, nurls) < 0)
         return 2;
     if (run->resuming && run->saved.seeds_sent) {
         job->crawlid = rc_xstrdup(run->saved.crawlid);

@@ -699,6 +699,12 @@ def test_bad_input(tmp, procs):
         (["--fsync", "maybe", "http://a.test/"], "--fsync"),
         (["--resolve", "nonsense", "http://a.test/"], "--resolve"),
         (["--seeds", tmp], "--seeds %s: Is a directory" % tmp),
+        # bytes that are not UTF-8 (a JSON string cannot hold them): the option was dropped
+        # silently, the crawl run with the default crawlid, scope or text method
+        (["--crawlid", "ab\udcff", "http://a.test/"], "--crawlid: not UTF-8"),
+        (["--allowed-domain", "\udcff.test", "http://a.test/"], "--allowed-domain: not UTF-8"),
+        (["--useragent", "bot\udcff", "http://a.test/"], "--useragent: not UTF-8"),
+        (["http://a.test/\udcff"], "URL 1: not UTF-8"),
         # a --redis that cannot be a Redis URL: nothing to wait for, no OUT to make
         (["--redis", "foo://x", "http://a.test/"], "--redis"),
         (["--redis", "redis://127.0.0.1:notaport", "http://a.test/"], "--redis"),
