@@ -1262,6 +1262,45 @@ static void print_unreachable(const crawl_run *run, const char *crawlid, int64_t
         freeReplyObject(rep);
 }
 
+/* The reasons of the job's URLs that failed for good (the frontier's `failed` list, its last
+ * FAILED_READ entries), the commonest FAILED_SHOWN: "2 x blocked: loopback address ...". */
+#define FAILED_READ 1000
+#define FAILED_SHOWN 3
+
+static void print_failures(const crawl_run *run, const char *crawlid)
+{
+    char key[200];
+    redisReply *rep =
+        rc_redis_cmd(run->r, "ZREVRANGE %s 0 %d", rc_redis_key(run->r, key, sizeof key, "failed"), FAILED_READ - 1);
+    json_t *counts = json_object();
+    for (size_t i = 0; rep && rep->type == REDIS_REPLY_ARRAY && i < rep->elements; i++) {
+        json_t *f = rep->element[i]->type == REDIS_REPLY_STRING ? json_loads(rep->element[i]->str, 0, NULL) : NULL;
+        const char *cid = json_string_value(json_object_get(f, "crawlid"));
+        const char *why = json_string_value(json_object_get(f, "reason"));
+        if (cid && why && strcmp(cid, crawlid) == 0)
+            json_object_set_new(counts, why, json_integer(json_integer_value(json_object_get(counts, why)) + 1));
+        json_decref(f);
+    }
+    if (rep)
+        freeReplyObject(rep);
+    for (int shown = 0; shown < FAILED_SHOWN && json_object_size(counts); shown++) {
+        const char *k, *best = NULL;
+        json_t *v;
+        json_int_t most = 0;
+        json_object_foreach (counts, k, v) {
+            if (json_integer_value(v) > most) {
+                most = json_integer_value(v);
+                best = k;
+            }
+        }
+        if (!best)
+            break;
+        printf("             %lld x %.300s\n", (long long)most, best);
+        json_object_del(counts, best);
+    }
+    json_decref(counts);
+}
+
 static void print_summary(const crawl_run *run, const rc_job *job, const crawl_end *end, const char *outdir,
                           double secs)
 {
@@ -1291,6 +1330,8 @@ static void print_summary(const crawl_run *run, const rc_job *job, const crawl_e
         printf(", %lld given up: their workers died with them %d times", (long long)(st->failed - st->errors),
                CRAWL_MAX_ATTEMPTS * 4);
     putchar('\n');
+    if (st->failed > 0)
+        print_failures(run, job->crawlid);
     if (st->denied || !st->unreachable)
         printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st->denied);
     if (st->unreachable)

@@ -674,6 +674,22 @@ def test_output_not_writable(tmp, procs):
     check(not os.path.exists(os.path.join(out, "logs", "worker-1.log")), "a worker was started")
 
 
+def test_fetch_errors_say_why(tmp, procs):
+    """The summary names the reasons of the fetch errors, the commonest first: a crawl of a local
+    site without --allow-net said "1 fetch errors" and nothing of the SSRF guard, which the page
+    record alone named."""
+    port, _, _ = start_web(procs, tmp, "--sites", "1", "--pages", "10")
+    env = dict(os.environ)
+    env.pop("REDCRAWL_ALLOW_NET", None)
+    r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "out"), "--connect-to", "::127.0.0.1:%d" % port,
+                        "--quiet", "--web-port", "-1", "http://s0.site.test/", "http://s0.site.test/p/1"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr[-1000:]))
+    check("2 fetch errors" in r.stdout and
+          "2 x blocked: loopback address 127.0.0.1 (not in --allow-net)" in r.stdout,
+          "the summary does not say why: %s" % r.stdout)
+
+
 def test_bad_input(tmp, procs):
     cases = [
         (["ftp://example.test/"], "url"),
@@ -1579,6 +1595,7 @@ if __name__ == "__main__":
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
                test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process, test_lean_workers,
                test_scheduler_cannot_start, test_workers_that_cannot_start, test_output_not_writable,
+               test_fetch_errors_say_why,
                test_resume_after_ctrl_c, test_resume_after_sigkill,
                test_resume_after_machine_crash, test_resume_warns_of_lost_file_tail,
                test_resume_with_redis_after_sigkill])
