@@ -556,6 +556,54 @@ def test_sigint_stops_cleanly(tmp, procs):
     check(len(pages) > 0 and len({x["url"] for x in pages}) == len(pages), "pages missing or duplicated")
 
 
+def test_worker_gone_while_stopping(tmp, procs):
+    """A worker that exits on its own as the crawl is told to stop (systemd stops a unit with
+    SIGTERM to every process of it): the crawl, which sees it go while stopping, does not restart
+    it, nor wait for it. It kept its pid, counted it among the workers still stopping, so waited
+    --timeout + 5 s for the other one, and said it killed a worker that was long gone. Made
+    certain here: the crawl is frozen while the worker exits, and signalled before it thaws."""
+    port, _, _ = start_web(procs, tmp, "--sites", "2", "--pages", "400")
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet", "--web-port", "-1",
+           "--workers", "2", "--maxdepth", "-1", "--delay", "0.05", "--timeout", "20", "http://s0.site.test/",
+           "http://s1.site.test/"]
+
+    def state(pid):
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                return f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return "gone"
+
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        pages = os.path.join(out, "pages.jsonl")
+        deadline = time.time() + 30
+        while time.time() < deadline and not (os.path.exists(pages) and os.path.getsize(pages) > 0):
+            time.sleep(0.05)
+        workers = [int(x) for x in subprocess.run(["pgrep", "-P", str(p.pid), "-f", "redcrawl-worker"],
+                                                  capture_output=True, text=True).stdout.split()]
+        check(len(workers) == 2, "want 2 workers, got %s" % workers)
+        os.kill(p.pid, signal.SIGSTOP)
+        os.kill(workers[0], signal.SIGTERM)
+        deadline = time.time() + 30
+        while time.time() < deadline and state(workers[0]) != "Z":
+            time.sleep(0.05)
+        check(state(workers[0]) == "Z", "the worker did not exit: %s" % state(workers[0]))
+        os.kill(p.pid, signal.SIGTERM)
+        t0 = time.time()
+        os.kill(p.pid, signal.SIGCONT)
+        stdout, stderr = p.communicate(timeout=60)
+        took = time.time() - t0
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(p.returncode == 130 and "paused by user" in stdout, "exit %d: %s %s" % (p.returncode, stdout, stderr))
+    check("killed" not in stderr and "restarting" not in stderr, "workers restarted or killed: %s" % stderr[-1000:])
+    check(took < 10, "the crawl took %.1f s to stop: %s" % (took, stderr[-1000:]))
+
+
 def test_not_resumable(tmp, procs):
     """--resumable=0: the private Redis keeps nothing in OUT/redis, Ctrl-C stops the job (it is
     not paused), and a --resume of that OUT says there is nothing to resume and why."""
@@ -1590,7 +1638,7 @@ if __name__ == "__main__":
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_kill_with_batch_in_flight, test_stalled_worker_keeps_its_pages,
                test_hung_worker_restarted, test_reaped_worker_that_wakes_is_kept,
-               test_sigint_stops_cleanly, test_not_resumable, test_fleet_by_hand, test_late_worker_gets_domains,
+               test_sigint_stops_cleanly, test_worker_gone_while_stopping, test_not_resumable, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
                test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process, test_lean_workers,
