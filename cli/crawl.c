@@ -250,6 +250,8 @@ typedef struct crawl_run {
     int restarts;
     int unregistered_exits; /* workers in a row that exited without ever registering */
     char gave_up[400];      /* why the crawl gave up on its workers ("" = it did not) */
+    rc_private_redis *pr;   /* the private Redis, or NULL (--redis) */
+    char redis_gone[64];    /* how the private Redis ended under the crawl ("" = it did not) */
     char **wargv;
     rc_seedlist *seeds; /* --seeds: the list, submitted by batches; NULL = the URL arguments only */
     int64_t added;      /* seeds new to the job */
@@ -510,7 +512,14 @@ static void check_children(crawl_run *run)
             if (run->workers[i] == pid)
                 idx = i;
         if (pid == run->web)
-            run->web = 0; /* the dashboard is a convenience: the crawl goes on without it */
+            run->web = 0;                     /* the dashboard is a convenience: the crawl goes on without it */
+        if (run->pr && pid == run->pr->pid) { /* the crawl cannot go on without it */
+            run->pr->pid = 0;                 /* reaped: not to be stopped again */
+            if (WIFSIGNALED(status))
+                snprintf(run->redis_gone, sizeof run->redis_gone, "was killed by signal %d", WTERMSIG(status));
+            else
+                snprintf(run->redis_gone, sizeof run->redis_gone, "exited with status %d", WEXITSTATUS(status));
+        }
         if (idx < 0)
             continue;
         char how[64];
@@ -1005,6 +1014,7 @@ static int open_redis(crawl_run *run, rc_private_redis *pr, const char **ret_url
         }
         redis_url = pr->url;
         run->pausable = (int)c->resumable;
+        run->pr = pr;
     }
     run->r = c->redis ? wait_for_redis(redis_url, c->prefix, c->redis_wait, err, sizeof err)
                       : rc_redis_new(redis_url, c->prefix, err, sizeof err);
@@ -1114,8 +1124,9 @@ typedef struct crawl_end {
     job_stats st;
     int lost; /* the job hash vanished from Redis */
     int stopped_by_user;
-    int paused;  /* by the user, the job left running in a Redis that keeps it (--resume) */
-    int gave_up; /* on the workers (run->gave_up says why): paused as by Ctrl-C, exit status 1 */
+    int paused;     /* by the user, the job left running in a Redis that keeps it (--resume) */
+    int gave_up;    /* on the workers (run->gave_up says why): paused as by Ctrl-C, exit status 1 */
+    int redis_gone; /* the private Redis died (run->redis_gone): exit status 1, resumable from OUT */
     int hit_max;
 } crawl_end;
 
@@ -1191,6 +1202,10 @@ static void watch_job(crawl_run *run, const rc_job *job, uint64_t t0, int tty, c
             continue;
         last_read = rc_mono_ms();
         check_children(run);
+        if (run->redis_gone[0]) {
+            end->redis_gone = 1;
+            break;
+        }
         if (run->gave_up[0]) {
             end->gave_up = 1;
             end->paused = run->pausable;
@@ -1199,7 +1214,11 @@ static void watch_job(crawl_run *run, const rc_job *job, uint64_t t0, int tty, c
             break;
         }
         watch_workers(run);
-        missing = read_stats(run, job->crawlid, &end->st) == 0 && !end->st.state[0] ? missing + 1 : 0;
+        job_stats st;
+        int read = read_stats(run, job->crawlid, &st);
+        if (read == 0) /* else the last counters read stay (Redis away for a moment) */
+            end->st = st;
+        missing = read == 0 && !st.state[0] ? missing + 1 : 0;
         if (missing >= MISSING_POLLS) {
             end->lost = 1;
             break;
@@ -1229,11 +1248,15 @@ static void watch_job(crawl_run *run, const rc_job *job, uint64_t t0, int tty, c
     }
 }
 
-/* Every child stopped (workers get their transfer timeout to finish pages in flight). */
+/* Every child stopped (workers get their transfer timeout to finish pages in flight; without
+ * their Redis, which they cannot complete them in, 2 s). */
+#define NO_REDIS_STOP_MS 2000
+
 static void stop_children(crawl_run *run)
 {
     interrupted = interrupted ? interrupted : 1; /* children exiting now are not restarted */
-    stop_workers(run, (int)run->c->workers, (int)(run->c->timeout * 1000) + 5000);
+    stop_workers(run, (int)run->c->workers,
+                 run->redis_gone[0] ? NO_REDIS_STOP_MS : (int)(run->c->timeout * 1000) + 5000);
     rc_insched_stop(run->sched);
     run->sched = NULL;
     if (run->web > 0)
@@ -1312,12 +1335,15 @@ static void print_summary(const crawl_run *run, const rc_job *job, const crawl_e
     int64_t now = st->fetched - run->fetched0;
     printf("\nredcrawl: job %s %s%s\n", job->crawlid,
            end->lost              ? "LOST: its job vanished from Redis"
+           : end->redis_gone      ? "stopped: its Redis "
            : end->gave_up         ? (end->paused ? "paused: " : "stopped: ")
            : end->paused          ? "paused by user"
            : end->stopped_by_user ? "stopped by user"
            : end->hit_max         ? "reached --max-pages"
                                   : "finished",
-           end->gave_up ? run->gave_up : "");
+           end->gave_up      ? run->gave_up
+           : end->redis_gone ? run->redis_gone
+                             : "");
     printf("  pages      %lld in %.1f s (%.1f pages/s)", (long long)now, secs, secs > 0 ? (double)now / secs : 0.0);
     if (run->fetched0)
         printf(", %lld in the job with the runs before", (long long)st->fetched);
@@ -1358,7 +1384,7 @@ static void print_summary(const crawl_run *run, const rc_job *job, const crawl_e
         free(items_path);
     }
     printf("  logs       %s/\n", run->logdir);
-    if (end->paused)
+    if (end->paused || (end->redis_gone && run->pausable))
         printf("  resume     redcrawl crawl --resume %s\n", outdir);
     rc_buf_release(&statuses);
     free(pages);
@@ -1425,19 +1451,26 @@ static int crawl_and_report(crawl_run *run, const rc_job *job, const char *outdi
                 "and submit the job again.\n",
                 job->crawlid, c->redis ? c->redis : "private Redis", outdir);
     stop_children(run);
-    if (!end.lost && run->pages_path) /* every page stored: a resume after a clean end rechecks none */
+    if (!end.lost && !end.redis_gone && run->pages_path) /* every page stored: a resume rechecks none */
         rc_recheck_note(run->r, job->crawlid, run->pages_path, &run->mark);
-    read_stats(run, job->crawlid, &end.st);
+    job_stats st;
+    if (!end.redis_gone && read_stats(run, job->crawlid, &st) == 0)
+        end.st = st;
     if (c->max_pages > 0 && end.st.started >= c->max_pages)
         end.hit_max = 1; /* the cap may also show as "done": the takes dropped what was left */
     print_summary(run, job, &end, outdir, (double)(rc_mono_ms() - t0) / 1000.0);
     /* Nothing stored because the seeds' sites could not be reached: a script must see it. */
     int nothing = end.st.fetched == 0 && end.st.unreachable > 0;
-    run->ended = end.lost                             ? NULL /* resuming it says it is lost */
+    run->ended = end.lost || end.redis_gone           ? NULL /* resuming it says it is lost, or goes on */
                  : end.paused                         ? RC_RESUME_PAUSED
                  : end.stopped_by_user || end.gave_up ? RC_RESUME_STOPPED
                                                       : RC_RESUME_FINISHED;
-    return end.lost ? 3 : end.gave_up ? 1 : end.stopped_by_user ? 130 : end.st.store_failed > 0 ? 4 : nothing ? 5 : 0;
+    return end.lost                        ? 3
+           : end.gave_up || end.redis_gone ? 1
+           : end.stopped_by_user           ? 130
+           : end.st.store_failed > 0       ? 4
+           : nothing                       ? 5
+                                           : 0;
 }
 
 /* ---- resuming ------------------------------------------------------------------------------ */

@@ -604,6 +604,44 @@ def test_worker_gone_while_stopping(tmp, procs):
     check(took < 10, "the crawl took %.1f s to stop: %s" % (took, stderr[-1000:]))
 
 
+def test_private_redis_dies(tmp, procs):
+    """The crawl's private Redis killed mid-crawl (the OOM killer's pick): the crawl ends at once,
+    saying so, with exit status 1, and a --resume goes on from the data Redis kept in OUT: every
+    page stored, once. It ran on for ever, its progress line at 0 pages, its summary at 0."""
+    args = ["--sites", "2", "--pages", "60"]
+    port, _, _ = start_web(procs, tmp, *args)
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet", "--web-port", "-1",
+           "--maxdepth", "-1", "--delay", "0.1", "http://s0.site.test/"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        pages = os.path.join(out, "pages.jsonl")
+        deadline = time.time() + 30
+        while time.time() < deadline and not (os.path.exists(pages) and os.path.getsize(pages) > 0):
+            time.sleep(0.05)
+        redis = [int(x) for x in subprocess.run(["pgrep", "-P", str(p.pid), "redis-server"], capture_output=True,
+                                                text=True).stdout.split()]
+        check(len(redis) == 1, "want one redis-server child, got %s" % redis)
+        os.kill(redis[0], signal.SIGKILL)
+        t0 = time.time()
+        stdout, stderr = p.communicate(timeout=60)
+        took = time.time() - t0
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(p.returncode == 1, "want exit 1, got %d: %s %s" % (p.returncode, stdout, stderr[-1000:]))
+    check("its Redis was killed by signal 9" in stdout and "redcrawl crawl --resume %s" % out in stdout,
+          "the summary does not say what happened: %s" % stdout)
+    check(took < 15, "the crawl took %.1f s to end" % took)
+    r = subprocess.run([REDCRAWL, "crawl", "--resume", out, "--quiet", "--web-port", "-1", "--delay", "0.01"],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0 and "finished" in r.stdout, "resume: exit %d %s %s" % (r.returncode, r.stdout,
+                                                                                  r.stderr[-1000:]))
+    check_page_set(read_pages(os.path.join(out, "pages.jsonl")),
+                   expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"]), "after the resume")
+
+
 def test_not_resumable(tmp, procs):
     """--resumable=0: the private Redis keeps nothing in OUT/redis, Ctrl-C stops the job (it is
     not paused), and a --resume of that OUT says there is nothing to resume and why."""
@@ -1638,7 +1676,8 @@ if __name__ == "__main__":
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_kill_with_batch_in_flight, test_stalled_worker_keeps_its_pages,
                test_hung_worker_restarted, test_reaped_worker_that_wakes_is_kept,
-               test_sigint_stops_cleanly, test_worker_gone_while_stopping, test_not_resumable, test_fleet_by_hand, test_late_worker_gets_domains,
+               test_sigint_stops_cleanly, test_worker_gone_while_stopping, test_private_redis_dies,
+               test_not_resumable, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
                test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process, test_lean_workers,
