@@ -1758,14 +1758,17 @@ static int json_ok(const char *s)
     return j != NULL;
 }
 
-/* Every option's value and URL valid UTF-8: one that is not would be left out of the job
- * request and of crawl.json without a word (the default crawlid, scope ... taken instead).
+/* Every option's value (but --out's and --resume's paths) and URL valid UTF-8: one that is not
+ * would be left out of the job request and of crawl.json without a word (the default crawlid,
+ * scope ... taken instead).
  * 0, or -EINVAL (said). */
 static int check_utf8(const crawl_conf *c, char **urls, int nurls)
 {
     for (size_t i = 0; i < NROWS; i++) {
         const void *at = (const char *)c + rows[i].offset;
         const char *bad = NULL;
+        if (strcmp(rows[i].name, "out") == 0 || strcmp(rows[i].name, "resume") == 0)
+            continue; /* paths that go in no JSON: any bytes */
         if (rows[i].type == RC_CONF_STR && *(char *const *)at && !json_ok(*(char *const *)at))
             bad = rows[i].name;
         for (size_t k = 0; rows[i].type == RC_CONF_LIST && k < ((const rc_strlist *)at)->n && !bad; k++)

@@ -138,6 +138,18 @@ def test_out_with_crawlid(tmp, procs):
     check(not os.path.exists(tmpl), "a directory named {crawlid} was made")
 
 
+def test_out_not_utf8(tmp, procs):
+    """An OUT whose name is not UTF-8 (a Latin-1 directory, legal on Linux) is taken: the paths
+    of --out and --resume go in no JSON, unlike the options that must be UTF-8 (test_bad_input)."""
+    port, _, _ = start_web(procs, tmp, "--sites", "1", "--pages", "10")
+    out = os.path.join(tmp, "lat\udce9")
+    r = subprocess.run([REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet",
+                        "--web-port", "-1", "--delay", "0.01", "--maxdepth", "0", "http://s0.site.test/"],
+                       capture_output=True, timeout=120)
+    check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr[-1000:]))
+    check(len(read_pages(os.path.join(out, "pages.jsonl"))) == 1, "no page in the Latin-1 OUT")
+
+
 def test_link_only_crawl_matches_tree_crawl(tmp, procs):
     """Without rules, text or content dedup the worker tokenizes pages instead of building a
     tree: the same page set, each page with the same depth, title, link count and metadata as
@@ -1671,7 +1683,7 @@ def test_resume_with_redis_after_sigkill(tmp, procs):
 
 if __name__ == "__main__":
     run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_summary_counts_this_job,
-               test_out_with_crawlid, test_link_only_crawl_matches_tree_crawl,
+               test_out_with_crawlid, test_out_not_utf8, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_options_after_urls, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_kill_with_batch_in_flight, test_stalled_worker_keeps_its_pages,
