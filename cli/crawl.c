@@ -437,6 +437,12 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     }
 }
 
+/* What clears the progress line before a message on a terminal; nothing in a file. */
+static const char *clear_line(void)
+{
+    return isatty(STDERR_FILENO) ? "\r\033[K" : "";
+}
+
 /* The crawl gives up on its workers when this many in a row exit without having registered
  * (they cannot start: a bad value in the environment, say), or after this many restarts. */
 #define UNREGISTERED_EXITS_MAX 3
@@ -497,7 +503,7 @@ static int give_up(crawl_run *run, int idx, int registered)
              run->restarts >= RESTARTS_MAX ? "its workers were restarted too often"
                                            : "its workers exit before they start",
              line[0] ? " (the last one said: " : "", line, line[0] ? ")" : "");
-    fprintf(stderr, "\r\033[Kredcrawl: giving up: %s; see %s\n", run->gave_up, logf);
+    fprintf(stderr, "%sredcrawl: giving up: %s; see %s\n", clear_line(), run->gave_up, logf);
     return 1;
 }
 
@@ -536,7 +542,8 @@ static void check_children(crawl_run *run)
         if (give_up(run, idx, WIFEXITED(status) ? registered : -1))
             continue;
         run->restarts++;
-        fprintf(stderr, "\r\033[Kredcrawl: worker %s%s; restarting it (logs in %s)\n", how, reaped, run->logdir);
+        fprintf(stderr, "%sredcrawl: worker %s%s; restarting it (logs in %s)\n", clear_line(), how, reaped,
+                run->logdir);
         run->workers[idx] = start_worker(run, idx);
         run->seen_ms[idx] = 0;
     }
@@ -564,9 +571,9 @@ static void watch_workers(crawl_run *run)
         if (n != 0 || !run->seen_ms[i] || now - run->seen_ms[i] < HUNG_MS)
             continue;
         fprintf(stderr,
-                "\r\033[Kredcrawl: worker %d (pid %d) stopped beating: the scheduler handed its work to others; "
+                "%sredcrawl: worker %d (pid %d) stopped beating: the scheduler handed its work to others; "
                 "killing it to start it again\n",
-                i + 1, (int)pid);
+                clear_line(), i + 1, (int)pid);
         kill(pid, SIGKILL);
         run->seen_ms[i] = 0;
     }

@@ -750,6 +750,7 @@ def test_workers_that_cannot_start(tmp, procs):
           "the user did nothing: %s" % r.stdout)
     check("'oak' is not light or gumbo" in r.stderr, "the worker's reason is not shown: %s" % r.stderr[-1500:])
     check(took < 20, "gave up after %.1f s" % took)
+    check("\033[" not in r.stderr, "a terminal's escapes written to a file: %r" % r.stderr[-500:])
     check("redcrawl crawl --resume %s" % out in r.stdout, "no way on shown: %s" % r.stdout)
     r = subprocess.run([REDCRAWL, "crawl", "--resume", out, "--quiet", "--web-port", "-1"],
                        capture_output=True, text=True, timeout=120)
