@@ -112,7 +112,12 @@ int rc_seedlist_read(rc_seedlist *s, FILE *f, rc_seedlist_bad_fn bad, void *ud)
                 bad(ud, lineno, "", "contains a NUL byte");
             continue;
         }
-        char *u = trim(line, (size_t)len);
+        char *start = line;
+        if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+            start += 3; /* a UTF-8 byte order mark opening the file */
+            len -= 3;
+        }
+        char *u = trim(start, (size_t)len);
         if (u && rc_seedlist_add(s, u, why, sizeof why) < 0 && bad)
             bad(ud, lineno, u, why);
     }

@@ -94,6 +94,19 @@ int main(void)
     rc_seedlist_free(s);
     rc_seedlist_free(NULL);
 
+    /* A UTF-8 byte order mark opening the file (Notepad, a spreadsheet's "CSV UTF-8") is not part
+     * of the first URL, which was reported as not parsing; one further on is. */
+    s = rc_seedlist_new();
+    b.n = 0;
+    f = file_of("\xef\xbb\xbfhttp://a.test/1\n\xef\xbb\xbfhttp://a.test/2\n");
+    RC_CHECK_INT_EQ(rc_seedlist_read(s, f, on_bad, &b), 0);
+    fclose(f);
+    RC_CHECK_INT_EQ(rc_seedlist_count(s), 1);
+    RC_CHECK_STR_EQ(rc_seedlist_urls(s)[0], "http://a.test/1");
+    RC_CHECK_INT_EQ(b.n, 1);
+    RC_CHECK_INT_EQ(b.lines[0], 2);
+    rc_seedlist_free(s);
+
     /* A file that cannot be read says why (`--seeds DIR` said "Input/output error"). */
     s = rc_seedlist_new();
     f = fopen(".", "r");
