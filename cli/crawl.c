@@ -3,6 +3,7 @@
  * workers as child processes, restarts a worker that dies, shows progress, stops when the job
  * has nothing pending, prints a summary. */
 #include <errno.h>
+#include <fcntl.h>
 #include <hiredis/hiredis.h>
 #include <jansson.h>
 #include <malloc.h>
@@ -31,6 +32,7 @@
 #include "reaper.h"
 #include "recheck.h"
 #include "redis.h"
+#include "reqfield.h"
 #include "resume.h"
 #include "rules.h"
 #include "seedlist.h"
@@ -114,9 +116,10 @@ static const rc_conf_row rows[] = {
     {"robots-delay", RC_CONF_DOUBLE, offsetof(crawl_conf, robots_delay), NULL, 0, 3600, "REDCRAWL_ROBOTS_DELAY",
      "seconds from a host's robots.txt fetch to its first page, when shorter than --delay (default: --delay)"},
     {"timeout", RC_CONF_DOUBLE, offsetof(crawl_conf, timeout), "30", 0.1, 3600, NULL,
-     "whole-transfer timeout, seconds"},
+     "whole-transfer timeout, seconds (one moving under 100 B/s for 15 s, a slow first byte included, fails sooner: "
+     "the workers' --low-speed-time)"},
     {"out", RC_CONF_STR, offsetof(crawl_conf, out), NULL, 0, 0, NULL,
-     "output directory (default ./redcrawl-out/CRAWLID)"},
+     "output directory (default ./redcrawl-out/CRAWLID; {crawlid} in it is replaced by the job's id)"},
     {"redis", RC_CONF_STR, offsetof(crawl_conf, redis), NULL, 0, 0, NULL, "use this Redis instead of a private one"},
     {"redis-wait", RC_CONF_DOUBLE, offsetof(crawl_conf, redis_wait), "30", 0, 3600, NULL,
      "seconds to wait for --redis to answer (starting, loading its data)"},
@@ -245,6 +248,10 @@ typedef struct crawl_run {
     uint64_t *seen_ms;   /* per worker: when its registration was last seen (0 = not since it started) */
     uint64_t watched_ms; /* the last watch_workers */
     int restarts;
+    int unregistered_exits; /* workers in a row that exited without ever registering */
+    char gave_up[400];      /* why the crawl gave up on its workers ("" = it did not) */
+    rc_private_redis *pr;   /* the private Redis, or NULL (--redis) */
+    char redis_gone[64];    /* how the private Redis ended under the crawl ("" = it did not) */
     char **wargv;
     rc_seedlist *seeds; /* --seeds: the list, submitted by batches; NULL = the URL arguments only */
     int64_t added;      /* seeds new to the job */
@@ -258,6 +265,7 @@ typedef struct crawl_run {
     char *pages_path;  /* the job's pages.jsonl, whose mark goes to Redis (recheck.h); NULL: not resumable */
     char *recheck;     /* OUT/recheck-CRAWLID.ids: pages the workers look up before storing them (recheck.h) */
     int64_t mark;      /* the mark last noted */
+    off_t pages_from;  /* OUT/pages.jsonl's size when a new job began: records of crawls before */
 } crawl_run;
 
 typedef struct job_stats {
@@ -429,11 +437,44 @@ static void build_argv(crawl_run *run, const char *redis_url, const char *outdir
     }
 }
 
+/* What clears the progress line before a message on a terminal; nothing in a file. */
+static const char *clear_line(void)
+{
+    return isatty(STDERR_FILENO) ? "\r\033[K" : "";
+}
+
+/* The crawl gives up on its workers when this many in a row exit without having registered
+ * (they cannot start: a bad value in the environment, say), or after this many restarts. */
+#define UNREGISTERED_EXITS_MAX 3
+#define RESTARTS_MAX 100
+
+/* The last line of the file at path (at most cap - 1 bytes of it), or "" when there is none. */
+static void last_line(const char *path, char *buf, size_t cap)
+{
+    char tail[2048];
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    if (fseek(f, -(long)(sizeof tail - 1), SEEK_END) < 0)
+        rewind(f);
+    size_t n = fread(tail, 1, sizeof tail - 1, f);
+    fclose(f);
+    while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+        n--;
+    tail[n] = '\0';
+    const char *nl = strrchr(tail, '\n'), *from = nl ? nl + 1 : tail;
+    size_t len = strlen(from) < cap ? strlen(from) : cap - 1;
+    memcpy(buf, from, len);
+    buf[len] = '\0';
+}
+
 /* A URL is tried this many times (the scheduler's --max-attempts, also when this process reaps). */
 #define CRAWL_MAX_ATTEMPTS 3
 
-/* The work worker process pid held goes back at once (reaper.h), said in msg. */
-static void reap_worker(crawl_run *run, pid_t pid, char *msg, size_t cap)
+/* The work worker process pid held goes back at once (reaper.h), said in msg. The number of
+ * registrations reaped: 0 when it never registered, -1 when Redis could not tell. */
+static int reap_worker(crawl_run *run, pid_t pid, char *msg, size_t cap)
 {
     char err[400];
     int64_t urls = 0;
@@ -444,6 +485,26 @@ static void reap_worker(crawl_run *run, pid_t pid, char *msg, size_t cap)
         snprintf(msg, cap, "; its URLs come back after the worker timeout (%s)", err);
     else
         msg[0] = '\0';
+    return n;
+}
+
+/* Whether to give up on the workers after worker idx exited (said, and kept in run->gave_up):
+ * too many restarts, or too many workers in a row that exited by themselves without ever
+ * registering (registered 0; -1 = not such an exit). */
+static int give_up(crawl_run *run, int idx, int registered)
+{
+    char logf[700], line[300];
+    run->unregistered_exits = registered == 0 ? run->unregistered_exits + 1 : 0;
+    if (run->restarts < RESTARTS_MAX && run->unregistered_exits < UNREGISTERED_EXITS_MAX)
+        return 0;
+    snprintf(logf, sizeof logf, "%s/worker-%d.log", run->logdir, idx + 1);
+    last_line(logf, line, sizeof line);
+    snprintf(run->gave_up, sizeof run->gave_up, "%s%s%s%s",
+             run->restarts >= RESTARTS_MAX ? "its workers were restarted too often"
+                                           : "its workers exit before they start",
+             line[0] ? " (the last one said: " : "", line, line[0] ? ")" : "");
+    fprintf(stderr, "%sredcrawl: giving up: %s; see %s\n", clear_line(), run->gave_up, logf);
+    return 1;
 }
 
 /* Children that exited: a worker's work is handed back at once and it is restarted. */
@@ -457,7 +518,14 @@ static void check_children(crawl_run *run)
             if (run->workers[i] == pid)
                 idx = i;
         if (pid == run->web)
-            run->web = 0; /* the dashboard is a convenience: the crawl goes on without it */
+            run->web = 0;                     /* the dashboard is a convenience: the crawl goes on without it */
+        if (run->pr && pid == run->pr->pid) { /* the crawl cannot go on without it */
+            run->pr->pid = 0;                 /* reaped: not to be stopped again */
+            if (WIFSIGNALED(status))
+                snprintf(run->redis_gone, sizeof run->redis_gone, "was killed by signal %d", WTERMSIG(status));
+            else
+                snprintf(run->redis_gone, sizeof run->redis_gone, "exited with status %d", WEXITSTATUS(status));
+        }
         if (idx < 0)
             continue;
         char how[64];
@@ -465,17 +533,17 @@ static void check_children(crawl_run *run)
             snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(status));
         else
             snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
-        if (interrupted)
+        run->workers[idx] = 0;
+        if (interrupted || run->gave_up[0])
+            continue;
+        char reaped[500];
+        int registered = reap_worker(run, pid, reaped, sizeof reaped);
+        /* one that exits by itself, never registered, cannot start; not one killed (hung) */
+        if (give_up(run, idx, WIFEXITED(status) ? registered : -1))
             continue;
         run->restarts++;
-        char reaped[500];
-        reap_worker(run, pid, reaped, sizeof reaped);
-        fprintf(stderr, "\r\033[Kredcrawl: worker %s%s; restarting it (logs in %s)\n", how, reaped, run->logdir);
-        if (run->restarts > 100) {
-            fprintf(stderr, "redcrawl: too many restarts; giving up (see %s)\n", run->logdir);
-            interrupted = 2;
-            return;
-        }
+        fprintf(stderr, "%sredcrawl: worker %s%s; restarting it (logs in %s)\n", clear_line(), how, reaped,
+                run->logdir);
         run->workers[idx] = start_worker(run, idx);
         run->seen_ms[idx] = 0;
     }
@@ -503,9 +571,9 @@ static void watch_workers(crawl_run *run)
         if (n != 0 || !run->seen_ms[i] || now - run->seen_ms[i] < HUNG_MS)
             continue;
         fprintf(stderr,
-                "\r\033[Kredcrawl: worker %d (pid %d) stopped beating: the scheduler handed its work to others; "
+                "%sredcrawl: worker %d (pid %d) stopped beating: the scheduler handed its work to others; "
                 "killing it to start it again\n",
-                i + 1, (int)pid);
+                clear_line(), i + 1, (int)pid);
         kill(pid, SIGKILL);
         run->seen_ms[i] = 0;
     }
@@ -633,20 +701,31 @@ static void stop_job(crawl_run *run, const char *crawlid)
         freeReplyObject(rep);
 }
 
-static void summary_statuses(const char *pages, rc_buf *out)
+/* The statuses of the job's records in pages from byte from on: an OUT's file may hold the
+ * records of crawls before (a finished crawl's OUT takes a new one). One a fetch, as the pages
+ * count: a seed's record stored again with final_url (page.c end_of_chain) is not one. */
+static void summary_statuses(const char *pages, const char *crawlid, off_t from, rc_buf *out)
 {
     FILE *f = fopen(pages, "r");
     if (!f)
         return;
+    if (from > 0 && fseeko(f, from, SEEK_SET) < 0)
+        rewind(f);
     int64_t counts[600] = {0}, other = 0;
-    char *line = NULL;
+    char *line = NULL, id[RC_REQFIELD_ID_MAX + 1];
     size_t cap = 0;
     ssize_t n;
     /* Only each record's status: a scan, not a parse (a tree per record was ~80 ms at the end of
      * a 12,000-page crawl). A record without one (null) counts as 0, as before. */
     while ((n = getline(&line, &cap, f)) > 0) {
         long long s = 0;
-        int r = rc_json_peek_int(line, (size_t)n, "status_code", &s);
+        int r = rc_json_peek_str(line, (size_t)n, "crawlid", id, sizeof id);
+        if (r == 0 && strcmp(id, crawlid) != 0)
+            continue; /* another job's */
+        r = rc_json_peek_str(line, (size_t)n, "final_url", id, sizeof id);
+        if (r != -ENOENT && r != -EINVAL)
+            continue; /* a seed's record again, at its redirect chain's end: counted when first stored */
+        r = rc_json_peek_int(line, (size_t)n, "status_code", &s);
         if (r == -EINVAL)
             s = -1;
         else if (r < 0)
@@ -837,8 +916,9 @@ static int build_job(const crawl_conf *c, char **urls, int n, rc_seedlist *seeds
     return r < 0 ? -EINVAL : 0;
 }
 
-/* The network options and --log-level, checked before anything starts: the workers would
- * refuse them later. The level is this process' too, where the scheduler runs (insched.h). */
+/* The network options, --redis' form, --fsync and --log-level, checked before anything starts:
+ * the workers would refuse them later, each one started. The level is this process' too, where the
+ * scheduler runs (insched.h). */
 static int check_options(const crawl_conf *c)
 {
     char err[512];
@@ -846,9 +926,27 @@ static int check_options(const crawl_conf *c)
         fprintf(stderr, "redcrawl crawl: --log-level: '%s' is not debug, info, warn or error\n", c->log_level);
         return -EINVAL;
     }
+    if (c->redis) { /* a URL that cannot name a Redis: no OUT made, no wait */
+        rc_redis_addr addr;
+        int bad = rc_redis_parse_url(c->redis, &addr, err, sizeof err) < 0;
+        memset(&addr, 0, sizeof addr); /* it may hold the password */
+        if (bad) {
+            fprintf(stderr, "redcrawl crawl: --redis: %s\n", err);
+            return -EINVAL;
+        }
+    }
+    if (strcmp(c->fsync, "none") != 0 && strcmp(c->fsync, "batch") != 0 && strcmp(c->fsync, "record") != 0) {
+        fprintf(stderr, "redcrawl crawl: --fsync: '%s' is not none, batch or record\n", c->fsync);
+        return -EINVAL;
+    }
     for (size_t i = 0; i < c->connect_to.n; i++)
         if (rc_netguard_check_connect_to(c->connect_to.v[i], err, sizeof err) < 0) {
             fprintf(stderr, "redcrawl crawl: --connect-to: %s\n", err);
+            return -EINVAL;
+        }
+    for (size_t i = 0; i < c->resolve.n; i++)
+        if (rc_netguard_check_resolve(c->resolve.v[i], err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl crawl: --resolve: %s\n", err);
             return -EINVAL;
         }
     for (size_t i = 0; i < c->allow_net.n; i++)
@@ -866,7 +964,7 @@ static int check_options(const crawl_conf *c)
     return 0;
 }
 
-/* OUT/logs made, the daemons' programs found. */
+/* OUT/logs made, the output files writable, the daemons' programs found. */
 static int prepare_run(crawl_run *run, const char *outdir)
 {
     snprintf(run->logdir, sizeof run->logdir, "%s/logs", outdir);
@@ -874,6 +972,22 @@ static int prepare_run(crawl_run *run, const char *outdir)
     if (mk < 0) {
         fprintf(stderr, "redcrawl crawl: cannot create %s: %s\n", run->logdir, strerror(-mk));
         return mk;
+    }
+    /* The workers hand a page they cannot store back to its queue, to try again a second later
+     * (a full disk may free): an output file that cannot be written at all would take every
+     * page round for ever. */
+    const char *files[] = {"pages.jsonl", run->c->rules ? "items.jsonl" : NULL};
+    for (size_t i = 0; i < RC_ARRAY_LEN(files) && files[i]; i++) {
+        char *path = rc_xasprintf("%s/%s", outdir, files[i]);
+        int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        else
+            fprintf(stderr, "redcrawl crawl: cannot write %s: %s\n", path, strerror(e));
+        free(path);
+        if (fd < 0)
+            return -e;
     }
     /* Storing to JSON Lines only, the workers need no MongoDB or Kafka client: the lean build
      * does not map those libraries (~1 MB of each worker's memory). */
@@ -907,6 +1021,7 @@ static int open_redis(crawl_run *run, rc_private_redis *pr, const char **ret_url
         }
         redis_url = pr->url;
         run->pausable = (int)c->resumable;
+        run->pr = pr;
     }
     run->r = c->redis ? wait_for_redis(redis_url, c->prefix, c->redis_wait, err, sizeof err)
                       : rc_redis_new(redis_url, c->prefix, err, sizeof err);
@@ -1016,7 +1131,9 @@ typedef struct crawl_end {
     job_stats st;
     int lost; /* the job hash vanished from Redis */
     int stopped_by_user;
-    int paused; /* by the user, the job left running in a Redis that keeps it (--resume) */
+    int paused;     /* by the user, the job left running in a Redis that keeps it (--resume) */
+    int gave_up;    /* on the workers (run->gave_up says why): paused as by Ctrl-C, exit status 1 */
+    int redis_gone; /* the private Redis died (run->redis_gone): exit status 1, resumable from OUT */
     int hit_max;
 } crawl_end;
 
@@ -1041,7 +1158,8 @@ static int job_ending(crawl_run *run, const char *crawlid)
     return ending;
 }
 
-/* The progress line: on a terminal redrawn each poll, else one line every 5 s. */
+/* The progress line: on a terminal redrawn each poll, else one line every 5 s. Its errors are
+ * the summary's fetch errors (a fetch that failed for good counts in errors and failed both). */
 static void show_progress(const crawl_run *run, const job_stats *st, uint64_t t0, int tty, uint64_t *last_line)
 {
     uint64_t now = rc_mono_ms();
@@ -1054,7 +1172,7 @@ static void show_progress(const crawl_run *run, const job_stats *st, uint64_t t0
     fprintf(stderr, "%spages %lld (%.1f/s) | queued %lld | in flight %lld | errors %lld | %.0fs%s",
             tty ? "\r\033[K" : "", (long long)st->fetched,
             secs > 0 ? (double)(st->fetched - run->fetched0) / secs : 0.0, (long long)(st->seeds + st->queued),
-            (long long)inflight, (long long)(st->errors + st->failed), secs, tty ? "" : "\n");
+            (long long)inflight, (long long)st->errors, secs, tty ? "" : "\n");
     *last_line = now;
 }
 
@@ -1091,8 +1209,23 @@ static void watch_job(crawl_run *run, const rc_job *job, uint64_t t0, int tty, c
             continue;
         last_read = rc_mono_ms();
         check_children(run);
+        if (run->redis_gone[0]) {
+            end->redis_gone = 1;
+            break;
+        }
+        if (run->gave_up[0]) {
+            end->gave_up = 1;
+            end->paused = run->pausable;
+            if (!end->paused)
+                stop_job(run, job->crawlid);
+            break;
+        }
         watch_workers(run);
-        missing = read_stats(run, job->crawlid, &end->st) == 0 && !end->st.state[0] ? missing + 1 : 0;
+        job_stats st;
+        int read = read_stats(run, job->crawlid, &st);
+        if (read == 0) /* else the last counters read stay (Redis away for a moment) */
+            end->st = st;
+        missing = read == 0 && !st.state[0] ? missing + 1 : 0;
         if (missing >= MISSING_POLLS) {
             end->lost = 1;
             break;
@@ -1122,11 +1255,15 @@ static void watch_job(crawl_run *run, const rc_job *job, uint64_t t0, int tty, c
     }
 }
 
-/* Every child stopped (workers get their transfer timeout to finish pages in flight). */
+/* Every child stopped (workers get their transfer timeout to finish pages in flight; without
+ * their Redis, which they cannot complete them in, 2 s). */
+#define NO_REDIS_STOP_MS 2000
+
 static void stop_children(crawl_run *run)
 {
     interrupted = interrupted ? interrupted : 1; /* children exiting now are not restarted */
-    stop_workers(run, (int)run->c->workers, (int)(run->c->timeout * 1000) + 5000);
+    stop_workers(run, (int)run->c->workers,
+                 run->redis_gone[0] ? NO_REDIS_STOP_MS : (int)(run->c->timeout * 1000) + 5000);
     rc_insched_stop(run->sched);
     run->sched = NULL;
     if (run->web > 0)
@@ -1155,6 +1292,45 @@ static void print_unreachable(const crawl_run *run, const char *crawlid, int64_t
         freeReplyObject(rep);
 }
 
+/* The reasons of the job's URLs that failed for good (the frontier's `failed` list, its last
+ * FAILED_READ entries), the commonest FAILED_SHOWN: "2 x blocked: loopback address ...". */
+#define FAILED_READ 1000
+#define FAILED_SHOWN 3
+
+static void print_failures(const crawl_run *run, const char *crawlid)
+{
+    char key[200];
+    redisReply *rep =
+        rc_redis_cmd(run->r, "ZREVRANGE %s 0 %d", rc_redis_key(run->r, key, sizeof key, "failed"), FAILED_READ - 1);
+    json_t *counts = json_object();
+    for (size_t i = 0; rep && rep->type == REDIS_REPLY_ARRAY && i < rep->elements; i++) {
+        json_t *f = rep->element[i]->type == REDIS_REPLY_STRING ? json_loads(rep->element[i]->str, 0, NULL) : NULL;
+        const char *cid = json_string_value(json_object_get(f, "crawlid"));
+        const char *why = json_string_value(json_object_get(f, "reason"));
+        if (cid && why && strcmp(cid, crawlid) == 0)
+            json_object_set_new(counts, why, json_integer(json_integer_value(json_object_get(counts, why)) + 1));
+        json_decref(f);
+    }
+    if (rep)
+        freeReplyObject(rep);
+    for (int shown = 0; shown < FAILED_SHOWN && json_object_size(counts); shown++) {
+        const char *k, *best = NULL;
+        json_t *v;
+        json_int_t most = 0;
+        json_object_foreach (counts, k, v) {
+            if (json_integer_value(v) > most) {
+                most = json_integer_value(v);
+                best = k;
+            }
+        }
+        if (!best)
+            break;
+        printf("             %lld x %.300s\n", (long long)most, best);
+        json_object_del(counts, best);
+    }
+    json_decref(counts);
+}
+
 static void print_summary(const crawl_run *run, const rc_job *job, const crawl_end *end, const char *outdir,
                           double secs)
 {
@@ -1162,21 +1338,33 @@ static void print_summary(const crawl_run *run, const rc_job *job, const crawl_e
     char *pages = rc_xasprintf("%s/pages.jsonl", outdir);
     rc_buf statuses;
     rc_buf_init(&statuses);
-    summary_statuses(pages, &statuses);
+    summary_statuses(pages, job->crawlid, run->pages_from, &statuses);
     int64_t now = st->fetched - run->fetched0;
-    printf("\nredcrawl: job %s %s\n", job->crawlid,
+    printf("\nredcrawl: job %s %s%s\n", job->crawlid,
            end->lost              ? "LOST: its job vanished from Redis"
+           : end->redis_gone      ? "stopped: its Redis "
+           : end->gave_up         ? (end->paused ? "paused: " : "stopped: ")
            : end->paused          ? "paused by user"
            : end->stopped_by_user ? "stopped by user"
            : end->hit_max         ? "reached --max-pages"
-                                  : "finished");
+                                  : "finished",
+           end->gave_up      ? run->gave_up
+           : end->redis_gone ? run->redis_gone
+                             : "");
     printf("  pages      %lld in %.1f s (%.1f pages/s)", (long long)now, secs, secs > 0 ? (double)now / secs : 0.0);
     if (run->fetched0)
         printf(", %lld in the job with the runs before", (long long)st->fetched);
     putchar('\n');
     printf("  statuses   %s\n", statuses.len ? statuses.ptr : "-");
-    printf("  errors     %lld fetch errors, %lld retries, %lld dropped\n", (long long)st->errors,
-           (long long)st->retries, (long long)st->dropped);
+    printf("  errors     %lld fetch errors, %lld retries, %lld dropped", (long long)st->errors, (long long)st->retries,
+           (long long)st->dropped);
+    /* failed: the fetch errors, and the URLs lost with their worker too often (common.lua) */
+    if (st->failed > st->errors)
+        printf(", %lld given up: their workers died with them %d times", (long long)(st->failed - st->errors),
+               CRAWL_MAX_ATTEMPTS * 4);
+    putchar('\n');
+    if (st->failed > 0)
+        print_failures(run, job->crawlid);
     if (st->denied || !st->unreachable)
         printf("  robots.txt %lld URL(s) disallowed, not fetched\n", (long long)st->denied);
     if (st->unreachable)
@@ -1203,7 +1391,7 @@ static void print_summary(const crawl_run *run, const rc_job *job, const crawl_e
         free(items_path);
     }
     printf("  logs       %s/\n", run->logdir);
-    if (end->paused)
+    if (end->paused || (end->redis_gone && run->pausable))
         printf("  resume     redcrawl crawl --resume %s\n", outdir);
     rc_buf_release(&statuses);
     free(pages);
@@ -1244,7 +1432,7 @@ static int check_invocation(const crawl_conf *c, int nurls)
 }
 
 /* The dashboard, the job watched to its end with progress, the children stopped, the summary.
- * The exit status: 0 done, 3 the job vanished, 130 Ctrl-C, 4 a page not stored, 5 nothing
+ * The exit status: 0 done, 3 the job vanished, 130 Ctrl-C, 1 given up on the workers, 4 a page not stored, 5 nothing
  * reachable. */
 static int crawl_and_report(crawl_run *run, const rc_job *job, const char *outdir, uint64_t t0)
 {
@@ -1270,19 +1458,26 @@ static int crawl_and_report(crawl_run *run, const rc_job *job, const char *outdi
                 "and submit the job again.\n",
                 job->crawlid, c->redis ? c->redis : "private Redis", outdir);
     stop_children(run);
-    if (!end.lost && run->pages_path) /* every page stored: a resume after a clean end rechecks none */
+    if (!end.lost && !end.redis_gone && run->pages_path) /* every page stored: a resume rechecks none */
         rc_recheck_note(run->r, job->crawlid, run->pages_path, &run->mark);
-    read_stats(run, job->crawlid, &end.st);
+    job_stats st;
+    if (!end.redis_gone && read_stats(run, job->crawlid, &st) == 0)
+        end.st = st;
     if (c->max_pages > 0 && end.st.started >= c->max_pages)
         end.hit_max = 1; /* the cap may also show as "done": the takes dropped what was left */
     print_summary(run, job, &end, outdir, (double)(rc_mono_ms() - t0) / 1000.0);
     /* Nothing stored because the seeds' sites could not be reached: a script must see it. */
     int nothing = end.st.fetched == 0 && end.st.unreachable > 0;
-    run->ended = end.lost              ? NULL /* resuming it says it is lost */
-                 : end.paused          ? RC_RESUME_PAUSED
-                 : end.stopped_by_user ? RC_RESUME_STOPPED
-                                       : RC_RESUME_FINISHED;
-    return end.lost ? 3 : end.stopped_by_user ? 130 : end.st.store_failed > 0 ? 4 : nothing ? 5 : 0;
+    run->ended = end.lost || end.redis_gone           ? NULL /* resuming it says it is lost, or goes on */
+                 : end.paused                         ? RC_RESUME_PAUSED
+                 : end.stopped_by_user || end.gave_up ? RC_RESUME_STOPPED
+                                                      : RC_RESUME_FINISHED;
+    return end.lost                        ? 3
+           : end.gave_up || end.redis_gone ? 1
+           : end.stopped_by_user           ? 130
+           : end.st.store_failed > 0       ? 4
+           : nothing                       ? 5
+                                           : 0;
 }
 
 /* ---- resuming ------------------------------------------------------------------------------ */
@@ -1577,13 +1772,50 @@ static int lock_out(const char *out)
     return fd < 0 ? -1 : fd;
 }
 
+/* Whether s can be a JSON string (valid UTF-8): the job request and crawl.json are JSON. */
+static int json_ok(const char *s)
+{
+    json_t *j = json_string(s);
+    json_decref(j);
+    return j != NULL;
+}
+
+/* Every option's value (but --out's and --resume's paths) and URL valid UTF-8: one that is not
+ * would be left out of the job request and of crawl.json without a word (the default crawlid,
+ * scope ... taken instead).
+ * 0, or -EINVAL (said). */
+static int check_utf8(const crawl_conf *c, char **urls, int nurls)
+{
+    for (size_t i = 0; i < NROWS; i++) {
+        const void *at = (const char *)c + rows[i].offset;
+        const char *bad = NULL;
+        if (strcmp(rows[i].name, "out") == 0 || strcmp(rows[i].name, "resume") == 0)
+            continue; /* paths that go in no JSON: any bytes */
+        if (rows[i].type == RC_CONF_STR && *(char *const *)at && !json_ok(*(char *const *)at))
+            bad = rows[i].name;
+        for (size_t k = 0; rows[i].type == RC_CONF_LIST && k < ((const rc_strlist *)at)->n && !bad; k++)
+            if (!json_ok(((const rc_strlist *)at)->v[k]))
+                bad = rows[i].name;
+        if (bad) {
+            fprintf(stderr, "redcrawl crawl: --%s: not UTF-8 (percent-encode other bytes)\n", bad);
+            return -EINVAL;
+        }
+    }
+    for (int i = 0; i < nurls; i++)
+        if (!json_ok(urls[i])) {
+            fprintf(stderr, "redcrawl crawl: URL %d: not UTF-8 (percent-encode other bytes)\n", i + 1);
+            return -EINVAL;
+        }
+    return 0;
+}
+
 /* The job this run crawls, built from the options and seeds and validated as a submitted
  * request is; or, resumed with its seeds all in, only named (its spec is in Redis). 0, or the
  * exit status (2, said). */
 static int prepare_job(crawl_conf *c, crawl_run *run, char **urls, int nurls, rc_job *job)
 {
     /* A resumed crawl had something to crawl when it began. */
-    if (check_invocation(c, run->resuming ? 1 : nurls) < 0)
+    if (check_invocation(c, run->resuming ? 1 : nurls) < 0 || check_utf8(c, urls, nurls) < 0)
         return 2;
     if (run->resuming && run->saved.seeds_sent) {
         job->crawlid = rc_xstrdup(run->saved.crawlid);
@@ -1654,6 +1886,11 @@ static int run_crawl(crawl_run *run, rc_private_redis *pr, const rc_job *job, ui
         return 1;
     if (run->resuming) /* running again: a crash from now on must not read as a pause */
         note_state(run, RC_RESUME_RUNNING, -1);
+    struct stat sb;
+    char *pages = rc_xasprintf("%s/pages.jsonl", run->outdir);
+    if (!run->resuming && stat(pages, &sb) == 0)
+        run->pages_from = sb.st_size; /* the summary counts the records after */
+    free(pages);
     if (start_children(run, redis_url, run->outdir) < 0)
         return 1;
     if (!run->saved.seeds_sent) {
@@ -1704,7 +1941,8 @@ int rc_cli_crawl(int argc, char **argv)
     }
     if ((rc = prepare_job(&c, &run, urls, nurls, &job)) != 0)
         goto out;
-    outdir = c.out ? rc_xstrdup(c.out) : rc_xasprintf("redcrawl-out/%s", job.crawlid);
+    /* 'DIR/{crawlid}', as the workers take --out: the whole crawl's output goes there */
+    outdir = c.out ? rc_crawlid_subst(c.out, job.crawlid) : rc_xasprintf("redcrawl-out/%s", job.crawlid);
     run.outdir = outdir;
     if (!c.redis && (run.lock_fd = lock_out(outdir)) < 0) {
         rc = 2;

@@ -108,6 +108,37 @@ bad:
     return -EINVAL;
 }
 
+/* One address of a --resolve list: IPv4, or IPv6 with or without brackets. */
+static int addr_ok(const char *p, size_t n)
+{
+    char buf[INET6_ADDRSTRLEN + 2];
+    uint8_t a[16];
+    if (n >= 2 && p[0] == '[' && p[n - 1] == ']')
+        p++, n -= 2;
+    if (n == 0 || n >= sizeof buf)
+        return 0;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    return inet_pton(AF_INET, buf, a) == 1 || inet_pton(AF_INET6, buf, a) == 1;
+}
+
+int rc_netguard_check_resolve(const char *s, char *err, size_t cap)
+{
+    const char *host_end = field_end(s), *port_end = host_end && *host_end == ':' ? field_end(host_end + 1) : NULL;
+    if (!port_end || *port_end != ':' || host_end == s || *s == '+' || *s == '-' || port_end == host_end + 1 ||
+        !port_ok(host_end + 1, (size_t)(port_end - host_end - 1)))
+        goto bad;
+    for (const char *a = port_end + 1;; a += strcspn(a, ",") + 1) {
+        if (!addr_ok(a, strcspn(a, ",")))
+            goto bad;
+        if (!a[strcspn(a, ",")])
+            return 0;
+    }
+bad:
+    snprintf(err, cap, "'%s' is not HOST:PORT:ADDR[,ADDR...] (e.g. a.test:80:127.0.0.1)", s);
+    return -EINVAL;
+}
+
 /* ---- The SSRF guard ---------------------------------------------------------------------- */
 
 /* Ranges a crawler has no business connecting to (IANA special-purpose registries). Those that

@@ -47,5 +47,9 @@ int rc_netguard_check_cidr(const char *s, char *err, size_t cap);
 /* Validates curl's CONNECT_TO form HOST:PORT:ADDR:PORT (HOST and PORT may be empty; IPv6 in
  * brackets). 0 or -EINVAL with a message. */
 int rc_netguard_check_connect_to(const char *s, char *err, size_t cap);
+/* Validates curl's RESOLVE form HOST:PORT:ADDR[,ADDR...] as the workers take it (HOST and PORT
+ * given, each ADDR an IPv4 or IPv6 address, IPv6 in brackets or not; no "+" or "-" entries).
+ * 0 or -EINVAL with a message. */
+int rc_netguard_check_resolve(const char *s, char *err, size_t cap);
 
 #endif

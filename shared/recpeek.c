@@ -248,3 +248,38 @@ int rc_json_peek_int(const char *json, size_t len, const char *key, long long *r
         return -EINVAL;
     return found == 1 ? 0 : found < 0 ? -EDOM : -ENOENT;
 }
+
+int rc_json_peek_str(const char *json, size_t len, const char *key, char *out, size_t cap)
+{
+    const char *e = json + len, *k, *at = NULL, *end = NULL;
+    size_t klen, want = strlen(key);
+    int empty, more;
+    const char *p = object_open(json, e, &empty);
+    if (!p)
+        return -EINVAL;
+    if (empty)
+        return -ENOENT;
+    do {
+        const char *v = member_key(p, e, &k, &klen);
+        if (!v || !(p = skip_value(v, e)) || p == v)
+            return -EINVAL;
+        if (!at && klen == want && memcmp(k, key, want) == 0) {
+            at = v;
+            end = p;
+        }
+    } while ((more = member_next(&p, e)) == 1);
+    if (more < 0)
+        return -EINVAL;
+    if (!at)
+        return -ENOENT;
+    if (*at != '"')
+        return -EDOM;
+    size_t n = (size_t)(end - at - 2);
+    if (memchr(at + 1, '\\', n))
+        return -EAGAIN;
+    if (n >= cap)
+        return -ENOSPC;
+    memcpy(out, at + 1, n);
+    out[n] = '\0';
+    return 0;
+}

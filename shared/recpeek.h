@@ -1,6 +1,6 @@
 /* recpeek.h - the scheduler's read of a frontier record: its URL and depth only, without
  * building a JSON tree (a full parse was a third of the scheduler's time per URL); and one
- * integer of a page record (the crawl's summary reads every record's status). */
+ * integer or string of a page record (the crawl's summary reads every record's status and job). */
 #ifndef RC_RECPEEK_H
 #define RC_RECPEEK_H
 
@@ -16,5 +16,9 @@ int rc_record_peek(const char *json, size_t len, char *url, size_t cap, int *dep
  * its value is not an integer (null, a string...), -EINVAL when json is not one well-bracketed
  * object. Nested members of that name are not looked at. */
 int rc_json_peek_int(const char *json, size_t len, const char *key, long long *ret);
+/* The same for a string member: its value copied to out, NUL-terminated. -EDOM when it is not a
+ * string, -EAGAIN when it holds an escape, -ENOSPC when it does not fit in cap; -ENOENT and
+ * -EINVAL as above. */
+int rc_json_peek_str(const char *json, size_t len, const char *key, char *out, size_t cap);
 
 #endif

@@ -99,6 +99,7 @@ int rc_seedlist_read(rc_seedlist *s, FILE *f, rc_seedlist_bad_fn bad, void *ud)
     size_t lcap = 0, lineno = 0;
     ssize_t len;
     char why[160];
+    errno = 0;
     while ((len = getline(&line, &lcap, f)) >= 0) {
         lineno++;
         if ((size_t)len > RC_SEEDS_LINE_MAX) {
@@ -111,11 +112,16 @@ int rc_seedlist_read(rc_seedlist *s, FILE *f, rc_seedlist_bad_fn bad, void *ud)
                 bad(ud, lineno, "", "contains a NUL byte");
             continue;
         }
-        char *u = trim(line, (size_t)len);
+        char *start = line;
+        if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+            start += 3; /* a UTF-8 byte order mark opening the file */
+            len -= 3;
+        }
+        char *u = trim(start, (size_t)len);
         if (u && rc_seedlist_add(s, u, why, sizeof why) < 0 && bad)
             bad(ud, lineno, u, why);
     }
-    int r = ferror(f) ? -EIO : 0;
+    int r = ferror(f) ? -(errno ? errno : EIO) : 0;
     free(line);
     return r;
 }

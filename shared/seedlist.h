@@ -19,9 +19,9 @@ void rc_seedlist_free(rc_seedlist *s);
 /* Adds one URL (copied, normalised). -EINVAL with why in err when it is not a seed. */
 int rc_seedlist_add(rc_seedlist *s, const char *url, char *err, size_t cap);
 
-/* Reads f to its end: a URL a line; surrounding blanks, empty lines and lines starting with
- * '#' are ignored; a bad line goes to bad (may be NULL) and is skipped. 0, or -errno when f
- * cannot be read. */
+/* Reads f to its end: a URL a line; a UTF-8 byte order mark opening it, surrounding blanks,
+ * empty lines and lines starting with '#' are ignored; a bad line goes to bad (may be NULL)
+ * and is skipped. 0, or -errno when f cannot be read. */
 int rc_seedlist_read(rc_seedlist *s, FILE *f, rc_seedlist_bad_fn bad, void *ud);
 
 size_t rc_seedlist_count(const rc_seedlist *s);

@@ -223,6 +223,12 @@ int main(int argc, char **argv)
             goto out;
         }
     }
+    for (size_t i = 0; i < conf.resolve.n; i++) {
+        if (rc_netguard_check_resolve(conf.resolve.v[i], err, sizeof err) < 0) {
+            fprintf(stderr, "redcrawl-worker: --resolve: %s\n", err);
+            goto out;
+        }
+    }
     if (conf.parse_threads < 0) /* every core parses; more threads than that would only wait */
         conf.parse_threads = RC_MIN(rc_cpus(), RC_PAGE_THREADS_MAX);
     signal(SIGPIPE, SIG_IGN);

@@ -90,6 +90,67 @@ def test_exact_page_set_unlimited_depth(tmp, procs):
         check("parse_threads=%d " % threads in log_text, "worker %d: want %d parse threads" % (i, threads))
 
 
+def summary_statuses(stdout):
+    """The summary's statuses line as {status: count}."""
+    line = [x for x in stdout.splitlines() if x.startswith("  statuses   ")]
+    check(len(line) == 1, "no statuses line: %s" % stdout)
+    return {int(k): int(v) for k, v in (x.split(": ") for x in line[0][13:].split(", ") if x != "-")}
+
+
+def test_summary_counts_this_job(tmp, procs):
+    """Crawls into one OUT (a finished crawl's OUT takes a new one, which appends to its
+    pages.jsonl): each summary's statuses count that crawl's pages, as its pages line does, not
+    the records of the crawls before it in the file, nor twice a seed whose record a redirect
+    chain's end stored again (same _id, with final_url)."""
+    port, _, _ = start_web(procs, tmp, "--sites", "2", "--pages", "30")
+    runs = [("one", "http://s0.site.test/"), ("two", "http://s1.site.test/p/7"), ("two", "http://s1.site.test/p/7"),
+            ("three", "http://s0.site.test/redirect/3")]
+    before = 0
+    for crawlid, seed in runs:
+        out, r = crawl(tmp, port, [seed], "--crawlid", crawlid, "--maxdepth", "1", "--delay", "0.01",
+                       "--web-port", "-1")
+        pages = read_pages(os.path.join(out, "pages.jsonl"))
+        mine = list({p["_id"]: p for p in pages[before:]}.values())  # a later line supersedes
+        before = len(pages)
+        want = collections.Counter(p["status_code"] for p in mine)
+        got = summary_statuses(r.stdout)
+        check(got == want, "job %s: summary statuses %s, its %d records %s" % (crawlid, got, len(mine), dict(want)))
+        check("  pages      %d in " % len(mine) in r.stdout, "job %s: pages line: %s" % (crawlid, r.stdout))
+
+
+def test_out_with_crawlid(tmp, procs):
+    """--out 'DIR/{crawlid}', as the workers take it: the crawl's whole output (pages, logs,
+    crawl.json) goes to DIR/CRAWLID, and the summary names the file the pages are in (it named
+    DIR/{crawlid}/pages.jsonl, which did not exist, and showed no statuses)."""
+    port, _, _ = start_web(procs, tmp, "--sites", "1", "--pages", "10")
+    tmpl = os.path.join(tmp, "runs", "{crawlid}")
+    r = subprocess.run([REDCRAWL, "crawl", "--out", tmpl, "--crawlid", "cc", "--connect-to",
+                        "::127.0.0.1:%d" % port, "--quiet", "--web-port", "-1", "--delay", "0.01", "--maxdepth", "1",
+                        "http://s0.site.test/"], capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr[-1500:]))
+    out = os.path.join(tmp, "runs", "cc")
+    pages = read_pages(os.path.join(out, "pages.jsonl"))
+    check(pages, "no pages in %s" % out)
+    check("  output     %s/pages.jsonl" % out in r.stdout, "summary names another file: %s" % r.stdout)
+    check(summary_statuses(r.stdout) == collections.Counter(p["status_code"] for p in pages),
+          "summary statuses: %s" % r.stdout)
+    check(os.path.exists(os.path.join(out, "crawl.json")) and os.path.exists(os.path.join(out, "logs")),
+          "crawl.json or logs not beside the pages: %s" % os.listdir(out))
+    check(not os.path.exists(tmpl), "a directory named {crawlid} was made")
+
+
+def test_out_not_utf8(tmp, procs):
+    """An OUT whose name is not UTF-8 (a Latin-1 directory, legal on Linux) is taken: the paths
+    of --out and --resume go in no JSON, unlike the options that must be UTF-8 (test_bad_input)."""
+    port, _, _ = start_web(procs, tmp, "--sites", "1", "--pages", "10")
+    out = os.path.join(tmp, "lat\udce9")
+    r = subprocess.run([REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet",
+                        "--web-port", "-1", "--delay", "0.01", "--maxdepth", "0", "http://s0.site.test/"],
+                       capture_output=True, timeout=120)
+    check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr[-1000:]))
+    check(len(read_pages(os.path.join(out, "pages.jsonl"))) == 1, "no page in the Latin-1 OUT")
+
+
 def test_link_only_crawl_matches_tree_crawl(tmp, procs):
     """Without rules, text or content dedup the worker tokenizes pages instead of building a
     tree: the same page set, each page with the same depth, title, link count and metadata as
@@ -508,6 +569,92 @@ def test_sigint_stops_cleanly(tmp, procs):
     check(len(pages) > 0 and len({x["url"] for x in pages}) == len(pages), "pages missing or duplicated")
 
 
+def test_worker_gone_while_stopping(tmp, procs):
+    """A worker that exits on its own as the crawl is told to stop (systemd stops a unit with
+    SIGTERM to every process of it): the crawl, which sees it go while stopping, does not restart
+    it, nor wait for it. It kept its pid, counted it among the workers still stopping, so waited
+    --timeout + 5 s for the other one, and said it killed a worker that was long gone. Made
+    certain here: the crawl is frozen while the worker exits, and signalled before it thaws."""
+    port, _, _ = start_web(procs, tmp, "--sites", "2", "--pages", "400")
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet", "--web-port", "-1",
+           "--workers", "2", "--maxdepth", "-1", "--delay", "0.05", "--timeout", "20", "http://s0.site.test/",
+           "http://s1.site.test/"]
+
+    def state(pid):
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                return f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return "gone"
+
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        pages = os.path.join(out, "pages.jsonl")
+        deadline = time.time() + 30
+        while time.time() < deadline and not (os.path.exists(pages) and os.path.getsize(pages) > 0):
+            time.sleep(0.05)
+        workers = [int(x) for x in subprocess.run(["pgrep", "-P", str(p.pid), "-f", "redcrawl-worker"],
+                                                  capture_output=True, text=True).stdout.split()]
+        check(len(workers) == 2, "want 2 workers, got %s" % workers)
+        os.kill(p.pid, signal.SIGSTOP)
+        os.kill(workers[0], signal.SIGTERM)
+        deadline = time.time() + 30
+        while time.time() < deadline and state(workers[0]) != "Z":
+            time.sleep(0.05)
+        check(state(workers[0]) == "Z", "the worker did not exit: %s" % state(workers[0]))
+        os.kill(p.pid, signal.SIGTERM)
+        t0 = time.time()
+        os.kill(p.pid, signal.SIGCONT)
+        stdout, stderr = p.communicate(timeout=60)
+        took = time.time() - t0
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(p.returncode == 130 and "paused by user" in stdout, "exit %d: %s %s" % (p.returncode, stdout, stderr))
+    check("killed" not in stderr and "restarting" not in stderr, "workers restarted or killed: %s" % stderr[-1000:])
+    check(took < 10, "the crawl took %.1f s to stop: %s" % (took, stderr[-1000:]))
+
+
+def test_private_redis_dies(tmp, procs):
+    """The crawl's private Redis killed mid-crawl (the OOM killer's pick): the crawl ends at once,
+    saying so, with exit status 1, and a --resume goes on from the data Redis kept in OUT: every
+    page stored, once. It ran on for ever, its progress line at 0 pages, its summary at 0."""
+    args = ["--sites", "2", "--pages", "60"]
+    port, _, _ = start_web(procs, tmp, *args)
+    out = os.path.join(tmp, "out")
+    cmd = [REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet", "--web-port", "-1",
+           "--maxdepth", "-1", "--delay", "0.1", "http://s0.site.test/"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        pages = os.path.join(out, "pages.jsonl")
+        deadline = time.time() + 30
+        while time.time() < deadline and not (os.path.exists(pages) and os.path.getsize(pages) > 0):
+            time.sleep(0.05)
+        redis = [int(x) for x in subprocess.run(["pgrep", "-P", str(p.pid), "redis-server"], capture_output=True,
+                                                text=True).stdout.split()]
+        check(len(redis) == 1, "want one redis-server child, got %s" % redis)
+        os.kill(redis[0], signal.SIGKILL)
+        t0 = time.time()
+        stdout, stderr = p.communicate(timeout=60)
+        took = time.time() - t0
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    check(p.returncode == 1, "want exit 1, got %d: %s %s" % (p.returncode, stdout, stderr[-1000:]))
+    check("its Redis was killed by signal 9" in stdout and "redcrawl crawl --resume %s" % out in stdout,
+          "the summary does not say what happened: %s" % stdout)
+    check(took < 15, "the crawl took %.1f s to end" % took)
+    r = subprocess.run([REDCRAWL, "crawl", "--resume", out, "--quiet", "--web-port", "-1", "--delay", "0.01"],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0 and "finished" in r.stdout, "resume: exit %d %s %s" % (r.returncode, r.stdout,
+                                                                                  r.stderr[-1000:]))
+    check_page_set(read_pages(os.path.join(out, "pages.jsonl")),
+                   expected_pages(graph(*args), ["http://s0.site.test/"], -1, ["site.test"]), "after the resume")
+
+
 def test_not_resumable(tmp, procs):
     """--resumable=0: the private Redis keeps nothing in OUT/redis, Ctrl-C stops the job (it is
     not paused), and a --resume of that OUT says there is nothing to resume and why."""
@@ -586,6 +733,63 @@ def test_scheduler_cannot_start(tmp, procs):
     check(not os.path.exists(os.path.join(out, "logs", "worker-1.log")), "a worker was started")
 
 
+def test_workers_that_cannot_start(tmp, procs):
+    """Workers that exit at once, every time (here a bad REDCRAWL_TREE in the environment, which
+    only the workers read): the crawl gives up soon, says why with the worker's own words, does
+    not call it a pause by the user, and exits 1; its job can still be resumed."""
+    args = ["--sites", "1", "--pages", "10"]
+    port, _, _ = start_web(procs, tmp, *args)
+    out = os.path.join(tmp, "out")
+    env = dict(os.environ, REDCRAWL_TREE="oak")
+    t0 = time.time()
+    r = subprocess.run([REDCRAWL, "crawl", "--out", out, "--connect-to", "::127.0.0.1:%d" % port, "--quiet",
+                        "--web-port", "-1", "--delay", "0.01", "http://s0.site.test/"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    took = time.time() - t0
+    check(r.returncode == 1, "want exit 1, got %d: %s %s" % (r.returncode, r.stdout, r.stderr[-1500:]))
+    check("paused by user" not in r.stdout and "stopped by user" not in r.stdout,
+          "the user did nothing: %s" % r.stdout)
+    check("'oak' is not light or gumbo" in r.stderr, "the worker's reason is not shown: %s" % r.stderr[-1500:])
+    check(took < 20, "gave up after %.1f s" % took)
+    check("\033[" not in r.stderr, "a terminal's escapes written to a file: %r" % r.stderr[-500:])
+    check("redcrawl crawl --resume %s" % out in r.stdout, "no way on shown: %s" % r.stdout)
+    r = subprocess.run([REDCRAWL, "crawl", "--resume", out, "--quiet", "--web-port", "-1"],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0 and "finished" in r.stdout, "resume: exit %d %s %s" % (r.returncode, r.stdout,
+                                                                                  r.stderr[-1500:]))
+    check_page_set(read_pages(os.path.join(out, "pages.jsonl")),
+                   expected_pages(graph(*args), ["http://s0.site.test/"], 5, ["site.test"]), "after the resume")
+
+
+def test_output_not_writable(tmp, procs):
+    """An OUT whose pages.jsonl cannot be written (here a directory of that name; a read-only
+    directory for a user other than root) is refused before anything starts, saying why: the
+    workers handed every page back to its queue, once a second for ever, the crawl silent."""
+    out = os.path.join(tmp, "out")
+    os.makedirs(os.path.join(out, "pages.jsonl"))
+    r = subprocess.run([REDCRAWL, "crawl", "--out", out, "--quiet", "--web-port", "-1", "http://a.test/"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1, "want exit 1, got %d: %s %s" % (r.returncode, r.stdout, r.stderr[-1000:]))
+    check("cannot write %s/pages.jsonl: Is a directory" % out in r.stderr, "no reason given: %s" % r.stderr[-1000:])
+    check(not os.path.exists(os.path.join(out, "logs", "worker-1.log")), "a worker was started")
+
+
+def test_fetch_errors_say_why(tmp, procs):
+    """The summary names the reasons of the fetch errors, the commonest first: a crawl of a local
+    site without --allow-net said "1 fetch errors" and nothing of the SSRF guard, which the page
+    record alone named."""
+    port, _, _ = start_web(procs, tmp, "--sites", "1", "--pages", "10")
+    env = dict(os.environ)
+    env.pop("REDCRAWL_ALLOW_NET", None)
+    r = subprocess.run([REDCRAWL, "crawl", "--out", os.path.join(tmp, "out"), "--connect-to", "::127.0.0.1:%d" % port,
+                        "--quiet", "--web-port", "-1", "http://s0.site.test/", "http://s0.site.test/p/1"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr[-1000:]))
+    check("2 fetch errors" in r.stdout and
+          "2 x blocked: loopback address 127.0.0.1 (not in --allow-net)" in r.stdout,
+          "the summary does not say why: %s" % r.stdout)
+
+
 def test_bad_input(tmp, procs):
     cases = [
         (["ftp://example.test/"], "url"),
@@ -606,6 +810,20 @@ def test_bad_input(tmp, procs):
         (["--delay", "soon", "http://a.test/"], "--delay"),
         (["--no-such-option", "http://a.test/"], "--no-such-option"),
         (["--log-level", "loud", "http://a.test/"], "--log-level"),
+        # options only the workers read: refused before any starts (a bad --fsync restarted the
+        # workers 100 times, then said "paused by user")
+        (["--fsync", "maybe", "http://a.test/"], "--fsync"),
+        (["--resolve", "nonsense", "http://a.test/"], "--resolve"),
+        (["--seeds", tmp], "--seeds %s: Is a directory" % tmp),
+        # bytes that are not UTF-8 (a JSON string cannot hold them): the option was dropped
+        # silently, the crawl run with the default crawlid, scope or text method
+        (["--crawlid", "ab\udcff", "http://a.test/"], "--crawlid: not UTF-8"),
+        (["--allowed-domain", "\udcff.test", "http://a.test/"], "--allowed-domain: not UTF-8"),
+        (["--useragent", "bot\udcff", "http://a.test/"], "--useragent: not UTF-8"),
+        (["http://a.test/\udcff"], "URL 1: not UTF-8"),
+        # a --redis that cannot be a Redis URL: nothing to wait for, no OUT to make
+        (["--redis", "foo://x", "http://a.test/"], "--redis"),
+        (["--redis", "redis://127.0.0.1:notaport", "http://a.test/"], "--redis"),
         ([], "URL"),
     ]
     for args, word in cases:
@@ -1565,15 +1783,19 @@ def test_resume_with_redis_after_sigkill(tmp, procs):
 
 
 if __name__ == "__main__":
-    run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_link_only_crawl_matches_tree_crawl,
+    run_tests([test_bad_input, test_same_message_every_entry_point, test_exact_page_set_unlimited_depth, test_summary_counts_this_job,
+               test_out_with_crawlid, test_out_not_utf8, test_link_only_crawl_matches_tree_crawl,
                test_maxdepth, test_options_after_urls, test_allowed_domains,
                test_two_workers_share_load, test_max_pages, test_retry_on_503, test_worker_sigkill_mid_crawl,
                test_kill_with_batch_in_flight, test_stalled_worker_keeps_its_pages,
                test_hung_worker_restarted, test_reaped_worker_that_wakes_is_kept,
-               test_sigint_stops_cleanly, test_not_resumable, test_fleet_by_hand, test_late_worker_gets_domains,
+               test_sigint_stops_cleanly, test_worker_gone_while_stopping, test_private_redis_dies,
+               test_not_resumable, test_fleet_by_hand, test_late_worker_gets_domains,
                test_blacklist_applies_to_queued_urls, test_seed_list_from_stdin,
                test_bloom_grows_with_the_job, test_parse_threads, test_unreachable_site_says_so,
                test_robots_503_says_so, test_private_redis_allocator, test_scheduler_in_process, test_lean_workers,
-               test_scheduler_cannot_start, test_resume_after_ctrl_c, test_resume_after_sigkill,
+               test_scheduler_cannot_start, test_workers_that_cannot_start, test_output_not_writable,
+               test_fetch_errors_say_why,
+               test_resume_after_ctrl_c, test_resume_after_sigkill,
                test_resume_while_killed_crawl_ends, test_resume_after_machine_crash,
                test_resume_warns_of_lost_file_tail, test_resume_with_redis_after_sigkill])

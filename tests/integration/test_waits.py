@@ -130,5 +130,21 @@ def test_stop_wait(tmp, procs):
     print("  stop --wait: waited for the slow page, done; a stalled worker: gave up after 2 s, saying why")
 
 
+
+def test_progress_errors_agree_with_summary(tmp, procs):
+    """The progress line's errors are the summary's fetch errors: two URLs that time out on each
+    of their 3 attempts are 2 errors in both (the line counted each failure twice)."""
+    web_port, _, _ = start_web(procs, tmp, "--sites", "2", "--pages", "20")
+    code, out = on_tty(crawl_cmd(tmp, web_port, "--timeout", "0.5", "--maxdepth", "0",
+                                 "http://s0.site.test/slow/3000/1", "http://s1.site.test/slow/3000/1"), os.environ)
+    check(code == 0, "crawl: rc %d, %r" % (code, out[-1500:]))
+    lines = re.findall(r"pages (\d+) \([0-9.]+/s\) \| queued \d+ \| in flight \d+ \| errors (\d+)", out)
+    summary = re.search(r"errors +(\d+) fetch errors", out)
+    check(lines and summary, "no progress line or summary: %r" % out[-1500:])
+    check(summary.group(1) == "2", "summary: %s fetch errors, want 2" % summary.group(1))
+    check(lines[-1] == ("2", "2"), "last progress line: pages %s, errors %s; want 2 and 2" % lines[-1])
+    check(all(int(e) <= 2 for _, e in lines), "a progress line with more errors than URLs failed: %s" % lines)
+
 if __name__ == "__main__":
-    run_tests([test_crawl_waits_for_redis, test_crawl_stop_shows_worker_wait, test_stop_wait])
+    run_tests([test_crawl_waits_for_redis, test_crawl_stop_shows_worker_wait, test_stop_wait,
+               test_progress_errors_agree_with_summary])

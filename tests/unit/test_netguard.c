@@ -186,5 +186,21 @@ int main(int argc, char **argv)
     RC_CHECK_INT_EQ(rc_netguard_check_connect_to("a.test:80::80", err, sizeof err), -22);
     RC_CHECK_INT_EQ(rc_netguard_check_connect_to("a:1:b:2:c", err, sizeof err), -22);
     RC_CHECK_INT_EQ(rc_netguard_check_connect_to("a:1:b:99999", err, sizeof err), -22);
+
+    /* --resolve entries, as the workers' DNS cache and curl take them */
+    RC_CHECK_INT_EQ(rc_netguard_check_resolve("a.test:80:127.0.0.1", err, sizeof err), 0);
+    RC_CHECK_INT_EQ(rc_netguard_check_resolve("a.test:443:127.0.0.1,::1", err, sizeof err), 0);
+    RC_CHECK_INT_EQ(rc_netguard_check_resolve("a.test:443:[::1],127.0.0.2", err, sizeof err), 0);
+    RC_CHECK_INT_EQ(rc_netguard_check_resolve("nonsense", err, sizeof err), -22);
+    RC_CHECK(strstr(err, "'nonsense' is not HOST:PORT:ADDR") != NULL);
+    RC_CHECK_INT_EQ(rc_netguard_check_resolve("a.test:80", err, sizeof err), -22);
+    RC_CHECK_INT_EQ(rc_netguard_check_resolve("a.test:80:", err, sizeof err), -22);
+    RC_CHECK_INT_EQ(rc_netguard_check_resolve(":80:127.0.0.1", err, sizeof err), -22);
+    RC_CHECK_INT_EQ(rc_netguard_check_resolve("a.test::127.0.0.1", err, sizeof err), -22);
+    RC_CHECK_INT_EQ(rc_netguard_check_resolve("a.test:0:127.0.0.1", err, sizeof err), -22);
+    RC_CHECK_INT_EQ(rc_netguard_check_resolve("a.test:80:localhost", err, sizeof err), -22);
+    RC_CHECK_INT_EQ(rc_netguard_check_resolve("a.test:80:127.0.0.1,", err, sizeof err), -22);
+    RC_CHECK_INT_EQ(rc_netguard_check_resolve("-a.test:80:127.0.0.1", err, sizeof err), -22);
+    RC_CHECK_INT_EQ(rc_netguard_check_resolve("+a.test:80:127.0.0.1", err, sizeof err), -22);
     return rc_test_done("test_netguard");
 }

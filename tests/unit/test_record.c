@@ -164,5 +164,26 @@ int main(void)
         RC_CHECK_INT_EQ(rc_json_peek_int(ints[i].json, strlen(ints[i].json), "status_code", &v), ints[i].rc);
         RC_CHECK(ints[i].rc != 0 || v == ints[i].v);
     }
+    /* One string of a page record: the crawl's summary counts its own job's records. */
+    static const struct {
+        const char *json;
+        int rc;
+        const char *v;
+    } strs[] = {
+        {"{\"_id\":\"a\",\"crawlid\":\"job-1\",\"status_code\":200}\n", 0, "job-1"},
+        {"{\"item\":{\"crawlid\":\"x\"},\"crawlid\":\"y\"}", 0, "y"},
+        {"{\"crawlid\":\"\"}", 0, ""},
+        {"{\"crawlid\":\"a\\\"b\"}", -EAGAIN, NULL},
+        {"{\"crawlid\":\"0123456789\"}", -ENOSPC, NULL},
+        {"{\"crawlid\":7}", -EDOM, NULL},
+        {"{\"crawlid\":null}", -EDOM, NULL},
+        {"{\"url\":\"x\"}", -ENOENT, NULL},
+        {"{\"crawlid\":\"a\"", -EINVAL, NULL},
+    };
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+        char v[8] = "";
+        RC_CHECK_INT_EQ(rc_json_peek_str(strs[i].json, strlen(strs[i].json), "crawlid", v, sizeof v), strs[i].rc);
+        RC_CHECK(strs[i].rc != 0 || strcmp(v, strs[i].v) == 0);
+    }
     return rc_test_done("test_record");
 }

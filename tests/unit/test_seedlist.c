@@ -1,6 +1,7 @@
 /* test_seedlist.c - seed lists from a file: normalised URLs in order, blank and comment lines
  * ignored, bad lines reported with their numbers and skipped, domains collected once each,
  * and a long list (100,000 lines). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,5 +93,28 @@ int main(void)
     RC_CHECK_INT_EQ(rc_seedlist_ndomains(s), 1);
     rc_seedlist_free(s);
     rc_seedlist_free(NULL);
+
+    /* A UTF-8 byte order mark opening the file (Notepad, a spreadsheet's "CSV UTF-8") is not part
+     * of the first URL, which was reported as not parsing; one further on is. */
+    s = rc_seedlist_new();
+    b.n = 0;
+    f = file_of("\xef\xbb\xbfhttp://a.test/1\n\xef\xbb\xbfhttp://a.test/2\n");
+    RC_CHECK_INT_EQ(rc_seedlist_read(s, f, on_bad, &b), 0);
+    fclose(f);
+    RC_CHECK_INT_EQ(rc_seedlist_count(s), 1);
+    RC_CHECK_STR_EQ(rc_seedlist_urls(s)[0], "http://a.test/1");
+    RC_CHECK_INT_EQ(b.n, 1);
+    RC_CHECK_INT_EQ(b.lines[0], 2);
+    rc_seedlist_free(s);
+
+    /* A file that cannot be read says why (`--seeds DIR` said "Input/output error"). */
+    s = rc_seedlist_new();
+    f = fopen(".", "r");
+    RC_CHECK(f != NULL);
+    if (f) {
+        RC_CHECK_INT_EQ(rc_seedlist_read(s, f, on_bad, &b), -EISDIR);
+        fclose(f);
+    }
+    rc_seedlist_free(s);
     return rc_test_done("test_seedlist");
 }
