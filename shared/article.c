@@ -12,6 +12,10 @@
 #include <string.h>
 #include <strings.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define MAX_DEPTH 400           /* deeper subtrees are ignored (gumbo allows any depth) */
 #define MIN_PARA_CHARS 25       /* a paragraph shorter than this scores nothing */
 #define MIN_ARTICLE_BODY 200    /* a named article body with less text is not trusted */
@@ -687,24 +691,68 @@ static void judge(const matcher *mt, node_stat *s, int no_id)
 
 /* Per byte: 1 = a visible character starts here (not ASCII whitespace, not a UTF-8 continuation
  * byte), 2 = ',', 4 = the lead byte of a fullwidth or ideographic comma. A table because this
- * loop reads every byte of the page's text (it was a tenth of a full crawl's CPU). */
+ * loop reads every byte of the page's text (it was a tenth of a full crawl's CPU); with SSE2 the
+ * same classes are counted 16 bytes at a time (count_text_sse2), the table does the tail. */
 static const unsigned char text_class[256] = {
     [1 ... 8] = 1,       [11] = 1,   [14 ... 31] = 1,     [33 ... 43] = 1, [','] = 3,           [45 ... 127] = 1,
     [0xC0 ... 0xE2] = 1, [0xE3] = 5, [0xE4 ... 0xEE] = 1, [0xEF] = 5,      [0xF0 ... 0xFF] = 1,
 };
 
+/* A comma spelt in three bytes at P: U+FF0C fullwidth, U+3001 ideographic. */
+static int wide_comma(const unsigned char *p)
+{
+    return (p[0] == 0xEF && p[1] == 0xBC && p[2] == 0x8C) || (p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x81);
+}
+
+#if defined(__SSE2__)
+/* count_text's table, 16 bytes at a time: the bytes that are no character (ASCII whitespace but
+ * VT, UTF-8 continuation bytes) and the ','s are counted by SAD, a wide comma's lead byte is
+ * looked at alone. Returns where it stopped (fewer than 16 bytes before END). */
+static const unsigned char *count_text_sse2(const unsigned char *p, const unsigned char *end, unsigned *chars,
+                                            unsigned *commas)
+{
+    const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1);
+    const __m128i tab = _mm_set1_epi8('\t'), lf = _mm_set1_epi8('\n'), ff = _mm_set1_epi8('\f');
+    const __m128i cr = _mm_set1_epi8('\r'), sp = _mm_set1_epi8(' '), comma = _mm_set1_epi8(',');
+    const __m128i cont = _mm_set1_epi8(-64); /* signed: 0x80-0xBF are -128..-65 */
+    const __m128i e3 = _mm_set1_epi8((char)0xE3), ef = _mm_set1_epi8((char)0xEF);
+    __m128i none = zero, ncommas = zero;
+    const unsigned char *start = p;
+    for (; end - p >= 16; p += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, lf)),
+                                  _mm_or_si128(_mm_cmpeq_epi8(v, ff), _mm_cmpeq_epi8(v, cr)));
+        __m128i no = _mm_or_si128(_mm_or_si128(ws, _mm_cmpeq_epi8(v, sp)), _mm_cmplt_epi8(v, cont));
+        none = _mm_add_epi64(none, _mm_sad_epu8(_mm_and_si128(no, one), zero));
+        ncommas = _mm_add_epi64(ncommas, _mm_sad_epu8(_mm_and_si128(_mm_cmpeq_epi8(v, comma), one), zero));
+        unsigned lead = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, e3), _mm_cmpeq_epi8(v, ef)));
+        for (; lead; lead &= lead - 1)
+            *commas += (unsigned)wide_comma(p + __builtin_ctz(lead));
+    }
+    unsigned skipped = (unsigned)_mm_cvtsi128_si32(none) + (unsigned)_mm_cvtsi128_si32(_mm_unpackhi_epi64(none, none));
+    *chars += (unsigned)(p - start) - skipped;
+    *commas += (unsigned)_mm_cvtsi128_si32(ncommas) + (unsigned)_mm_cvtsi128_si32(_mm_unpackhi_epi64(ncommas, ncommas));
+    return p;
+}
+#endif
+
 static void count_text(node_stat *s, const char *text, int in_link)
 {
     unsigned chars = 0, commas = 0;
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    const unsigned char *p = (const unsigned char *)text;
+#if defined(__SSE2__)
+    size_t n = strlen(text);
+    if (n >= 16)
+        p = count_text_sse2(p, p + n, &chars, &commas);
+#endif
+    for (; *p; p++) {
         unsigned c = text_class[*p];
         chars += c & 1;
         if (c < 2)
             continue;
         if (c & 2)
             commas++;
-        else if ((p[0] == 0xEF && p[1] == 0xBC && p[2] == 0x8C)     /* U+FF0C fullwidth comma */
-                 || (p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x81)) /* U+3001 ideographic comma */
+        else if (wide_comma(p))
             commas++;
     }
     s->commas += commas;

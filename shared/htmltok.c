@@ -11,6 +11,10 @@
 #include <string.h>
 #include <strings.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "htmlent.inc"
 
 #define NAME_CAP 24     /* tag and attribute names we compare are shorter; longer never match (x 8) */
@@ -189,6 +193,32 @@ static const unsigned char special[256] = {
     [0xEF] = 1, [0xF0] = 1, [0xF1] = 1, [0xF2] = 1, [0xF3] = 1, [0xF4] = 1,
 };
 
+/* The first index from J on (before TO) of a byte that is special, else TO. */
+static size_t plain_end(const char *s, size_t j, size_t to)
+{
+#if defined(__SSE2__)
+    /* 16 bytes at a time: a control byte (<= 0x1F) but TAB, LF, FF; '&', DEL, C2; EF-F4. */
+    const __m128i c1f = _mm_set1_epi8(0x1F), tab = _mm_set1_epi8('\t'), lf = _mm_set1_epi8('\n');
+    const __m128i ff = _mm_set1_epi8('\f'), amp = _mm_set1_epi8('&'), del = _mm_set1_epi8(0x7F);
+    const __m128i c2 = _mm_set1_epi8((char)0xC2), ef = _mm_set1_epi8((char)0xEF), five = _mm_set1_epi8(5);
+    for (; to - j >= 16; j += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + j));
+        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(v, c1f), v);
+        __m128i ok = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, lf)), _mm_cmpeq_epi8(v, ff));
+        __m128i hi = _mm_sub_epi8(v, ef); /* EF-F4 -> 0-5 */
+        __m128i sp = _mm_or_si128(_mm_andnot_si128(ok, ctl), _mm_cmpeq_epi8(_mm_min_epu8(hi, five), hi));
+        sp = _mm_or_si128(
+            sp, _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, amp), _mm_cmpeq_epi8(v, del)), _mm_cmpeq_epi8(v, c2)));
+        unsigned m = (unsigned)_mm_movemask_epi8(sp);
+        if (m)
+            return j + (unsigned)__builtin_ctz(m);
+    }
+#endif
+    while (j < to && !special[(unsigned char)s[j]])
+        j++;
+    return j;
+}
+
 /* S[J] is a special byte other than '&': appends what gumbo's input stream makes of it (U+FFFD
  * for NUL, controls and noncharacters, LF for CR and CRLF, the bytes themselves otherwise) and
  * returns the index after it. */
@@ -227,9 +257,7 @@ static void decode_span(const char *s, size_t from, size_t to, int in_attr, rc_b
 {
     size_t i = from;
     while (i < to) {
-        size_t j = i;
-        while (j < to && !special[(unsigned char)s[j]])
-            j++;
+        size_t j = plain_end(s, i, to);
         rc_buf_append(out, s + i, j - i);
         if (j >= to)
             break;

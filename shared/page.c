@@ -9,6 +9,10 @@
 #include <strings.h>
 #include <time.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -258,14 +262,47 @@ void rc_page_item_id(const char *crawlid, const char *url, long pos, char out[33
 
 /* Content digest: words of the main text, lower-cased ASCII, single spaces; so markup,
  * boilerplate and whitespace changes do not make a page look new. */
+/* text_digest's word copy, 16 bytes at a time while 16 are left before END: lowercased into
+ * W + *LEN (never past the end of the text's own length: LEN trails P), up to the first stop
+ * byte. Returns where it stopped (the word's end, or fewer than 16 bytes before END). */
+static const unsigned char *word_lower(const unsigned char *p, const unsigned char *end, char *w, size_t *len)
+{
+#if defined(__SSE2__)
+    const __m128i sp = _mm_set1_epi8(' '), lf = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t');
+    const __m128i cr = _mm_set1_epi8('\r'), a = _mm_set1_epi8('A' - 1), z = _mm_set1_epi8('Z' + 1);
+    const __m128i case_bit = _mm_set1_epi8(32);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i upper = _mm_and_si128(_mm_cmpgt_epi8(v, a), _mm_cmplt_epi8(v, z)); /* signed: >= 0x80 is not */
+        _mm_storeu_si128((__m128i *)(void *)(w + *len), _mm_add_epi8(v, _mm_and_si128(upper, case_bit)));
+        __m128i st = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, lf)),
+                                  _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, cr)));
+        unsigned m = (unsigned)_mm_movemask_epi8(st);
+        if (m) { /* the bytes stored after the word's end are written over by what follows */
+            unsigned k = (unsigned)__builtin_ctz(m);
+            *len += k;
+            return p + k;
+        }
+        *len += 16;
+        p += 16;
+    }
+#else
+    (void)end;
+    (void)w;
+    (void)len;
+#endif
+    return p;
+}
+
 static void text_digest(const char *text, char out[33])
 {
     /* The words never outgrow the text: one allocation, written unchecked, a word at a time
      * (this reads every byte of the main text: a branch per byte was a tenth of a crawl). */
     static const unsigned char stop[256] = {[0] = 1, [' '] = 1, ['\n'] = 1, ['\t'] = 1, ['\r'] = 1};
-    char *w = rc_xmalloc(strlen(text) + 1);
+    size_t n = strlen(text);
+    char *w = rc_xmalloc(n + 1);
     size_t len = 0;
-    const unsigned char *p = (const unsigned char *)text;
+    const unsigned char *p = (const unsigned char *)text, *end = p + n;
     for (;;) {
         while (*p && stop[*p])
             p++;
@@ -273,6 +310,7 @@ static void text_digest(const char *text, char out[33])
             break;
         if (len)
             w[len++] = ' ';
+        p = word_lower(p, end, w, &len);
         for (; !stop[*p]; p++)
             w[len++] = (char)(*p + ((unsigned)(*p - 'A') < 26u) * 32);
     }

@@ -4,9 +4,11 @@
  * (argv[1], e.g. a page tests/bench/peers/benchweb.py wrote) or a built-in page with the bench
  * web's shape, ITERS times (argv[2], default 3000) after a first pass whose links go into the
  * seen-cache (a crawl's steady state: most links were sent before). Prints us per page; asserts
- * nothing (test_page does).
- *   build/tests/bench/bench_page [FILE [ITERS]] */
+ * nothing (test_page does). BENCH_PAGE_FULL=1: the full pipeline instead (`redcrawl-full`: the light
+ * tree, metadata, main text and its digest).
+ *   [BENCH_PAGE_FULL=1] build/tests/bench/bench_page [FILE [ITERS]] */
 #include "page.h"
+#include "html.h"
 #include "job.h"
 #include "record.h"
 #include "response.h"
@@ -68,8 +70,13 @@ int main(int argc, char **argv)
     if (!given)
         build_page(&page);
     int iters = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 3000;
-    static const char spec[] = "{\"crawlid\":\"c\",\"url\":\"http://a0.bench.test:1/\",\"maxdepth\":-1,"
-                               "\"dedup_content\":false}";
+    /* BENCH_PAGE_FULL=1: the full pipeline of `redcrawl crawl` (light tree, metadata, main text,
+     * content digest) instead of the link-only path. */
+    const char *full = getenv("BENCH_PAGE_FULL");
+    const char *spec = full && *full && strcmp(full, "0") != 0
+                           ? "{\"crawlid\":\"c\",\"url\":\"http://a0.bench.test:1/\",\"maxdepth\":-1}"
+                           : "{\"crawlid\":\"c\",\"url\":\"http://a0.bench.test:1/\",\"maxdepth\":-1,"
+                             "\"dedup_content\":false}";
     rc_page_job pj;
     char err[256];
     if (rc_page_job_init(&pj, spec, strlen(spec), NULL, err, sizeof err) < 0) {
@@ -94,6 +101,7 @@ int main(int argc, char **argv)
                        .rec = &rec,
                        .worker_id = "w1",
                        .max_links = 1000,
+                       .tree = RC_HTML_TREE_LIGHT,
                        .now_ms = 1700000000000ull};
     /* The steady state of a crawl: the page's links were sent before (by this page, here). */
     rc_page_result first;
