@@ -3,7 +3,8 @@
 real compose implementation (Debian's docker-compose, which needs no engine for `config`), every
 command it runs is one of the built programs with options they accept, every REDCRAWL_*
 variable it sets is one they read, its images are pinned, the .env.example settings are all
-used, and the systemd units start programs that exist. No container is started."""
+used, and the systemd units start programs that exist, read the shared settings then their
+own, and pass systemd-analyze verify. No container is started."""
 import os
 import re
 import shutil
@@ -134,6 +135,33 @@ def test_dockerfile_and_units(tmp, procs):
         check(prog in PROGRAMS and os.path.exists(os.path.join(BUILD, PROGRAMS[prog])),
               "%s starts %s, which is not built" % (u, exe))
         check(re.search(r"^User=(?!root)\S+", text, re.M), "%s runs as root" % u)
+        # The shared file, then the daemon's own, which overrides it (systemd reads them in
+        # order): a metrics port set in the shared file alone would be every daemon's, and all
+        # but the first would exit with "Address already in use".
+        envs = re.findall(r"^EnvironmentFile=(\S+)", text, re.M)
+        check(envs == ["/etc/redcrawl/redcrawl.env", "-/etc/redcrawl/%N.env"],
+              "%s reads %s, not the shared file then its own" % (u, envs))
+        verify_unit(u, text.replace(exe, os.path.join(BUILD, PROGRAMS[prog])))
+
+
+def verify_unit(name, text):
+    """systemd's own reading of the unit (its ExecStart the built program), where systemd is."""
+    if not shutil.which("systemd-analyze"):
+        print("  systemd-analyze not installed: %s read by this test only" % name)
+        return
+    tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"), "rc-units-%d" % os.getpid())
+    os.makedirs(tmp, exist_ok=True)
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    try:
+        r = subprocess.run(["systemd-analyze", "verify", path], capture_output=True, text=True, timeout=60)
+    finally:
+        shutil.rmtree(tmp)
+    # A line it cannot read is "ignoring"d with exit status 0: any word from it is a fault.
+    said = (r.stdout + r.stderr).strip()
+    check(r.returncode == 0 and not said, "systemd-analyze verify %s: %s" % (name, said))
+    print("  %s: systemd-analyze verify passes" % name)
 
 
 if __name__ == "__main__":
