@@ -227,51 +227,48 @@ int rc_record_peek(const char *json, size_t len, char *url, size_t cap, int *dep
     return more == 0 && have_url && have_depth ? 0 : -EINVAL;
 }
 
-int rc_json_peek_int(const char *json, size_t len, const char *key, long long *ret)
+/* The value of KEY's first member in the object JSON (LEN bytes) as [*AT, *END), the whole object
+ * checked: 0, -ENOENT (no such member) or -EINVAL (not an object). */
+static int find_member(const char *json, size_t len, const char *key, const char **at, const char **end)
 {
     const char *e = json + len, *k;
-    size_t klen, want = strlen(key);
-    int empty, more, found = 0;
-    const char *p = object_open(json, e, &empty);
-    if (!p)
-        return -EINVAL;
-    if (empty)
-        return -ENOENT;
-    do {
-        const char *v = member_key(p, e, &k, &klen);
-        if (!v || !(p = skip_value(v, e)) || p == v)
-            return -EINVAL;
-        if (!found && klen == want && memcmp(k, key, want) == 0)
-            found = int_value(v, p, ret) == 0 ? 1 : -1;
-    } while ((more = member_next(&p, e)) == 1);
-    if (more < 0)
-        return -EINVAL;
-    return found == 1 ? 0 : found < 0 ? -EDOM : -ENOENT;
-}
-
-int rc_json_peek_str(const char *json, size_t len, const char *key, char *out, size_t cap)
-{
-    const char *e = json + len, *k, *at = NULL, *end = NULL;
     size_t klen, want = strlen(key);
     int empty, more;
     const char *p = object_open(json, e, &empty);
     if (!p)
         return -EINVAL;
+    *at = NULL;
     if (empty)
         return -ENOENT;
     do {
         const char *v = member_key(p, e, &k, &klen);
         if (!v || !(p = skip_value(v, e)) || p == v)
             return -EINVAL;
-        if (!at && klen == want && memcmp(k, key, want) == 0) {
-            at = v;
-            end = p;
+        if (!*at && klen == want && memcmp(k, key, want) == 0) {
+            *at = v;
+            *end = p;
         }
     } while ((more = member_next(&p, e)) == 1);
     if (more < 0)
         return -EINVAL;
-    if (!at)
-        return -ENOENT;
+    return *at ? 0 : -ENOENT;
+}
+
+int rc_json_peek_int(const char *json, size_t len, const char *key, long long *ret)
+{
+    const char *at, *end;
+    int rc = find_member(json, len, key, &at, &end);
+    if (rc < 0)
+        return rc;
+    return int_value(at, end, ret) == 0 ? 0 : -EDOM;
+}
+
+int rc_json_peek_str(const char *json, size_t len, const char *key, char *out, size_t cap)
+{
+    const char *at, *end;
+    int rc = find_member(json, len, key, &at, &end);
+    if (rc < 0)
+        return rc;
     if (*at != '"')
         return -EDOM;
     size_t n = (size_t)(end - at - 2);
