@@ -569,6 +569,20 @@ def test_sigint_stops_cleanly(tmp, procs):
     check(len(pages) > 0 and len({x["url"] for x in pages}) == len(pages), "pages missing or duplicated")
 
 
+def wait_for_first_page(out, timeout=30):
+    """Until OUT/pages.jsonl holds a record: the crawl is under way."""
+    pages = os.path.join(out, "pages.jsonl")
+    deadline = time.time() + timeout
+    while time.time() < deadline and not (os.path.exists(pages) and os.path.getsize(pages) > 0):
+        time.sleep(0.05)
+
+
+def children(pid, *pattern):
+    """The pids of PID's children that pgrep's PATTERN ("-f", "redcrawl-worker") matches."""
+    r = subprocess.run(["pgrep", "-P", str(pid)] + list(pattern), capture_output=True, text=True)
+    return [int(x) for x in r.stdout.split()]
+
+
 def test_worker_gone_while_stopping(tmp, procs):
     """A worker that exits on its own as the crawl is told to stop (systemd stops a unit with
     SIGTERM to every process of it): the crawl, which sees it go while stopping, does not restart
@@ -590,12 +604,8 @@ def test_worker_gone_while_stopping(tmp, procs):
 
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        pages = os.path.join(out, "pages.jsonl")
-        deadline = time.time() + 30
-        while time.time() < deadline and not (os.path.exists(pages) and os.path.getsize(pages) > 0):
-            time.sleep(0.05)
-        workers = [int(x) for x in subprocess.run(["pgrep", "-P", str(p.pid), "-f", "redcrawl-worker"],
-                                                  capture_output=True, text=True).stdout.split()]
+        wait_for_first_page(out)
+        workers = children(p.pid, "-f", "redcrawl-worker")
         check(len(workers) == 2, "want 2 workers, got %s" % workers)
         os.kill(p.pid, signal.SIGSTOP)
         os.kill(workers[0], signal.SIGTERM)
@@ -628,12 +638,8 @@ def test_private_redis_dies(tmp, procs):
            "--maxdepth", "-1", "--delay", "0.1", "http://s0.site.test/"]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        pages = os.path.join(out, "pages.jsonl")
-        deadline = time.time() + 30
-        while time.time() < deadline and not (os.path.exists(pages) and os.path.getsize(pages) > 0):
-            time.sleep(0.05)
-        redis = [int(x) for x in subprocess.run(["pgrep", "-P", str(p.pid), "redis-server"], capture_output=True,
-                                                text=True).stdout.split()]
+        wait_for_first_page(out)
+        redis = children(p.pid, "redis-server")
         check(len(redis) == 1, "want one redis-server child, got %s" % redis)
         os.kill(redis[0], signal.SIGKILL)
         t0 = time.time()
