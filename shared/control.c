@@ -982,59 +982,79 @@ static int64_t host_backlog(struct ctx *c, const char *host)
 }
 
 /* queue: backlogs of the unassigned frontier and of every live worker's hosts (all jobs). */
-static json_t *queue_stats(struct ctx *c)
+/* The domains of a shard's workers, each with its backlog (JSON, for the stats answer). */
+typedef struct domlist {
+    json_t **v;
+    size_t n, cap;
+} domlist;
+
+/* The shard's frontier backlog (URLs not yet given to a worker). */
+static int64_t frontier_backlog(struct ctx *c)
+{
+    rc_argv none;
+    rc_argv_init(&none);
+    redisReply *rep = eval(c, RC_LUA_FRONTIER, &none);
+    rc_argv_release(&none);
+    int64_t n = rc_reply_int(rep, 0);
+    if (rep)
+        freeReplyObject(rep);
+    return n;
+}
+
+/* The shard's workers' domains added to d; their backlogs' sum. */
+static int64_t shard_domains(struct ctx *c, domlist *d)
 {
     char k[KEY_MAX];
+    int64_t total = 0;
+    redisReply *ws = q(c, "ZRANGE", key(c, k, "workers"), "0", "-1", NULL);
+    for (size_t i = 0; ws && ws->type == REDIS_REPLY_ARRAY && i < ws->elements && !c->failed; i++) {
+        const char *w = ws->element[i]->str;
+        redisReply *hosts = q(c, "SMEMBERS", key(c, k, "wdoms:%s", w), NULL);
+        for (size_t j = 0; hosts && hosts->type == REDIS_REPLY_ARRAY && j < hosts->elements && !c->failed; j++) {
+            const char *h = hosts->element[j]->str;
+            int64_t backlog = host_backlog(c, h);
+            total += backlog;
+            if (d->n == d->cap) {
+                d->cap = d->cap ? d->cap * 2 : 64;
+                d->v = rc_xrealloc(d->v, d->cap * sizeof *d->v);
+            }
+            d->v[d->n++] = json_pack("{s:s, s:s, s:I}", "domain", h, "worker", w, "backlog", (json_int_t)backlog);
+        }
+        if (hosts)
+            freeReplyObject(hosts);
+    }
+    if (ws)
+        freeReplyObject(ws);
+    return total;
+}
+
+static json_t *queue_stats(struct ctx *c)
+{
     json_t *o = json_object();
     int64_t frontier = 0, total = 0;
-    json_t **doms = NULL;
-    size_t n = 0, cap = 0;
+    domlist d = {NULL, 0, 0};
     rc_redis *r = c->r;
     for (int s = 0; s < shard_count(c) && !c->failed; s++) {
         shard_at(c, s);
-        rc_argv none;
-        rc_argv_init(&none);
-        redisReply *rep = eval(c, RC_LUA_FRONTIER, &none);
-        rc_argv_release(&none);
-        frontier += rc_reply_int(rep, 0);
-        total += rc_reply_int(rep, 0);
-        if (rep)
-            freeReplyObject(rep);
-        redisReply *ws = q(c, "ZRANGE", key(c, k, "workers"), "0", "-1", NULL);
-        for (size_t i = 0; ws && ws->type == REDIS_REPLY_ARRAY && i < ws->elements && !c->failed; i++) {
-            const char *w = ws->element[i]->str;
-            redisReply *hosts = q(c, "SMEMBERS", key(c, k, "wdoms:%s", w), NULL);
-            for (size_t j = 0; hosts && hosts->type == REDIS_REPLY_ARRAY && j < hosts->elements && !c->failed; j++) {
-                const char *h = hosts->element[j]->str;
-                int64_t backlog = host_backlog(c, h);
-                total += backlog;
-                if (n == cap) {
-                    cap = cap ? cap * 2 : 64;
-                    doms = rc_xrealloc(doms, cap * sizeof *doms);
-                }
-                doms[n++] = json_pack("{s:s, s:s, s:I}", "domain", h, "worker", w, "backlog", (json_int_t)backlog);
-            }
-            if (hosts)
-                freeReplyObject(hosts);
-        }
-        if (ws)
-            freeReplyObject(ws);
+        int64_t f = frontier_backlog(c);
+        frontier += f;
+        total += f + shard_domains(c, &d);
     }
     shard_done(c, r);
-    if (n > 1)
-        qsort(doms, n, sizeof *doms, cmp_backlog);
+    if (d.n > 1)
+        qsort(d.v, d.n, sizeof *d.v, cmp_backlog);
     json_t *list = json_array();
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < d.n; i++) {
         if (i < QUEUE_MAX_DOMAINS)
-            json_array_append(list, doms[i]);
-        json_decref(doms[i]);
+            json_array_append(list, d.v[i]);
+        json_decref(d.v[i]);
     }
-    free(doms);
+    free(d.v);
     json_t *queues = json_object();
     json_object_set_new(queues, "frontier_backlog", json_integer(frontier));
-    json_object_set_new(queues, "num_domains", json_integer((json_int_t)n));
+    json_object_set_new(queues, "num_domains", json_integer((json_int_t)d.n));
     json_object_set_new(queues, "domains", list);
-    if (n > QUEUE_MAX_DOMAINS)
+    if (d.n > QUEUE_MAX_DOMAINS)
         json_object_set_new(queues, "domains_truncated", json_true());
     json_object_set_new(queues, "total_backlog", json_integer(total));
     json_object_set_new(o, "queues", queues);
