@@ -722,8 +722,7 @@ static void summary_statuses(const char *pages, const char *crawlid, off_t from,
         int r = rc_json_peek_str(line, (size_t)n, "crawlid", id, sizeof id);
         if (r == 0 && strcmp(id, crawlid) != 0)
             continue; /* another job's */
-        r = rc_json_peek_str(line, (size_t)n, "final_url", id, sizeof id);
-        if (r != -ENOENT && r != -EINVAL)
+        if (rc_json_peek_has(line, (size_t)n, "final_url") == 1)
             continue; /* a seed's record again, at its redirect chain's end: counted when first stored */
         r = rc_json_peek_int(line, (size_t)n, "status_code", &s);
         if (r == -EINVAL)

@@ -280,3 +280,10 @@ int rc_json_peek_str(const char *json, size_t len, const char *key, char *out, s
     out[n] = '\0';
     return 0;
 }
+
+int rc_json_peek_has(const char *json, size_t len, const char *key)
+{
+    const char *at, *end;
+    int rc = find_member(json, len, key, &at, &end);
+    return rc == 0 ? 1 : rc == -ENOENT ? 0 : rc;
+}

@@ -20,5 +20,7 @@ int rc_json_peek_int(const char *json, size_t len, const char *key, long long *r
  * string, -EAGAIN when it holds an escape, -ENOSPC when it does not fit in cap; -ENOENT and
  * -EINVAL as above. */
 int rc_json_peek_str(const char *json, size_t len, const char *key, char *out, size_t cap);
+/* Whether the object has such a member, whatever its value: 1, 0, or -EINVAL as above. */
+int rc_json_peek_has(const char *json, size_t len, const char *key);
 
 #endif

@@ -185,5 +185,10 @@ int main(void)
         RC_CHECK_INT_EQ(rc_json_peek_str(strs[i].json, strlen(strs[i].json), "crawlid", v, sizeof v), strs[i].rc);
         RC_CHECK(strs[i].rc != 0 || strcmp(v, strs[i].v) == 0);
     }
+    /* Whether a member is there, whatever its value: a seed's record stored again has final_url. */
+    RC_CHECK_INT_EQ(rc_json_peek_has("{\"url\":\"a\",\"final_url\":\"b\"}", 27, "final_url"), 1);
+    RC_CHECK_INT_EQ(rc_json_peek_has("{\"final_url\":null}", 18, "final_url"), 1);
+    RC_CHECK_INT_EQ(rc_json_peek_has("{\"item\":{\"final_url\":1}}", 24, "final_url"), 0);
+    RC_CHECK_INT_EQ(rc_json_peek_has("{\"final_url\":", 13, "final_url"), -EINVAL);
     return rc_test_done("test_record");
 }
