@@ -3,6 +3,7 @@
 #include "rules.h"
 
 #include "url.h"
+#include "urlfilter.h"
 #include "util.h"
 #include "xmlinit.h"
 
@@ -17,9 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Regex limits for every match (the subjects come from the network). */
-#define MATCH_LIMIT 1000000 /* backtracking steps */
-#define DEPTH_LIMIT 10000
+/* Regex limits for every match (the subjects come from the network): the URL filters' steps and
+ * depth (rc_urlfilter_match_limits), and a heap limit of the rules' own. */
 #define HEAP_LIMIT_KIB 20000
 #define XPATH_MAX_NEST 200 /* brackets open at once; libxml2's own limit is deeper */
 #define TRIAL_OP_LIMIT 1000000
@@ -988,11 +988,7 @@ rc_rules *rc_rules_parse(const char *json, size_t len, char *err, size_t cap)
         rc_rules_free(r);
         return NULL;
     }
-    r->mctx = pcre2_match_context_create(NULL);
-    if (!r->mctx)
-        abort();
-    pcre2_set_match_limit(r->mctx, MATCH_LIMIT);
-    pcre2_set_depth_limit(r->mctx, DEPTH_LIMIT);
+    r->mctx = rc_urlfilter_match_limits();
     pcre2_set_heap_limit(r->mctx, HEAP_LIMIT_KIB);
     return r;
 }

@@ -13,11 +13,10 @@
 
 #include "util.h"
 
-/* Limits of every regex match (crawl requests write the regexes, sites the links they run on),
- * as the extraction rules' (rules.c): a runaway pattern gives up after about 2 ms of CPU per link
- * instead of PCRE2's default 10,000,000 steps (about 20-50 ms, times --max-links per page). A
- * match that gives up counts as no match. */
-#define MATCH_LIMIT 1000000
+/* Limits of every regex match (crawl requests write the regexes, sites the links they run on;
+ * the extraction rules take them too): a runaway pattern gives up after about 2 ms of CPU per
+ * link instead of PCRE2's default 10,000,000 steps (about 20-50 ms, times --max-links per page). */
+#define MATCH_LIMIT 1000000 /* backtracking steps */
 #define DEPTH_LIMIT 10000
 
 /* Scrapy's IGNORED_EXTENSIONS, the usual list for an HTML crawl. */
@@ -126,12 +125,7 @@ rc_urlfilter *rc_urlfilter_new(const rc_urlfilter_conf *c, char *err, size_t cap
         if (!*slot)
             *slot = i + 1;
     }
-    if (!(f->mctx = pcre2_match_context_create(NULL))) {
-        fprintf(stderr, "redcrawl: out of memory in PCRE2\n");
-        abort();
-    }
-    pcre2_set_match_limit(f->mctx, MATCH_LIMIT);
-    pcre2_set_depth_limit(f->mctx, DEPTH_LIMIT);
+    f->mctx = rc_urlfilter_match_limits();
     f->n_allow = c->n_allow_re;
     f->n_deny = c->n_deny_re;
     f->n_data = c->n_data_re;
@@ -148,6 +142,18 @@ rc_urlfilter *rc_urlfilter_new(const rc_urlfilter_conf *c, char *err, size_t cap
     gmtime_r(&now, &tm);
     f->this_year = tm.tm_year + 1900;
     return f;
+}
+
+pcre2_match_context *rc_urlfilter_match_limits(void)
+{
+    pcre2_match_context *m = pcre2_match_context_create(NULL);
+    if (!m) {
+        fprintf(stderr, "redcrawl: out of memory in PCRE2\n");
+        abort();
+    }
+    pcre2_set_match_limit(m, MATCH_LIMIT);
+    pcre2_set_depth_limit(m, DEPTH_LIMIT);
+    return m;
 }
 
 void rc_urlfilter_free(rc_urlfilter *f)

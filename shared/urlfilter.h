@@ -30,6 +30,12 @@ typedef struct rc_urlfilter_conf {
 
 typedef struct rc_urlfilter rc_urlfilter;
 
+struct pcre2_real_match_context_8;
+/* A PCRE2 match context with the step and depth limits every regex on network input runs under
+ * (these filters' and the extraction rules'): a runaway pattern gives up after about 2 ms of CPU
+ * per subject; a match that gives up counts as no match. Aborts when out of memory. */
+struct pcre2_real_match_context_8 *rc_urlfilter_match_limits(void);
+
 void rc_urlfilter_conf_init(rc_urlfilter_conf *c);
 /* NULL with a message naming the bad regex in err. Strings are copied. */
 rc_urlfilter *rc_urlfilter_new(const rc_urlfilter_conf *c, char *err, size_t cap);
